@@ -1,0 +1,326 @@
+//! Semirings: the value type and the two operations a sparse product uses.
+//!
+//! A semiring is a zero-sized type implementing [`Semiring`]. `zero` is the
+//! identity of `add` and annihilates `mul`: it is what an absent entry means.
+//! `one` is the identity of `mul`. An optional `terminal` value lets a kernel
+//! stop accumulating early (once an or-and sum is `true` it stays `true`).
+//!
+//! | type              | add | mul | zero  | one   | use                        |
+//! |-------------------|-----|-----|-------|-------|----------------------------|
+//! | `PlusTimes<T>`    | +   | ×   | 0     | 1     | linear algebra             |
+//! | `MinPlus<T>`      | min | +   | +∞    | 0     | shortest paths             |
+//! | `MaxPlus<T>`      | max | +   | −∞    | 0     | longest / critical paths   |
+//! | `OrAnd`           | ∨   | ∧   | false | true  | reachability               |
+//! | `MaxTimes<T>`     | max | ×   | 0     | 1     | most reliable path (values ≥ 0) |
+//! | `MinMax<T>`       | min | max | +∞    | −∞    | minimax (bottleneck) paths |
+//!
+//! `T` is `f32` or `f64` (see [`Float`]). `MaxTimes` is a semiring on
+//! non-negative values only: with a negative entry, 0 no longer annihilates.
+
+use core::fmt::Debug;
+use core::ops::{Add, Mul};
+
+/// An algebraic semiring over `Self::Value`.
+pub trait Semiring: Copy + Send + Sync + Default + Debug + 'static {
+    /// The element type.
+    type Value: Copy + PartialEq + PartialOrd + Send + Sync + Debug + 'static;
+
+    /// Name used on the command line and in GPU entry-point names
+    /// (`plus-times`, `min-plus`, ...).
+    const NAME: &'static str;
+
+    /// True when `add` is exactly associative and commutative on this value
+    /// type, so any reduction order gives the same bits (min, max, or).
+    /// False for floating-point `+`.
+    const ORDER_INDEPENDENT: bool;
+
+    /// Identity of `add`, annihilator of `mul`: the value of an absent entry.
+    fn zero() -> Self::Value;
+    /// Identity of `mul`.
+    fn one() -> Self::Value;
+    /// The semiring's addition.
+    fn add(a: Self::Value, b: Self::Value) -> Self::Value;
+    /// The semiring's multiplication.
+    fn mul(a: Self::Value, b: Self::Value) -> Self::Value;
+    /// A value that `add` can never move away from, if the semiring has one;
+    /// an accumulator that reaches it may stop early.
+    #[inline(always)]
+    fn is_terminal(_v: Self::Value) -> bool {
+        false
+    }
+}
+
+/// The floating-point value types the numeric semirings are defined on.
+pub trait Float:
+    Copy
+    + PartialEq
+    + PartialOrd
+    + Send
+    + Sync
+    + Debug
+    + Default
+    + Add<Output = Self>
+    + Mul<Output = Self>
+    + 'static
+{
+    const ZERO: Self;
+    const ONE: Self;
+    const INFINITY: Self;
+    const NEG_INFINITY: Self;
+    /// Type name used in GPU entry points (`f32`, `f64`).
+    const NAME: &'static str;
+    /// IEEE minNum: the smaller value, ignoring a NaN operand.
+    fn min(self, other: Self) -> Self;
+    /// IEEE maxNum: the larger value, ignoring a NaN operand.
+    fn max(self, other: Self) -> Self;
+}
+
+macro_rules! impl_float {
+    ($t:ident) => {
+        impl Float for $t {
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
+            const INFINITY: Self = $t::INFINITY;
+            const NEG_INFINITY: Self = $t::NEG_INFINITY;
+            const NAME: &'static str = stringify!($t);
+            #[inline(always)]
+            fn min(self, other: Self) -> Self {
+                $t::min(self, other)
+            }
+            #[inline(always)]
+            fn max(self, other: Self) -> Self {
+                $t::max(self, other)
+            }
+        }
+    };
+}
+impl_float!(f32);
+impl_float!(f64);
+
+/// Ordinary arithmetic: `+` and `×` over `f32` or `f64`.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct PlusTimes<T>(core::marker::PhantomData<T>);
+
+/// Tropical (shortest-path) semiring: `min` and `+`.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct MinPlus<T>(core::marker::PhantomData<T>);
+
+/// Longest-path semiring: `max` and `+`.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct MaxPlus<T>(core::marker::PhantomData<T>);
+
+/// Boolean reachability semiring: `or` and `and`.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct OrAnd;
+
+/// Most-reliable-path (Viterbi) semiring: `max` and `×`, on values ≥ 0.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct MaxTimes<T>(core::marker::PhantomData<T>);
+
+/// Minimax (bottleneck) semiring: `min` and `max`.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct MinMax<T>(core::marker::PhantomData<T>);
+
+impl<T: Float> Semiring for PlusTimes<T> {
+    type Value = T;
+    const NAME: &'static str = "plus-times";
+    const ORDER_INDEPENDENT: bool = false;
+    #[inline(always)]
+    fn zero() -> T {
+        T::ZERO
+    }
+    #[inline(always)]
+    fn one() -> T {
+        T::ONE
+    }
+    #[inline(always)]
+    fn add(a: T, b: T) -> T {
+        a + b
+    }
+    #[inline(always)]
+    fn mul(a: T, b: T) -> T {
+        a * b
+    }
+}
+
+impl<T: Float> Semiring for MinPlus<T> {
+    type Value = T;
+    const NAME: &'static str = "min-plus";
+    const ORDER_INDEPENDENT: bool = true;
+    #[inline(always)]
+    fn zero() -> T {
+        T::INFINITY
+    }
+    #[inline(always)]
+    fn one() -> T {
+        T::ZERO
+    }
+    #[inline(always)]
+    fn add(a: T, b: T) -> T {
+        a.min(b)
+    }
+    #[inline(always)]
+    fn mul(a: T, b: T) -> T {
+        a + b
+    }
+    #[inline(always)]
+    fn is_terminal(v: T) -> bool {
+        v == T::NEG_INFINITY
+    }
+}
+
+impl<T: Float> Semiring for MaxPlus<T> {
+    type Value = T;
+    const NAME: &'static str = "max-plus";
+    const ORDER_INDEPENDENT: bool = true;
+    #[inline(always)]
+    fn zero() -> T {
+        T::NEG_INFINITY
+    }
+    #[inline(always)]
+    fn one() -> T {
+        T::ZERO
+    }
+    #[inline(always)]
+    fn add(a: T, b: T) -> T {
+        a.max(b)
+    }
+    #[inline(always)]
+    fn mul(a: T, b: T) -> T {
+        a + b
+    }
+    #[inline(always)]
+    fn is_terminal(v: T) -> bool {
+        v == T::INFINITY
+    }
+}
+
+impl Semiring for OrAnd {
+    type Value = bool;
+    const NAME: &'static str = "or-and";
+    const ORDER_INDEPENDENT: bool = true;
+    #[inline(always)]
+    fn zero() -> bool {
+        false
+    }
+    #[inline(always)]
+    fn one() -> bool {
+        true
+    }
+    #[inline(always)]
+    fn add(a: bool, b: bool) -> bool {
+        a | b
+    }
+    #[inline(always)]
+    fn mul(a: bool, b: bool) -> bool {
+        a & b
+    }
+    #[inline(always)]
+    fn is_terminal(v: bool) -> bool {
+        v
+    }
+}
+
+impl<T: Float> Semiring for MaxTimes<T> {
+    type Value = T;
+    const NAME: &'static str = "max-times";
+    const ORDER_INDEPENDENT: bool = true;
+    #[inline(always)]
+    fn zero() -> T {
+        T::ZERO
+    }
+    #[inline(always)]
+    fn one() -> T {
+        T::ONE
+    }
+    #[inline(always)]
+    fn add(a: T, b: T) -> T {
+        a.max(b)
+    }
+    #[inline(always)]
+    fn mul(a: T, b: T) -> T {
+        a * b
+    }
+    #[inline(always)]
+    fn is_terminal(v: T) -> bool {
+        v == T::INFINITY
+    }
+}
+
+impl<T: Float> Semiring for MinMax<T> {
+    type Value = T;
+    const NAME: &'static str = "min-max";
+    const ORDER_INDEPENDENT: bool = true;
+    #[inline(always)]
+    fn zero() -> T {
+        T::INFINITY
+    }
+    #[inline(always)]
+    fn one() -> T {
+        T::NEG_INFINITY
+    }
+    #[inline(always)]
+    fn add(a: T, b: T) -> T {
+        a.min(b)
+    }
+    #[inline(always)]
+    fn mul(a: T, b: T) -> T {
+        a.max(b)
+    }
+    #[inline(always)]
+    fn is_terminal(v: T) -> bool {
+        v == T::NEG_INFINITY
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The semiring laws on a handful of values: identities, annihilation,
+    /// commutativity of add, distributivity (exact for the order-independent
+    /// semirings on these small values).
+    fn laws<S: Semiring>(vals: &[S::Value]) {
+        for &a in vals {
+            assert_eq!(S::add(a, S::zero()), a, "{}: a + 0 = a", S::NAME);
+            assert_eq!(S::mul(a, S::one()), a, "{}: a * 1 = a", S::NAME);
+            assert_eq!(S::mul(a, S::zero()), S::zero(), "{}: a * 0 = 0", S::NAME);
+            assert_eq!(S::mul(S::zero(), a), S::zero(), "{}: 0 * a = 0", S::NAME);
+            for &b in vals {
+                assert_eq!(S::add(a, b), S::add(b, a), "{}: add commutes", S::NAME);
+                for &c in vals {
+                    assert_eq!(
+                        S::mul(a, S::add(b, c)),
+                        S::add(S::mul(a, b), S::mul(a, c)),
+                        "{}: mul distributes over add",
+                        S::NAME
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn semiring_laws_hold() {
+        let small = [0.0f64, 0.5, 1.0, 2.0, 3.0];
+        laws::<PlusTimes<f64>>(&small);
+        laws::<PlusTimes<f32>>(&[0.0, 0.5, 1.0, 2.0]);
+        laws::<MinPlus<f64>>(&[-2.0, 0.0, 1.5, 7.0]);
+        laws::<MinPlus<f32>>(&[-2.0, 0.0, 1.5, 7.0]);
+        laws::<MaxPlus<f64>>(&[-2.0, 0.0, 1.5, 7.0]);
+        laws::<MaxPlus<f32>>(&[-2.0, 0.0, 1.5, 7.0]);
+        laws::<OrAnd>(&[false, true]);
+        laws::<MaxTimes<f64>>(&small);
+        laws::<MaxTimes<f32>>(&[0.0, 0.5, 1.0, 2.0]);
+        laws::<MinMax<f64>>(&[-2.0, 0.0, 1.5, 7.0]);
+        laws::<MinMax<f32>>(&[-2.0, 0.0, 1.5, 7.0]);
+    }
+
+    #[test]
+    fn terminal_values_absorb_add() {
+        assert!(OrAnd::is_terminal(OrAnd::add(true, false)));
+        let t = f64::NEG_INFINITY;
+        assert!(MinPlus::<f64>::is_terminal(MinPlus::<f64>::add(t, 3.0)));
+        assert!(!MinPlus::<f64>::is_terminal(3.0));
+    }
+}

@@ -1,0 +1,231 @@
+//! COO (coordinate / triplet) format: parallel arrays of row, column and
+//! value, in any order, duplicates allowed. It is what readers and generators
+//! produce; [`Coo::to_csr`] turns it into canonical CSR.
+
+use crate::error::{Error, Result};
+use crate::format::{Csr, MAX_DIM};
+use crate::scalar::Scalar;
+
+/// A coordinate-format matrix. Entries may be unsorted and repeated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Coo<T> {
+    nrows: usize,
+    ncols: usize,
+    rows: Vec<u32>,
+    cols: Vec<u32>,
+    values: Vec<T>,
+}
+
+impl<T: Scalar> Coo<T> {
+    /// An empty `nrows × ncols` matrix.
+    pub fn new(nrows: usize, ncols: usize) -> Result<Self> {
+        check_shape(nrows, ncols)?;
+        Ok(Coo {
+            nrows,
+            ncols,
+            rows: Vec::new(),
+            cols: Vec::new(),
+            values: Vec::new(),
+        })
+    }
+
+    /// Builds a COO matrix from triplet arrays, checking lengths and ranges.
+    pub fn try_new(
+        nrows: usize,
+        ncols: usize,
+        rows: Vec<u32>,
+        cols: Vec<u32>,
+        values: Vec<T>,
+    ) -> Result<Self> {
+        check_shape(nrows, ncols)?;
+        if rows.len() != cols.len() || rows.len() != values.len() {
+            return Err(Error::invalid(
+                "COO",
+                format!(
+                    "{} rows, {} columns and {} values: lengths differ",
+                    rows.len(),
+                    cols.len(),
+                    values.len()
+                ),
+            ));
+        }
+        for (k, (&r, &c)) in rows.iter().zip(&cols).enumerate() {
+            if r as usize >= nrows || c as usize >= ncols {
+                return Err(Error::invalid(
+                    "COO",
+                    format!("entry {k} at ({r}, {c}) is outside the {nrows}×{ncols} shape"),
+                ));
+            }
+        }
+        Ok(Self::from_parts_unchecked(nrows, ncols, rows, cols, values))
+    }
+
+    /// Builds a COO matrix from parts the caller guarantees are consistent.
+    pub fn from_parts_unchecked(
+        nrows: usize,
+        ncols: usize,
+        rows: Vec<u32>,
+        cols: Vec<u32>,
+        values: Vec<T>,
+    ) -> Self {
+        debug_assert!(rows.len() == cols.len() && cols.len() == values.len());
+        Coo {
+            nrows,
+            ncols,
+            rows,
+            cols,
+            values,
+        }
+    }
+
+    /// Reserves room for `additional` more entries.
+    pub fn reserve(&mut self, additional: usize) {
+        self.rows.reserve(additional);
+        self.cols.reserve(additional);
+        self.values.reserve(additional);
+    }
+
+    /// Appends an entry; out-of-range coordinates are an error.
+    pub fn push(&mut self, row: usize, col: usize, value: T) -> Result<()> {
+        if row >= self.nrows || col >= self.ncols {
+            return Err(Error::invalid(
+                "COO",
+                format!(
+                    "entry at ({row}, {col}) is outside the {}×{} shape",
+                    self.nrows, self.ncols
+                ),
+            ));
+        }
+        self.push_unchecked(row as u32, col as u32, value);
+        Ok(())
+    }
+
+    /// Appends an entry the caller has range-checked.
+    #[inline]
+    pub fn push_unchecked(&mut self, row: u32, col: u32, value: T) {
+        debug_assert!((row as usize) < self.nrows && (col as usize) < self.ncols);
+        self.rows.push(row);
+        self.cols.push(col);
+        self.values.push(value);
+    }
+
+    pub fn shape(&self) -> (usize, usize) {
+        (self.nrows, self.ncols)
+    }
+    pub fn nrows(&self) -> usize {
+        self.nrows
+    }
+    pub fn ncols(&self) -> usize {
+        self.ncols
+    }
+    /// Stored entries, duplicates counted separately.
+    pub fn nnz(&self) -> usize {
+        self.rows.len()
+    }
+    pub fn rows(&self) -> &[u32] {
+        &self.rows
+    }
+    pub fn cols(&self) -> &[u32] {
+        &self.cols
+    }
+    pub fn values(&self) -> &[T] {
+        &self.values
+    }
+    /// `(nrows, ncols, rows, cols, values)`.
+    pub fn into_parts(self) -> (usize, usize, Vec<u32>, Vec<u32>, Vec<T>) {
+        (self.nrows, self.ncols, self.rows, self.cols, self.values)
+    }
+
+    /// Converts to canonical CSR. **Duplicate coordinates are summed**
+    /// ([`Scalar::sum_duplicates`]: `+` for numbers, `or` for `bool`), in the
+    /// order they appear here, so the result is deterministic. Explicit zeros
+    /// are kept as entries.
+    pub fn to_csr(&self) -> Csr<T> {
+        self.to_csr_with(T::sum_duplicates)
+    }
+
+    /// Converts to canonical CSR, combining duplicates with `combine`
+    /// (applied left to right in storage order).
+    pub fn to_csr_with(&self, combine: impl Fn(T, T) -> T) -> Csr<T> {
+        let nnz = self.nnz();
+        // Counting sort by row; stable, so each row keeps storage order.
+        let mut row_ptr = vec![0usize; self.nrows + 1];
+        for &r in &self.rows {
+            row_ptr[r as usize + 1] += 1;
+        }
+        for i in 0..self.nrows {
+            row_ptr[i + 1] += row_ptr[i];
+        }
+        let mut next = row_ptr.clone();
+        let mut entries: Vec<(u32, T)> = vec![(0, T::ZERO); nnz];
+        for k in 0..nnz {
+            let dst = &mut next[self.rows[k] as usize];
+            entries[*dst] = (self.cols[k], self.values[k]);
+            *dst += 1;
+        }
+        // Sort each row by column (stable) and fold duplicates, compacting
+        // in place: `out` trails the read position.
+        let mut col_idx = Vec::with_capacity(nnz);
+        let mut values = Vec::with_capacity(nnz);
+        let mut start = 0;
+        for i in 0..self.nrows {
+            let end = row_ptr[i + 1];
+            let row = &mut entries[start..end];
+            if !row.is_sorted_by_key(|e| e.0) {
+                row.sort_by_key(|e| e.0);
+            }
+            let first = col_idx.len();
+            for &(c, v) in row.iter() {
+                if col_idx.len() > first && *col_idx.last().unwrap() == c {
+                    let last = values.last_mut().unwrap();
+                    *last = combine(*last, v);
+                } else {
+                    col_idx.push(c);
+                    values.push(v);
+                }
+            }
+            start = end;
+            row_ptr[i + 1] = col_idx.len();
+        }
+        Csr::from_parts_unchecked(self.nrows, self.ncols, row_ptr, col_idx, values)
+    }
+}
+
+fn check_shape(nrows: usize, ncols: usize) -> Result<()> {
+    if nrows > MAX_DIM || ncols > MAX_DIM {
+        return Err(Error::invalid(
+            "COO",
+            format!("shape {nrows}×{ncols} exceeds the largest dimension {MAX_DIM}"),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn to_csr_sorts_sums_duplicates_and_keeps_zeros() {
+        let coo = Coo::try_new(
+            3,
+            3,
+            vec![2, 0, 2, 0, 1],
+            vec![1, 2, 1, 0, 1],
+            vec![1.0, 2.0, 4.0, 0.0, 5.0],
+        )
+        .unwrap();
+        let csr = coo.to_csr();
+        assert_eq!(csr.row_ptr(), &[0, 2, 3, 4]);
+        assert_eq!(csr.col_idx(), &[0, 2, 1, 1]);
+        assert_eq!(csr.values(), &[0.0, 2.0, 5.0, 5.0]);
+    }
+
+    #[test]
+    fn try_new_rejects_out_of_range_and_length_mismatch() {
+        let e = Coo::try_new(2, 2, vec![0, 2], vec![0, 0], vec![1.0, 1.0]).unwrap_err();
+        assert!(e.to_string().contains("entry 1 at (2, 0)"), "{e}");
+        let e = Coo::<f64>::try_new(2, 2, vec![0], vec![0, 1], vec![1.0]).unwrap_err();
+        assert!(e.to_string().contains("lengths differ"), "{e}");
+    }
+}

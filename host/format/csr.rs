@@ -1,0 +1,343 @@
+//! CSR (compressed sparse row): the hub format. Every other format converts
+//! to and from it, and every engine computes on it.
+//!
+//! Layout: `row_ptr` (`nrows + 1` offsets, `usize`), `col_idx` (`u32`),
+//! `values`. Row `i` holds entries `row_ptr[i]..row_ptr[i + 1]`.
+//!
+//! Index widths: column indices are `u32` (dimensions up to 2³² − 1), which
+//! halves index traffic against `usize`. Row pointers are `usize` so that a
+//! matrix may hold more than 2³² entries (large SpGEMM outputs do); the GPU
+//! engine narrows them to `u32` on upload when `nnz` fits.
+//!
+//! A [`Csr`] is always *canonical*: row pointers start at 0 and never
+//! decrease, columns are strictly increasing within a row (sorted, no
+//! duplicates) and in range. [`Csr::try_new`] checks this;
+//! [`Csr::from_parts_unchecked`] trusts the caller (checked in debug builds).
+//! Explicit zeros are entries like any other and are kept.
+
+use crate::error::{Error, Result};
+use crate::format::{Coo, MAX_DIM};
+use crate::scalar::Scalar;
+
+/// A canonical compressed-sparse-row matrix.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Csr<T> {
+    nrows: usize,
+    ncols: usize,
+    row_ptr: Vec<usize>,
+    col_idx: Vec<u32>,
+    values: Vec<T>,
+}
+
+impl<T: Scalar> Csr<T> {
+    /// Builds a CSR matrix from its parts, checking every invariant.
+    pub fn try_new(
+        nrows: usize,
+        ncols: usize,
+        row_ptr: Vec<usize>,
+        col_idx: Vec<u32>,
+        values: Vec<T>,
+    ) -> Result<Self> {
+        validate(nrows, ncols, &row_ptr, &col_idx, values.len())?;
+        Ok(Csr {
+            nrows,
+            ncols,
+            row_ptr,
+            col_idx,
+            values,
+        })
+    }
+
+    /// Builds a CSR matrix from parts the caller guarantees are canonical
+    /// (the hot paths of engines that produce sorted rows). Debug builds
+    /// still check.
+    pub fn from_parts_unchecked(
+        nrows: usize,
+        ncols: usize,
+        row_ptr: Vec<usize>,
+        col_idx: Vec<u32>,
+        values: Vec<T>,
+    ) -> Self {
+        debug_assert!(
+            validate(nrows, ncols, &row_ptr, &col_idx, values.len()).is_ok(),
+            "from_parts_unchecked: {:?}",
+            validate(nrows, ncols, &row_ptr, &col_idx, values.len()).err()
+        );
+        Csr {
+            nrows,
+            ncols,
+            row_ptr,
+            col_idx,
+            values,
+        }
+    }
+
+    /// An `nrows × ncols` matrix with no entries.
+    pub fn empty(nrows: usize, ncols: usize) -> Self {
+        assert!(
+            nrows <= MAX_DIM && ncols <= MAX_DIM,
+            "Csr::empty: {nrows}×{ncols} exceeds the largest dimension {MAX_DIM}"
+        );
+        Csr {
+            nrows,
+            ncols,
+            row_ptr: vec![0; nrows + 1],
+            col_idx: Vec::new(),
+            values: Vec::new(),
+        }
+    }
+
+    /// `(nrows, ncols)`.
+    pub fn shape(&self) -> (usize, usize) {
+        (self.nrows, self.ncols)
+    }
+    pub fn nrows(&self) -> usize {
+        self.nrows
+    }
+    pub fn ncols(&self) -> usize {
+        self.ncols
+    }
+    /// Stored entries, explicit zeros included.
+    pub fn nnz(&self) -> usize {
+        self.col_idx.len()
+    }
+    pub fn row_ptr(&self) -> &[usize] {
+        &self.row_ptr
+    }
+    pub fn col_idx(&self) -> &[u32] {
+        &self.col_idx
+    }
+    pub fn values(&self) -> &[T] {
+        &self.values
+    }
+    /// Values may change freely; the pattern may not.
+    pub fn values_mut(&mut self) -> &mut [T] {
+        &mut self.values
+    }
+    /// Column indices and values of row `i`.
+    #[inline]
+    pub fn row(&self, i: usize) -> (&[u32], &[T]) {
+        let r = self.row_ptr[i]..self.row_ptr[i + 1];
+        (&self.col_idx[r.clone()], &self.values[r])
+    }
+    /// Number of entries in row `i`.
+    #[inline]
+    pub fn row_len(&self, i: usize) -> usize {
+        self.row_ptr[i + 1] - self.row_ptr[i]
+    }
+    /// The stored value at `(i, j)`, if any (binary search in row `i`).
+    pub fn get(&self, i: usize, j: usize) -> Option<T> {
+        let (cols, vals) = self.row(i);
+        let j = u32::try_from(j).ok()?;
+        cols.binary_search(&j).ok().map(|k| vals[k])
+    }
+    /// `(nrows, ncols, row_ptr, col_idx, values)`.
+    pub fn into_parts(self) -> (usize, usize, Vec<usize>, Vec<u32>, Vec<T>) {
+        (
+            self.nrows,
+            self.ncols,
+            self.row_ptr,
+            self.col_idx,
+            self.values,
+        )
+    }
+
+    /// The same pattern with every value mapped through `f`.
+    pub fn map<U: Scalar>(&self, f: impl Fn(T) -> U) -> Csr<U> {
+        Csr {
+            nrows: self.nrows,
+            ncols: self.ncols,
+            row_ptr: self.row_ptr.clone(),
+            col_idx: self.col_idx.clone(),
+            values: self.values.iter().map(|&v| f(v)).collect(),
+        }
+    }
+
+    /// Entries in row-major order as COO.
+    pub fn to_coo(&self) -> Coo<T> {
+        let mut rows = Vec::with_capacity(self.nnz());
+        for i in 0..self.nrows {
+            rows.extend(std::iter::repeat_n(i as u32, self.row_len(i)));
+        }
+        Coo::from_parts_unchecked(
+            self.nrows,
+            self.ncols,
+            rows,
+            self.col_idx.clone(),
+            self.values.clone(),
+        )
+    }
+
+    /// The transpose, by a counting sort on columns; the result is canonical
+    /// because rows are visited in increasing order. This is also CSR → CSC:
+    /// the transpose's CSR arrays are the original's CSC arrays.
+    pub fn transpose(&self) -> Csr<T> {
+        let nnz = self.nnz();
+        let mut counts = vec![0usize; self.ncols + 1];
+        for &c in &self.col_idx {
+            counts[c as usize + 1] += 1;
+        }
+        for j in 0..self.ncols {
+            counts[j + 1] += counts[j];
+        }
+        let row_ptr = counts.clone();
+        let mut next = counts;
+        let mut col_idx = vec![0u32; nnz];
+        let mut values = vec![T::ZERO; nnz];
+        for i in 0..self.nrows {
+            let (cols, vals) = self.row(i);
+            for (&c, &v) in cols.iter().zip(vals) {
+                let dst = &mut next[c as usize];
+                col_idx[*dst] = i as u32;
+                values[*dst] = v;
+                *dst += 1;
+            }
+        }
+        Csr {
+            nrows: self.ncols,
+            ncols: self.nrows,
+            row_ptr,
+            col_idx,
+            values,
+        }
+    }
+
+    /// Row-length statistics, used by `spmx info` and by kernel selection.
+    pub fn row_stats(&self) -> RowStats {
+        let mut stats = RowStats {
+            min: if self.nrows == 0 { 0 } else { usize::MAX },
+            max: 0,
+            mean: 0.0,
+            empty_rows: 0,
+        };
+        for i in 0..self.nrows {
+            let len = self.row_len(i);
+            stats.min = stats.min.min(len);
+            stats.max = stats.max.max(len);
+            stats.empty_rows += usize::from(len == 0);
+        }
+        if self.nrows > 0 {
+            stats.mean = self.nnz() as f64 / self.nrows as f64;
+        }
+        stats
+    }
+}
+
+/// Row-length statistics of a CSR matrix.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RowStats {
+    pub min: usize,
+    pub max: usize,
+    pub mean: f64,
+    pub empty_rows: usize,
+}
+
+/// Checks the canonical-CSR invariants, naming the first broken one.
+fn validate(
+    nrows: usize,
+    ncols: usize,
+    row_ptr: &[usize],
+    col_idx: &[u32],
+    nvalues: usize,
+) -> Result<()> {
+    let bad = |reason: String| Err(Error::invalid("CSR", reason));
+    if nrows > MAX_DIM || ncols > MAX_DIM {
+        return bad(format!(
+            "shape {nrows}×{ncols} exceeds the largest dimension {MAX_DIM}"
+        ));
+    }
+    if row_ptr.len() != nrows + 1 {
+        return bad(format!(
+            "row_ptr has {} entries, expected nrows + 1 = {}",
+            row_ptr.len(),
+            nrows + 1
+        ));
+    }
+    if row_ptr[0] != 0 {
+        return bad(format!("row_ptr[0] is {}, expected 0", row_ptr[0]));
+    }
+    if col_idx.len() != nvalues {
+        return bad(format!(
+            "{} column indices but {} values",
+            col_idx.len(),
+            nvalues
+        ));
+    }
+    if row_ptr[nrows] != col_idx.len() {
+        return bad(format!(
+            "row_ptr[{nrows}] is {} but there are {} entries",
+            row_ptr[nrows],
+            col_idx.len()
+        ));
+    }
+    for i in 0..nrows {
+        let (start, end) = (row_ptr[i], row_ptr[i + 1]);
+        if end < start {
+            return bad(format!("row_ptr decreases at row {i} ({start} then {end})"));
+        }
+        if end > col_idx.len() {
+            return bad(format!(
+                "row_ptr[{}] is {end}, past the {} entries",
+                i + 1,
+                col_idx.len()
+            ));
+        }
+        let cols = &col_idx[start..end];
+        for (k, &c) in cols.iter().enumerate() {
+            if c as usize >= ncols {
+                return bad(format!(
+                    "row {i}: column {c} out of range (ncols = {ncols})"
+                ));
+            }
+            if k > 0 && cols[k - 1] >= c {
+                let what = if cols[k - 1] == c {
+                    "duplicate column"
+                } else {
+                    "columns not sorted"
+                };
+                return bad(format!("row {i}: {what} ({} then {c})", cols[k - 1]));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn try_new_names_each_broken_invariant() {
+        let err = |r: Result<Csr<f64>>| r.unwrap_err().to_string();
+        assert!(err(Csr::try_new(2, 2, vec![0, 1], vec![0], vec![1.0])).contains("nrows + 1"));
+        assert!(err(Csr::try_new(1, 2, vec![1, 1], vec![0], vec![1.0])).contains("row_ptr[0]"));
+        assert!(
+            err(Csr::try_new(
+                3,
+                2,
+                vec![0, 2, 1, 2],
+                vec![0, 1],
+                vec![1.0, 2.0]
+            ))
+            .contains("decreases at row 1")
+        );
+        assert!(err(Csr::try_new(1, 2, vec![0, 1], vec![2], vec![1.0])).contains("out of range"));
+        assert!(
+            err(Csr::try_new(1, 3, vec![0, 2], vec![1, 1], vec![1.0, 1.0]))
+                .contains("duplicate column")
+        );
+        assert!(
+            err(Csr::try_new(1, 3, vec![0, 2], vec![2, 1], vec![1.0, 1.0])).contains("not sorted")
+        );
+        assert!(err(Csr::try_new(1, 3, vec![0, 1], vec![0], vec![])).contains("values"));
+    }
+
+    #[test]
+    fn transpose_twice_is_identity_and_keeps_explicit_zeros() {
+        let a = Csr::try_new(2, 3, vec![0, 2, 3], vec![0, 2, 1], vec![1.0, 0.0, 3.0]).unwrap();
+        let t = a.transpose();
+        assert_eq!(t.shape(), (3, 2));
+        assert_eq!(t.get(2, 0), Some(0.0));
+        assert_eq!(t.transpose(), a);
+    }
+}

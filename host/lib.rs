@@ -1,0 +1,16 @@
+//! spmx: sparse-matrix multiplication (SpMV, SpMM, SpGEMM) over any semiring,
+//! with sparse formats, MatrixMarket I/O and matrix generators.
+//!
+//! Semirings come from the `no_std` crate `gpu_kernels`, shared with the GPU
+//! kernels, and are re-exported here.
+
+pub mod error;
+pub mod format;
+pub mod scalar;
+
+pub use error::{Error, Result};
+pub use format::{Coo, Csr};
+pub use gpu_kernels::semiring::{
+    self, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring,
+};
+pub use scalar::Scalar;

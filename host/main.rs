@@ -1,0 +1,2 @@
+//! The `spmx` command line.
+fn main() {}
