@@ -6,6 +6,8 @@
 
 pub mod error;
 pub mod format;
+pub mod generate;
+pub mod io;
 pub mod scalar;
 
 pub use error::{Error, Result};

@@ -1,0 +1,1 @@
+//! MatrixMarket reading and writing.
