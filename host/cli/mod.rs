@@ -1,0 +1,59 @@
+//! Argument definitions (clap derive) and dispatch for every subcommand.
+
+mod convert;
+mod generate;
+mod info;
+mod files;
+mod progress;
+
+use clap::{Args, Parser, Subcommand};
+use spmx::io::IndexBase;
+
+/// Sparse-matrix multiplication over any semiring.
+#[derive(Parser, Debug)]
+#[command(name = "spmx", version, about)]
+pub struct Cli {
+    #[command(flatten)]
+    input: files::InputOpts,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Shape, entries, symmetry, field, row-length statistics and bytes per format.
+    Info {
+        /// MatrixMarket file (.mtx or .mtx.gz).
+        file: std::path::PathBuf,
+    },
+    /// Read a matrix, convert it through a format and write it back as
+    /// MatrixMarket general coordinate.
+    Convert(convert::ConvertArgs),
+    /// Generate a matrix (reproducible from --seed) and write it.
+    Gen(generate::GenArgs),
+}
+
+/// Runs one parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Info { file } => info::run(&file, &cli.input),
+        Command::Convert(args) => convert::run(&args, &cli.input),
+        Command::Gen(args) => generate::run(&args),
+    }
+}
+
+/// Parses `--index-base`: only 0 and 1 exist.
+fn parse_index_base(s: &str) -> Result<IndexBase, String> {
+    match s {
+        "0" => Ok(IndexBase::Zero),
+        "1" => Ok(IndexBase::One),
+        _ => Err(format!("index base must be 0 or 1, not {s:?}")),
+    }
+}
+
+#[derive(Args, Debug)]
+struct OutputArg {
+    /// Output file (MatrixMarket; written to a temporary file, then renamed).
+    #[arg(short, long)]
+    output: std::path::PathBuf,
+}
