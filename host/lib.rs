@@ -4,6 +4,7 @@
 //! Semirings come from the `no_std` crate `gpu_kernels`, shared with the GPU
 //! kernels, and are re-exported here.
 
+pub mod engine;
 pub mod error;
 pub mod format;
 pub mod generate;

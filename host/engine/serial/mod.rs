@@ -1,0 +1,7 @@
+//! The serial engine: plain single-threaded Rust, written for clarity. It is
+//! the oracle every other engine is tested against.
+
+pub mod accumulator;
+pub mod spgemm;
+
+pub use spgemm::spgemm;
