@@ -34,6 +34,12 @@ pub enum Error {
     /// A size that cannot be represented or allocated, with the numbers.
     #[error("too large: {0}")]
     TooLarge(String),
+    /// The requested engine cannot run here (not built in, no device, ...).
+    #[error("the {engine} engine is not available: {reason}")]
+    Unavailable {
+        engine: &'static str,
+        reason: String,
+    },
 }
 
 /// `Result` with spmx's [`Error`].

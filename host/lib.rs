@@ -4,11 +4,13 @@
 //! Semirings come from the `no_std` crate `gpu_kernels`, shared with the GPU
 //! kernels, and are re-exported here.
 
+pub mod app;
 pub mod engine;
 pub mod error;
 pub mod format;
 pub mod generate;
 pub mod io;
+pub mod ops;
 pub mod scalar;
 
 pub use error::{Error, Result};
@@ -17,3 +19,5 @@ pub use gpu_kernels::semiring::{
     self, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring,
 };
 pub use scalar::Scalar;
+pub use engine::Engine;
+pub use ops::DefaultSemiring;

@@ -31,6 +31,10 @@ enum Command {
     Convert(convert::ConvertArgs),
     /// Generate a matrix (reproducible from --seed) and write it.
     Gen(generate::GenArgs),
+    /// Sparse × sparse: C = A ⊗ B over a semiring (no files: built-in pair).
+    Spgemm(spgemm::SpgemmArgs),
+    /// All-pairs shortest paths by min-plus squaring.
+    Apsp(apsp::ApspArgs),
 }
 
 /// Runs one parsed command line.
@@ -39,6 +43,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Info { file } => info::run(&file, &cli.input),
         Command::Convert(args) => convert::run(&args, &cli.input),
         Command::Gen(args) => generate::run(&args),
+        Command::Spgemm(args) => spgemm::run(&args, &cli.input),
+        Command::Apsp(args) => apsp::run(&args, &cli.input),
     }
 }
 

@@ -5,6 +5,7 @@
 //! computes it, so results do not depend on the number of threads.
 
 pub mod spgemm;
+pub mod spmv;
 
 pub use spgemm::spgemm;
 
@@ -37,6 +38,22 @@ pub fn balanced_row_chunks(work_prefix: &[usize]) -> Vec<Range<usize>> {
         start = end;
     }
     ranges
+}
+
+/// Splits `out` (with `width` elements per row) into one mutable slice per
+/// chunk of rows; `chunks` must be contiguous and start at row 0.
+pub fn split_rows_mut<'a, T>(
+    mut out: &'a mut [T],
+    chunks: &[Range<usize>],
+    width: usize,
+) -> Vec<&'a mut [T]> {
+    let mut parts = Vec::with_capacity(chunks.len());
+    for rows in chunks {
+        let (head, tail) = out.split_at_mut(rows.len() * width);
+        parts.push(head);
+        out = tail;
+    }
+    parts
 }
 
 #[cfg(test)]

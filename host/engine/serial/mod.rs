@@ -2,6 +2,8 @@
 //! the oracle every other engine is tested against.
 
 pub mod accumulator;
+pub mod ewise;
 pub mod spgemm;
+pub mod spmv;
 
 pub use spgemm::spgemm;

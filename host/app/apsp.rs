@@ -1,0 +1,56 @@
+//! All-pairs shortest paths by repeated min-plus squaring.
+//!
+//! D₀ = G with a zero diagonal (staying put costs nothing); Dₖ₊₁ = Dₖ ⊗ Dₖ
+//! over min-plus. After k squarings Dₖ holds the shortest paths of at most
+//! 2ᵏ edges, so the closure is reached after ⌈log₂(n − 1)⌉ squarings, and
+//! the loop stops as soon as a squaring changes nothing. Stored entries of G
+//! are edges, explicit zeros included (weight 0). A negative cycle makes
+//! distances fall without end: that is reported, not looped on.
+
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::format::Csr;
+use crate::ops;
+use gpu_kernels::MinPlus;
+
+/// The closure and how many products it took.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Apsp {
+    pub distances: Csr<f64>,
+    pub squarings: usize,
+}
+
+/// All-pairs shortest-path distances of the weighted graph `g` (square).
+pub fn apsp(g: &Csr<f64>, engine: Engine) -> Result<Apsp> {
+    if g.nrows() != g.ncols() {
+        return Err(Error::invalid(
+            "APSP input",
+            format!("the graph must be square, not {}×{}", g.nrows(), g.ncols()),
+        ));
+    }
+    let n = g.nrows();
+    let identity = Csr::from_parts_unchecked(
+        n,
+        n,
+        (0..=n).collect(),
+        (0..n as u32).collect(),
+        vec![0.0; n],
+    );
+    let mut d = g.ewise_add::<MinPlus<f64>>(&identity);
+    // Squarings that can still shorten a path, plus one that confirms.
+    let limit = usize::BITS - n.max(2).saturating_sub(1).leading_zeros() + 1;
+    for squarings in 1..=limit as usize {
+        let next = ops::spgemm::<MinPlus<f64>>(&d, &d, engine)?;
+        if next == d {
+            return Ok(Apsp {
+                distances: d,
+                squarings,
+            });
+        }
+        d = next;
+    }
+    Err(Error::invalid(
+        "APSP input",
+        "distances still fall after enough squarings to cover every simple path: the graph has a negative cycle",
+    ))
+}
