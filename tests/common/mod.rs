@@ -1,0 +1,132 @@
+//! Proptest strategies and checks shared by the integration tests: the
+//! random matrices every format and engine test draws from.
+//!
+//! - [`arb_csr::<T>(max_rows, max_cols)`](arb_csr): a canonical CSR of a
+//!   random shape up to `max_rows × max_cols`. About one case in eleven each
+//!   is `0×0`, `0×n` or `m×0`; the rest are `m×n` with `m, n ≥ 1`, square or
+//!   not.
+//! - [`arb_csr_shaped::<T>(nrows, ncols)`](arb_csr_shaped): the same for a
+//!   fixed shape — for products, draw the shapes first and `prop_flat_map`
+//!   (`(m, k, n)` → `(arb_csr_shaped(m, k), arb_csr_shaped(k, n))`).
+//!   Up to `3 (m + n)` random entries (so from empty to fully dense on small
+//!   shapes, with empty rows common), plus, in 15% of cases, one fully
+//!   dense row. Duplicate coordinates keep their first value, so
+//!   explicit zeros survive.
+//! - [`TestScalar::arb`]: values per type. `f64`/`f32`: small integers in
+//!   `-8..=8` (exact under any summation order), `0.0` and `-0.0` (explicit
+//!   zeros, often), and arbitrary finite floats (normal and subnormal); never
+//!   NaN or ±∞. `bool`: either, so `false` is an explicit zero.
+//! - [`assert_identical`]: two CSR matrices with the same pattern and the
+//!   same values bit for bit (`-0.0` and `0.0` differ here, unlike `==`).
+//!
+//! Sizes stay small (tens of rows): shrinking is quick and hundreds of cases
+//! run in well under a second.
+#![allow(dead_code)] // each test binary uses a subset
+
+use proptest::prelude::*;
+use spmx::format::{Coo, Csr};
+use spmx::scalar::Scalar;
+
+/// A value type the strategies can draw, and compare bit for bit.
+pub trait TestScalar: Scalar {
+    /// A strategy for one value (see the module docs).
+    fn arb() -> BoxedStrategy<Self>;
+    /// The value's bits, to compare without `==`'s forgiveness (`-0.0`).
+    fn bits(self) -> u64;
+}
+
+impl TestScalar for f64 {
+    fn arb() -> BoxedStrategy<Self> {
+        use proptest::num::f64::{NEGATIVE, NORMAL, POSITIVE, SUBNORMAL, ZERO};
+        prop_oneof![
+            4 => (-8i8..=8).prop_map(f64::from),
+            1 => Just(0.0),
+            1 => Just(-0.0),
+            2 => POSITIVE | NEGATIVE | NORMAL | SUBNORMAL | ZERO,
+        ]
+        .boxed()
+    }
+    fn bits(self) -> u64 {
+        self.to_bits()
+    }
+}
+
+impl TestScalar for f32 {
+    fn arb() -> BoxedStrategy<Self> {
+        use proptest::num::f32::{NEGATIVE, NORMAL, POSITIVE, SUBNORMAL, ZERO};
+        prop_oneof![
+            4 => (-8i8..=8).prop_map(f32::from),
+            1 => Just(0.0),
+            1 => Just(-0.0),
+            2 => POSITIVE | NEGATIVE | NORMAL | SUBNORMAL | ZERO,
+        ]
+        .boxed()
+    }
+    fn bits(self) -> u64 {
+        u64::from(self.to_bits())
+    }
+}
+
+impl TestScalar for bool {
+    fn arb() -> BoxedStrategy<Self> {
+        any::<bool>().boxed()
+    }
+    fn bits(self) -> u64 {
+        u64::from(self)
+    }
+}
+
+/// A shape up to `max_rows × max_cols`, empty dimensions included.
+pub fn arb_shape(max_rows: usize, max_cols: usize) -> impl Strategy<Value = (usize, usize)> {
+    assert!(
+        max_rows >= 1 && max_cols >= 1,
+        "arb_shape: maxima must be ≥ 1"
+    );
+    prop_oneof![
+        1 => Just((0, 0)),
+        1 => (1..=max_cols).prop_map(|n| (0, n)),
+        1 => (1..=max_rows).prop_map(|m| (m, 0)),
+        8 => (1..=max_rows, 1..=max_cols),
+    ]
+}
+
+/// A canonical CSR of a random shape up to `max_rows × max_cols`.
+pub fn arb_csr<T: TestScalar>(max_rows: usize, max_cols: usize) -> impl Strategy<Value = Csr<T>> {
+    arb_shape(max_rows, max_cols).prop_flat_map(|(m, n)| arb_csr_shaped::<T>(m, n))
+}
+
+/// A canonical CSR of shape `nrows × ncols` (see the module docs).
+pub fn arb_csr_shaped<T: TestScalar>(nrows: usize, ncols: usize) -> BoxedStrategy<Csr<T>> {
+    if nrows == 0 || ncols == 0 {
+        return Just(Csr::empty(nrows, ncols)).boxed();
+    }
+    let (m, n) = (nrows as u32, ncols as u32);
+    let most = (nrows * ncols).min(3 * (nrows + ncols));
+    let entries = prop::collection::vec((0..m, 0..n, T::arb()), 0..=most);
+    let dense_row = prop::option::weighted(0.15, (0..m, prop::collection::vec(T::arb(), ncols)));
+    (entries, dense_row)
+        .prop_map(move |(entries, dense_row)| {
+            let mut coo = Coo::new(nrows, ncols).unwrap();
+            // The dense row goes first so that its values win duplicates.
+            if let Some((r, vals)) = dense_row {
+                for (c, v) in vals.into_iter().enumerate() {
+                    coo.push_unchecked(r, c as u32, v);
+                }
+            }
+            for (r, c, v) in entries {
+                coo.push_unchecked(r, c, v);
+            }
+            coo.to_csr_with(|first, _| first)
+        })
+        .boxed()
+}
+
+/// Asserts `got` and `want` have the same shape, pattern and value bits.
+#[track_caller]
+pub fn assert_identical<T: TestScalar>(got: &Csr<T>, want: &Csr<T>) {
+    assert_eq!(got.shape(), want.shape(), "shape");
+    assert_eq!(got.row_ptr(), want.row_ptr(), "row_ptr");
+    assert_eq!(got.col_idx(), want.col_idx(), "col_idx");
+    let bits = |a: &Csr<T>| a.values().iter().map(|&v| v.bits()).collect::<Vec<_>>();
+    assert_eq!(bits(got), bits(want), "value bits");
+}
