@@ -1,0 +1,158 @@
+//! SpGEMM on every engine against a reference, for every semiring: random
+//! shapes (0×0, empty rows, a dense row, rectangular), generated inputs big
+//! enough for the cpu engine to go parallel, both accumulators (narrow and
+//! wide B), and thread-count independence.
+//!
+//! The reference forms each row of C in a `BTreeMap`, adding products in
+//! the order Gustavson does (A's row left to right): for any one entry of C
+//! the products therefore arrive in increasing k, so even floating-point
+//! plus-times must match bit for bit.
+
+mod common;
+
+use common::{TestScalar, arb_csr_shaped, assert_identical};
+use proptest::prelude::*;
+use spmx::engine::{Engine, cpu, serial};
+use spmx::generate;
+use spmx::{Csr, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Scalar, Semiring};
+use std::collections::BTreeMap;
+
+fn reference<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>) -> Csr<S::Value>
+where
+    S::Value: Scalar,
+{
+    let mut row_ptr = vec![0];
+    let (mut cols, mut vals) = (Vec::new(), Vec::new());
+    for i in 0..a.nrows() {
+        let mut row: BTreeMap<u32, S::Value> = BTreeMap::new();
+        let (ac, av) = a.row(i);
+        for (&k, &aik) in ac.iter().zip(av) {
+            let (bc, bv) = b.row(k as usize);
+            for (&j, &bkj) in bc.iter().zip(bv) {
+                let p = S::mul(aik, bkj);
+                row.entry(j).and_modify(|v| *v = S::add(*v, p)).or_insert(p);
+            }
+        }
+        cols.extend(row.keys());
+        vals.extend(row.values());
+        row_ptr.push(cols.len());
+    }
+    Csr::try_new(a.nrows(), b.ncols(), row_ptr, cols, vals).unwrap()
+}
+
+fn in_pool<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}
+
+/// Every engine here agrees with the reference, bit for bit.
+fn check_all_engines<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>)
+where
+    S::Value: TestScalar,
+{
+    let want = reference::<S>(a, b);
+    assert_identical(&serial::spgemm::<S>(a, b), &want);
+    assert_identical(&cpu::spgemm::<S>(a, b), &want);
+    for engine in [Engine::Auto, Engine::Serial, Engine::Cpu] {
+        assert_identical(&a.spgemm_with::<S>(b, engine).unwrap(), &want);
+    }
+}
+
+/// A pair (m×k, k×n) with random shapes, values mapped through `f`.
+fn arb_pair<T: TestScalar>(f: fn(T) -> T) -> impl Strategy<Value = (Csr<T>, Csr<T>)> {
+    (0usize..20, 0usize..20, 0usize..20).prop_flat_map(move |(m, k, n)| {
+        (arb_csr_shaped::<T>(m, k), arb_csr_shaped::<T>(k, n))
+            .prop_map(move |(a, b)| (a.map(f), b.map(f)))
+    })
+}
+
+fn same<T>(v: T) -> T {
+    v
+}
+
+macro_rules! semiring_tests {
+    ($name:ident, $S:ty, $T:ty, $f:expr) => {
+        mod $name {
+            use super::*;
+            proptest! {
+                #![proptest_config(ProptestConfig::with_cases(96))]
+                #[test]
+                fn random_shapes_match_reference((a, b) in arb_pair::<$T>($f)) {
+                    check_all_engines::<$S>(&a, &b);
+                }
+            }
+
+            /// Big enough for the cpu engine to split rows across threads,
+            /// with power-law rows so chunks are uneven.
+            #[test]
+            fn generated_inputs_match_and_ignore_thread_count() {
+                let a = generate::power_law(3000, 2000, 12.0, 2.2, 7).unwrap();
+                let b = generate::uniform(2000, 2500, 0, 30, 8).unwrap();
+                let (a, b) = (a.map(|v| ($f)(<$T>::from_f64(v))), b.map(|v| ($f)(<$T>::from_f64(v))));
+                check_all_engines::<$S>(&a, &b);
+                let one = in_pool(1, || cpu::spgemm::<$S>(&a, &b));
+                let three = in_pool(3, || cpu::spgemm::<$S>(&a, &b));
+                assert_identical(&one, &three);
+            }
+        }
+    };
+}
+
+semiring_tests!(plus_times_f64, PlusTimes<f64>, f64, same);
+semiring_tests!(plus_times_f32, PlusTimes<f32>, f32, same);
+semiring_tests!(min_plus_f64, MinPlus<f64>, f64, same);
+semiring_tests!(min_plus_f32, MinPlus<f32>, f32, same);
+semiring_tests!(max_plus_f64, MaxPlus<f64>, f64, same);
+semiring_tests!(or_and, OrAnd, bool, same);
+semiring_tests!(max_times_f64, MaxTimes<f64>, f64, f64::abs);
+semiring_tests!(min_max_f64, MinMax<f64>, f64, same);
+
+/// B wider than the dense accumulator's limit: the hash accumulator runs.
+#[test]
+fn wide_b_uses_hash_accumulator_and_matches_reference() {
+    let wide = spmx::engine::serial::accumulator::DENSE_ACCUMULATOR_MAX_COLS + 1000;
+    let a = generate::uniform(400, 300, 0, 40, 3).unwrap();
+    let b = generate::uniform(300, wide, 0, 60, 4).unwrap();
+    check_all_engines::<PlusTimes<f64>>(&a, &b);
+    check_all_engines::<MinPlus<f64>>(&a, &b);
+}
+
+/// One row of A touching every row of B (an "arrow" row).
+#[test]
+fn one_dense_row_of_a() {
+    let n = 3000;
+    let mut coo = spmx::Coo::new(n, n).unwrap();
+    for j in 0..n {
+        coo.push(0, j, 1.0 + j as f64).unwrap();
+        coo.push(j, 0, 2.0).unwrap();
+    }
+    let a = coo.to_csr();
+    check_all_engines::<PlusTimes<f64>>(&a, &a);
+    check_all_engines::<MaxPlus<f64>>(&a, &a);
+}
+
+#[test]
+#[should_panic(expected = "spgemm: A.ncols() != B.nrows() (2×3 times 4×2)")]
+fn mismatched_shapes_panic_naming_both() {
+    let a = Csr::<f64>::empty(2, 3);
+    let b = Csr::<f64>::empty(4, 2);
+    let _ = a.spgemm(&b);
+}
+
+#[test]
+fn unavailable_engines_say_why() {
+    let a = Csr::<f64>::empty(2, 2);
+    #[cfg(not(feature = "gpu"))]
+    {
+        let err = a.spgemm_with::<PlusTimes<f64>>(&a, Engine::Cuda).unwrap_err();
+        assert!(err.to_string().contains("cuda engine is not available"), "{err}");
+    }
+    #[cfg(not(feature = "mpi"))]
+    {
+        let err = a.spgemm_with::<PlusTimes<f64>>(&a, Engine::Mpi).unwrap_err();
+        assert!(err.to_string().contains("mpi engine is not available"), "{err}");
+    }
+}
