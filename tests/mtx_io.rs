@@ -797,3 +797,32 @@ fn write_into_missing_or_read_only_directory_fails_and_leaves_nothing() {
         std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
 }
+
+#[test]
+fn odd_inputs_give_errors_not_panics() {
+    let cases: &[(&[u8], &str)] = &[
+        (b"\n", "x:1: bad banner: the first line is empty"),
+        (b"\x1f\x8b", "x: "),
+        (b"\x1f\x8b\x08\x00garbage", "x: "),
+        (
+            b"%%MatrixMarket\0matrix coordinate real general\n",
+            "x:1: bad banner",
+        ),
+        (
+            b"%%MatrixMarket matrix coordinate real general\n1 1 99999999999999999999999999\n",
+            "x:3: too few entries: the file ends after 0 of the 18446744073709551615",
+        ),
+    ];
+    for (input, expected) in cases {
+        let err = read_mtx_from::<f64, _>(*input, "x", &strict()).unwrap_err();
+        assert!(err.to_string().starts_with(expected), "{err} for {input:?}");
+    }
+    // A real too large for f64 reads as infinity, as strtod gives.
+    let text = format!("{COORD_REAL}1 1 1\n1 1 1e99999\n");
+    let m = read_mtx_from::<f64, _>(text.as_bytes(), "x", &strict()).unwrap();
+    assert_eq!(m.coo.values(), [f64::INFINITY]);
+    // A UTF-8 byte-order mark before the banner and tabs between words are fine.
+    let text = "\u{feff}%%MatrixMarket\tmatrix\tcoordinate\treal\tgeneral\n1\t1\t1\n1\t1\t-0\n";
+    let m = read_mtx_from::<f64, _>(text.as_bytes(), "bom", &strict()).unwrap();
+    assert_eq!(m.coo.values()[0].to_bits(), (-0.0f64).to_bits());
+}

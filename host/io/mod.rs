@@ -72,7 +72,9 @@ pub enum Field {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Symmetry {
     General,
-    /// Lower triangle stored; `(i, j)` also stands for `(j, i)`.
+    /// Lower triangle stored; `(i, j)` also stands for `(j, i)`. An entry
+    /// above the diagonal is mirrored the same way (as scipy does), so a
+    /// file that stores both triangles reads as duplicates, summed by COO → CSR.
     Symmetric,
     /// Strictly lower triangle stored; `(i, j, v)` also stands for `(j, i, -v)`.
     SkewSymmetric,
