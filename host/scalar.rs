@@ -4,6 +4,12 @@
 //! value. Semiring arithmetic lives in `gpu_kernels::Semiring`; the only
 //! arithmetic here is [`Scalar::sum_duplicates`], the rule COO → CSR uses for
 //! repeated coordinates (numeric `+`, logical `or` for `bool`).
+//!
+//! Text: [`Scalar::parse_real`] and [`Scalar::write_real`] are the
+//! MatrixMarket reader's and writer's view of a real value. Each type parses
+//! with a single rounding straight to itself (an `f32` never goes through
+//! `f64`, which could round twice) and prints the shortest text that parses
+//! back to the same bits (NaN prints as `NaN`, without sign or payload).
 
 use std::fmt::Debug;
 
@@ -18,6 +24,24 @@ pub trait Scalar: Copy + PartialEq + Debug + Default + Send + Sync + 'static {
     fn to_f64(self) -> f64;
     /// Combines two entries with the same coordinates.
     fn sum_duplicates(a: Self, b: Self) -> Self;
+
+    /// Parses a decimal real (`1`, `-2.5e-3`, `.5`, `inf`, `nan`, …); the
+    /// whole of `text` must be the number. `None` if it is not one.
+    fn parse_real(text: &[u8]) -> Option<Self> {
+        fast_float2::parse::<f64, _>(text).ok().map(Self::from_f64)
+    }
+    /// Appends the shortest decimal text that [`Scalar::parse_real`] reads
+    /// back as exactly `self`.
+    fn write_real(self, out: &mut Vec<u8>) {
+        write_shortest(ryu::Buffer::new().format(self.to_f64()), out);
+    }
+}
+
+/// Appends ryu's shortest form, without the `.0` it gives integral values
+/// (`3` rather than `3.0`: shorter, and what other MatrixMarket writers print).
+fn write_shortest(text: &str, out: &mut Vec<u8>) {
+    let text = text.strip_suffix(".0").unwrap_or(text);
+    out.extend_from_slice(text.as_bytes());
 }
 
 impl Scalar for f64 {
@@ -44,6 +68,12 @@ impl Scalar for f32 {
     fn sum_duplicates(a: Self, b: Self) -> Self {
         a + b
     }
+    fn parse_real(text: &[u8]) -> Option<Self> {
+        fast_float2::parse::<f32, _>(text).ok()
+    }
+    fn write_real(self, out: &mut Vec<u8>) {
+        write_shortest(ryu::Buffer::new().format(self), out);
+    }
 }
 
 impl Scalar for bool {
@@ -56,5 +86,8 @@ impl Scalar for bool {
     }
     fn sum_duplicates(a: Self, b: Self) -> Self {
         a | b
+    }
+    fn write_real(self, out: &mut Vec<u8>) {
+        out.push(if self { b'1' } else { b'0' });
     }
 }

@@ -1,0 +1,151 @@
+//! One line's fields and the number forms MatrixMarket uses, parsed by hand
+//! from bytes: indices and counts (unsigned decimal), integers (exact in
+//! `f64` or rejected). Reals go through [`Scalar::parse_real`](crate::Scalar::parse_real).
+
+/// Field separators. `\r` is one, so CRLF files need no special case.
+#[inline]
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c)
+}
+
+/// The whitespace-separated fields of a line.
+pub(super) struct Fields<'a> {
+    line: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Fields<'a> {
+    pub(super) fn new(line: &'a [u8]) -> Self {
+        Fields { line, pos: 0 }
+    }
+}
+
+impl<'a> Iterator for Fields<'a> {
+    type Item = &'a [u8];
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let line = self.line;
+        let mut pos = self.pos;
+        while pos < line.len() && is_space(line[pos]) {
+            pos += 1;
+        }
+        if pos == line.len() {
+            self.pos = pos;
+            return None;
+        }
+        let start = pos;
+        while pos < line.len() && !is_space(line[pos]) {
+            pos += 1;
+        }
+        self.pos = pos;
+        Some(&line[start..pos])
+    }
+}
+
+/// The first field and the rest of a line that holds data; `None` for a
+/// blank line or a `%` comment.
+#[inline]
+pub(super) fn data_fields(line: &[u8]) -> Option<(&[u8], Fields<'_>)> {
+    let mut fields = Fields::new(line);
+    let first = fields.next()?;
+    (first[0] != b'%').then_some((first, fields))
+}
+
+/// An unsigned decimal (index or count). Values past `u64` saturate: they
+/// are out of range for any matrix, and messages quote the text itself.
+#[inline]
+pub(super) fn parse_unsigned(text: &[u8]) -> Option<u64> {
+    if text.is_empty() {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &b in text {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v.saturating_mul(10).saturating_add(u64::from(d));
+    }
+    Some(v)
+}
+
+/// An integer value (optional sign, decimal digits), as the `f64` it
+/// equals. Integers `f64` cannot hold exactly are an error, not rounded.
+pub(super) fn parse_integer(text: &[u8]) -> Result<f64, String> {
+    let (negative, digits) = match text.first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return Err(format!("`{}` is not an integer", show(text)));
+    }
+    let significant = &digits[digits.iter().take_while(|&&d| d == b'0').count()..];
+    let magnitude = if significant.len() <= 19 {
+        // Below 10¹⁹, so no overflow; past 2⁵³ only some values are exact.
+        let v = parse_unsigned(significant).unwrap_or(0);
+        let f = v as f64;
+        (f as u64 == v).then_some(f)
+    } else {
+        // Longer than any u64: exact only if the nearest f64 prints back
+        // as the same digits.
+        fast_float2::parse::<f64, _>(significant)
+            .ok()
+            .filter(|f| f.is_finite() && format!("{f:.0}").as_bytes() == significant)
+    };
+    match magnitude {
+        Some(m) if negative => Ok(-m),
+        Some(m) => Ok(m),
+        None => Err(format!(
+            "`{}` is an integer f64 cannot hold exactly (more than 53 significant bits)",
+            show(text)
+        )),
+    }
+}
+
+/// A field quoted in an error message, cut to a readable length.
+pub(super) fn show(text: &[u8]) -> String {
+    const MAX: usize = 40;
+    let s = String::from_utf8_lossy(text);
+    if s.chars().count() <= MAX {
+        s.into_owned()
+    } else {
+        s.chars().take(MAX).chain("…".chars()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_split_on_spaces_tabs_and_cr() {
+        let f: Vec<&[u8]> = Fields::new(b"  1\t22  3.5e1\r").collect();
+        assert_eq!(f, [&b"1"[..], b"22", b"3.5e1"]);
+        assert_eq!(Fields::new(b" \r").next(), None);
+    }
+
+    #[test]
+    fn unsigned_rejects_signs_and_saturates() {
+        assert_eq!(parse_unsigned(b"0042"), Some(42));
+        assert_eq!(parse_unsigned(b"+1"), None);
+        assert_eq!(parse_unsigned(b""), None);
+        assert_eq!(parse_unsigned(b"99999999999999999999999"), Some(u64::MAX));
+    }
+
+    #[test]
+    fn integers_are_exact_or_rejected() {
+        assert_eq!(parse_integer(b"-17"), Ok(-17.0));
+        assert_eq!(
+            parse_integer(b"+0009007199254740992"),
+            Ok(9007199254740992.0)
+        );
+        assert!(parse_integer(b"9007199254740993").is_err());
+        assert_eq!(parse_integer(b"1152921504606846976"), Ok(2f64.powi(60)));
+        assert_eq!(parse_integer(b"18446744073709551616"), Ok(2f64.powi(64)));
+        assert!(parse_integer(b"18446744073709551617").is_err());
+        assert!(parse_integer(b"1.0").is_err());
+        assert!(parse_integer(b"-").is_err());
+    }
+}

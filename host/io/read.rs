@@ -1,0 +1,361 @@
+//! The MatrixMarket reader: header, then one pass over the entry lines that
+//! checks every index against the declared shape and the entry count
+//! against the size line, expanding symmetric storage as it goes.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::fields::{Fields, data_fields, parse_integer, parse_unsigned, show};
+use super::header::{parse_banner, parse_size};
+use super::lines::{Lines, decompressed};
+use super::{Field, Header, IndexBase, Layout, MtxMatrix, ReadOptions, Symmetry};
+use crate::error::{Error, Result};
+use crate::format::Coo;
+use crate::scalar::Scalar;
+
+/// Entries reserved up front when the input's size is unknown (a stream,
+/// gzip): a lying size line must not allocate, so larger matrices grow.
+const UNKNOWN_SIZE_RESERVE: u64 = 1 << 20;
+
+/// Reads a MatrixMarket file (gzip-compressed or not) into COO.
+pub fn read_mtx<T: Scalar>(path: &Path, opts: &ReadOptions) -> Result<MtxMatrix<T>> {
+    let io_err = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(io_err)?;
+    let len = file.metadata().map_err(io_err)?.len();
+    read_source(file, Some(len), &path.display().to_string(), opts)
+}
+
+/// Reads MatrixMarket text (gzip-compressed or not) from `reader`; `name`
+/// stands for the source in error messages.
+pub fn read_mtx_from<T: Scalar, R: Read>(
+    reader: R,
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<MtxMatrix<T>> {
+    read_source(reader, None, name, opts)
+}
+
+fn read_source<T: Scalar, R: Read>(
+    reader: R,
+    size_hint: Option<u64>,
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<MtxMatrix<T>> {
+    let io_err = |source| Error::Io {
+        path: PathBuf::from(name),
+        source,
+    };
+    let (source, gzip) = decompressed(reader).map_err(io_err)?;
+    // A compressed file's length says nothing about the text's.
+    let mut lines = Lines::new(source, size_hint.filter(|_| !gzip));
+    let reader = EntryReader {
+        name,
+        opts,
+        header: read_header(&mut lines, name)?,
+    };
+    let (coo, dropped) = match reader.header.layout {
+        Layout::Coordinate => reader.coordinate(&mut lines)?,
+        Layout::Array => reader.array(&mut lines)?,
+    };
+    Ok(MtxMatrix {
+        header: reader.header,
+        coo,
+        dropped,
+    })
+}
+
+fn parse_error(name: &str, line: u64, reason: impl Into<String>) -> Error {
+    Error::Parse {
+        file: name.to_string(),
+        line,
+        reason: reason.into(),
+    }
+}
+
+/// Banner, comments and blank lines, size line.
+fn read_header<R: Read>(lines: &mut Lines<R>, name: &str) -> Result<Header> {
+    let io_err = |source| Error::Io {
+        path: PathBuf::from(name),
+        source,
+    };
+    let Some((no, first)) = lines.next_line().map_err(io_err)? else {
+        return Err(parse_error(
+            name,
+            1,
+            "empty file: expected the `%%MatrixMarket` banner",
+        ));
+    };
+    let banner = parse_banner(first).map_err(|reason| parse_error(name, no, reason))?;
+    while let Some((no, line)) = lines.next_line().map_err(io_err)? {
+        if data_fields(line).is_some() {
+            return parse_size(line, banner).map_err(|reason| parse_error(name, no, reason));
+        }
+    }
+    Err(parse_error(
+        name,
+        lines.line() + 1,
+        "missing size line: the file ends after the banner and comments",
+    ))
+}
+
+/// Why an entry line was refused: only an out-of-range index may be
+/// skipped (by `drop_invalid`).
+enum BadLine {
+    Malformed(String),
+    OutOfRange(String),
+}
+
+/// A row or column index as written in the file.
+#[inline]
+fn index(what: &str, text: &[u8]) -> Result<u64, BadLine> {
+    parse_unsigned(text).ok_or_else(|| {
+        BadLine::Malformed(format!(
+            "{what} index `{}` is not a non-negative integer",
+            show(text)
+        ))
+    })
+}
+
+/// The entry pass, with what every line is checked against.
+struct EntryReader<'a> {
+    name: &'a str,
+    opts: &'a ReadOptions,
+    header: Header,
+}
+
+impl EntryReader<'_> {
+    fn error(&self, line: u64, reason: impl Into<String>) -> Error {
+        parse_error(self.name, line, reason)
+    }
+
+    fn io_error(&self, source: std::io::Error) -> Error {
+        Error::Io {
+            path: PathBuf::from(self.name),
+            source,
+        }
+    }
+
+    /// Room for the expanded entries: what the header declares, but never
+    /// more than the remaining input could hold at `min_line_bytes` an entry.
+    fn reserve<T: Scalar, R: Read>(&self, coo: &mut Coo<T>, lines: &Lines<R>, min_line_bytes: u64) {
+        let by_input = lines
+            .remaining_bytes()
+            .map_or(UNKNOWN_SIZE_RESERVE, |b| b / min_line_bytes + 1);
+        let entries = (self.header.declared_entries as u64).min(by_input);
+        let per_entry = if self.header.symmetry == Symmetry::General {
+            1
+        } else {
+            2
+        };
+        coo.reserve((entries * per_entry) as usize);
+    }
+
+    fn coordinate<T: Scalar, R: Read>(&self, lines: &mut Lines<R>) -> Result<(Coo<T>, usize)> {
+        let h = self.header;
+        let mut coo = Coo::new(h.nrows, h.ncols)?;
+        // Shortest entry lines: `1 1\n`, `1 1 1\n`.
+        self.reserve(
+            &mut coo,
+            lines,
+            if h.field == Field::Pattern { 4 } else { 6 },
+        );
+        let (mut seen, mut dropped) = (0usize, 0usize);
+        while let Some((no, line)) = lines.next_line().map_err(|e| self.io_error(e))? {
+            let Some((first, fields)) = data_fields(line) else {
+                continue;
+            };
+            if seen == h.declared_entries {
+                return Err(self.error(no, self.too_many()));
+            }
+            seen += 1;
+            match self.coordinate_entry::<T>(line, first, fields) {
+                Ok((i, j, value)) => self
+                    .push_expanded(&mut coo, i, j, value)
+                    .map_err(|reason| self.error(no, reason))?,
+                Err(BadLine::OutOfRange(_)) if self.opts.drop_invalid => dropped += 1,
+                Err(BadLine::OutOfRange(reason) | BadLine::Malformed(reason)) => {
+                    return Err(self.error(no, reason));
+                }
+            }
+        }
+        if seen < h.declared_entries {
+            return Err(self.error(lines.line() + 1, self.too_few(seen)));
+        }
+        Ok((coo, dropped))
+    }
+
+    /// 0-based row and column and the value of one coordinate line, given
+    /// its first field and the rest.
+    #[inline]
+    fn coordinate_entry<T: Scalar>(
+        &self,
+        line: &[u8],
+        row_text: &[u8],
+        mut fields: Fields<'_>,
+    ) -> Result<(u32, u32, T), BadLine> {
+        let h = &self.header;
+        let wrong_count = || {
+            let expected = match h.field {
+                Field::Pattern => "2 fields (row column)",
+                _ => "3 fields (row column value)",
+            };
+            BadLine::Malformed(format!(
+                "expected {expected} for a {} matrix, found {}",
+                h.field,
+                Fields::new(line).count()
+            ))
+        };
+        let col_text = fields.next().ok_or_else(wrong_count)?;
+        let row = index("row", row_text)?;
+        let col = index("column", col_text)?;
+        let value = match h.field {
+            Field::Pattern => T::from_f64(1.0),
+            Field::Real => {
+                let text = fields.next().ok_or_else(wrong_count)?;
+                T::parse_real(text).ok_or_else(|| {
+                    BadLine::Malformed(format!("value `{}` is not a real number", show(text)))
+                })?
+            }
+            Field::Integer => {
+                let text = fields.next().ok_or_else(wrong_count)?;
+                let v = parse_integer(text)
+                    .map_err(|reason| BadLine::Malformed(format!("value {reason}")))?;
+                T::from_f64(v)
+            }
+        };
+        if fields.next().is_some() {
+            return Err(wrong_count());
+        }
+        // Range last: a malformed line is an error even under drop_invalid.
+        let i = self
+            .in_range(row, h.nrows)
+            .ok_or_else(|| BadLine::OutOfRange(self.out_of_range("row", row_text, h.nrows)))?;
+        let j = self
+            .in_range(col, h.ncols)
+            .ok_or_else(|| BadLine::OutOfRange(self.out_of_range("column", col_text, h.ncols)))?;
+        Ok((i, j, value))
+    }
+
+    /// A file index as 0-based, `None` when outside `0..dim`.
+    #[inline]
+    fn in_range(&self, index: u64, dim: usize) -> Option<u32> {
+        let v = match self.opts.index_base {
+            IndexBase::One => index.wrapping_sub(1),
+            IndexBase::Zero => index,
+        };
+        // dim ≤ u32::MAX, so v fits.
+        (v < dim as u64).then_some(v as u32)
+    }
+
+    fn out_of_range(&self, what: &str, text: &[u8], dim: usize) -> String {
+        let (base, first) = match self.opts.index_base {
+            IndexBase::One => ("1-based", 1),
+            IndexBase::Zero => ("0-based", 0),
+        };
+        let bound = if dim == 0 {
+            format!("the matrix has no {what}s")
+        } else {
+            format!("{base} {what}s run {first}..={}", dim - 1 + first)
+        };
+        format!(
+            "{what} index {} out of range: {bound} (--drop-invalid skips such entries)",
+            show(text)
+        )
+    }
+
+    fn too_many(&self) -> String {
+        format!(
+            "too many entries: the size line declares {}",
+            self.header.declared_entries
+        )
+    }
+
+    fn too_few(&self, seen: usize) -> String {
+        format!(
+            "too few entries: the file ends after {seen} of the {} the size line declares",
+            self.header.declared_entries
+        )
+    }
+
+    /// Pushes `(i, j, v)` and, for symmetric storage, its mirror.
+    #[inline]
+    fn push_expanded<T: Scalar>(
+        &self,
+        coo: &mut Coo<T>,
+        i: u32,
+        j: u32,
+        v: T,
+    ) -> Result<(), String> {
+        coo.push_unchecked(i, j, v);
+        match self.header.symmetry {
+            Symmetry::General => {}
+            Symmetry::Symmetric if i != j => coo.push_unchecked(j, i, v),
+            Symmetry::Symmetric => {}
+            Symmetry::SkewSymmetric if i != j => coo.push_unchecked(j, i, T::from_f64(-v.to_f64())),
+            Symmetry::SkewSymmetric => {
+                let base = u32::from(self.opts.index_base == IndexBase::One);
+                return Err(format!(
+                    "diagonal entry ({}, {}) in a skew-symmetric matrix (its diagonal is zero)",
+                    i + base,
+                    j + base
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Dense column-major values; symmetric storage holds the lower
+    /// triangle (strictly lower for skew-symmetric) column by column.
+    fn array<T: Scalar, R: Read>(&self, lines: &mut Lines<R>) -> Result<(Coo<T>, usize)> {
+        let h = self.header;
+        let mut coo = Coo::new(h.nrows, h.ncols)?;
+        self.reserve(&mut coo, lines, 2);
+        let first_row = |j: usize| match h.symmetry {
+            Symmetry::General => 0,
+            Symmetry::Symmetric => j,
+            Symmetry::SkewSymmetric => j + 1,
+        };
+        let (mut i, mut j) = (first_row(0), 0);
+        let mut seen = 0usize;
+        while let Some((no, line)) = lines.next_line().map_err(|e| self.io_error(e))? {
+            let Some((text, mut fields)) = data_fields(line) else {
+                continue;
+            };
+            if seen == h.declared_entries {
+                return Err(self.error(no, self.too_many()));
+            }
+            seen += 1;
+            if fields.next().is_some() {
+                return Err(self.error(
+                    no,
+                    format!(
+                        "expected 1 field (value) in an array file, found {}",
+                        Fields::new(line).count()
+                    ),
+                ));
+            }
+            let value = match h.field {
+                Field::Integer => parse_integer(text).map(T::from_f64),
+                _ => T::parse_real(text)
+                    .ok_or_else(|| format!("`{}` is not a real number", show(text))),
+            }
+            .map_err(|reason| self.error(no, format!("value {reason}")))?;
+            // i < nrows ≤ u32::MAX while entries remain.
+            self.push_expanded(&mut coo, i as u32, j as u32, value)
+                .map_err(|reason| self.error(no, reason))?;
+            i += 1;
+            while i >= h.nrows && j < h.ncols {
+                j += 1;
+                i = first_row(j);
+            }
+        }
+        if seen < h.declared_entries {
+            return Err(self.error(lines.line() + 1, self.too_few(seen)));
+        }
+        Ok((coo, 0))
+    }
+}

@@ -1,0 +1,179 @@
+//! The MatrixMarket writer: general coordinate, 1-based, row-major, values
+//! that read back bit-identical. [`write_mtx`] replaces its target only once
+//! the whole file is written and synced, so a failed run leaves no
+//! truncated file (and no temporary one).
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::Field;
+use crate::error::{Error, Result};
+use crate::format::Csr;
+use crate::scalar::Scalar;
+
+/// Output is formatted into a buffer and handed to the writer this size at
+/// a time.
+const FLUSH_BYTES: usize = 1 << 20;
+
+/// Writes `m` to `path` as a general coordinate file with values of
+/// `field`, through a temporary file in the same directory that is synced
+/// and then renamed over `path`.
+pub fn write_mtx<T: Scalar>(path: &Path, m: &Csr<T>, field: Field) -> Result<()> {
+    let io_err = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let tmp = TempFile::beside(path).map_err(io_err)?;
+    write_mtx_to(&tmp.file, m, field).map_err(io_err)?;
+    tmp.file.sync_all().map_err(io_err)?;
+    tmp.rename_to(path).map_err(io_err)
+}
+
+/// Writes `m` as MatrixMarket text: `%%MatrixMarket matrix coordinate
+/// <field> general`, the size line, then `row col [value]` lines, 1-based,
+/// row-major. Reals print in the shortest form that reads back as the same
+/// bits; `integer` requires integral values (an `InvalidInput` error names
+/// the first that is not); `pattern` prints no values.
+pub fn write_mtx_to<T: Scalar, W: Write>(mut w: W, m: &Csr<T>, field: Field) -> io::Result<()> {
+    let mut out = Vec::with_capacity(FLUSH_BYTES + 4096);
+    writeln!(out, "%%MatrixMarket matrix coordinate {field} general")?;
+    writeln!(out, "{} {} {}", m.nrows(), m.ncols(), m.nnz())?;
+    let mut digits = itoa::Buffer::new();
+    let mut row_prefix = Vec::new();
+    for i in 0..m.nrows() {
+        let (cols, vals) = m.row(i);
+        if cols.is_empty() {
+            continue;
+        }
+        row_prefix.clear();
+        row_prefix.extend_from_slice(digits.format(i + 1).as_bytes());
+        row_prefix.push(b' ');
+        for (&c, &v) in cols.iter().zip(vals) {
+            out.extend_from_slice(&row_prefix);
+            out.extend_from_slice(digits.format(u64::from(c) + 1).as_bytes());
+            match field {
+                Field::Real => {
+                    out.push(b' ');
+                    v.write_real(&mut out);
+                }
+                Field::Integer => {
+                    out.push(b' ');
+                    write_integer(v.to_f64(), &mut out).map_err(|v| {
+                        io::Error::new(
+                            io::ErrorKind::InvalidInput,
+                            format!(
+                                "integer field: the value {v} at row {}, column {} is not an integer",
+                                i + 1,
+                                u64::from(c) + 1
+                            ),
+                        )
+                    })?;
+                }
+                Field::Pattern => {}
+            }
+            out.push(b'\n');
+            if out.len() >= FLUSH_BYTES {
+                w.write_all(&out)?;
+                out.clear();
+            }
+        }
+    }
+    w.write_all(&out)?;
+    w.flush()
+}
+
+/// Appends `v` as a decimal integer, or gives it back if it is not one.
+fn write_integer(v: f64, out: &mut Vec<u8>) -> Result<(), f64> {
+    if !v.is_finite() || v.trunc() != v {
+        return Err(v);
+    }
+    if v.abs() < 9.2e18 {
+        out.extend_from_slice(itoa::Buffer::new().format(v as i64).as_bytes());
+    } else {
+        // Exact: every f64 this large is an integer and prints in full.
+        out.extend_from_slice(format!("{v:.0}").as_bytes());
+    }
+    Ok(())
+}
+
+/// A file being written beside its destination; removed on drop unless
+/// renamed into place.
+struct TempFile {
+    path: PathBuf,
+    file: File,
+    renamed: bool,
+}
+
+impl TempFile {
+    /// Creates `.<name>.<pid>.<n>.tmp` in `target`'s directory; the same
+    /// directory, so the final rename stays within one file system.
+    fn beside(target: &Path) -> io::Result<TempFile> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let name = target
+            .file_name()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;
+        let dir = match target.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        loop {
+            let mut tmp_name = std::ffi::OsString::from(".");
+            tmp_name.push(name);
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            tmp_name.push(format!(".{}.{n}.tmp", std::process::id()));
+            let path = dir.join(tmp_name);
+            match OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(file) => {
+                    return Ok(TempFile {
+                        path,
+                        file,
+                        renamed: false,
+                    });
+                }
+                // Left by an earlier process that had the same id.
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn rename_to(mut self, target: &Path) -> io::Result<()> {
+        fs::rename(&self.path, target)?;
+        self.renamed = true;
+        // Make the rename itself durable; a file system that cannot sync a
+        // directory has still renamed the complete file, so this is best effort.
+        #[cfg(unix)]
+        if let Some(dir) = self.path.parent() {
+            let _ = File::open(dir).and_then(|d| d.sync_all());
+        }
+        Ok(())
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if !self.renamed {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_print_in_full_or_are_refused() {
+        let text = |v: f64| {
+            let mut out = Vec::new();
+            write_integer(v, &mut out).map(|()| String::from_utf8(out).unwrap())
+        };
+        assert_eq!(text(-42.0), Ok("-42".into()));
+        assert_eq!(text(-0.0), Ok("0".into()));
+        assert_eq!(text(1e20), Ok("100000000000000000000".into()));
+        assert_eq!(text(2.5), Err(2.5));
+        assert!(text(f64::INFINITY).is_err());
+    }
+}
