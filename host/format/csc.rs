@@ -8,8 +8,9 @@
 //! CSR: rows strictly increasing within a column, in range; explicit zeros
 //! are entries.
 
-use crate::error::{Error, Result};
-use crate::format::{Csr, MAX_DIM};
+use crate::error::Result;
+use crate::format::Csr;
+use crate::format::compressed::{self, CSC_AXES};
 use crate::scalar::Scalar;
 
 /// A canonical compressed-sparse-column matrix.
@@ -142,67 +143,7 @@ fn validate(
     row_idx: &[u32],
     nvalues: usize,
 ) -> Result<()> {
-    let bad = |reason: String| Err(Error::invalid("CSC", reason));
-    if nrows > MAX_DIM || ncols > MAX_DIM {
-        return bad(format!(
-            "shape {nrows}×{ncols} exceeds the largest dimension {MAX_DIM}"
-        ));
-    }
-    if col_ptr.len() != ncols + 1 {
-        return bad(format!(
-            "col_ptr has {} entries, expected ncols + 1 = {}",
-            col_ptr.len(),
-            ncols + 1
-        ));
-    }
-    if col_ptr[0] != 0 {
-        return bad(format!("col_ptr[0] is {}, expected 0", col_ptr[0]));
-    }
-    if row_idx.len() != nvalues {
-        return bad(format!(
-            "{} row indices but {nvalues} values",
-            row_idx.len()
-        ));
-    }
-    if col_ptr[ncols] != row_idx.len() {
-        return bad(format!(
-            "col_ptr[{ncols}] is {} but there are {} entries",
-            col_ptr[ncols],
-            row_idx.len()
-        ));
-    }
-    for j in 0..ncols {
-        let (start, end) = (col_ptr[j], col_ptr[j + 1]);
-        if end < start {
-            return bad(format!(
-                "col_ptr decreases at column {j} ({start} then {end})"
-            ));
-        }
-        if end > row_idx.len() {
-            return bad(format!(
-                "col_ptr[{}] is {end}, past the {} entries",
-                j + 1,
-                row_idx.len()
-            ));
-        }
-        let rows = &row_idx[start..end];
-        for (k, &r) in rows.iter().enumerate() {
-            if r as usize >= nrows {
-                return bad(format!(
-                    "column {j}: row {r} out of range (nrows = {nrows})"
-                ));
-            }
-            if k > 0 && rows[k - 1] >= r {
-                let what = if rows[k - 1] == r {
-                    "duplicate row"
-                } else {
-                    "rows not sorted"
-                };
-                return bad(format!("column {j}: {what} ({} then {r})", rows[k - 1]));
-            }
-        }
-    }
-    Ok(())
+    compressed::validate(&CSC_AXES, (nrows, ncols), ncols, nrows, col_ptr, row_idx, nvalues)
 }
 
 #[cfg(test)]

@@ -15,7 +15,8 @@
 //! [`Csr::from_parts_unchecked`] trusts the caller (checked in debug builds).
 //! Explicit zeros are entries like any other and are kept.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::format::compressed::{self, CSR_AXES};
 use crate::format::{Coo, MAX_DIM};
 use crate::scalar::Scalar;
 
@@ -202,6 +203,11 @@ impl<T: Scalar> Csr<T> {
         }
     }
 
+    /// Bytes the three arrays occupy.
+    pub fn storage_bytes(&self) -> usize {
+        self.row_ptr.len() * size_of::<usize>() + self.nnz() * (size_of::<u32>() + size_of::<T>())
+    }
+
     /// Row-length statistics, used by `spmx info` and by kernel selection.
     pub fn row_stats(&self) -> RowStats {
         let mut stats = RowStats {
@@ -240,66 +246,7 @@ fn validate(
     col_idx: &[u32],
     nvalues: usize,
 ) -> Result<()> {
-    let bad = |reason: String| Err(Error::invalid("CSR", reason));
-    if nrows > MAX_DIM || ncols > MAX_DIM {
-        return bad(format!(
-            "shape {nrows}×{ncols} exceeds the largest dimension {MAX_DIM}"
-        ));
-    }
-    if row_ptr.len() != nrows + 1 {
-        return bad(format!(
-            "row_ptr has {} entries, expected nrows + 1 = {}",
-            row_ptr.len(),
-            nrows + 1
-        ));
-    }
-    if row_ptr[0] != 0 {
-        return bad(format!("row_ptr[0] is {}, expected 0", row_ptr[0]));
-    }
-    if col_idx.len() != nvalues {
-        return bad(format!(
-            "{} column indices but {} values",
-            col_idx.len(),
-            nvalues
-        ));
-    }
-    if row_ptr[nrows] != col_idx.len() {
-        return bad(format!(
-            "row_ptr[{nrows}] is {} but there are {} entries",
-            row_ptr[nrows],
-            col_idx.len()
-        ));
-    }
-    for i in 0..nrows {
-        let (start, end) = (row_ptr[i], row_ptr[i + 1]);
-        if end < start {
-            return bad(format!("row_ptr decreases at row {i} ({start} then {end})"));
-        }
-        if end > col_idx.len() {
-            return bad(format!(
-                "row_ptr[{}] is {end}, past the {} entries",
-                i + 1,
-                col_idx.len()
-            ));
-        }
-        let cols = &col_idx[start..end];
-        for (k, &c) in cols.iter().enumerate() {
-            if c as usize >= ncols {
-                return bad(format!(
-                    "row {i}: column {c} out of range (ncols = {ncols})"
-                ));
-            }
-            if k > 0 && cols[k - 1] >= c {
-                let what = if cols[k - 1] == c {
-                    "duplicate column"
-                } else {
-                    "columns not sorted"
-                };
-                return bad(format!("row {i}: {what} ({} then {c})", cols[k - 1]));
-            }
-        }
-    }
-    Ok(())
+    compressed::validate(&CSR_AXES, (nrows, ncols), nrows, ncols, row_ptr, col_idx, nvalues)
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@
 //! represented or allocated as [`Error::TooLarge`] rather than aborting.
 
 pub mod bsr;
+mod compressed;
 pub mod coo;
 pub mod csc;
 pub mod csr;
