@@ -7,19 +7,32 @@
 //!
 //! Which (operation, format, engine) pairs exist:
 //!
-//! | operation            | format | serial | cpu |
-//! |----------------------|--------|--------|-----|
-//! | SpMV  `y = A ⊗ x`    | CSR    | ✓      | ✓   |
-//! | SpGEMM `C = A ⊗ B`   | CSR    | ✓      | ✓   |
-//! | element-wise `A ⊕ B` | CSR    | ✓      | —   |
-//! | transpose            | CSR    | ✓      | —   |
+//! | operation            | format                              | serial | cpu  |
+//! |----------------------|-------------------------------------|--------|------|
+//! | SpMV  `y = A ⊗ x`    | CSR, ELL, HYB, SELL/JDS, BSR, dense | ✓      | ✓ ¹  |
+//! | SpMV  `y = A ⊗ x`    | COO, CSC                            | ✓      | ✓ ²  |
+//! | SpMM  `C = A ⊗ B`    | CSR × dense → dense                 | ✓      | ✓ ¹  |
+//! | SpGEMM `C = A ⊗ B`   | CSR                                 | ✓      | ✓ ¹  |
+//! | element-wise `A ⊕ B` | CSR                                 | ✓      | —    |
+//! | transpose            | CSR                                 | ✓      | —    |
+//!
+//! ¹ Rows split by work; every row computed as the serial engine computes
+//! it, so the same bits as serial. ² Entries cut into chunks of a fixed
+//! length; the same bits for any thread count, and as serial for
+//! order-independent semirings, but plus-times may round differently from
+//! serial (see [`cpu::spmv`]).
+//!
+//! SpMV runs on each format's own layout (no conversion to CSR): every
+//! format has `a.spmv(&x)` and `a.spmv_with::<S>(&x, engine)`, and
+//! [`spmv`] takes any [`SpmvFormat`]. SpMM multiplies CSR by a row-major
+//! [`Dense`]: `a.spmm(&b)`, `a.spmm_with::<S>(&b, engine)`, [`spmm`].
 //!
 //! Shape mismatches are broken contracts and panic with the two shapes;
 //! an engine that cannot run here is an [`Error::Unavailable`](crate::Error).
 
 use crate::engine::{Engine, cpu, serial};
 use crate::error::Result;
-use crate::format::Csr;
+use crate::format::{Bsr, Coo, Csc, Csr, Dense, Ell, Hyb, Sell};
 use crate::scalar::Scalar;
 use gpu_kernels::{OrAnd, PlusTimes, Semiring};
 
@@ -39,7 +52,11 @@ impl DefaultSemiring for bool {
 
 /// C = A ⊗ B over `S` on `engine`.
 #[track_caller]
-pub fn spgemm<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>, engine: Engine) -> Result<Csr<S::Value>>
+pub fn spgemm<S: Semiring>(
+    a: &Csr<S::Value>,
+    b: &Csr<S::Value>,
+    engine: Engine,
+) -> Result<Csr<S::Value>>
 where
     S::Value: Scalar,
 {
@@ -57,17 +74,92 @@ pub fn spgemm_products<T: Scalar>(a: &Csr<T>, b: &Csr<T>) -> usize {
     a.col_idx().iter().map(|&k| b.row_len(k as usize)).sum()
 }
 
-/// y = A ⊗ x over `S` on `engine`.
+/// y = A ⊗ x over `S` on `engine`, for any format.
 #[track_caller]
-pub fn spmv<S: Semiring>(a: &Csr<S::Value>, x: &[S::Value], engine: Engine) -> Result<Vec<S::Value>>
+pub fn spmv<S: Semiring>(
+    a: &impl SpmvFormat<S::Value>,
+    x: &[S::Value],
+    engine: Engine,
+) -> Result<Vec<S::Value>>
 where
     S::Value: Scalar,
 {
     Ok(match engine.resolve()? {
-        Engine::Serial => serial::spmv::spmv_csr::<S>(a, x),
-        _ => cpu::spmv::spmv_csr::<S>(a, x),
+        Engine::Serial => a.spmv_serial::<S>(x),
+        _ => a.spmv_cpu::<S>(x),
     })
 }
+
+/// C = A ⊗ B over `S` on `engine`: A sparse (CSR), B and C dense. A C too
+/// large to allocate is [`Error::TooLarge`](crate::Error).
+#[track_caller]
+pub fn spmm<S: Semiring>(
+    a: &Csr<S::Value>,
+    b: &Dense<S::Value>,
+    engine: Engine,
+) -> Result<Dense<S::Value>>
+where
+    S::Value: Scalar,
+{
+    match engine.resolve()? {
+        Engine::Serial => serial::spmm::<S>(a, b),
+        _ => cpu::spmm::<S>(a, b),
+    }
+}
+
+/// A matrix format SpMV runs on directly: one implementation per engine.
+/// Implemented for every format in [`crate::format`]; [`spmv`] dispatches
+/// on the engine, so a new engine is added here once for all formats.
+pub trait SpmvFormat<T: Scalar> {
+    /// y = A ⊗ x on the serial engine.
+    fn spmv_serial<S: Semiring<Value = T>>(&self, x: &[T]) -> Vec<T>;
+    /// y = A ⊗ x on the cpu engine.
+    fn spmv_cpu<S: Semiring<Value = T>>(&self, x: &[T]) -> Vec<T>;
+}
+
+/// For each format: its [`SpmvFormat`] impl from the engines' functions,
+/// and the `spmv` / `spmv_with` methods.
+macro_rules! spmv_format {
+    ($($format:ident => $kernel:ident),* $(,)?) => {$(
+        impl<T: Scalar> SpmvFormat<T> for $format<T> {
+            #[track_caller]
+            fn spmv_serial<S: Semiring<Value = T>>(&self, x: &[T]) -> Vec<T> {
+                serial::spmv::$kernel::<S>(self, x)
+            }
+            #[track_caller]
+            fn spmv_cpu<S: Semiring<Value = T>>(&self, x: &[T]) -> Vec<T> {
+                cpu::spmv::$kernel::<S>(self, x)
+            }
+        }
+
+        impl<T: DefaultSemiring> $format<T> {
+            /// `self · x` in `T`'s default semiring on the best engine here.
+            #[track_caller]
+            pub fn spmv(&self, x: &[T]) -> Result<Vec<T>> {
+                spmv::<T::Semiring>(self, x, Engine::Auto)
+            }
+        }
+
+        impl<T: Scalar> $format<T> {
+            /// `self ⊗ x` over semiring `S` on `engine`.
+            #[track_caller]
+            pub fn spmv_with<S: Semiring<Value = T>>(&self, x: &[T], engine: Engine) -> Result<Vec<T>> {
+                spmv::<S>(self, x, engine)
+            }
+        }
+    )*};
+}
+
+spmv_format!(
+    Coo => spmv_coo,
+    Csr => spmv_csr,
+    Csc => spmv_csc,
+    Ell => spmv_ell,
+    Hyb => spmv_hyb,
+    Sell => spmv_sell,
+    Bsr => spmv_bsr,
+    Dense => spmv_dense,
+);
 
 impl<T: DefaultSemiring> Csr<T> {
     /// `self · b` in `T`'s default semiring on the best engine here.
@@ -75,23 +167,31 @@ impl<T: DefaultSemiring> Csr<T> {
     pub fn spgemm(&self, b: &Csr<T>) -> Result<Csr<T>> {
         spgemm::<T::Semiring>(self, b, Engine::Auto)
     }
-    /// `self · x` in `T`'s default semiring on the best engine here.
+    /// `self · b` (B dense) in `T`'s default semiring on the best engine here.
     #[track_caller]
-    pub fn spmv(&self, x: &[T]) -> Result<Vec<T>> {
-        spmv::<T::Semiring>(self, x, Engine::Auto)
+    pub fn spmm(&self, b: &Dense<T>) -> Result<Dense<T>> {
+        spmm::<T::Semiring>(self, b, Engine::Auto)
     }
 }
 
 impl<T: Scalar> Csr<T> {
     /// `self ⊗ b` over semiring `S` on `engine`.
     #[track_caller]
-    pub fn spgemm_with<S: Semiring<Value = T>>(&self, b: &Csr<T>, engine: Engine) -> Result<Csr<T>> {
+    pub fn spgemm_with<S: Semiring<Value = T>>(
+        &self,
+        b: &Csr<T>,
+        engine: Engine,
+    ) -> Result<Csr<T>> {
         spgemm::<S>(self, b, engine)
     }
-    /// `self ⊗ x` over semiring `S` on `engine`.
+    /// `self ⊗ b` (B dense) over semiring `S` on `engine`.
     #[track_caller]
-    pub fn spmv_with<S: Semiring<Value = T>>(&self, x: &[T], engine: Engine) -> Result<Vec<T>> {
-        spmv::<S>(self, x, engine)
+    pub fn spmm_with<S: Semiring<Value = T>>(
+        &self,
+        b: &Dense<T>,
+        engine: Engine,
+    ) -> Result<Dense<T>> {
+        spmm::<S>(self, b, engine)
     }
     /// `self ⊕ b` (pattern union, overlaps combined with `S::add`).
     #[track_caller]

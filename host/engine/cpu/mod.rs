@@ -5,9 +5,11 @@
 //! computes it, so results do not depend on the number of threads.
 
 pub mod spgemm;
+pub mod spmm;
 pub mod spmv;
 
 pub use spgemm::spgemm;
+pub use spmm::spmm;
 
 use std::ops::Range;
 

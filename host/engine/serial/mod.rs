@@ -4,6 +4,8 @@
 pub mod accumulator;
 pub mod ewise;
 pub mod spgemm;
+pub mod spmm;
 pub mod spmv;
 
 pub use spgemm::spgemm;
+pub use spmm::spmm;
