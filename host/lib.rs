@@ -13,11 +13,11 @@ pub mod io;
 pub mod ops;
 pub mod scalar;
 
+pub use engine::Engine;
 pub use error::{Error, Result};
 pub use format::{Coo, Csr};
 pub use gpu_kernels::semiring::{
     self, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring,
 };
-pub use scalar::Scalar;
-pub use engine::Engine;
 pub use ops::DefaultSemiring;
+pub use scalar::Scalar;

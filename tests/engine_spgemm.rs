@@ -91,7 +91,10 @@ macro_rules! semiring_tests {
             fn generated_inputs_match_and_ignore_thread_count() {
                 let a = generate::power_law(3000, 2000, 12.0, 2.2, 7).unwrap();
                 let b = generate::uniform(2000, 2500, 0, 30, 8).unwrap();
-                let (a, b) = (a.map(|v| ($f)(<$T>::from_f64(v))), b.map(|v| ($f)(<$T>::from_f64(v))));
+                let (a, b) = (
+                    a.map(|v| ($f)(<$T>::from_f64(v))),
+                    b.map(|v| ($f)(<$T>::from_f64(v))),
+                );
                 check_all_engines::<$S>(&a, &b);
                 let one = in_pool(1, || cpu::spgemm::<$S>(&a, &b));
                 let three = in_pool(3, || cpu::spgemm::<$S>(&a, &b));
@@ -147,12 +150,22 @@ fn unavailable_engines_say_why() {
     let a = Csr::<f64>::empty(2, 2);
     #[cfg(not(feature = "gpu"))]
     {
-        let err = a.spgemm_with::<PlusTimes<f64>>(&a, Engine::Cuda).unwrap_err();
-        assert!(err.to_string().contains("cuda engine is not available"), "{err}");
+        let err = a
+            .spgemm_with::<PlusTimes<f64>>(&a, Engine::Cuda)
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("cuda engine is not available"),
+            "{err}"
+        );
     }
     #[cfg(not(feature = "mpi"))]
     {
-        let err = a.spgemm_with::<PlusTimes<f64>>(&a, Engine::Mpi).unwrap_err();
-        assert!(err.to_string().contains("mpi engine is not available"), "{err}");
+        let err = a
+            .spgemm_with::<PlusTimes<f64>>(&a, Engine::Mpi)
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("mpi engine is not available"),
+            "{err}"
+        );
     }
 }

@@ -31,7 +31,10 @@ pub fn run(args: &ApspArgs, input: &InputOpts) -> anyhow::Result<()> {
     println!("apsp: {}", args.graph.display());
     println!("  engine      {}", EngineOpts::describe(engine));
     println!("  graph       {} vertices, {} edges", g.nrows(), g.nnz());
-    println!("  reachable   {} (source, target) pairs", result.distances.nnz());
+    println!(
+        "  reachable   {} (source, target) pairs",
+        result.distances.nnz()
+    );
     println!("  squarings   {}", result.squarings);
     println!("  time        {:.3} s", elapsed.as_secs_f64());
     Ok(())

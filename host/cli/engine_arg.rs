@@ -19,7 +19,9 @@ impl EngineOpts {
     pub fn start(&self) -> anyhow::Result<Engine> {
         if let Some(n) = self.threads {
             anyhow::ensure!(n > 0, "--threads must be at least 1");
-            rayon::ThreadPoolBuilder::new().num_threads(n).build_global()?;
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build_global()?;
         }
         Ok(self.engine.resolve()?)
     }

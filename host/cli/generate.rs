@@ -100,7 +100,13 @@ enum GenKind {
 impl GenKind {
     fn spec(&self) -> (GenSpec, &Common) {
         match self {
-            GenKind::Uniform { rows, cols, min_per_row, max_per_row, common } => (
+            GenKind::Uniform {
+                rows,
+                cols,
+                min_per_row,
+                max_per_row,
+                common,
+            } => (
                 GenSpec::Uniform {
                     nrows: *rows,
                     ncols: cols.unwrap_or(*rows),
@@ -109,16 +115,45 @@ impl GenKind {
                 },
                 common,
             ),
-            GenKind::Rmat { scale, edge_factor, a, b, c, common } => (
-                GenSpec::Rmat(RmatParams { scale: *scale, edge_factor: *edge_factor, a: *a, b: *b, c: *c }),
+            GenKind::Rmat {
+                scale,
+                edge_factor,
+                a,
+                b,
+                c,
+                common,
+            } => (
+                GenSpec::Rmat(RmatParams {
+                    scale: *scale,
+                    edge_factor: *edge_factor,
+                    a: *a,
+                    b: *b,
+                    c: *c,
+                }),
                 common,
             ),
             GenKind::Poisson2d { n, common } => (GenSpec::Poisson2d { n: *n }, common),
             GenKind::Poisson3d { n, common } => (GenSpec::Poisson3d { n: *n }, common),
-            GenKind::Banded { n, lower, upper, common } => {
-                (GenSpec::Banded { n: *n, lower: *lower, upper: *upper }, common)
-            }
-            GenKind::PowerLaw { rows, cols, mean, exponent, common } => (
+            GenKind::Banded {
+                n,
+                lower,
+                upper,
+                common,
+            } => (
+                GenSpec::Banded {
+                    n: *n,
+                    lower: *lower,
+                    upper: *upper,
+                },
+                common,
+            ),
+            GenKind::PowerLaw {
+                rows,
+                cols,
+                mean,
+                exponent,
+                common,
+            } => (
                 GenSpec::PowerLaw {
                     nrows: *rows,
                     ncols: cols.unwrap_or(*rows),

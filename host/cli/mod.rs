@@ -1,12 +1,16 @@
 //! Argument definitions (clap derive) and dispatch for every subcommand.
 
+mod apsp;
 mod convert;
+mod engine_arg;
+mod files;
 mod generate;
 mod info;
-mod files;
 mod progress;
+mod semiring_arg;
+mod spgemm;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 use spmx::io::IndexBase;
 
 /// Sparse-matrix multiplication over any semiring.
@@ -55,11 +59,4 @@ fn parse_index_base(s: &str) -> Result<IndexBase, String> {
         "1" => Ok(IndexBase::One),
         _ => Err(format!("index base must be 0 or 1, not {s:?}")),
     }
-}
-
-#[derive(Args, Debug)]
-struct OutputArg {
-    /// Output file (MatrixMarket; written to a temporary file, then renamed).
-    #[arg(short, long)]
-    output: std::path::PathBuf,
 }

@@ -35,9 +35,20 @@ pub struct SpgemmArgs {
 /// has ≈ 4.2M entries.
 pub fn default_pair(seed: u64) -> spmx::Result<(Csr<f64>, Csr<f64>)> {
     let n = 8191;
-    let a = GenSpec::Uniform { nrows: n, ncols: n, min_per_row: 90, max_per_row: 100 }.generate(seed)?;
-    let b = GenSpec::Uniform { nrows: n, ncols: n, min_per_row: 4, max_per_row: 7 }
-        .generate(seed.wrapping_add(1))?;
+    let a = GenSpec::Uniform {
+        nrows: n,
+        ncols: n,
+        min_per_row: 90,
+        max_per_row: 100,
+    }
+    .generate(seed)?;
+    let b = GenSpec::Uniform {
+        nrows: n,
+        ncols: n,
+        min_per_row: 4,
+        max_per_row: 7,
+    }
+    .generate(seed.wrapping_add(1))?;
     Ok((a, b))
 }
 
@@ -82,7 +93,18 @@ pub fn run(args: &SpgemmArgs, input: &InputOpts) -> anyhow::Result<()> {
         files::write(out, &c, args.semiring.output_field())?;
     }
     let write = args.output.as_ref().map(|_| t2.elapsed());
-    print_summary(&Summary { source, engine, semiring: args.semiring, a: &a, b: &b, c: &c, products, load, multiply, write });
+    print_summary(&Summary {
+        source,
+        engine,
+        semiring: args.semiring,
+        a: &a,
+        b: &b,
+        c: &c,
+        products,
+        load,
+        multiply,
+        write,
+    });
     Ok(())
 }
 

@@ -11,6 +11,9 @@ pub(crate) struct Axes {
     pub major: &'static str,
     pub minor: &'static str,
     pub ptr: &'static str,
+    /// Names of the two counts: `nrows` / `ncols`.
+    pub count_major: &'static str,
+    pub count_minor: &'static str,
 }
 
 pub(crate) const CSR_AXES: Axes = Axes {
@@ -18,6 +21,8 @@ pub(crate) const CSR_AXES: Axes = Axes {
     major: "row",
     minor: "column",
     ptr: "row_ptr",
+    count_major: "nrows",
+    count_minor: "ncols",
 };
 
 pub(crate) const CSC_AXES: Axes = Axes {
@@ -25,6 +30,8 @@ pub(crate) const CSC_AXES: Axes = Axes {
     major: "column",
     minor: "row",
     ptr: "col_ptr",
+    count_major: "ncols",
+    count_minor: "nrows",
 };
 
 /// Checks a compressed layout, naming the first broken invariant: shape
@@ -41,7 +48,12 @@ pub(crate) fn validate(
     nvalues: usize,
 ) -> Result<()> {
     let Axes {
-        major, minor, ptr: ptr_name, ..
+        major,
+        minor,
+        ptr: ptr_name,
+        count_major,
+        count_minor,
+        ..
     } = axes;
     let bad = |reason: String| Err(Error::invalid(axes.format, reason));
     if nrows > MAX_DIM || ncols > MAX_DIM {
@@ -51,7 +63,7 @@ pub(crate) fn validate(
     }
     if ptr.len() != n_major + 1 {
         return bad(format!(
-            "{ptr_name} has {} entries, expected n{major}s + 1 = {}",
+            "{ptr_name} has {} entries, expected {count_major} + 1 = {}",
             ptr.len(),
             n_major + 1
         ));
@@ -90,7 +102,7 @@ pub(crate) fn validate(
         for (k, &c) in line.iter().enumerate() {
             if c as usize >= n_minor {
                 return bad(format!(
-                    "{major} {i}: {minor} {c} out of range (n{minor}s = {n_minor})"
+                    "{major} {i}: {minor} {c} out of range ({count_minor} = {n_minor})"
                 ));
             }
             if k > 0 && line[k - 1] >= c {

@@ -143,7 +143,15 @@ fn validate(
     row_idx: &[u32],
     nvalues: usize,
 ) -> Result<()> {
-    compressed::validate(&CSC_AXES, (nrows, ncols), ncols, nrows, col_ptr, row_idx, nvalues)
+    compressed::validate(
+        &CSC_AXES,
+        (nrows, ncols),
+        ncols,
+        nrows,
+        col_ptr,
+        row_idx,
+        nvalues,
+    )
 }
 
 #[cfg(test)]

@@ -246,7 +246,15 @@ fn validate(
     col_idx: &[u32],
     nvalues: usize,
 ) -> Result<()> {
-    compressed::validate(&CSR_AXES, (nrows, ncols), nrows, ncols, row_ptr, col_idx, nvalues)
+    compressed::validate(
+        &CSR_AXES,
+        (nrows, ncols),
+        nrows,
+        ncols,
+        row_ptr,
+        col_idx,
+        nvalues,
+    )
 }
 
 #[cfg(test)]

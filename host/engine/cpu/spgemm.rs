@@ -81,7 +81,7 @@ where
     for i in rows {
         let start = out.col_idx.len();
         serial::spgemm::accumulate_row::<S, A>(a, b, i, &mut acc);
-        let len = acc.len();
+        let len = acc.row_len();
         out.col_idx.resize(start + len, 0);
         out.values.resize(start + len, S::zero());
         acc.drain_sorted(&mut out.col_idx[start..], &mut out.values[start..]);

@@ -18,8 +18,8 @@ pub trait Accumulator<T: Scalar> {
     /// The value slot of `col`, and whether it was empty in this row.
     fn slot(&mut self, col: u32) -> (bool, &mut T);
     /// Distinct columns seen in this row.
-    fn len(&self) -> usize;
-    /// Writes the row out in column order; both slices have length `len()`.
+    fn row_len(&self) -> usize;
+    /// Writes the row out in column order; both slices have length `row_len()`.
     fn drain_sorted(&mut self, cols: &mut [u32], vals: &mut [T]);
 
     /// Marks `col` present (symbolic phase).
@@ -93,7 +93,7 @@ impl<T: Scalar> Accumulator<T> for DenseAccumulator<T> {
         }
         (fresh, &mut self.values[c])
     }
-    fn len(&self) -> usize {
+    fn row_len(&self) -> usize {
         self.touched.len()
     }
     fn drain_sorted(&mut self, cols: &mut [u32], vals: &mut [T]) {
@@ -172,7 +172,7 @@ impl<T: Scalar> Accumulator<T> for HashAccumulator<T> {
             h = (h + 1) & mask;
         }
     }
-    fn len(&self) -> usize {
+    fn row_len(&self) -> usize {
         self.used
     }
     fn drain_sorted(&mut self, cols: &mut [u32], vals: &mut [T]) {

@@ -57,7 +57,7 @@ where
     for i in 0..a.nrows() {
         let slot = row_ptr[i]..row_ptr[i + 1];
         accumulate_row::<S, A>(a, b, i, &mut acc);
-        debug_assert_eq!(acc.len(), slot.len());
+        debug_assert_eq!(acc.row_len(), slot.len());
         acc.drain_sorted(&mut col_idx[slot.clone()], &mut values[slot]);
     }
     Csr::from_parts_unchecked(a.nrows(), b.ncols(), row_ptr, col_idx, values)
@@ -100,7 +100,7 @@ pub fn symbolic_row<T: Scalar, A: Accumulator<T>>(
             acc.touch(j);
         }
     }
-    acc.len()
+    acc.row_len()
 }
 
 /// Sums row `i` of A·B into `acc` (products in A's order, then B's).

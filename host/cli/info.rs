@@ -1,0 +1,70 @@
+//! `spmx info FILE`: what a matrix is — shape, entries (in the file and
+//! after symmetric expansion), field and symmetry, explicit zeros,
+//! row-length statistics, and the bytes each format would take with `f64`
+//! values and `u32` indices.
+
+use super::files::{self, InputOpts};
+use spmx::Csr;
+use spmx::format::{Bsr, Csc, Hyb, Sell};
+use std::path::Path;
+
+pub fn run(path: &Path, input: &InputOpts) -> anyhow::Result<()> {
+    let read = files::read(path, input)?;
+    let h = read.header;
+    let expanded = read.coo.nnz();
+    let a = read.coo.to_csr();
+    let stats = a.row_stats();
+    println!("file            {}", path.display());
+    println!("shape           {} × {}", a.nrows(), a.ncols());
+    println!("format          {} {} {}", h.layout, h.field, h.symmetry);
+    println!("entries         {} in the file", h.declared_entries);
+    if expanded != h.declared_entries {
+        println!("                {expanded} after {} expansion", h.symmetry);
+    }
+    if a.nnz() != expanded {
+        println!(
+            "                {} after summing {} duplicates",
+            a.nnz(),
+            expanded - a.nnz()
+        );
+    }
+    let zeros = a.values().iter().filter(|&&v| v == 0.0).count();
+    println!("explicit zeros  {zeros}");
+    println!(
+        "row lengths     min {} / mean {:.2} / max {}, {} empty rows",
+        stats.min, stats.mean, stats.max, stats.empty_rows
+    );
+    println!("bytes per format (f64 values, u32 indices):");
+    for (name, bytes) in format_bytes(&a)? {
+        println!("  {name:<16}{bytes:>14}");
+    }
+    Ok(())
+}
+
+/// Storage of `a` in each format. ELL is computed, not built: one long row
+/// can make it far larger than memory (`arrow` would need 26 GB).
+fn format_bytes(a: &Csr<f64>) -> spmx::Result<Vec<(String, usize)>> {
+    let entry = size_of::<u32>() + size_of::<f64>();
+    let ell_width = a.row_stats().max;
+    let hyb = Hyb::from_csr(a);
+    let sell = Sell::from_csr(a, 32, 256)?;
+    let bsr = Bsr::from_csr(a, 4)?;
+    Ok(vec![
+        (
+            "COO".into(),
+            a.nnz() * (2 * size_of::<u32>() + size_of::<f64>()),
+        ),
+        ("CSR".into(), a.storage_bytes()),
+        ("CSC".into(), Csc::from_csr(a).storage_bytes()),
+        (
+            format!("ELL (width {ell_width})"),
+            a.nrows() * ell_width * entry,
+        ),
+        (format!("HYB (width {})", hyb.width()), hyb.storage_bytes()),
+        ("SELL-32-256".into(), sell.storage_bytes()),
+        (
+            format!("BSR 4×4 ({} blk)", bsr.nblocks()),
+            bsr.storage_bytes(),
+        ),
+    ])
+}
