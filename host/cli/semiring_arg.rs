@@ -3,6 +3,7 @@
 //! pattern (every stored entry is `true`) and writes a pattern matrix.
 
 use clap::ValueEnum;
+use spmx::Csr;
 use spmx::io::Field;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -25,47 +26,60 @@ impl SemiringArg {
     }
 }
 
-/// Runs `$body` with `$S` bound to the semiring type named by `$arg` and
-/// `$conv` to the function that turns an `f64` input value into `$S::Value`.
+/// How the CLI's `f64` matrices become a semiring's values and back:
+/// numeric semirings use them as they are (no copy); or-and takes the
+/// pattern (every stored entry is `true`) and gives 1.0 for each entry.
+pub trait CliValue: spmx::Scalar {
+    fn from_input(m: Csr<f64>) -> Csr<Self>;
+    fn into_output(m: Csr<Self>) -> Csr<f64>;
+}
+
+impl CliValue for f64 {
+    fn from_input(m: Csr<f64>) -> Csr<f64> {
+        m
+    }
+    fn into_output(m: Csr<f64>) -> Csr<f64> {
+        m
+    }
+}
+
+impl CliValue for bool {
+    fn from_input(m: Csr<f64>) -> Csr<bool> {
+        m.map(|_| true)
+    }
+    fn into_output(m: Csr<bool>) -> Csr<f64> {
+        m.map(|v| if v { 1.0 } else { 0.0 })
+    }
+}
+
+/// Runs `$body` with `$S` bound to the semiring type named by `$arg`.
 macro_rules! with_semiring {
-    ($arg:expr, |$S:ident, $conv:ident| $body:expr) => {{
+    ($arg:expr, |$S:ident| $body:expr) => {{
         use spmx::{MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes};
         use $crate::cli::semiring_arg::SemiringArg as A;
-        fn numeric(v: f64) -> f64 {
-            v
-        }
-        fn pattern(_: f64) -> bool {
-            true
-        }
         match $arg {
             A::PlusTimes => {
                 type $S = PlusTimes<f64>;
-                let $conv = numeric;
                 $body
             }
             A::MinPlus => {
                 type $S = MinPlus<f64>;
-                let $conv = numeric;
                 $body
             }
             A::MaxPlus => {
                 type $S = MaxPlus<f64>;
-                let $conv = numeric;
                 $body
             }
             A::OrAnd => {
                 type $S = OrAnd;
-                let $conv = pattern;
                 $body
             }
             A::MaxTimes => {
                 type $S = MaxTimes<f64>;
-                let $conv = numeric;
                 $body
             }
             A::MinMax => {
                 type $S = MinMax<f64>;
-                let $conv = numeric;
                 $body
             }
         }

@@ -4,7 +4,7 @@
 
 use super::engine_arg::EngineOpts;
 use super::files::{self, InputOpts};
-use super::semiring_arg::{SemiringArg, with_semiring};
+use super::semiring_arg::{CliValue, SemiringArg, with_semiring};
 use clap::Args;
 use spmx::generate::GenSpec;
 use spmx::{Csr, Engine, ops};
@@ -81,12 +81,16 @@ pub fn run(args: &SpgemmArgs, input: &InputOpts) -> anyhow::Result<()> {
     let load = t0.elapsed();
     let products = ops::spgemm_products(&a, &b);
 
-    let t1 = Instant::now();
-    let c = with_semiring!(args.semiring, |S, conv| {
-        let (a, b) = (a.map(conv), b.map(conv));
-        ops::spgemm::<S>(&a, &b, engine)?.map(spmx::Scalar::to_f64)
+    let (c, multiply) = with_semiring!(args.semiring, |S| {
+        let (a, b) = (
+            CliValue::from_input(a.clone()),
+            CliValue::from_input(b.clone()),
+        );
+        let t = Instant::now();
+        let c = ops::spgemm::<S>(&a, &b, engine)?;
+        let multiply = t.elapsed();
+        (CliValue::into_output(c), multiply)
     });
-    let multiply = t1.elapsed();
 
     let t2 = Instant::now();
     if let Some(out) = &args.output {

@@ -43,7 +43,8 @@ pub fn balanced_row_chunks(work_prefix: &[usize]) -> Vec<Range<usize>> {
 }
 
 /// Splits `out` (with `width` elements per row) into one mutable slice per
-/// chunk of rows; `chunks` must be contiguous and start at row 0.
+/// chunk of rows; `chunks` must be contiguous and start at row 0 (any
+/// contiguous ranges work, e.g. ranges of entries with `width` 1).
 pub fn split_rows_mut<'a, T>(
     mut out: &'a mut [T],
     chunks: &[Range<usize>],

@@ -2,21 +2,20 @@
 //! flops. Below [`SERIAL_BELOW_FLOPS`] products the serial engine runs
 //! instead (threads cost more than they save).
 //!
-//! Each chunk forms its rows in one pass into chunk-local buffers (no
-//! separate symbolic pass: on a CPU, copying the finished rows once is
-//! cheaper than computing every row's pattern twice); the chunks are then
-//! concatenated in row order. Rows use the serial engine's
+//! Two phases, as in the serial engine, both parallel over the same chunks:
+//! a symbolic pass gives every row's exact length, a prefix sum places each
+//! row, and the numeric pass writes each chunk straight into its own slice
+//! of C (first touched by the thread that fills it). Rows use the serial engine's
 //! [`accumulate_row`](crate::engine::serial::spgemm::accumulate_row) procedure,
 //! so every bit matches the serial engine whatever the thread count.
 
 use crate::engine::serial;
 use crate::engine::serial::accumulator::{Accumulator, AccumulatorUser, with_accumulator};
-use crate::engine::serial::spgemm::{check_shapes, row_flops};
+use crate::engine::serial::spgemm::{accumulate_row, check_shapes, row_flops, symbolic_row};
 use crate::format::Csr;
 use crate::scalar::Scalar;
 use gpu_kernels::Semiring;
 use rayon::prelude::*;
-use std::ops::Range;
 
 /// Total products under which the serial engine is used.
 pub const SERIAL_BELOW_FLOPS: usize = 200_000;
@@ -46,62 +45,45 @@ where
         S::Value: Scalar,
     {
         fn run<A: Accumulator<S::Value> + Clone + Send + Sync>(self, acc: A) -> Csr<S::Value> {
-            let (a, b, prefix) = (self.0, self.1, self.2);
-            let chunks: Vec<ChunkRows<S::Value>> = super::balanced_row_chunks(prefix)
+            let (a, b, flops) = (self.0, self.1, self.2);
+            let chunks = super::balanced_row_chunks(flops);
+            // Symbolic: exact row lengths, chunk by chunk.
+            let mut row_len = vec![0usize; a.nrows()];
+            super::split_rows_mut(&mut row_len, &chunks, 1)
                 .into_par_iter()
-                .map(|rows| chunk_rows::<S, A>(a, b, rows, acc.clone()))
+                .zip(chunks.par_iter())
+                .for_each_with(acc.clone(), |acc, (lens, rows)| {
+                    for (len, i) in lens.iter_mut().zip(rows.clone()) {
+                        *len = symbolic_row(a, b, i, acc);
+                    }
+                });
+            let mut row_ptr = Vec::with_capacity(a.nrows() + 1);
+            row_ptr.push(0usize);
+            for (i, len) in row_len.iter().enumerate() {
+                row_ptr.push(row_ptr[i] + len);
+            }
+            // Numeric: every chunk writes its own slice of C's arrays.
+            let nnz = row_ptr[a.nrows()];
+            let mut col_idx = vec![0u32; nnz];
+            let mut values = vec![S::zero(); nnz];
+            let entry_chunks: Vec<_> = chunks
+                .iter()
+                .map(|r| row_ptr[r.start]..row_ptr[r.end])
                 .collect();
-            concatenate(a.nrows(), b.ncols(), chunks)
+            super::split_rows_mut(&mut col_idx, &entry_chunks, 1)
+                .into_par_iter()
+                .zip(super::split_rows_mut(&mut values, &entry_chunks, 1))
+                .zip(chunks.par_iter())
+                .for_each_with(acc, |acc, ((cols, vals), rows)| {
+                    let base = row_ptr[rows.start];
+                    for i in rows.clone() {
+                        let slot = row_ptr[i] - base..row_ptr[i + 1] - base;
+                        accumulate_row::<S, A>(a, b, i, acc);
+                        acc.drain_sorted(&mut cols[slot.clone()], &mut vals[slot]);
+                    }
+                });
+            Csr::from_parts_unchecked(a.nrows(), b.ncols(), row_ptr, col_idx, values)
         }
     }
     with_accumulator(b.ncols(), Parallel::<S>(a, b, &prefix))
-}
-
-/// The rows of C for one chunk of rows of A.
-struct ChunkRows<T> {
-    row_lens: Vec<usize>,
-    col_idx: Vec<u32>,
-    values: Vec<T>,
-}
-
-fn chunk_rows<S: Semiring, A: Accumulator<S::Value>>(
-    a: &Csr<S::Value>,
-    b: &Csr<S::Value>,
-    rows: Range<usize>,
-    mut acc: A,
-) -> ChunkRows<S::Value>
-where
-    S::Value: Scalar,
-{
-    let mut out = ChunkRows {
-        row_lens: Vec::with_capacity(rows.len()),
-        col_idx: Vec::new(),
-        values: Vec::new(),
-    };
-    for i in rows {
-        let start = out.col_idx.len();
-        serial::spgemm::accumulate_row::<S, A>(a, b, i, &mut acc);
-        let len = acc.row_len();
-        out.col_idx.resize(start + len, 0);
-        out.values.resize(start + len, S::zero());
-        acc.drain_sorted(&mut out.col_idx[start..], &mut out.values[start..]);
-        out.row_lens.push(len);
-    }
-    out
-}
-
-fn concatenate<T: Scalar>(nrows: usize, ncols: usize, chunks: Vec<ChunkRows<T>>) -> Csr<T> {
-    let nnz: usize = chunks.iter().map(|c| c.col_idx.len()).sum();
-    let mut row_ptr = Vec::with_capacity(nrows + 1);
-    row_ptr.push(0usize);
-    let mut col_idx = Vec::with_capacity(nnz);
-    let mut values = Vec::with_capacity(nnz);
-    for chunk in chunks {
-        for len in chunk.row_lens {
-            row_ptr.push(row_ptr.last().unwrap() + len);
-        }
-        col_idx.extend_from_slice(&chunk.col_idx);
-        values.extend_from_slice(&chunk.values);
-    }
-    Csr::from_parts_unchecked(nrows, ncols, row_ptr, col_idx, values)
 }

@@ -6,7 +6,7 @@ use crate::scalar::Scalar;
 use gpu_kernels::Semiring;
 
 /// Widest B (in columns) for which the dense accumulator is used:
-/// 2¹⁸ columns × (8-byte value + 4-byte stamp) = 3 MiB per thread.
+/// 2¹⁸ columns × 8-byte values (+ a bit each) ≈ 2 MiB per thread.
 pub const DENSE_ACCUMULATOR_MAX_COLS: usize = 1 << 18;
 
 /// Workspace for forming one row of C at a time; each engine thread owns
@@ -50,14 +50,16 @@ pub trait AccumulatorUser<T: Scalar, R> {
     fn run<A: Accumulator<T> + Clone + Send + Sync>(self, acc: A) -> R;
 }
 
-/// Dense accumulator: one value and one row stamp per column of B. A column
-/// is live in the current row when its stamp equals the row's stamp, so
-/// nothing is cleared between rows.
+/// Dense accumulator: one value per column of B and a bitmap of the
+/// columns present in the current row, plus the list of those columns. The
+/// bitmap answers "first product for this column?" and, for a row that
+/// touches many columns, lists them in order by a scan of ncols/64 words;
+/// a short row sorts its list instead. Starting a row clears only the
+/// words its predecessor touched.
 #[derive(Clone)]
 pub struct DenseAccumulator<T> {
     values: Vec<T>,
-    stamps: Vec<u32>,
-    stamp: u32,
+    present: Vec<u64>,
     touched: Vec<u32>,
 }
 
@@ -66,8 +68,7 @@ impl<T: Scalar> DenseAccumulator<T> {
     pub fn new(ncols: usize) -> Self {
         DenseAccumulator {
             values: vec![T::ZERO; ncols],
-            stamps: vec![0; ncols],
-            stamp: 0,
+            present: vec![0; ncols.div_ceil(64)],
             touched: Vec::new(),
         }
     }
@@ -75,20 +76,18 @@ impl<T: Scalar> DenseAccumulator<T> {
 
 impl<T: Scalar> Accumulator<T> for DenseAccumulator<T> {
     fn start_row(&mut self, _flops: usize) {
-        self.touched.clear();
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            // Stamps wrapped: clear them once every 2³² rows.
-            self.stamps.fill(0);
-            self.stamp = 1;
+        for &c in &self.touched {
+            self.present[c as usize / 64] = 0;
         }
+        self.touched.clear();
     }
     #[inline]
     fn slot(&mut self, col: u32) -> (bool, &mut T) {
         let c = col as usize;
-        let fresh = self.stamps[c] != self.stamp;
+        let (word, bit) = (c / 64, 1u64 << (c % 64));
+        let fresh = self.present[word] & bit == 0;
         if fresh {
-            self.stamps[c] = self.stamp;
+            self.present[word] |= bit;
             self.touched.push(col);
         }
         (fresh, &mut self.values[c])
@@ -98,14 +97,18 @@ impl<T: Scalar> Accumulator<T> for DenseAccumulator<T> {
     }
     fn drain_sorted(&mut self, cols: &mut [u32], vals: &mut [T]) {
         debug_assert_eq!(cols.len(), self.touched.len());
-        if self.touched.len() * 16 > self.stamps.len() {
-            // A dense-ish row: scanning the stamps beats sorting.
+        let n = self.touched.len();
+        // Sorting costs about n·log₂n steps, the bitmap scan one per word.
+        if n * (n.max(2).ilog2() as usize) > self.present.len() {
             let mut out = 0;
-            for (c, &s) in self.stamps.iter().enumerate() {
-                if s == self.stamp {
+            for (w, &word) in self.present.iter().enumerate() {
+                let mut bits = word;
+                while bits != 0 {
+                    let c = w * 64 + bits.trailing_zeros() as usize;
                     cols[out] = c as u32;
                     vals[out] = self.values[c];
                     out += 1;
+                    bits &= bits - 1;
                 }
             }
         } else {

@@ -2,7 +2,7 @@
 //! with a symbolic phase (exact size of every row of C) and a numeric phase.
 //!
 //! Each row of C is formed in an accumulator: a dense one (a value and a
-//! row stamp per column of B, plus the list of columns touched) when B is
+//! presence bit per column of B, plus the list of columns touched) when B is
 //! narrow enough that those arrays stay in cache, a hash table (open
 //! addressing, sized from the row's flop count) when B is wide. Either way
 //! products are added in the same order — A's row left to right, each row of
