@@ -13,8 +13,8 @@
 //! | SpMV  `y = A ⊗ x`    | COO, CSC                            | ✓      | ✓ ²  |
 //! | SpMM  `C = A ⊗ B`    | CSR × dense → dense                 | ✓      | ✓ ¹  |
 //! | SpGEMM `C = A ⊗ B`   | CSR                                 | ✓      | ✓ ¹  |
-//! | element-wise `A ⊕ B` | CSR                                 | ✓      | —    |
-//! | transpose            | CSR                                 | ✓      | —    |
+//! | element-wise `A ⊕ B` | CSR                                 | ✓      | ✓ ¹  |
+//! | transpose            | CSR (→ CSR of Aᵀ, i.e. CSC)         | ✓      | ✓ ¹  |
 //!
 //! ¹ Rows split by work; every row computed as the serial engine computes
 //! it, so the same bits as serial. ² Entries cut into chunks of a fixed
@@ -161,6 +161,30 @@ spmv_format!(
     Dense => spmv_dense,
 );
 
+/// C = A ⊕ B over `S` on `engine`: the union of the patterns.
+#[track_caller]
+pub fn ewise_add<S: Semiring>(
+    a: &Csr<S::Value>,
+    b: &Csr<S::Value>,
+    engine: Engine,
+) -> Result<Csr<S::Value>>
+where
+    S::Value: Scalar,
+{
+    Ok(match engine.resolve()? {
+        Engine::Serial => serial::ewise::ewise_add::<S>(a, b),
+        _ => cpu::ewise::ewise_add::<S>(a, b),
+    })
+}
+
+/// Aᵀ on `engine`.
+pub fn transpose<T: Scalar>(a: &Csr<T>, engine: Engine) -> Result<Csr<T>> {
+    Ok(match engine.resolve()? {
+        Engine::Serial => a.transpose(),
+        _ => cpu::transpose::transpose(a),
+    })
+}
+
 impl<T: DefaultSemiring> Csr<T> {
     /// `self · b` in `T`'s default semiring on the best engine here.
     #[track_caller]
@@ -195,7 +219,11 @@ impl<T: Scalar> Csr<T> {
     }
     /// `self ⊕ b` (pattern union, overlaps combined with `S::add`).
     #[track_caller]
-    pub fn ewise_add<S: Semiring<Value = T>>(&self, b: &Csr<T>) -> Csr<T> {
-        serial::ewise::ewise_add::<S>(self, b)
+    pub fn ewise_add_with<S: Semiring<Value = T>>(
+        &self,
+        b: &Csr<T>,
+        engine: Engine,
+    ) -> Result<Csr<T>> {
+        ewise_add::<S>(self, b, engine)
     }
 }

@@ -4,9 +4,11 @@
 //! stall one thread. Each row is computed exactly as the serial engine
 //! computes it, so results do not depend on the number of threads.
 
+pub mod ewise;
 pub mod spgemm;
 pub mod spmm;
 pub mod spmv;
+pub mod transpose;
 
 pub use spgemm::spgemm;
 pub use spmm::spmm;

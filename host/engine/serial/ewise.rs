@@ -11,12 +11,7 @@ pub fn ewise_add<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>) -> Csr<S::Va
 where
     S::Value: Scalar,
 {
-    assert!(
-        a.shape() == b.shape(),
-        "ewise_add: A.shape() != B.shape() ({:?} and {:?})",
-        a.shape(),
-        b.shape()
-    );
+    check_same_shape(a, b);
     let mut row_ptr = Vec::with_capacity(a.nrows() + 1);
     row_ptr.push(0);
     let mut col_idx = Vec::with_capacity(a.nnz().max(b.nnz()));
@@ -26,6 +21,17 @@ where
         row_ptr.push(col_idx.len());
     }
     Csr::from_parts_unchecked(a.nrows(), a.ncols(), row_ptr, col_idx, values)
+}
+
+/// Panics unless A and B have the same shape.
+#[track_caller]
+pub fn check_same_shape<T: Scalar>(a: &Csr<T>, b: &Csr<T>) {
+    assert!(
+        a.shape() == b.shape(),
+        "ewise_add: A.shape() != B.shape() ({:?} and {:?})",
+        a.shape(),
+        b.shape()
+    );
 }
 
 /// Appends the sorted union of two sorted rows.

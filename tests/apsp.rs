@@ -1,0 +1,107 @@
+//! All-pairs shortest paths by min-plus squaring: the seed repository's
+//! example (`apsp_input` → its exact closure `apsp_output`) on every
+//! engine, random graphs against Floyd–Warshall, and the error paths.
+
+use spmx::engine::Engine;
+use spmx::io::{ReadOptions, read_mtx};
+use spmx::{Coo, Csr, app, generate};
+use std::path::PathBuf;
+
+fn real(name: &str) -> Option<Csr<f64>> {
+    let dir = std::env::var_os("SPMX_REAL_DATA").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/bench-data/real"),
+        PathBuf::from,
+    );
+    let path = dir.join(name);
+    if !path.exists() {
+        eprintln!(
+            "skipping: {} is absent (set SPMX_REAL_DATA)",
+            path.display()
+        );
+        return None;
+    }
+    Some(
+        read_mtx(&path, &ReadOptions::default())
+            .unwrap()
+            .coo
+            .to_csr(),
+    )
+}
+
+#[test]
+fn seed_example_closure_is_exact_on_every_engine() {
+    let (Some(g), Some(want)) = (real("apsp_input.mtx.gz"), real("apsp_output.mtx.gz")) else {
+        return;
+    };
+    for engine in [Engine::Serial, Engine::Cpu, Engine::Auto] {
+        let got = app::apsp(&g, engine).unwrap();
+        assert_eq!(got.distances, want, "{engine}");
+        assert!(
+            got.squarings <= 4,
+            "{} squarings for 7 vertices",
+            got.squarings
+        );
+    }
+}
+
+/// Dense Floyd–Warshall; `None` is "unreachable".
+fn floyd_warshall(g: &Csr<f64>) -> Vec<Vec<Option<f64>>> {
+    let n = g.nrows();
+    let mut d = vec![vec![None; n]; n];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[i] = Some(0.0);
+        let (cols, vals) = g.row(i);
+        for (&j, &w) in cols.iter().zip(vals) {
+            let cur = row[j as usize].unwrap_or(f64::INFINITY);
+            row[j as usize] = Some(cur.min(w));
+        }
+    }
+    for k in 0..n {
+        for i in 0..n {
+            let Some(dik) = d[i][k] else { continue };
+            for j in 0..n {
+                if let Some(dkj) = d[k][j] {
+                    let via = dik + dkj;
+                    if d[i][j].is_none_or(|cur| via < cur) {
+                        d[i][j] = Some(via);
+                    }
+                }
+            }
+        }
+    }
+    d
+}
+
+#[test]
+fn random_graphs_match_floyd_warshall() {
+    for seed in 0..4 {
+        // Integer weights keep every path sum exact.
+        let g = generate::uniform(150, 150, 0, 4, seed)
+            .unwrap()
+            .map(|v| (v * 16.0).ceil());
+        let want = floyd_warshall(&g);
+        let got = app::apsp(&g, Engine::Cpu).unwrap().distances;
+        for (i, want_row) in want.iter().enumerate() {
+            for (j, w) in want_row.iter().enumerate() {
+                assert_eq!(got.get(i, j), *w, "d({i},{j}), seed {seed}");
+            }
+        }
+    }
+}
+
+#[test]
+fn negative_cycle_is_reported() {
+    let g = Coo::try_new(2, 2, vec![0, 1], vec![1, 0], vec![1.0, -3.0])
+        .unwrap()
+        .to_csr();
+    let err = app::apsp(&g, Engine::Cpu).unwrap_err().to_string();
+    assert!(err.contains("negative cycle"), "{err}");
+}
+
+#[test]
+fn non_square_graph_is_an_error() {
+    let err = app::apsp(&Csr::empty(2, 3), Engine::Serial)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("must be square, not 2×3"), "{err}");
+}
