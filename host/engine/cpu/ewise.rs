@@ -27,7 +27,7 @@ where
         .zip(b.row_ptr())
         .map(|(p, q)| p + q)
         .collect();
-    let chunks: Vec<(Vec<usize>, Vec<u32>, Vec<S::Value>)> = super::balanced_row_chunks(&work)
+    let chunks: Vec<MergedRows<S::Value>> = super::balanced_row_chunks(&work)
         .into_par_iter()
         .map(|rows| {
             let (mut lens, mut cols, mut vals) =
@@ -53,3 +53,6 @@ where
     }
     Csr::from_parts_unchecked(a.nrows(), a.ncols(), row_ptr, col_idx, values)
 }
+
+/// One chunk's merged rows: their lengths, then their entries.
+type MergedRows<T> = (Vec<usize>, Vec<u32>, Vec<T>);
