@@ -57,13 +57,14 @@ fn floyd_warshall(g: &Csr<f64>) -> Vec<Vec<Option<f64>>> {
         }
     }
     for k in 0..n {
-        for i in 0..n {
-            let Some(dik) = d[i][k] else { continue };
-            for j in 0..n {
-                if let Some(dkj) = d[k][j] {
+        let via_k = d[k].clone();
+        for row in d.iter_mut() {
+            let Some(dik) = row[k] else { continue };
+            for (dij, dkj) in row.iter_mut().zip(&via_k) {
+                if let Some(dkj) = dkj {
                     let via = dik + dkj;
-                    if d[i][j].is_none_or(|cur| via < cur) {
-                        d[i][j] = Some(via);
+                    if dij.is_none_or(|cur| via < cur) {
+                        *dij = Some(via);
                     }
                 }
             }
