@@ -3,17 +3,11 @@
 //! shape, declared and expanded entry counts, symmetry, field and row
 //! statistics. Skips, saying why, when the folder is absent.
 
+mod common;
+
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use spmx::io::{ReadOptions, read_mtx};
-
-fn data_dir() -> PathBuf {
-    std::env::var_os("SPMX_REAL_DATA").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/bench-data/real"),
-        PathBuf::from,
-    )
-}
 
 /// `MANIFEST.tsv` as one map (column name → value) per matrix.
 fn manifest(text: &str) -> Vec<HashMap<&str, &str>> {
@@ -34,7 +28,7 @@ fn manifest(text: &str) -> Vec<HashMap<&str, &str>> {
 
 #[test]
 fn real_matrices_match_the_manifest() {
-    let dir = data_dir();
+    let dir = common::real_data_dir();
     let Ok(text) = std::fs::read_to_string(dir.join("MANIFEST.tsv")) else {
         println!(
             "skipping: no MANIFEST.tsv in {} (set SPMX_REAL_DATA to the real-matrix folder)",

@@ -6,9 +6,13 @@ mod engine_arg;
 mod files;
 mod generate;
 mod info;
+mod operands;
 mod progress;
 mod semiring_arg;
 mod spgemm;
+mod spmm;
+mod spmv;
+mod summary;
 
 use clap::{Parser, Subcommand};
 use spmx::io::IndexBase;
@@ -37,6 +41,10 @@ enum Command {
     Gen(generate::GenArgs),
     /// Sparse × sparse: C = A ⊗ B over a semiring (no files: built-in pair).
     Spgemm(spgemm::SpgemmArgs),
+    /// Sparse × vector: y = A ⊗ x over a semiring, on any format (no x: random).
+    Spmv(spmv::SpmvArgs),
+    /// Sparse × dense: C = A ⊗ B over a semiring (no B: random n × k).
+    Spmm(spmm::SpmmArgs),
     /// All-pairs shortest paths by min-plus squaring.
     Apsp(apsp::ApspArgs),
 }
@@ -48,6 +56,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Convert(args) => convert::run(&args, &cli.input),
         Command::Gen(args) => generate::run(&args),
         Command::Spgemm(args) => spgemm::run(&args, &cli.input),
+        Command::Spmv(args) => spmv::run(&args, &cli.input),
+        Command::Spmm(args) => spmm::run(&args, &cli.input),
         Command::Apsp(args) => apsp::run(&args, &cli.input),
     }
 }

@@ -4,12 +4,14 @@
 
 use super::engine_arg::EngineOpts;
 use super::files::{self, InputOpts};
+use super::operands::DEFAULT_SEED;
 use super::semiring_arg::{CliValue, SemiringArg, with_semiring};
+use super::summary::Summary;
 use clap::Args;
 use spmx::generate::GenSpec;
-use spmx::{Csr, Engine, ops};
+use spmx::{Csr, ops};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct SpgemmArgs {
@@ -26,7 +28,7 @@ pub struct SpgemmArgs {
     #[command(flatten)]
     engine: EngineOpts,
     /// Seed of the built-in pair.
-    #[arg(long, default_value_t = 2026)]
+    #[arg(long, default_value_t = DEFAULT_SEED)]
     seed: u64,
 }
 
@@ -97,52 +99,23 @@ pub fn run(args: &SpgemmArgs, input: &InputOpts) -> anyhow::Result<()> {
         files::write(out, &c, args.semiring.output_field())?;
     }
     let write = args.output.as_ref().map(|_| t2.elapsed());
-    print_summary(&Summary {
-        source,
-        engine,
-        semiring: args.semiring,
-        a: &a,
-        b: &b,
-        c: &c,
-        products,
-        load,
-        multiply,
-        write,
-    });
-    Ok(())
-}
-
-struct Summary<'m> {
-    source: String,
-    engine: Engine,
-    semiring: SemiringArg,
-    a: &'m Csr<f64>,
-    b: &'m Csr<f64>,
-    c: &'m Csr<f64>,
-    products: usize,
-    load: Duration,
-    multiply: Duration,
-    write: Option<Duration>,
-}
-
-fn print_summary(s: &Summary) {
-    let shape = |m: &Csr<f64>| format!("{} × {}, {} entries", m.nrows(), m.ncols(), m.nnz());
-    println!("spgemm: {}", s.source);
-    println!("  semiring    {:?}", s.semiring);
-    println!("  engine      {}", EngineOpts::describe(s.engine));
-    println!("  A           {}", shape(s.a));
-    println!("  B           {}", shape(s.b));
-    println!("  C           {}", shape(s.c));
-    println!(
-        "  work        {} products = {} flops (multiply + add)",
-        s.products,
-        2 * s.products
-    );
-    println!("  load        {:.3} s", s.load.as_secs_f64());
-    println!("  multiply    {:.3} s", s.multiply.as_secs_f64());
-    if let Some(w) = s.write {
-        println!("  write       {:.3} s", w.as_secs_f64());
+    let mut summary = Summary::new("spgemm", &source, args.semiring, engine);
+    summary
+        .shape("A", a.shape(), a.nnz())
+        .shape("B", b.shape(), b.nnz())
+        .shape("C", c.shape(), c.nnz())
+        .line(
+            "work",
+            format!(
+                "{products} products = {} flops (multiply + add)",
+                2 * products
+            ),
+        )
+        .time("load", load)
+        .time("multiply", multiply);
+    if let Some(w) = write {
+        summary.time("write", w);
     }
-    let gflops = 2.0 * s.products as f64 / s.multiply.as_secs_f64().max(1e-9) / 1e9;
-    println!("  rate        {gflops:.2} GFLOP/s");
+    summary.gflops(2 * products, multiply).print();
+    Ok(())
 }

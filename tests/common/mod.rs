@@ -19,6 +19,9 @@
 //! - [`assert_identical`]: two CSR matrices with the same pattern and the
 //!   same values bit for bit (`-0.0` and `0.0` differ here, unlike `==`).
 //!
+//! - [`real_data_dir`]: the folder of real-world matrices,
+//!   `../shared/bench-data/real` or `$SPMX_REAL_DATA`.
+//!
 //! Sizes stay small (tens of rows): shrinking is quick and hundreds of cases
 //! run in well under a second.
 #![allow(dead_code)] // each test binary uses a subset
@@ -26,6 +29,7 @@
 use proptest::prelude::*;
 use spmx::format::{Coo, Csr};
 use spmx::scalar::Scalar;
+use std::path::PathBuf;
 
 /// A value type the strategies can draw, and compare bit for bit.
 pub trait TestScalar: Scalar {
@@ -129,4 +133,14 @@ pub fn assert_identical<T: TestScalar>(got: &Csr<T>, want: &Csr<T>) {
     assert_eq!(got.col_idx(), want.col_idx(), "col_idx");
     let bits = |a: &Csr<T>| a.values().iter().map(|&v| v.bits()).collect::<Vec<_>>();
     assert_eq!(bits(got), bits(want), "value bits");
+}
+
+/// The real-world matrices: `$SPMX_REAL_DATA`, else
+/// `../shared/bench-data/real` beside the crate. Tests that need it skip,
+/// saying why, when it has no `MANIFEST.tsv`.
+pub fn real_data_dir() -> PathBuf {
+    std::env::var_os("SPMX_REAL_DATA").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/bench-data/real"),
+        PathBuf::from,
+    )
 }

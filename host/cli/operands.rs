@@ -1,0 +1,134 @@
+//! The dense operands and results of `spmv` and `spmm`: x or B read from a
+//! file or drawn from a seed, made dense in a semiring, and y or C written.
+//!
+//! Operands travel as `Csr<f64>` until the semiring is known, like every
+//! other CLI matrix ([`CliValue`] turns them into the semiring's values):
+//! a random operand stores every element; a file stores what it lists, and
+//! an absent element becomes the semiring's zero (+∞ for min-plus). Or-and
+//! takes the pattern, so every element of an array file is `true`.
+//! Results are written as MatrixMarket *coordinate* general files that list
+//! every element — the library has no array writer — so they read back as
+//! the same dense matrix with any MatrixMarket reader.
+
+use super::files::{self, InputOpts};
+use super::semiring_arg::{CliValue, SemiringArg};
+use anyhow::Context;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use spmx::format::Dense;
+use spmx::io::Field;
+use spmx::{Csr, Scalar, Semiring};
+use std::path::Path;
+
+/// Seed of random operands when `--seed` is not given.
+pub const DEFAULT_SEED: u64 = 2026;
+
+/// A dense operand as read or drawn, with a line saying where it came from.
+pub struct Operand {
+    pub matrix: Csr<f64>,
+    pub source: String,
+}
+
+impl Operand {
+    /// Reads `path`: a MatrixMarket array, or coordinate with absent
+    /// elements meaning the semiring's zero. It must have `nrows` rows, and
+    /// `ncols` columns when given.
+    pub fn read(
+        path: &Path,
+        input: &InputOpts,
+        nrows: usize,
+        ncols: Option<usize>,
+        what: &str,
+    ) -> anyhow::Result<Operand> {
+        let matrix = files::read(path, input)?.coo.to_csr();
+        let shape_ok = matrix.nrows() == nrows && ncols.is_none_or(|c| matrix.ncols() == c);
+        anyhow::ensure!(
+            shape_ok,
+            "{what} in {} is {} × {}, but it must have {nrows} rows{}",
+            path.display(),
+            matrix.nrows(),
+            matrix.ncols(),
+            ncols.map_or(String::new(), |c| format!(" and {c} column(s)")),
+        );
+        Ok(Operand {
+            matrix,
+            source: path.display().to_string(),
+        })
+    }
+
+    /// `nrows × ncols` drawn from `seed` (see [`draw`]).
+    pub fn random(nrows: usize, ncols: usize, seed: u64) -> anyhow::Result<Operand> {
+        Ok(Operand {
+            matrix: draw(nrows, ncols, seed)?,
+            source: format!("random on (0, 1], seed {seed}"),
+        })
+    }
+}
+
+/// `m` as a dense matrix of `S`'s values, absent elements `S`'s zero.
+pub fn dense<S: Semiring>(m: Csr<f64>) -> spmx::Result<Dense<S::Value>>
+where
+    S::Value: CliValue,
+{
+    Dense::from_csr(&S::Value::from_input(m), S::zero())
+}
+
+/// `nrows × ncols` with every element stored, row-major from one ChaCha8
+/// stream of `seed`: `k / 2²⁴` with `k` uniform on `1..=2²⁴`, so uniform on
+/// (0, 1], never zero, exact in `f32` (as the matrix generators draw values).
+fn draw(nrows: usize, ncols: usize, seed: u64) -> anyhow::Result<Csr<f64>> {
+    const STEP: f64 = 1.0 / (1u64 << 24) as f64;
+    let len = nrows
+        .checked_mul(ncols)
+        .with_context(|| format!("a random {nrows} × {ncols} operand is too large"))?;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut values = try_vec(len)?;
+    values.extend((0..len).map(|_| f64::from((rng.next_u32() >> 8) + 1) * STEP));
+    full(nrows, ncols, values)
+}
+
+/// A dense result (row-major `values`) with every element stored, as the
+/// CLI's `f64` values, for [`write`].
+pub fn into_output<T: CliValue>(
+    nrows: usize,
+    ncols: usize,
+    values: Vec<T>,
+) -> anyhow::Result<Csr<f64>> {
+    Ok(T::into_output(full(nrows, ncols, values)?))
+}
+
+/// Writes a dense result (from [`into_output`]) listing every element:
+/// reals, or 0/1 integers for or-and.
+pub fn write(path: &Path, m: &Csr<f64>, semiring: SemiringArg) -> anyhow::Result<()> {
+    let field = match semiring {
+        SemiringArg::OrAnd => Field::Integer,
+        _ => Field::Real,
+    };
+    files::write(path, m, field)
+}
+
+/// An `nrows × ncols` CSR storing every element of row-major `values`.
+fn full<T: Scalar>(nrows: usize, ncols: usize, values: Vec<T>) -> anyhow::Result<Csr<T>> {
+    anyhow::ensure!(
+        u32::try_from(ncols).is_ok(),
+        "{ncols} columns do not fit u32 indices"
+    );
+    let mut col_idx = try_vec(values.len())?;
+    col_idx.extend((0..nrows).flat_map(|_| 0..ncols as u32));
+    let row_ptr = (0..=nrows).map(|i| i * ncols).collect();
+    Ok(Csr::from_parts_unchecked(
+        nrows, ncols, row_ptr, col_idx, values,
+    ))
+}
+
+/// An empty vector with room for `len` elements, or an error saying so.
+fn try_vec<T>(len: usize) -> anyhow::Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).with_context(|| {
+        format!(
+            "cannot allocate {len} elements ({} bytes)",
+            len.saturating_mul(size_of::<T>())
+        )
+    })?;
+    Ok(v)
+}

@@ -1,0 +1,146 @@
+//! `spmx spmv A [x]`: y = A ⊗ x over a chosen semiring and engine, on a
+//! chosen format (A is converted from CSR first, and that is timed apart
+//! from the product), with a summary of sizes, time and bandwidth.
+
+use super::convert::FormatArg;
+use super::engine_arg::EngineOpts;
+use super::files::{self, InputOpts};
+use super::operands::{self, DEFAULT_SEED, Operand};
+use super::semiring_arg::{CliValue, SemiringArg, with_semiring};
+use super::summary::Summary;
+use clap::Args;
+use spmx::format::{Bsr, Csc, Ell, Hyb, Sell};
+use spmx::ops::{self, SpmvFormat};
+use spmx::{Csr, Engine, Scalar, Semiring};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// SELL slice height and sorting window, and BSR block size, used by
+/// `--format` (the defaults of `spmx convert` and `spmx info`).
+const SELL_C: usize = 32;
+const SELL_SIGMA: usize = 256;
+const BSR_BLOCK: usize = 4;
+
+#[derive(Args, Debug)]
+pub struct SpmvArgs {
+    /// A (MatrixMarket), m × n.
+    a: PathBuf,
+    /// x (MatrixMarket n × 1): an array file, or a coordinate file whose
+    /// absent entries are the semiring's zero. Without it, x is random on
+    /// (0, 1] from --seed.
+    x: Option<PathBuf>,
+    /// Write y here, as a MatrixMarket *coordinate* m × 1 general file that
+    /// lists every entry (there is no array writer yet).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// The semiring: what "add" and "multiply" mean.
+    #[arg(long, value_enum, default_value = "plus-times")]
+    semiring: SemiringArg,
+    /// Format SpMV runs on (A is read as CSR and converted; SELL is
+    /// SELL-32-256, BSR has 4 × 4 blocks).
+    #[arg(long, value_enum, default_value = "csr")]
+    format: FormatArg,
+    #[command(flatten)]
+    engine: EngineOpts,
+    /// Seed of the random x.
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    seed: u64,
+}
+
+/// Times of one SpMV: the conversion from CSR (none for CSR) and the product.
+struct Timing {
+    convert: Option<Duration>,
+    multiply: Duration,
+}
+
+pub fn run(args: &SpmvArgs, input: &InputOpts) -> anyhow::Result<()> {
+    let engine = args.engine.start()?;
+    let t0 = Instant::now();
+    let a = files::read(&args.a, input)?.coo.to_csr();
+    let x = match &args.x {
+        Some(path) => Operand::read(path, input, a.ncols(), Some(1), "x")?,
+        None => Operand::random(a.ncols(), 1, args.seed)?,
+    };
+    let load = t0.elapsed();
+    let ((m, n), nnz) = (a.shape(), a.nnz());
+
+    let (y, timing, value_bytes) = with_semiring!(args.semiring, |S| {
+        let a = CliValue::from_input(a);
+        let x = operands::dense::<S>(x.matrix)?;
+        let (y, timing) = spmv_as::<S>(&a, x.as_slice(), args.format, engine)?;
+        let y = match args.output {
+            Some(_) => Some(operands::into_output(m, 1, y)?),
+            None => None,
+        };
+        (y, timing, size_of::<<S as Semiring>::Value>())
+    });
+
+    let t2 = Instant::now();
+    if let (Some(out), Some(y)) = (&args.output, &y) {
+        operands::write(out, y, args.semiring)?;
+    }
+    let write = t2.elapsed();
+
+    let mut s = Summary::new("spmv", &args.a.display().to_string(), args.semiring, engine);
+    s.shape("A", (m, n), nnz)
+        .line("x", format!("{n} entries ({})", x.source))
+        .line("y", format!("{m} entries"));
+    let format = format!("{:?}", args.format).to_uppercase();
+    match timing.convert {
+        Some(t) => s.line(
+            "format",
+            format!("{format} (converted from CSR in {:.3} s)", t.as_secs_f64()),
+        ),
+        None => s.line("format", format),
+    };
+    s.time("load", load).time("multiply", timing.multiply);
+    if args.output.is_some() {
+        s.time("write", write);
+    }
+    // What a CSR SpMV must move at least, whatever format ran: values and
+    // column indices, row pointers (8 bytes each), x once and y once.
+    let v = value_bytes;
+    let bytes = (4 + v) * nnz + 8 * (m + 1) + v * (n + m);
+    let how = format!("{}·nnz + 8·(m+1) + {v}·(n+m)", 4 + v);
+    s.gbytes(bytes, timing.multiply, &how).print();
+    Ok(())
+}
+
+/// y = A ⊗ x with A in `format`, converted from CSR first.
+fn spmv_as<S: Semiring>(
+    a: &Csr<S::Value>,
+    x: &[S::Value],
+    format: FormatArg,
+    engine: Engine,
+) -> anyhow::Result<(Vec<S::Value>, Timing)>
+where
+    S::Value: Scalar,
+{
+    let start = Some(Instant::now());
+    match format {
+        FormatArg::Csr => timed::<S, _>(a, x, engine, None),
+        FormatArg::Coo => timed::<S, _>(&a.to_coo(), x, engine, start),
+        FormatArg::Csc => timed::<S, _>(&Csc::from_csr(a), x, engine, start),
+        FormatArg::Ell => timed::<S, _>(&Ell::from_csr(a)?, x, engine, start),
+        FormatArg::Hyb => timed::<S, _>(&Hyb::from_csr(a), x, engine, start),
+        FormatArg::Sell => timed::<S, _>(&Sell::from_csr(a, SELL_C, SELL_SIGMA)?, x, engine, start),
+        FormatArg::Bsr => timed::<S, _>(&Bsr::from_csr(a, BSR_BLOCK)?, x, engine, start),
+    }
+}
+
+/// Runs the product on `m`, whose conversion began at `converting_since`.
+fn timed<S: Semiring, F: SpmvFormat<S::Value>>(
+    m: &F,
+    x: &[S::Value],
+    engine: Engine,
+    converting_since: Option<Instant>,
+) -> anyhow::Result<(Vec<S::Value>, Timing)>
+where
+    S::Value: Scalar,
+{
+    let convert = converting_since.map(|t| t.elapsed());
+    let t = Instant::now();
+    let y = ops::spmv::<S>(m, x, engine)?;
+    let multiply = t.elapsed();
+    Ok((y, Timing { convert, multiply }))
+}

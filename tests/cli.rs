@@ -1,0 +1,691 @@
+//! The `spmx` binary end to end, run as a user runs it (in a temporary
+//! directory): `info` on a real matrix and on bad input, `convert` through
+//! every format on every real matrix, `gen` reproducibility, `spgemm`,
+//! `spmv` and `spmm` against the serial library for every semiring and
+//! engine, `apsp` against the known answer, and failed writes that leave
+//! nothing behind. Tests that need `../shared/bench-data/real` (or
+//! `$SPMX_REAL_DATA`) skip, saying why, when it is absent.
+
+mod common;
+
+use common::{assert_identical, real_data_dir};
+use spmx::format::{Bsr, Csc, Dense, Ell, Hyb, Sell};
+use spmx::io::{Field, ReadOptions, read_mtx, write_mtx};
+use spmx::ops::{self, SpmvFormat};
+use spmx::{Csr, Engine, Scalar, Semiring};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+// ---- running the binary ----
+
+/// One finished run of `spmx`.
+struct Run {
+    args: String,
+    ok: bool,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    #[track_caller]
+    fn success(self) -> Run {
+        assert!(self.ok, "spmx {} failed:\n{}", self.args, self.stderr);
+        self
+    }
+    #[track_caller]
+    fn failure(self) -> Run {
+        assert!(!self.ok, "spmx {} should have failed", self.args);
+        self
+    }
+}
+
+/// Runs `spmx args…` in `cwd`.
+fn spmx(cwd: &Path, args: &[&str]) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_spmx"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("cannot start the spmx binary");
+    Run {
+        args: args.join(" "),
+        ok: out.status.success(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("test paths are UTF-8")
+}
+
+fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+fn read_csr(path: &Path) -> Csr<f64> {
+    read_mtx::<f64>(path, &ReadOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .coo
+        .to_csr()
+}
+
+fn test_data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+/// `name` in the real-matrix folder, or `None` (having said why) when the
+/// folder is absent.
+fn real(name: &str) -> Option<PathBuf> {
+    let dir = real_data_dir();
+    if !dir.join("MANIFEST.tsv").exists() {
+        println!(
+            "skipping: no MANIFEST.tsv in {} (set SPMX_REAL_DATA to the real-matrix folder)",
+            dir.display()
+        );
+        return None;
+    }
+    Some(dir.join(name))
+}
+
+/// Every matrix in the real-matrix folder, or `None` (having said why).
+fn real_matrices() -> Option<Vec<PathBuf>> {
+    let dir = real("")?;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| s(p).ends_with(".mtx.gz") || s(p).ends_with(".mtx"))
+        .collect();
+    files.sort();
+    Some(files)
+}
+
+// ---- semirings on the test side: the CLI's f64 ↔ the semiring's values ----
+
+const SEMIRINGS: [&str; 6] = [
+    "plus-times",
+    "min-plus",
+    "max-plus",
+    "or-and",
+    "max-times",
+    "min-max",
+];
+
+/// Runs `$body` with `$S` the semiring the CLI names `$name`.
+macro_rules! with_semiring {
+    ($name:expr, |$S:ident| $body:expr) => {{
+        use spmx::{MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes};
+        match $name {
+            "plus-times" => {
+                type $S = PlusTimes<f64>;
+                $body
+            }
+            "min-plus" => {
+                type $S = MinPlus<f64>;
+                $body
+            }
+            "max-plus" => {
+                type $S = MaxPlus<f64>;
+                $body
+            }
+            "or-and" => {
+                type $S = OrAnd;
+                $body
+            }
+            "max-times" => {
+                type $S = MaxTimes<f64>;
+                $body
+            }
+            "min-max" => {
+                type $S = MinMax<f64>;
+                $body
+            }
+            other => panic!("unknown semiring {other}"),
+        }
+    }};
+}
+
+/// What the CLI documents: numeric semirings use the values, or-and the
+/// pattern; results come back as `f64` (`bool` as 0 or 1).
+trait CliSide: Scalar {
+    fn input(m: &Csr<f64>) -> Csr<Self>;
+}
+impl CliSide for f64 {
+    fn input(m: &Csr<f64>) -> Csr<f64> {
+        m.clone()
+    }
+}
+impl CliSide for bool {
+    fn input(m: &Csr<f64>) -> Csr<bool> {
+        m.map(|_| true)
+    }
+}
+
+fn to_cli<T: Scalar>(m: &Csr<T>) -> Csr<f64> {
+    m.map(T::to_f64)
+}
+
+/// `x` (stored entries) as the dense operand the CLI makes of it.
+fn dense<S: Semiring>(x: &Csr<f64>) -> Dense<S::Value>
+where
+    S::Value: CliSide,
+{
+    Dense::from_csr(&CliSide::input(x), S::zero()).unwrap()
+}
+
+/// The values of a dense result file, which must list every element.
+fn dense_values(path: &Path, shape: (usize, usize)) -> Vec<u64> {
+    let m = read_csr(path);
+    assert_eq!(m.shape(), shape, "{}", path.display());
+    assert_eq!(
+        m.nnz(),
+        shape.0 * shape.1,
+        "{} lists every entry",
+        path.display()
+    );
+    m.values().iter().map(|v| v.to_bits()).collect()
+}
+
+fn bits<T: Scalar>(values: &[T]) -> Vec<u64> {
+    values.iter().map(|v| v.to_f64().to_bits()).collect()
+}
+
+// ---- info and bad input ----
+
+#[test]
+fn info_reports_the_expanded_shape_and_entries() {
+    let Some(file) = real("bcsstk16.mtx.gz") else {
+        return;
+    };
+    let run = spmx(Path::new("."), &["info", s(&file)]).success();
+    assert!(run.stdout.contains("4884 × 4884"), "{}", run.stdout);
+    assert!(run.stdout.contains("290378"), "{}", run.stdout);
+}
+
+#[test]
+fn bad_input_fails_naming_the_file_and_line() {
+    let dir = tempdir();
+    let real_general = "%%MatrixMarket matrix coordinate real general\n";
+    let cases = [
+        (
+            "nan.mtx",
+            format!("{real_general}2 2 2\n1 1 1.5\n2 2 x\n"),
+            4,
+        ),
+        (
+            "short.mtx",
+            format!("{real_general}3 3 3\n1 1 1\n2 2 2\n"),
+            5,
+        ),
+        (
+            "header.mtx",
+            "%%MatrixMarket matrix sparse real general\n1 1 0\n".into(),
+            1,
+        ),
+        ("range.mtx", format!("{real_general}2 2 1\n3 1 1\n"), 3),
+    ];
+    for (name, text, line) in cases {
+        std::fs::write(dir.path().join(name), text).unwrap();
+        let run = spmx(dir.path(), &["info", name]).failure();
+        assert!(
+            run.stderr.contains(&format!("{name}:{line}:")),
+            "{name}: {}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    }
+}
+
+#[test]
+fn drop_invalid_reads_an_out_of_range_file_and_says_how_much_it_dropped() {
+    let file = test_data("out_of_range.mtx");
+    let run = spmx(Path::new("."), &["info", s(&file)]).failure();
+    assert!(run.stderr.contains("out_of_range.mtx:4:"), "{}", run.stderr);
+    let run = spmx(Path::new("."), &["--drop-invalid", "info", s(&file)]).success();
+    assert!(
+        run.stderr.contains("dropped 2 out-of-range entries"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.contains("3 × 3"), "{}", run.stdout);
+}
+
+#[test]
+fn index_base_zero_reads_a_zero_based_file() {
+    let file = test_data("zero_based.mtx");
+    spmx(Path::new("."), &["info", s(&file)]).failure();
+    let run = spmx(Path::new("."), &["info", "--index-base", "0", s(&file)]).success();
+    assert!(run.stdout.contains("2 × 2"), "{}", run.stdout);
+}
+
+// ---- convert ----
+
+/// Formats whose padded layout would exceed this many slots (12 bytes
+/// each) are not built: ELL of `arrow` would take 26 GB.
+const MAX_PADDED_SLOTS: usize = 100_000_000;
+
+/// `spmx convert X out.mtx --format F` reads back equal to X, bit for bit,
+/// for every real matrix.
+fn convert_round_trips(format: &str) {
+    let Some(files) = real_matrices() else {
+        return;
+    };
+    let dir = tempdir();
+    let out = dir.path().join("out.mtx");
+    for file in files {
+        let want = read_csr(&file);
+        let slots = want.nrows() * want.row_stats().max;
+        if format == "ell" && slots > MAX_PADDED_SLOTS {
+            println!("skipping ELL of {}: {slots} padded slots", file.display());
+            continue;
+        }
+        spmx(
+            dir.path(),
+            &["convert", s(&file), s(&out), "--format", format],
+        )
+        .success();
+        assert_identical(&read_csr(&out), &want);
+    }
+}
+
+macro_rules! convert_tests {
+    ($($name:ident => $format:literal),*) => {$(
+        #[test]
+        fn $name() {
+            convert_round_trips($format);
+        }
+    )*};
+}
+
+convert_tests!(
+    convert_csr => "csr",
+    convert_coo => "coo",
+    convert_csc => "csc",
+    convert_ell => "ell",
+    convert_hyb => "hyb",
+    convert_sell => "sell",
+    convert_bsr => "bsr"
+);
+
+// ---- gen ----
+
+#[test]
+fn gen_is_reproducible_from_the_seed() {
+    let kinds: [(&str, &[&str], bool); 6] = [
+        (
+            "uniform",
+            &["--rows", "200", "--min-per-row", "1", "--max-per-row", "5"],
+            true,
+        ),
+        ("rmat", &["--scale", "8", "--edge-factor", "4"], true),
+        ("poisson2d", &["--n", "10"], false),
+        ("poisson3d", &["--n", "5"], false),
+        (
+            "banded",
+            &["--n", "100", "--lower", "2", "--upper", "3"],
+            true,
+        ),
+        ("power-law", &["--rows", "200", "--mean", "4"], true),
+    ];
+    let dir = tempdir();
+    for (kind, params, seeded) in kinds {
+        let generate = |seed: &str, name: &str| {
+            let mut args = vec!["gen", kind];
+            args.extend_from_slice(params);
+            args.extend_from_slice(&["--seed", seed, "-o", name]);
+            spmx(dir.path(), &args).success();
+            std::fs::read(dir.path().join(name)).unwrap()
+        };
+        let first = generate("7", "a.mtx");
+        assert!(first.starts_with(b"%%MatrixMarket"), "{kind}");
+        assert_eq!(first, generate("7", "b.mtx"), "{kind}: same seed");
+        let other = generate("8", "c.mtx");
+        if seeded {
+            assert_ne!(first, other, "{kind}: different seed");
+        } else {
+            assert_eq!(first, other, "{kind} ignores the seed");
+        }
+    }
+}
+
+// ---- spgemm ----
+
+/// The serial library's C = A ⊗ B as the CLI writes it.
+fn spgemm_oracle<S: Semiring>(a: &Csr<f64>, b: &Csr<f64>) -> Csr<f64>
+where
+    S::Value: CliSide,
+{
+    let c = ops::spgemm::<S>(&CliSide::input(a), &CliSide::input(b), Engine::Serial).unwrap();
+    to_cli(&c)
+}
+
+/// `spmx spgemm A B -o C` for every semiring and engine equals the serial
+/// library's product.
+fn spgemm_matches_the_library(dir: &Path, a_path: &Path, b_path: &Path) {
+    let (a, b) = (read_csr(a_path), read_csr(b_path));
+    let out = dir.join("c.mtx");
+    for semiring in SEMIRINGS {
+        let want = with_semiring!(semiring, |S| spgemm_oracle::<S>(&a, &b));
+        for engine in ["serial", "cpu", "auto"] {
+            let args = [
+                "spgemm",
+                s(a_path),
+                s(b_path),
+                "-o",
+                s(&out),
+                "--semiring",
+                semiring,
+                "--engine",
+                engine,
+            ];
+            spmx(dir, &args).success();
+            assert_identical(&read_csr(&out), &want);
+        }
+    }
+}
+
+#[test]
+fn spgemm_square_matches_the_library() {
+    let Some(a) = real("bcsstk13.mtx.gz") else {
+        return;
+    };
+    spgemm_matches_the_library(tempdir().path(), &a, &a);
+}
+
+#[test]
+fn spgemm_rectangular_matches_the_library() {
+    let Some(g) = real("Groebner_id2003_aug.mtx.gz") else {
+        return;
+    };
+    let dir = tempdir();
+    let gt = dir.path().join("gt.mtx");
+    write_mtx(&gt, &read_csr(&g).transpose(), Field::Integer).unwrap();
+    spgemm_matches_the_library(dir.path(), &g, &gt);
+}
+
+#[test]
+fn spgemm_default_pair_has_about_4_2m_entries() {
+    let run = spmx(Path::new("."), &["spgemm"]).success();
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("C "))
+        .unwrap_or_else(|| panic!("no C line in\n{}", run.stdout));
+    let entries: usize = line
+        .split(", ")
+        .nth(1)
+        .and_then(|e| e.strip_suffix(" entries"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("cannot read the entries in {line:?}"));
+    assert!(line.contains("8191 × 8191"), "{line}");
+    assert!((4_100_000..=4_300_000).contains(&entries), "{line}");
+    assert!(run.stdout.contains("GFLOP/s"), "{}", run.stdout);
+}
+
+#[test]
+fn an_engine_that_is_not_built_in_says_what_to_use() {
+    let run = spmx(Path::new("."), &["spgemm", "--engine", "cuda"]).failure();
+    assert!(run.stderr.contains("--engine cpu"), "{}", run.stderr);
+}
+
+// ---- apsp ----
+
+#[test]
+fn apsp_gives_the_known_distances_exactly() {
+    let (Some(input), Some(output)) = (real("apsp_input.mtx.gz"), real("apsp_output.mtx.gz"))
+    else {
+        return;
+    };
+    let dir = tempdir();
+    let d = dir.path().join("d.mtx");
+    spmx(dir.path(), &["apsp", s(&input), "-o", s(&d)]).success();
+    assert_identical(&read_csr(&d), &read_csr(&output));
+}
+
+// ---- spmv and spmm ----
+
+const FORMATS: [&str; 7] = ["csr", "coo", "csc", "ell", "hyb", "sell", "bsr"];
+
+/// A small matrix with negative values and an explicit zero, written to
+/// `dir/a.mtx`.
+fn small_matrix(dir: &Path) -> (PathBuf, Csr<f64>) {
+    let mut a = spmx::generate::uniform(70, 50, 0, 9, 3).unwrap();
+    for (k, v) in a.values_mut().iter_mut().enumerate() {
+        *v = if k % 5 == 0 { -*v } else { *v * 4.0 };
+    }
+    if let Some(v) = a.values_mut().get_mut(3) {
+        *v = 0.0;
+    }
+    let path = dir.join("a.mtx");
+    write_mtx(&path, &a, Field::Real).unwrap();
+    (path, a)
+}
+
+/// The serial or cpu library's y = A ⊗ x on `format` (the CLI's SELL and
+/// BSR parameters).
+fn spmv_oracle<S: Semiring>(a: &Csr<f64>, x: &Csr<f64>, format: &str, engine: Engine) -> Vec<u64>
+where
+    S::Value: CliSide,
+{
+    fn on<S: Semiring, F: SpmvFormat<S::Value>>(m: &F, x: &[S::Value], e: Engine) -> Vec<u64>
+    where
+        S::Value: Scalar,
+    {
+        bits(&ops::spmv::<S>(m, x, e).unwrap())
+    }
+    let a: Csr<S::Value> = CliSide::input(a);
+    let x = dense::<S>(x);
+    let x = x.as_slice();
+    match format {
+        "csr" => on::<S, _>(&a, x, engine),
+        "coo" => on::<S, _>(&a.to_coo(), x, engine),
+        "csc" => on::<S, _>(&Csc::from_csr(&a), x, engine),
+        "ell" => on::<S, _>(&Ell::from_csr(&a).unwrap(), x, engine),
+        "hyb" => on::<S, _>(&Hyb::from_csr(&a), x, engine),
+        "sell" => on::<S, _>(&Sell::from_csr(&a, 32, 256).unwrap(), x, engine),
+        "bsr" => on::<S, _>(&Bsr::from_csr(&a, 4).unwrap(), x, engine),
+        other => panic!("unknown format {other}"),
+    }
+}
+
+/// `x` as a MatrixMarket array file.
+fn write_array(path: &Path, column: &[f64]) {
+    let mut text = format!(
+        "%%MatrixMarket matrix array real general\n{} 1\n",
+        column.len()
+    );
+    for v in column {
+        text += &format!("{v:e}\n");
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn spmv_matches_the_library_on_every_format_semiring_and_engine() {
+    let dir = tempdir();
+    let (a_path, a) = small_matrix(dir.path());
+    let column: Vec<f64> = (0..a.ncols()).map(|j| j as f64 * 0.25 - 3.0).collect();
+    let x_path = dir.path().join("x.mtx");
+    write_array(&x_path, &column);
+    let x = read_csr(&x_path);
+    let y_path = dir.path().join("y.mtx");
+    for semiring in SEMIRINGS {
+        for format in FORMATS {
+            for engine in ["serial", "cpu"] {
+                let args = [
+                    "spmv",
+                    s(&a_path),
+                    s(&x_path),
+                    "-o",
+                    s(&y_path),
+                    "--semiring",
+                    semiring,
+                    "--format",
+                    format,
+                    "--engine",
+                    engine,
+                ];
+                let run = spmx(dir.path(), &args).success();
+                assert!(run.stdout.contains("GB/s"), "{}", run.stdout);
+                let e = if engine == "cpu" {
+                    Engine::Cpu
+                } else {
+                    Engine::Serial
+                };
+                let want = with_semiring!(semiring, |S| spmv_oracle::<S>(&a, &x, format, e));
+                let got = dense_values(&y_path, (a.nrows(), 1));
+                assert_eq!(got, want, "{semiring} on {format}, {engine}");
+            }
+        }
+    }
+}
+
+#[test]
+fn spmv_absent_entries_of_a_coordinate_x_are_the_semirings_zero() {
+    let dir = tempdir();
+    let (a_path, a) = small_matrix(dir.path());
+    let x_path = dir.path().join("x.mtx");
+    std::fs::write(
+        &x_path,
+        "%%MatrixMarket matrix coordinate real general\n50 1 3\n1 1 2\n7 1 -1\n50 1 0.5\n",
+    )
+    .unwrap();
+    let x = read_csr(&x_path);
+    let y_path = dir.path().join("y.mtx");
+    for semiring in ["plus-times", "min-plus", "max-plus"] {
+        let args = [
+            "spmv",
+            s(&a_path),
+            s(&x_path),
+            "-o",
+            s(&y_path),
+            "--semiring",
+            semiring,
+        ];
+        spmx(dir.path(), &args).success();
+        let want = with_semiring!(semiring, |S| spmv_oracle::<S>(&a, &x, "csr", Engine::Cpu));
+        assert_eq!(dense_values(&y_path, (70, 1)), want, "{semiring}");
+    }
+}
+
+#[test]
+fn spmv_random_x_is_reproducible_and_x_must_fit() {
+    let dir = tempdir();
+    let (a_path, _) = small_matrix(dir.path());
+    let run_with = |seed: &str, out: &str| {
+        let args = ["spmv", s(&a_path), "--seed", seed, "-o", out];
+        spmx(dir.path(), &args).success();
+        std::fs::read(dir.path().join(out)).unwrap()
+    };
+    let first = run_with("5", "y1.mtx");
+    assert_eq!(first, run_with("5", "y2.mtx"));
+    assert_ne!(first, run_with("6", "y3.mtx"));
+
+    let wrong = dir.path().join("x.mtx");
+    write_array(&wrong, &[1.0; 49]);
+    let run = spmx(dir.path(), &["spmv", s(&a_path), s(&wrong)]).failure();
+    assert!(run.stderr.contains("must have 50 rows"), "{}", run.stderr);
+}
+
+/// The library's C = A ⊗ B as bits of the dense result.
+fn spmm_oracle<S: Semiring>(a: &Csr<f64>, b: &Csr<f64>, engine: Engine) -> Vec<u64>
+where
+    S::Value: CliSide,
+{
+    let c = ops::spmm::<S>(&CliSide::input(a), &dense::<S>(b), engine).unwrap();
+    bits(c.as_slice())
+}
+
+#[test]
+fn spmm_matches_the_library_for_every_semiring_and_engine() {
+    let dir = tempdir();
+    let (a_path, a) = small_matrix(dir.path());
+    // B: 50 × 3, coordinate with a few absent entries.
+    let b_path = dir.path().join("b.mtx");
+    let mut text = String::from("%%MatrixMarket matrix coordinate real general\n50 3 140\n");
+    let mut listed = 0;
+    for i in 0..50 {
+        for j in 0..3 {
+            if (i + j) % 15 != 0 {
+                text += &format!("{} {} {}\n", i + 1, j + 1, (i * 3 + j) as f64 * 0.5 - 30.0);
+                listed += 1;
+            }
+        }
+    }
+    assert_eq!(listed, 140);
+    std::fs::write(&b_path, text).unwrap();
+    let b = read_csr(&b_path);
+    let c_path = dir.path().join("c.mtx");
+    for semiring in SEMIRINGS {
+        for engine in ["serial", "cpu"] {
+            let args = [
+                "spmm",
+                s(&a_path),
+                s(&b_path),
+                "-o",
+                s(&c_path),
+                "--semiring",
+                semiring,
+                "--engine",
+                engine,
+            ];
+            let run = spmx(dir.path(), &args).success();
+            assert!(run.stdout.contains("GFLOP/s"), "{}", run.stdout);
+            let e = if engine == "cpu" {
+                Engine::Cpu
+            } else {
+                Engine::Serial
+            };
+            let want = with_semiring!(semiring, |S| spmm_oracle::<S>(&a, &b, e));
+            assert_eq!(dense_values(&c_path, (70, 3)), want, "{semiring}, {engine}");
+        }
+    }
+}
+
+#[test]
+fn spmm_random_b_has_k_columns() {
+    let dir = tempdir();
+    let (a_path, _) = small_matrix(dir.path());
+    let c_path = dir.path().join("c.mtx");
+    let run = spmx(
+        dir.path(),
+        &["spmm", s(&a_path), "--k", "4", "-o", s(&c_path)],
+    )
+    .success();
+    assert!(run.stdout.contains("50 × 4 dense"), "{}", run.stdout);
+    dense_values(&c_path, (70, 4));
+    let b_path = dir.path().join("b.mtx");
+    std::fs::write(&b_path, "%%MatrixMarket matrix array real general\n50 1\n").unwrap();
+    spmx(dir.path(), &["spmm", s(&a_path), s(&b_path), "--k", "4"]).failure();
+}
+
+// ---- failed writes ----
+
+#[test]
+fn a_failed_write_fails_and_leaves_nothing() {
+    let dir = tempdir();
+    let (a_path, _) = small_matrix(dir.path());
+    let square = dir.path().join("square.mtx");
+    let sq = spmx::generate::uniform(30, 30, 1, 4, 9).unwrap();
+    write_mtx(&square, &sq, Field::Real).unwrap();
+    let before = std::fs::read_dir(dir.path()).unwrap().count();
+    let missing = dir.path().join("missing/x.mtx");
+    let commands: [&[&str]; 5] = [
+        &["spgemm", s(&square), "-o"],
+        &["spmv", s(&a_path), "-o"],
+        &["spmm", s(&a_path), "-o"],
+        &["convert", s(&a_path)],
+        &["gen", "banded", "--n", "10", "-o"],
+    ];
+    for command in commands {
+        for target in [s(&missing), "/nonexistent-dir/x.mtx"] {
+            let mut args = command.to_vec();
+            args.push(target);
+            let run = spmx(dir.path(), &args).failure();
+            assert!(run.stderr.contains("x.mtx"), "{}", run.stderr);
+        }
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), before);
+    assert!(!Path::new("/nonexistent-dir").exists());
+}
