@@ -57,9 +57,22 @@ pub(crate) fn slot_count(format: &str, a: usize, b: usize) -> Result<usize> {
         .ok_or_else(|| Error::TooLarge(format!("{format}: {a} × {b} slots overflow usize")))
 }
 
-/// `len` copies of `value`, or [`Error::TooLarge`] when the allocator refuses
-/// (a padded layout of a skewed matrix can ask for terabytes).
+/// `len` copies of `value`, or [`Error::TooLarge`] when the array is larger
+/// than the memory the system has available or the allocator refuses (a
+/// padded layout of a skewed matrix can ask for terabytes; with overcommit
+/// the allocation alone would succeed and the process be killed later).
 pub(crate) fn try_filled<E: Clone>(format: &str, len: usize, value: E) -> Result<Vec<E>> {
+    let bytes = len.saturating_mul(size_of::<E>());
+    if let Some(available) = available_memory()
+        && bytes > available
+    {
+        return Err(Error::TooLarge(format!(
+            "{format}: {len} slots of {} bytes need {:.1} GB, but only {:.1} GB of memory is available",
+            size_of::<E>(),
+            bytes as f64 / 1e9,
+            available as f64 / 1e9
+        )));
+    }
     let mut v = Vec::new();
     v.try_reserve_exact(len).map_err(|_| {
         Error::TooLarge(format!(
@@ -69,4 +82,13 @@ pub(crate) fn try_filled<E: Clone>(format: &str, len: usize, value: E) -> Result
     })?;
     v.resize(len, value);
     Ok(v)
+}
+
+/// Memory the system can still give this process (Linux `MemAvailable`),
+/// or `None` where that cannot be read.
+pub(crate) fn available_memory() -> Option<usize> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib.saturating_mul(1024))
 }
