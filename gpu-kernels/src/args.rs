@@ -89,7 +89,7 @@ pub unsafe trait KernelArgs: Copy + 'static {}
 /// SpMV over CSR: `y[i] = ⊕ₖ values[k] ⊗ x[col_idx[k]]` for `k` in
 /// `row_ptr[i]..row_ptr[i+1]`, each row starting from the semiring zero
 /// (`y` is overwritten, never read). Row offsets are `u32`: the matrix has
-/// fewer than 2³² stored entries.
+/// at most 2³² − 64 stored entries (so a warp's `k + 32` cannot wrap).
 #[repr(C)]
 pub struct SpmvCsrArgs<T> {
     /// `n_rows + 1` offsets into `col_idx` and `values`.
