@@ -1,12 +1,57 @@
 //! Code shared by every spmx engine: the semirings (what "add" and "multiply"
-//! mean), and later the GPU kernel bodies.
+//! mean), the `#[repr(C)]` kernel argument structs, and the GPU kernels.
 //!
 //! The crate is `#![no_std]` so that the same definitions compile for the host
 //! (an ordinary dependency of `spmx`) and for `nvptx64-nvidia-cuda` (PTX
-//! kernels). One definition of a semiring serves the serial oracle, the rayon
-//! engine, the GPU and MPI alike.
+//! kernels, built by spmx's `build.rs` with feature `gpu`). One definition of
+//! a semiring serves the serial oracle, the rayon engine, the GPU and MPI
+//! alike.
+//!
+//! | module       | built for  | what                                          |
+//! |--------------|------------|-----------------------------------------------|
+//! | [`semiring`] | all        | the `Semiring` trait and the provided semirings |
+//! | [`args`]     | all        | kernel argument structs, device pointers      |
+//! | [`kernels`]  | all        | entry-point stamping and the table of kernels |
+//! | `device`     | nvptx64    | thread indices, warp shuffles and votes, shared memory, atomics |
+//! | `spmv`       | nvptx64    | SpMV kernel bodies                            |
+//!
+//! On the device a `bool` (or-and) is one byte holding 0 or 1, as on the host.
 #![no_std]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(
+        abi_ptx,
+        asm_experimental_arch,
+        core_intrinsics,
+        gpu_intrinsics,
+        gpu_launch_sized_workgroup_mem,
+        link_llvm_intrinsics,
+        stdarch_nvptx
+    )
+)]
+#![feature(macro_metavar_expr_concat)]
+#![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 
+#[cfg(test)]
+extern crate std;
+
+pub mod args;
+pub mod kernels;
 pub mod semiring;
 
+#[cfg(target_arch = "nvptx64")]
+pub mod device;
+#[cfg(target_arch = "nvptx64")]
+pub mod spmv;
+
 pub use semiring::{Float, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring};
+
+/// A panic on the device (a bug: kernels index with raw pointers and do not
+/// panic on their own) stops the kernel with `trap`; the host sees a launch
+/// error.
+#[cfg(target_arch = "nvptx64")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    // SAFETY: `trap` aborts the kernel; always sound.
+    unsafe { core::arch::nvptx::trap() }
+}

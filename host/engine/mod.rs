@@ -11,6 +11,8 @@
 //! [`Engine::Auto`] picks the fastest engine present at run time.
 
 pub mod cpu;
+#[cfg(feature = "gpu")]
+pub mod cuda;
 pub mod serial;
 
 use crate::error::{Error, Result};

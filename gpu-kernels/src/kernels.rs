@@ -1,0 +1,145 @@
+//! The one place GPU entry points are stamped: every kernel family × every
+//! semiring the GPU supports. PTX entry points cannot be generic, so
+//! `stamp_kernels!` writes one `#[no_mangle] extern "ptx-kernel" fn` per
+//! pair, named `{family}_{semiring}_{value}` (`spmv_csr_vector_min_plus_f32`),
+//! and the host-visible table [`KERNELS`] naming them all.
+//!
+//! A family is a generic function `family::<S: Semiring>(args: Args<S::Value>)`
+//! in a kernel module (its body); the entry point only fixes `S`. To put a
+//! new semiring on the GPU, add a line to `semirings`; a new kernel family,
+//! a line to `families`. Entry points exist only in the nvptx64 build; the
+//! table exists everywhere, so the host can look kernels up by family,
+//! semiring and value type.
+
+#[cfg(target_arch = "nvptx64")]
+use crate::args::{SpmvCooArgs, SpmvCsrArgs};
+use crate::semiring::{MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring};
+#[cfg(target_arch = "nvptx64")]
+use crate::spmv::{spmv_coo_atomic, spmv_csr_scalar, spmv_csr_vector};
+
+/// One PTX entry point: a kernel family stamped for one semiring.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Kernel {
+    /// The PTX entry name: `{family}_{semiring with _ for -}_{value}`.
+    pub name: &'static str,
+    /// The generic kernel it instantiates (`spmv_csr_vector`).
+    pub family: &'static str,
+    /// [`Semiring::NAME`] (`min-plus`).
+    pub semiring: &'static str,
+    /// The value type: `f32`, `f64` or `bool`.
+    pub value: &'static str,
+}
+
+/// The entry point of `family` for semiring `S`, if it was stamped.
+pub fn find<S: Semiring>(family: &str) -> Option<&'static Kernel> {
+    let value = value_name::<S::Value>();
+    KERNELS
+        .iter()
+        .find(|k| k.family == family && k.semiring == S::NAME && Some(k.value) == value)
+}
+
+fn value_name<T: 'static>() -> Option<&'static str> {
+    use core::any::TypeId;
+    let t = TypeId::of::<T>();
+    [
+        (TypeId::of::<f32>(), "f32"),
+        (TypeId::of::<f64>(), "f64"),
+        (TypeId::of::<bool>(), "bool"),
+    ]
+    .into_iter()
+    .find_map(|(id, name)| (id == t).then_some(name))
+}
+
+/// Stamps entry points and the [`KERNELS`] table for the cross product of
+/// `families` (name and argument struct) and `semirings` (name, value type,
+/// semiring type).
+macro_rules! stamp_kernels {
+    (
+        families: [$($family:ident($args:ident)),* $(,)?],
+        semirings: $semirings:tt $(,)?
+    ) => {
+        $( stamp_kernels!(@entries $family $args $semirings); )*
+
+        /// Every stamped entry point, family by family.
+        pub const KERNELS: &[Kernel] = stamp_kernels!(@table [] [$($family)*] $semirings);
+    };
+
+    (@entries $family:ident $args:ident [$($sr:ident $t:ident => $S:ty),* $(,)?]) => {$(
+        #[doc = concat!("[`", stringify!($family), "`] over `", stringify!($S), "`.")]
+        ///
+        /// # Safety
+        /// Launched by the host under the family's launch contract.
+        #[cfg(target_arch = "nvptx64")]
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn ${concat($family, _, $sr, _, $t)}(args: $args<$t>) {
+            // SAFETY: the launch contract of the family, upheld by the host.
+            unsafe { $family::<$S>(args) }
+        }
+        // The value type in the name is the semiring's: checked on every target.
+        const _: fn() = value_is::<$S, $t>;
+    )*};
+
+    (@table [$($acc:tt)*] [] $sems:tt) => { &[$($acc)*] };
+    (@table [$($acc:tt)*] [$family:ident $($rest:ident)*] [$($sr:ident $t:ident => $S:ty),* $(,)?]) => {
+        stamp_kernels!(@table [$($acc)* $(
+            Kernel {
+                name: concat!(stringify!($family), "_", stringify!($sr), "_", stringify!($t)),
+                family: stringify!($family),
+                semiring: <$S as Semiring>::NAME,
+                value: stringify!($t),
+            },
+        )*] [$($rest)*] [$($sr $t => $S),*])
+    };
+}
+
+fn value_is<S: Semiring<Value = T>, T>() {}
+
+stamp_kernels! {
+    families: [
+        spmv_csr_scalar(SpmvCsrArgs),
+        spmv_csr_vector(SpmvCsrArgs),
+        spmv_coo_atomic(SpmvCooArgs),
+    ],
+    semirings: [
+        plus_times f32 => PlusTimes<f32>,
+        plus_times f64 => PlusTimes<f64>,
+        min_plus f32 => MinPlus<f32>,
+        min_plus f64 => MinPlus<f64>,
+        max_plus f32 => MaxPlus<f32>,
+        max_plus f64 => MaxPlus<f64>,
+        max_times f32 => MaxTimes<f32>,
+        max_times f64 => MaxTimes<f64>,
+        min_max f32 => MinMax<f32>,
+        min_max f64 => MinMax<f64>,
+        or_and bool => OrAnd,
+    ],
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::vec::Vec;
+
+    #[test]
+    fn names_follow_family_semiring_value() {
+        for k in KERNELS {
+            let expected = [k.family, &k.semiring.replace('-', "_"), k.value].join("_");
+            assert_eq!(k.name, expected);
+        }
+        let mut names: Vec<_> = KERNELS.iter().map(|k| k.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), KERNELS.len(), "kernel names are unique");
+    }
+
+    #[test]
+    fn finds_by_semiring_type() {
+        let k = find::<MinPlus<f32>>("spmv_csr_vector").unwrap();
+        assert_eq!(k.name, "spmv_csr_vector_min_plus_f32");
+        assert_eq!(
+            find::<OrAnd>("spmv_csr_scalar").unwrap().name,
+            "spmv_csr_scalar_or_and_bool"
+        );
+        assert!(find::<PlusTimes<f64>>("no_such_family").is_none());
+    }
+}
