@@ -6,116 +6,193 @@ use crate::scalar::Scalar;
 use gpu_kernels::Semiring;
 
 /// Widest B (in columns) for which the dense accumulator is used:
-/// 2¹⁸ columns × 8-byte values (+ a bit each) ≈ 2 MiB per thread.
+/// 2¹⁸ columns × (8-byte value + 1-byte flag + 4-byte list slot) ≈ 3.3 MiB
+/// per thread.
 pub const DENSE_ACCUMULATOR_MAX_COLS: usize = 1 << 18;
 
 /// Workspace for forming one row of C at a time; each engine thread owns
 /// one. Generic code over this trait is monomorphised per accumulator, so
-/// the inner loop carries no dispatch.
+/// the inner loop carries no dispatch. Products arrive a row of B at a
+/// time, so each inner loop runs inside the accumulator.
 pub trait Accumulator<T: Scalar> {
-    /// Clears the row; `flops` bounds how many products will arrive.
-    fn start_row(&mut self, flops: usize);
-    /// The value slot of `col`, and whether it was empty in this row.
-    fn slot(&mut self, col: u32) -> (bool, &mut T);
+    /// Clears the row; `flops` products will arrive, into `len` distinct
+    /// columns if known (the numeric phase knows it from the symbolic one).
+    fn start_row(&mut self, flops: usize, len: Option<usize>);
+    /// Marks every column of `cols` present (symbolic phase).
+    fn touch_all(&mut self, cols: &[u32]);
+    /// Adds `a ⊗ vals[k]` into column `cols[k]`, for each `k` in order; the
+    /// first product of a column is stored as it is.
+    fn accumulate_all<S: Semiring<Value = T>>(&mut self, a: T, cols: &[u32], vals: &[T]);
     /// Distinct columns seen in this row.
     fn row_len(&self) -> usize;
     /// Writes the row out in column order; both slices have length `row_len()`.
     fn drain_sorted(&mut self, cols: &mut [u32], vals: &mut [T]);
-
-    /// Marks `col` present (symbolic phase).
-    #[inline]
-    fn touch(&mut self, col: u32) {
-        self.slot(col);
-    }
-    /// Adds `product` into `col` under the semiring.
-    #[inline]
-    fn accumulate<S: Semiring<Value = T>>(&mut self, col: u32, product: T) {
-        let (fresh, v) = self.slot(col);
-        *v = if fresh { product } else { S::add(*v, product) };
-    }
 }
 
-/// Calls `f` with the accumulator suited to B's width: dense up to
-/// [`DENSE_ACCUMULATOR_MAX_COLS`] columns, hashed beyond.
+/// Calls `f` with a maker of the accumulator suited to B's width: dense up
+/// to [`DENSE_ACCUMULATOR_MAX_COLS`] columns, hashed beyond. Each thread
+/// makes its own, once.
 pub fn with_accumulator<T: Scalar, R>(b_ncols: usize, f: impl AccumulatorUser<T, R>) -> R {
     if b_ncols <= DENSE_ACCUMULATOR_MAX_COLS {
-        f.run(DenseAccumulator::new(b_ncols))
+        f.run(&|| DenseAccumulator::new(b_ncols))
     } else {
-        f.run(HashAccumulator::default())
+        f.run(&HashAccumulator::default)
     }
 }
 
 /// A computation generic over the accumulator type (closures cannot be).
 pub trait AccumulatorUser<T: Scalar, R> {
-    fn run<A: Accumulator<T> + Clone + Send + Sync>(self, acc: A) -> R;
+    fn run<A: Accumulator<T> + Send>(self, make: &(dyn Fn() -> A + Sync)) -> R;
 }
 
-/// Dense accumulator: one value per column of B and a bitmap of the
-/// columns present in the current row, plus the list of those columns. The
-/// bitmap answers "first product for this column?" and, for a row that
-/// touches many columns, lists them in order by a scan of ncols/64 words;
-/// a short row sorts its list instead. Starting a row clears only the
-/// words its predecessor touched.
-#[derive(Clone)]
+/// Dense accumulator: one value and one presence flag per column of B,
+/// plus the list of the columns present in the current row. The flags
+/// answer "first product for this column?" and, for a row whose columns
+/// lie close together, list them in order by a scan of the flags from the
+/// row's first column to its last, 8 at a time; a row spread thinly sorts
+/// its list instead. Starting a row clears only the flags its
+/// predecessor set.
+///
+/// The inner loops have no data-dependent branch: whether a column is new
+/// decides only how far the list's end moves and which value is stored (a
+/// select). A branch on it mispredicts about once per entry of C. Flags are
+/// bytes, not bits: setting a bit would make each product's store feed the
+/// next product's load of the same word.
 pub struct DenseAccumulator<T> {
     values: Vec<T>,
-    present: Vec<u64>,
+    present: Vec<u8>,
+    /// The row's columns in `touched[..len]`. Every product writes its
+    /// column at `touched[len]` and advances `len` only if the column is
+    /// new, so the list needs one slot more than B has columns.
     touched: Vec<u32>,
+    len: usize,
+    /// Whether this row's products mostly hit columns already present, so
+    /// that a branch on it predicts well and saves the stores.
+    predictable: bool,
+    /// The previous row's products and length.
+    last: (usize, usize),
 }
 
+/// Products per distinct column from which a row takes the branching loop.
+const REPEATS_FOR_BRANCH: usize = 4;
+
 impl<T: Scalar> DenseAccumulator<T> {
-    /// A workspace for B with `ncols` columns.
+    /// A workspace for B with `ncols` columns. Allocated zeroed, so pages
+    /// are mapped only when the thread that uses them first touches them.
     pub fn new(ncols: usize) -> Self {
         DenseAccumulator {
-            values: vec![T::ZERO; ncols],
-            present: vec![0; ncols.div_ceil(64)],
-            touched: Vec::new(),
+            // One spare slot: see `accumulate_all`.
+            values: vec![T::ZERO; ncols + 1],
+            // Whole words of 8 flags, for the scan in `drain_sorted`.
+            present: vec![0; ncols.div_ceil(8) * 8],
+            touched: vec![0; ncols + 1],
+            len: 0,
+            predictable: false,
+            last: (0, 0),
         }
     }
 }
 
 impl<T: Scalar> Accumulator<T> for DenseAccumulator<T> {
-    fn start_row(&mut self, _flops: usize) {
-        for &c in &self.touched {
-            self.present[c as usize / 64] = 0;
+    fn start_row(&mut self, flops: usize, len: Option<usize>) {
+        for &c in &self.touched[..self.len] {
+            self.present[c as usize] = 0;
         }
-        self.touched.clear();
+        // Unknown, a row's length is guessed from its predecessor's ratio.
+        let (flops_ref, len_ref) = len.map_or((self.last.0, self.last.1), |len| (flops, len));
+        self.predictable = flops_ref >= REPEATS_FOR_BRANCH * len_ref;
+        self.last = (flops, self.len);
+        self.len = 0;
     }
     #[inline]
-    fn slot(&mut self, col: u32) -> (bool, &mut T) {
-        let c = col as usize;
-        let (word, bit) = (c / 64, 1u64 << (c % 64));
-        let fresh = self.present[word] & bit == 0;
-        if fresh {
-            self.present[word] |= bit;
-            self.touched.push(col);
-        }
-        (fresh, &mut self.values[c])
-    }
-    fn row_len(&self) -> usize {
-        self.touched.len()
-    }
-    fn drain_sorted(&mut self, cols: &mut [u32], vals: &mut [T]) {
-        debug_assert_eq!(cols.len(), self.touched.len());
-        let n = self.touched.len();
-        // Sorting costs about n·log₂n steps, the bitmap scan one per word.
-        if n * (n.max(2).ilog2() as usize) > self.present.len() {
-            let mut out = 0;
-            for (w, &word) in self.present.iter().enumerate() {
-                let mut bits = word;
-                while bits != 0 {
-                    let c = w * 64 + bits.trailing_zeros() as usize;
-                    cols[out] = c as u32;
-                    vals[out] = self.values[c];
-                    out += 1;
-                    bits &= bits - 1;
+    fn touch_all(&mut self, cols: &[u32]) {
+        let (present, touched) = (&mut self.present[..], &mut self.touched[..]);
+        let mut len = self.len;
+        if self.predictable {
+            for &c in cols {
+                if present[c as usize] == 0 {
+                    present[c as usize] = 1;
+                    touched[len] = c;
+                    len += 1;
                 }
             }
         } else {
-            self.touched.sort_unstable();
-            for (k, &c) in self.touched.iter().enumerate() {
-                cols[k] = c;
-                vals[k] = self.values[c as usize];
+            for &c in cols {
+                let fresh = present[c as usize] == 0;
+                present[c as usize] = 1;
+                touched[len] = c;
+                len += usize::from(fresh);
+            }
+        }
+        self.len = len;
+    }
+    #[inline]
+    fn accumulate_all<S: Semiring<Value = T>>(&mut self, a: T, cols: &[u32], vals: &[T]) {
+        let (present, touched) = (&mut self.present[..], &mut self.touched[..]);
+        let values = &mut self.values[..];
+        let mut len = self.len;
+        if self.predictable {
+            for (&c, &b) in cols.iter().zip(vals) {
+                let product = S::mul(a, b);
+                let v = &mut values[c as usize];
+                if present[c as usize] == 0 {
+                    present[c as usize] = 1;
+                    touched[len] = c;
+                    len += 1;
+                    *v = product;
+                } else {
+                    *v = S::add(*v, product);
+                }
+            }
+        } else {
+            // A select between two floating-point values compiles to a
+            // branch; a select between two indices does not. So the sum is
+            // stored, then the product over it if the column is new, else
+            // into the spare slot at the end.
+            let spare = values.len() - 1;
+            for (&c, &b) in cols.iter().zip(vals) {
+                let product = S::mul(a, b);
+                let fresh = present[c as usize] == 0;
+                present[c as usize] = 1;
+                touched[len] = c;
+                len += usize::from(fresh);
+                values[c as usize] = S::add(values[c as usize], product);
+                values[std::hint::select_unpredictable(fresh, c as usize, spare)] = product;
+            }
+        }
+        self.len = len;
+    }
+    fn row_len(&self) -> usize {
+        self.len
+    }
+    fn drain_sorted(&mut self, cols: &mut [u32], vals: &mut [T]) {
+        let n = self.len;
+        debug_assert_eq!(cols.len(), n);
+        let touched = &mut self.touched[..n];
+        let (lo, hi) = touched
+            .iter()
+            .fold((u32::MAX, 0), |(lo, hi), &c| (lo.min(c), hi.max(c)));
+        // Sorting costs about n·log₂n steps (each a likely mispredicted
+        // branch), scanning the flags between the row's first and last
+        // column one step per 8 columns.
+        let (lo, hi) = (lo as usize / 8 * 8, hi as usize / 8 * 8 + 8);
+        if n > 1 && n * (n.ilog2() as usize + 1) > (hi - lo) / 8 {
+            let mut out = 0;
+            for (w, word) in self.present[lo..hi].chunks_exact(8).enumerate() {
+                let mut flags = u64::from_le_bytes(word.try_into().unwrap());
+                while flags != 0 {
+                    let c = lo + w * 8 + flags.trailing_zeros() as usize / 8;
+                    cols[out] = c as u32;
+                    vals[out] = self.values[c];
+                    out += 1;
+                    flags &= flags - 1;
+                }
+            }
+        } else {
+            touched.sort_unstable();
+            for ((col, val), &c) in cols.iter_mut().zip(vals.iter_mut()).zip(touched.iter()) {
+                *col = c;
+                *val = self.values[c as usize];
             }
         }
     }
@@ -123,7 +200,6 @@ impl<T: Scalar> Accumulator<T> for DenseAccumulator<T> {
 
 /// Hash accumulator for wide B: open addressing with linear probing over a
 /// power-of-two table at least twice the row's flop count.
-#[derive(Clone)]
 pub struct HashAccumulator<T> {
     keys: Vec<u32>,
     values: Vec<T>,
@@ -145,18 +221,8 @@ impl<T: Scalar> Default for HashAccumulator<T> {
 
 const EMPTY: u32 = u32::MAX;
 
-impl<T: Scalar> Accumulator<T> for HashAccumulator<T> {
-    fn start_row(&mut self, flops: usize) {
-        let size = (2 * flops).max(16).next_power_of_two();
-        if self.keys.len() < size || self.keys.len() > 16 * size {
-            self.keys = vec![EMPTY; size];
-            self.values = vec![T::ZERO; size];
-        } else {
-            self.keys.fill(EMPTY);
-        }
-        self.used = 0;
-        self.shift = 64 - self.keys.len().trailing_zeros();
-    }
+impl<T: Scalar> HashAccumulator<T> {
+    /// The value slot of `col`, and whether it was empty in this row.
     #[inline]
     fn slot(&mut self, col: u32) -> (bool, &mut T) {
         let mask = self.keys.len() - 1;
@@ -175,6 +241,32 @@ impl<T: Scalar> Accumulator<T> for HashAccumulator<T> {
             h = (h + 1) & mask;
         }
     }
+}
+
+impl<T: Scalar> Accumulator<T> for HashAccumulator<T> {
+    fn start_row(&mut self, flops: usize, _len: Option<usize>) {
+        let size = (2 * flops).max(16).next_power_of_two();
+        if self.keys.len() < size || self.keys.len() > 16 * size {
+            self.keys = vec![EMPTY; size];
+            self.values = vec![T::ZERO; size];
+        } else {
+            self.keys.fill(EMPTY);
+        }
+        self.used = 0;
+        self.shift = 64 - self.keys.len().trailing_zeros();
+    }
+    fn touch_all(&mut self, cols: &[u32]) {
+        for &c in cols {
+            self.slot(c);
+        }
+    }
+    fn accumulate_all<S: Semiring<Value = T>>(&mut self, a: T, cols: &[u32], vals: &[T]) {
+        for (&c, &b) in cols.iter().zip(vals) {
+            let product = S::mul(a, b);
+            let (fresh, v) = self.slot(c);
+            *v = if fresh { product } else { S::add(*v, product) };
+        }
+    }
     fn row_len(&self) -> usize {
         self.used
     }
@@ -191,5 +283,98 @@ impl<T: Scalar> Accumulator<T> for HashAccumulator<T> {
             cols[k] = c;
             vals[k] = v;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpu_kernels::{MinPlus, PlusTimes};
+    use std::collections::BTreeMap;
+
+    /// One row of A·B as its products: (A's entry, B's row columns, values).
+    type Row<T> = Vec<(T, Vec<u32>, Vec<T>)>;
+
+    /// Feeds `rows` (each a list of B rows: (a, columns, values)) through
+    /// `acc` and checks each result against a map, bit for bit.
+    fn check<S: Semiring, A: Accumulator<S::Value>>(acc: &mut A, rows: &[Row<S::Value>])
+    where
+        S::Value: Scalar + Into<f64>,
+    {
+        for (r, row) in rows.iter().enumerate() {
+            let flops = row.iter().map(|(_, c, _)| c.len()).sum();
+            let mut want: BTreeMap<u32, S::Value> = BTreeMap::new();
+            for (a, cols, vals) in row {
+                for (&c, &v) in cols.iter().zip(vals) {
+                    let p = S::mul(*a, v);
+                    want.entry(c)
+                        .and_modify(|x| *x = S::add(*x, p))
+                        .or_insert(p);
+                }
+            }
+            acc.start_row(flops, None);
+            for (_, cols, _) in row {
+                acc.touch_all(cols);
+            }
+            assert_eq!(acc.row_len(), want.len(), "symbolic row {r}");
+            // Odd rows know their length, as the numeric phase does.
+            acc.start_row(flops, (r % 2 == 1).then_some(want.len()));
+            for (a, cols, vals) in row {
+                acc.accumulate_all::<S>(*a, cols, vals);
+            }
+            assert_eq!(acc.row_len(), want.len(), "row {r}");
+            let (mut cols, mut vals) = (vec![0; want.len()], vec![S::zero(); want.len()]);
+            acc.drain_sorted(&mut cols, &mut vals);
+            let got: Vec<(u32, u64)> = cols
+                .iter()
+                .zip(&vals)
+                .map(|(&c, &v)| (c, v.into().to_bits()))
+                .collect();
+            let want: Vec<(u32, u64)> = want
+                .into_iter()
+                .map(|(c, v)| (c, v.into().to_bits()))
+                .collect();
+            assert_eq!(got, want, "row {r}");
+        }
+    }
+
+    /// Rows that take every path: few products per column (the branch-free
+    /// loop) and many (the branching one); listed by sorting (a few columns
+    /// far apart) and by scanning (many close together); a column whose
+    /// only products are −0.0, which must stay −0.0.
+    fn rows() -> Vec<Row<f64>> {
+        let wide: Vec<u32> = (0..900).map(|k| k * 37 % 1000).collect();
+        let ones = |n: usize| vec![1.5; n];
+        let mut out = Vec::new();
+        for rep in 0..3 {
+            out.push(vec![
+                (2.0, vec![3, 999], vec![1.0, -0.0]),
+                (-1.0, vec![999, 5], vec![0.0, 2.0]),
+            ]);
+            out.push(vec![
+                (0.5, wide.clone(), ones(900)),
+                (3.0, vec![1, 2, 998], vec![1.0, 2.0, 3.0]),
+            ]);
+            out.push(
+                (0..8)
+                    .map(|k| (k as f64 + 0.25, vec![10, 11, 12, 500 + rep], ones(4)))
+                    .collect(),
+            );
+            out.push(vec![
+                (-0.0, vec![7], vec![1.0]),
+                (1.0, vec![7], vec![-0.0]),
+                (1.0, vec![8], vec![4.0]),
+            ]);
+            out.push(Vec::new());
+        }
+        out
+    }
+
+    #[test]
+    fn dense_and_hash_accumulators_agree_with_a_map_on_every_path() {
+        check::<PlusTimes<f64>, _>(&mut DenseAccumulator::new(1000), &rows());
+        check::<PlusTimes<f64>, _>(&mut HashAccumulator::default(), &rows());
+        check::<MinPlus<f64>, _>(&mut DenseAccumulator::new(1000), &rows());
+        check::<MinPlus<f64>, _>(&mut HashAccumulator::default(), &rows());
     }
 }

@@ -2,12 +2,13 @@
 //! with a symbolic phase (exact size of every row of C) and a numeric phase.
 //!
 //! Each row of C is formed in an accumulator: a dense one (a value and a
-//! presence bit per column of B, plus the list of columns touched) when B is
-//! narrow enough that those arrays stay in cache, a hash table (open
+//! presence flag per column of B, plus the list of columns touched) when B
+//! is narrow enough that those arrays stay in cache, a hash table (open
 //! addressing, sized from the row's flop count) when B is wide. Either way
 //! products are added in the same order — A's row left to right, each row of
-//! B left to right — so every engine that uses [`accumulate_row`] produces the
-//! same bits. Products are kept structurally: an entry of C exists wherever
+//! B left to right — so every engine that uses [`symbolic_rows`] and
+//! [`numeric_rows`] produces the same bits. A row of A with one entry is a
+//! scaled row of B and skips the accumulator. Products are kept structurally: an entry of C exists wherever
 //! some A(i,k) and B(k,j) are both stored, even if its value is the semiring
 //! zero (GraphBLAS semantics; scipy drops numeric zeros instead).
 
@@ -15,6 +16,7 @@ use super::accumulator::{Accumulator, AccumulatorUser, with_accumulator};
 use crate::format::Csr;
 use crate::scalar::Scalar;
 use gpu_kernels::Semiring;
+use std::ops::Range;
 
 /// Multiplies `a` by `b` over semiring `S`, one row at a time.
 #[track_caller]
@@ -28,8 +30,11 @@ where
     where
         S::Value: Scalar,
     {
-        fn run<A: Accumulator<S::Value> + Clone + Send + Sync>(self, acc: A) -> Csr<S::Value> {
-            spgemm_rows::<S, A>(self.0, self.1, acc)
+        fn run<A: Accumulator<S::Value> + Send>(
+            self,
+            make: &(dyn Fn() -> A + Sync),
+        ) -> Csr<S::Value> {
+            spgemm_rows::<S, A>(self.0, self.1, make())
         }
     }
     with_accumulator(b.ncols(), Serial::<S>(a, b))
@@ -44,22 +49,17 @@ where
     S::Value: Scalar,
 {
     // Symbolic: exact row sizes, then their prefix sum.
-    let mut row_ptr = Vec::with_capacity(a.nrows() + 1);
-    row_ptr.push(0usize);
-    for i in 0..a.nrows() {
-        let len = symbolic_row(a, b, i, &mut acc);
-        row_ptr.push(row_ptr[i] + len);
+    let n = a.nrows();
+    let mut row_ptr = vec![0usize; n + 1];
+    symbolic_rows(a, b, 0..n, &mut acc, &mut row_ptr[1..]);
+    for i in 0..n {
+        row_ptr[i + 1] += row_ptr[i];
     }
     // Numeric: each row written into its exact slot.
-    let nnz = row_ptr[a.nrows()];
+    let nnz = row_ptr[n];
     let mut col_idx = vec![0u32; nnz];
     let mut values = vec![S::zero(); nnz];
-    for i in 0..a.nrows() {
-        let slot = row_ptr[i]..row_ptr[i + 1];
-        accumulate_row::<S, A>(a, b, i, &mut acc);
-        debug_assert_eq!(acc.row_len(), slot.len());
-        acc.drain_sorted(&mut col_idx[slot.clone()], &mut values[slot]);
-    }
+    numeric_rows::<S, A>(a, b, 0..n, &mut acc, &row_ptr, &mut col_idx, &mut values);
     Csr::from_parts_unchecked(a.nrows(), b.ncols(), row_ptr, col_idx, values)
 }
 
@@ -87,38 +87,92 @@ pub fn row_flops<T: Scalar>(a: &Csr<T>, b: &Csr<T>, i: usize) -> usize {
     a.row(i).0.iter().map(|&k| b.row_len(k as usize)).sum()
 }
 
+/// Symbolic phase for rows `rows` of A·B: their lengths into `lens`.
+pub fn symbolic_rows<T: Scalar, A: Accumulator<T>>(
+    a: &Csr<T>,
+    b: &Csr<T>,
+    rows: Range<usize>,
+    acc: &mut A,
+    lens: &mut [usize],
+) {
+    for (len, i) in lens.iter_mut().zip(rows) {
+        *len = symbolic_row(a, b, i, acc);
+    }
+}
+
+/// Numeric phase for rows `rows` of A·B, given C's `row_ptr`: `cols` and
+/// `vals` hold C's entries from the first of these rows on.
+pub fn numeric_rows<S: Semiring, A: Accumulator<S::Value>>(
+    a: &Csr<S::Value>,
+    b: &Csr<S::Value>,
+    rows: Range<usize>,
+    acc: &mut A,
+    row_ptr: &[usize],
+    cols: &mut [u32],
+    vals: &mut [S::Value],
+) where
+    S::Value: Scalar,
+{
+    let base = row_ptr[rows.start];
+    for i in rows {
+        let slot = row_ptr[i] - base..row_ptr[i + 1] - base;
+        numeric_row::<S, A>(a, b, i, acc, &mut cols[slot.clone()], &mut vals[slot]);
+    }
+}
+
 /// Number of distinct columns in row `i` of A·B.
-pub fn symbolic_row<T: Scalar, A: Accumulator<T>>(
+#[inline(always)]
+fn symbolic_row<T: Scalar, A: Accumulator<T>>(
     a: &Csr<T>,
     b: &Csr<T>,
     i: usize,
     acc: &mut A,
 ) -> usize {
-    acc.start_row(row_flops(a, b, i));
-    for &k in a.row(i).0 {
-        for &j in b.row(k as usize).0 {
-            acc.touch(j);
-        }
+    let a_cols = a.row(i).0;
+    match a_cols {
+        [] => return 0,
+        // One entry of A: the row is a scaled row of B, no column repeats.
+        &[k] => return b.row_len(k as usize),
+        _ => {}
+    }
+    acc.start_row(row_flops(a, b, i), None);
+    for &k in a_cols {
+        acc.touch_all(b.row(k as usize).0);
     }
     acc.row_len()
 }
 
-/// Sums row `i` of A·B into `acc` (products in A's order, then B's).
-#[inline]
-pub fn accumulate_row<S: Semiring, A: Accumulator<S::Value>>(
+/// Forms row `i` of A·B into `cols` and `vals`, whose length
+/// [`symbolic_row`] gave: products summed in A's order, then B's, the first
+/// product of each column stored as it is.
+#[inline(always)]
+fn numeric_row<S: Semiring, A: Accumulator<S::Value>>(
     a: &Csr<S::Value>,
     b: &Csr<S::Value>,
     i: usize,
     acc: &mut A,
+    cols: &mut [u32],
+    vals: &mut [S::Value],
 ) where
     S::Value: Scalar,
 {
-    acc.start_row(row_flops(a, b, i));
+    if cols.is_empty() {
+        return;
+    }
     let (a_cols, a_vals) = a.row(i);
+    if let (&[k], &[a_ik]) = (a_cols, a_vals) {
+        let (b_cols, b_vals) = b.row(k as usize);
+        cols.copy_from_slice(b_cols);
+        for (v, &b_kj) in vals.iter_mut().zip(b_vals) {
+            *v = S::mul(a_ik, b_kj);
+        }
+        return;
+    }
+    acc.start_row(row_flops(a, b, i), Some(cols.len()));
     for (&k, &a_ik) in a_cols.iter().zip(a_vals) {
         let (b_cols, b_vals) = b.row(k as usize);
-        for (&j, &b_kj) in b_cols.iter().zip(b_vals) {
-            acc.accumulate::<S>(j, S::mul(a_ik, b_kj));
-        }
+        acc.accumulate_all::<S>(a_ik, b_cols, b_vals);
     }
+    debug_assert_eq!(acc.row_len(), cols.len());
+    acc.drain_sorted(cols, vals);
 }
