@@ -764,6 +764,56 @@ fn write_mtx_replaces_the_target_whole() {
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 }
 
+/// Regression: writing to `/dev/null` once renamed a temporary file over the
+/// device node, leaving a regular file there that broke every later program
+/// on the machine. A FIFO stands in for the device: it must still be a FIFO
+/// afterwards, and its reader must get the whole matrix.
+#[cfg(unix)]
+#[test]
+fn write_mtx_writes_a_fifo_in_place() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        println!("skipping: mkfifo is not available");
+        return;
+    }
+    let m = Csr::try_new(2, 3, vec![0, 2, 3], vec![0, 2, 1], vec![1.5, -2.0, 3.25]).unwrap();
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    write_mtx(&fifo, &m, Field::Real).unwrap();
+    let text = reader.join().unwrap();
+    let back = read_mtx_from::<f64, _>(&text[..], "pipe", &strict())
+        .unwrap()
+        .coo
+        .to_csr();
+    assert_eq!(back, m);
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn write_mtx_through_a_symlink_keeps_the_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real.mtx");
+    let link = dir.path().join("link.mtx");
+    std::fs::write(&real, "old").unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let m = Csr::try_new(1, 1, vec![0, 1], vec![0], vec![7.0]).unwrap();
+    write_mtx(&link, &m, Field::Real).unwrap();
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(read_mtx::<f64>(&real, &strict()).unwrap().coo.to_csr(), m);
+}
+
 #[test]
 fn write_into_missing_or_read_only_directory_fails_and_leaves_nothing() {
     let m = Csr::<f64>::empty(1, 1);

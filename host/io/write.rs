@@ -1,7 +1,9 @@
 //! The MatrixMarket writer: general coordinate, 1-based, row-major, values
 //! that read back bit-identical. [`write_mtx`] replaces its target only once
 //! the whole file is written and synced, so a failed run leaves no
-//! truncated file (and no temporary one).
+//! truncated file (and no temporary one). A target that is not a regular
+//! file (`/dev/null`, `/dev/stdout`, a FIFO) is written in place: renaming
+//! over it would replace the device node itself with a file.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -19,16 +21,25 @@ const FLUSH_BYTES: usize = 1 << 20;
 
 /// Writes `m` to `path` as a general coordinate file with values of
 /// `field`, through a temporary file in the same directory that is synced
-/// and then renamed over `path`.
+/// and then renamed over `path` (over the file a symbolic link names, so
+/// the link stays). Devices and FIFOs are written directly.
 pub fn write_mtx<T: Scalar>(path: &Path, m: &Csr<T>, field: Field) -> Result<()> {
     let io_err = |source| Error::Io {
         path: path.to_path_buf(),
         source,
     };
-    let tmp = TempFile::beside(path).map_err(io_err)?;
+    let target = match fs::metadata(path) {
+        Ok(meta) if !meta.is_file() && !meta.is_dir() => {
+            let file = OpenOptions::new().write(true).open(path).map_err(io_err)?;
+            return write_mtx_to(io::BufWriter::new(file), m, field).map_err(io_err);
+        }
+        Ok(_) => fs::canonicalize(path).map_err(io_err)?,
+        Err(_) => path.to_path_buf(),
+    };
+    let tmp = TempFile::beside(&target).map_err(io_err)?;
     write_mtx_to(&tmp.file, m, field).map_err(io_err)?;
     tmp.file.sync_all().map_err(io_err)?;
-    tmp.rename_to(path).map_err(io_err)
+    tmp.rename_to(&target).map_err(io_err)
 }
 
 /// Writes `m` as MatrixMarket text: `%%MatrixMarket matrix coordinate
