@@ -30,7 +30,7 @@
 //! Shape mismatches are broken contracts and panic with the two shapes;
 //! an engine that cannot run here is an [`Error::Unavailable`](crate::Error).
 
-use crate::engine::{Engine, cpu, serial};
+use crate::engine::{Engine, Op, cpu, serial};
 use crate::error::Result;
 use crate::format::{Bsr, Coo, Csc, Csr, Dense, Ell, Hyb, Sell};
 use crate::scalar::Scalar;
@@ -60,7 +60,7 @@ pub fn spgemm<S: Semiring>(
 where
     S::Value: Scalar,
 {
-    Ok(match engine.resolve()? {
+    Ok(match engine.resolve(Op::Spgemm)? {
         Engine::Serial => serial::spgemm::<S>(a, b),
         _ => cpu::spgemm::<S>(a, b),
     })
@@ -84,8 +84,10 @@ pub fn spmv<S: Semiring>(
 where
     S::Value: Scalar,
 {
-    Ok(match engine.resolve()? {
+    Ok(match engine.resolve(Op::Spmv)? {
         Engine::Serial => a.spmv_serial::<S>(x),
+        #[cfg(feature = "gpu")]
+        Engine::Cuda => a.spmv_cuda::<S>(x)?,
         _ => a.spmv_cpu::<S>(x),
     })
 }
@@ -101,7 +103,7 @@ pub fn spmm<S: Semiring>(
 where
     S::Value: Scalar,
 {
-    match engine.resolve()? {
+    match engine.resolve(Op::Spmm)? {
         Engine::Serial => serial::spmm::<S>(a, b),
         _ => cpu::spmm::<S>(a, b),
     }
@@ -115,13 +117,25 @@ pub trait SpmvFormat<T: Scalar> {
     fn spmv_serial<S: Semiring<Value = T>>(&self, x: &[T]) -> Vec<T>;
     /// y = A ⊗ x on the cpu engine.
     fn spmv_cpu<S: Semiring<Value = T>>(&self, x: &[T]) -> Vec<T>;
+    /// y = A ⊗ x on the GPU, with the kernel for this format (CSR: the
+    /// automatic choice; CSC and dense: converted to CSR first).
+    #[cfg(feature = "gpu")]
+    fn spmv_cuda<S: Semiring<Value = T>>(&self, x: &[T]) -> Result<Vec<T>>;
 }
 
 /// For each format: its [`SpmvFormat`] impl from the engines' functions,
 /// and the `spmv` / `spmv_with` methods.
 macro_rules! spmv_format {
-    ($($format:ident => $kernel:ident),* $(,)?) => {$(
+    ($($format:ident => $kernel:ident, $cuda:expr;)*) => {$(
         impl<T: Scalar> SpmvFormat<T> for $format<T> {
+            #[cfg(feature = "gpu")]
+            #[track_caller]
+            fn spmv_cuda<S: Semiring<Value = T>>(&self, x: &[T]) -> Result<Vec<T>> {
+                use crate::engine::cuda::{Gpu, SpmvPlan, spmv};
+                let plan: fn(&Gpu, &Self) -> Result<SpmvPlan<T>> = $cuda;
+                let mut plan = plan(Gpu::get()?, self)?;
+                spmv::run_once::<S>(&mut plan, x)
+            }
             #[track_caller]
             fn spmv_serial<S: Semiring<Value = T>>(&self, x: &[T]) -> Vec<T> {
                 serial::spmv::$kernel::<S>(self, x)
@@ -150,16 +164,16 @@ macro_rules! spmv_format {
     )*};
 }
 
-spmv_format!(
-    Coo => spmv_coo,
-    Csr => spmv_csr,
-    Csc => spmv_csc,
-    Ell => spmv_ell,
-    Hyb => spmv_hyb,
-    Sell => spmv_sell,
-    Bsr => spmv_bsr,
-    Dense => spmv_dense,
-);
+spmv_format! {
+    Coo => spmv_coo, |gpu, a| SpmvPlan::from_coo::<S>(gpu, a);
+    Csr => spmv_csr, |gpu, a| SpmvPlan::new::<S>(gpu, a, crate::engine::cuda::SpmvKernel::Auto);
+    Csc => spmv_csc, |gpu, a| SpmvPlan::new::<S>(gpu, &a.to_csr(), crate::engine::cuda::SpmvKernel::Auto);
+    Ell => spmv_ell, SpmvPlan::from_ell;
+    Hyb => spmv_hyb, SpmvPlan::from_hyb;
+    Sell => spmv_sell, SpmvPlan::from_sell;
+    Bsr => spmv_bsr, SpmvPlan::from_bsr;
+    Dense => spmv_dense, |gpu, a| SpmvPlan::new::<S>(gpu, &a.to_csr(S::zero()), crate::engine::cuda::SpmvKernel::Auto);
+}
 
 /// C = A ⊕ B over `S` on `engine`: the union of the patterns.
 #[track_caller]
@@ -171,7 +185,7 @@ pub fn ewise_add<S: Semiring>(
 where
     S::Value: Scalar,
 {
-    Ok(match engine.resolve()? {
+    Ok(match engine.resolve(Op::EwiseAdd)? {
         Engine::Serial => serial::ewise::ewise_add::<S>(a, b),
         _ => cpu::ewise::ewise_add::<S>(a, b),
     })
@@ -179,7 +193,7 @@ where
 
 /// Aᵀ on `engine`.
 pub fn transpose<T: Scalar>(a: &Csr<T>, engine: Engine) -> Result<Csr<T>> {
-    Ok(match engine.resolve()? {
+    Ok(match engine.resolve(Op::Transpose)? {
         Engine::Serial => a.transpose(),
         _ => cpu::transpose::transpose(a),
     })

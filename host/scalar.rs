@@ -13,8 +13,19 @@
 
 use std::fmt::Debug;
 
+/// What the GPU engine needs of a value: it can be copied to the device as
+/// it is, and all-zero bytes are a valid value. Nothing without feature `gpu`.
+#[cfg(feature = "gpu")]
+pub trait DeviceCopy: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits {}
+/// What the GPU engine needs of a value (nothing without feature `gpu`).
+#[cfg(not(feature = "gpu"))]
+pub trait DeviceCopy {}
+impl DeviceCopy for f64 {}
+impl DeviceCopy for f32 {}
+impl DeviceCopy for bool {}
+
 /// A value type stored in a sparse or dense matrix.
-pub trait Scalar: Copy + PartialEq + Debug + Default + Send + Sync + 'static {
+pub trait Scalar: DeviceCopy + Copy + PartialEq + Debug + Default + Send + Sync + 'static {
     /// The numeric zero (`false` for `bool`): what an absent entry reads as
     /// when a sparse matrix is made dense.
     const ZERO: Self;

@@ -20,7 +20,7 @@ pub struct ApspArgs {
 }
 
 pub fn run(args: &ApspArgs, input: &InputOpts) -> anyhow::Result<()> {
-    let engine = args.engine.start()?;
+    let engine = args.engine.start(spmx::engine::Op::Spgemm)?;
     let g = files::read(&args.graph, input)?.coo.to_csr();
     let t = Instant::now();
     let result = spmx::app::apsp(&g, engine)?;

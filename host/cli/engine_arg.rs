@@ -2,6 +2,7 @@
 
 use clap::Args;
 use spmx::Engine;
+use spmx::engine::Op;
 
 #[derive(Args, Debug)]
 pub struct EngineOpts {
@@ -14,16 +15,16 @@ pub struct EngineOpts {
 }
 
 impl EngineOpts {
-    /// Sizes the thread pool, resolves `auto`, and fails early with the
-    /// reason when the engine cannot run here.
-    pub fn start(&self) -> anyhow::Result<Engine> {
+    /// Sizes the thread pool, resolves `auto` for `op`, and fails early
+    /// with the reason when the engine cannot run it here.
+    pub fn start(&self, op: Op) -> anyhow::Result<Engine> {
         if let Some(n) = self.threads {
             anyhow::ensure!(n > 0, "--threads must be at least 1");
             rayon::ThreadPoolBuilder::new()
                 .num_threads(n)
                 .build_global()?;
         }
-        Ok(self.engine.resolve()?)
+        Ok(self.engine.resolve(op)?)
     }
 
     /// "cpu (2 threads)", "serial", ...

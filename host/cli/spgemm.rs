@@ -55,7 +55,7 @@ pub fn default_pair(seed: u64) -> spmx::Result<(Csr<f64>, Csr<f64>)> {
 }
 
 pub fn run(args: &SpgemmArgs, input: &InputOpts) -> anyhow::Result<()> {
-    let engine = args.engine.start()?;
+    let engine = args.engine.start(spmx::engine::Op::Spgemm)?;
     let t0 = Instant::now();
     let (a, b, source) = match (&args.a, &args.b) {
         (None, _) => {

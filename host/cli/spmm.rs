@@ -38,7 +38,7 @@ pub struct SpmmArgs {
 }
 
 pub fn run(args: &SpmmArgs, input: &InputOpts) -> anyhow::Result<()> {
-    let engine = args.engine.start()?;
+    let engine = args.engine.start(spmx::engine::Op::Spmm)?;
     let t0 = Instant::now();
     let a = files::read(&args.a, input)?.coo.to_csr();
     let b = match &args.b {

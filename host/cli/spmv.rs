@@ -54,7 +54,7 @@ struct Timing {
 }
 
 pub fn run(args: &SpmvArgs, input: &InputOpts) -> anyhow::Result<()> {
-    let engine = args.engine.start()?;
+    let engine = args.engine.start(spmx::engine::Op::Spmv)?;
     let t0 = Instant::now();
     let a = files::read(&args.a, input)?.coo.to_csr();
     let x = match &args.x {

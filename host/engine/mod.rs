@@ -54,22 +54,69 @@ impl Engine {
         }
     }
 
-    /// The concrete engine that will run: `Auto` resolved, and an error
-    /// naming the reason when the requested engine cannot run here.
-    pub fn resolve(self) -> Result<Engine> {
+    /// The concrete engine that will run `op`: `Auto` resolved (cuda where
+    /// a GPU is present and the cuda engine has `op`, else cpu), or an
+    /// error naming the reason when the requested engine cannot run it here.
+    pub fn resolve(self, op: Op) -> Result<Engine> {
         match self {
-            Engine::Auto | Engine::Cpu => Ok(Engine::Cpu),
-            Engine::Serial => Ok(Engine::Serial),
-            Engine::Cuda => Err(Error::Unavailable {
-                engine: "cuda",
-                reason: "this build has no GPU kernels yet; use --engine cpu".into(),
+            Engine::Auto => Ok(if op.on_cuda() && cuda_ready().is_ok() {
+                Engine::Cuda
+            } else {
+                Engine::Cpu
             }),
+            Engine::Cpu => Ok(Engine::Cpu),
+            Engine::Serial => Ok(Engine::Serial),
+            Engine::Cuda if !op.on_cuda() => Err(Error::Unavailable {
+                engine: "cuda",
+                reason: format!("the cuda engine has no {} yet; use --engine cpu", op.name()),
+            }),
+            Engine::Cuda => cuda_ready().map(|()| Engine::Cuda),
             Engine::Mpi => Err(Error::Unavailable {
                 engine: "mpi",
                 reason: "this build has no MPI engine yet; use --engine cpu".into(),
             }),
         }
     }
+}
+
+/// Operations, to ask an engine whether it runs them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Spmv,
+    Spmm,
+    Spgemm,
+    EwiseAdd,
+    Transpose,
+}
+
+impl Op {
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Spmv => "SpMV",
+            Op::Spmm => "SpMM",
+            Op::Spgemm => "SpGEMM",
+            Op::EwiseAdd => "element-wise add",
+            Op::Transpose => "transpose",
+        }
+    }
+
+    /// Whether the cuda engine implements this operation.
+    pub fn on_cuda(self) -> bool {
+        matches!(self, Op::Spmv)
+    }
+}
+
+/// Ok when the cuda engine can run here: built with feature `gpu`, with a
+/// driver and a device.
+fn cuda_ready() -> Result<()> {
+    #[cfg(feature = "gpu")]
+    return cuda::Gpu::get().map(|_| ());
+    #[cfg(not(feature = "gpu"))]
+    Err(Error::Unavailable {
+        engine: "cuda",
+        reason: "this build has no GPU kernels (build with --features gpu); use --engine cpu"
+            .into(),
+    })
 }
 
 impl fmt::Display for Engine {

@@ -1,4 +1,18 @@
 //! The cuda engine: Rust kernels from `gpu-kernels`, compiled to PTX by
-//! `build.rs`, launched through the CUDA driver.
+//! `build.rs`, launched through the CUDA driver (loaded at run time by
+//! cudarc, so building needs no CUDA).
+//!
+//! | module      | what                                                       |
+//! |-------------|------------------------------------------------------------|
+//! | [`context`] | the process's [`Gpu`]: context, stream, module cache, launches, buffers |
+//! | [`matrix`]  | device copies of every format                              |
+//! | [`spmv`]    | SpMV: the kernel family, [`SpmvPlan`], automatic choice     |
+//! | [`ptx`]     | the embedded PTX and its table of entry points            |
 
+pub mod context;
+pub mod matrix;
 pub mod ptx;
+pub mod spmv;
+
+pub use context::Gpu;
+pub use spmv::{SpmvKernel, SpmvPlan};

@@ -1,0 +1,339 @@
+//! The process's GPU: one CUDA context, one stream, the PTX module loaded
+//! once, a cache of kernel functions by name, and the typed helpers every
+//! cuda operation uses — upload, download, allocate, launch, synchronize —
+//! each mapping driver failures to spmx errors that say what to do.
+//!
+//! Everything runs on one stream, in order, so cudarc's per-buffer event
+//! tracking is switched off: there is no second stream to synchronize with.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use cudarc::driver::sys::CUresult;
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DevicePtrMut,
+    DeviceRepr, DriverError, LaunchConfig, PushKernelArg, ValidAsZeroBits,
+};
+use cudarc::nvrtc::Ptx;
+use gpu_kernels::Semiring;
+use gpu_kernels::args::{DevPtr, DevPtrMut, KernelArgs};
+use gpu_kernels::kernels;
+
+use super::ptx::PTX;
+use crate::error::{Error, Result};
+
+/// Environment variable choosing the device ordinal (default 0).
+pub const DEVICE_ENV: &str = "SPMX_CUDA_DEVICE";
+
+/// A started GPU. Get the process's one with [`Gpu::get`].
+pub struct Gpu {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    module: Arc<CudaModule>,
+    functions: Mutex<HashMap<String, CudaFunction>>,
+    name: String,
+    sm_count: u32,
+}
+
+/// A kernel argument struct as one kernel parameter: its bytes, by value.
+#[repr(transparent)]
+struct Param<A>(A);
+// SAFETY: `KernelArgs` structs are `#[repr(C)]` plain data with no padding,
+// the layout the PTX entry's single `.param` expects.
+unsafe impl<A: KernelArgs> DeviceRepr for Param<A> {}
+
+static GPU: OnceLock<std::result::Result<Gpu, String>> = OnceLock::new();
+
+fn unavailable(reason: impl Into<String>) -> Error {
+    Error::Unavailable {
+        engine: "cuda",
+        reason: reason.into(),
+    }
+}
+
+/// A failed driver call, named.
+fn driver(what: &str, e: DriverError) -> Error {
+    unavailable(format!("{what}: {e:?}"))
+}
+
+impl Gpu {
+    /// The GPU this process uses (device `$SPMX_CUDA_DEVICE`, default 0),
+    /// started on first use. Without a driver or a device the error says
+    /// so and suggests `--engine cpu`.
+    pub fn get() -> Result<&'static Gpu> {
+        GPU.get_or_init(Gpu::start)
+            .as_ref()
+            .map_err(|reason| unavailable(reason.clone()))
+    }
+
+    /// Whether a GPU can be used here (starting it if not yet started).
+    pub fn present() -> bool {
+        Gpu::get().is_ok()
+    }
+
+    fn start() -> std::result::Result<Gpu, String> {
+        const CPU: &str = "; use --engine cpu";
+        // SAFETY: only tries to open the driver library.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err(format!(
+                "no NVIDIA driver: libcuda.so could not be loaded (is this a GPU machine?){CPU}"
+            ));
+        }
+        let ordinal: usize = match std::env::var(DEVICE_ENV) {
+            Ok(v) => v
+                .parse()
+                .map_err(|_| format!("{DEVICE_ENV}={v:?} is not a device number"))?,
+            Err(_) => 0,
+        };
+        let count = CudaContext::device_count()
+            .map_err(|e| format!("the NVIDIA driver failed to start: {e:?}{CPU}"))?;
+        if count <= 0 {
+            return Err(format!("the NVIDIA driver sees no CUDA device{CPU}"));
+        }
+        if ordinal >= count as usize {
+            return Err(format!(
+                "{DEVICE_ENV}={ordinal}, but this machine has {count} CUDA device(s)"
+            ));
+        }
+        let ctx = CudaContext::new(ordinal)
+            .map_err(|e| format!("cannot open CUDA device {ordinal}: {e:?}{CPU}"))?;
+        // SAFETY: spmx uses the one stream below for all work on this
+        // context, so no buffer is shared between streams.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx.default_stream();
+        let module = ctx
+            .load_module(Ptx::from_src(PTX))
+            .map_err(|e| ptx_load_error(&ctx, e))?;
+        let name = ctx.name().unwrap_or_else(|_| "unknown GPU".into());
+        let sm_count = ctx
+            .attribute(
+                cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+            )
+            .map_or(1, |n| n.max(1) as u32);
+        Ok(Gpu {
+            ctx,
+            stream,
+            module,
+            functions: Mutex::new(HashMap::new()),
+            name,
+            sm_count,
+        })
+    }
+
+    /// The device's name (`NVIDIA H100 80GB HBM3`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Streaming multiprocessors on the device.
+    pub fn sm_count(&self) -> u32 {
+        self.sm_count
+    }
+
+    /// Free and total device memory, in bytes.
+    pub fn memory(&self) -> Result<(usize, usize)> {
+        self.ctx
+            .mem_get_info()
+            .map_err(|e| driver("cuMemGetInfo", e))
+    }
+
+    /// The stream all spmx work runs on (for events and vendor libraries).
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// The CUDA context.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// Copies `host` to a new device buffer.
+    pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<CudaSlice<T>> {
+        self.stream
+            .clone_htod(host)
+            .map_err(|e| self.alloc_error::<T>(host.len(), e))
+    }
+
+    /// A new device buffer of `n` zero bytes-worth elements.
+    pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(&self, n: usize) -> Result<CudaSlice<T>> {
+        self.stream
+            .alloc_zeros(n)
+            .map_err(|e| self.alloc_error::<T>(n, e))
+    }
+
+    /// Copies a device buffer back (waits for the stream).
+    pub fn download<T: DeviceRepr>(&self, dev: &CudaSlice<T>) -> Result<Vec<T>> {
+        self.stream
+            .clone_dtoh(dev)
+            .map_err(|e| self.run_error("copying a result back", e))
+    }
+
+    /// Overwrites a device buffer with `host` (same length).
+    pub fn copy_into<T: DeviceRepr>(&self, host: &[T], dev: &mut CudaSlice<T>) -> Result<()> {
+        assert_eq!(host.len(), dev.len(), "host.len() != device buffer length");
+        self.stream
+            .memcpy_htod(host, dev)
+            .map_err(|e| self.run_error("copying to the device", e))
+    }
+
+    /// Queues a device-to-device copy of `src` over `dst` (same length).
+    pub fn copy_device<T>(&self, src: &CudaSlice<T>, dst: &mut CudaSlice<T>) -> Result<()> {
+        assert_eq!(
+            src.len(),
+            dst.len(),
+            "source and destination lengths differ"
+        );
+        self.stream
+            .memcpy_dtod(src, dst)
+            .map_err(|e| self.run_error("copying on the device", e))
+    }
+
+    /// Waits for all work queued so far; a kernel that failed is reported here.
+    pub fn sync(&self) -> Result<()> {
+        self.stream
+            .synchronize()
+            .map_err(|e| self.run_error("running the queued kernels", e))
+    }
+
+    /// The device address of a buffer, for a kernel argument struct.
+    pub fn ptr<T>(&self, buf: &CudaSlice<T>) -> DevPtr<T> {
+        // Event tracking is off, so the guard records nothing.
+        let (addr, _guard) = buf.device_ptr(&self.stream);
+        DevPtr::new(addr)
+    }
+
+    /// The device address of a buffer a kernel writes.
+    pub fn ptr_mut<T>(&self, buf: &mut CudaSlice<T>) -> DevPtrMut<T> {
+        let (addr, _guard) = buf.device_ptr_mut(&self.stream);
+        DevPtrMut::new(addr)
+    }
+
+    /// The loaded PTX function `name`, cached.
+    fn function(&self, name: &str) -> Result<CudaFunction> {
+        let mut cache = self.functions.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(f) = cache.get(name) {
+            return Ok(f.clone());
+        }
+        let f = self
+            .module
+            .load_function(name)
+            .map_err(|e| driver(&format!("loading kernel {name} from the PTX"), e))?;
+        cache.insert(name.to_string(), f.clone());
+        Ok(f)
+    }
+
+    /// The PTX entry point of kernel `family` for semiring `S`, or an error
+    /// saying the semiring has no GPU kernels.
+    pub fn kernel_name<S: Semiring>(family: &str) -> Result<&'static str> {
+        kernels::find::<S>(family).map(|k| k.name).ok_or_else(|| {
+            unavailable(format!(
+                "no GPU kernel {family} for semiring {}: register the semiring in \
+                 gpu-kernels/src/kernels.rs (stamp_kernels!)",
+                S::NAME
+            ))
+        })
+    }
+
+    /// Queues kernel `family` for semiring `S` on `grid` blocks of `block`
+    /// threads with `shared` bytes of dynamic shared memory. A grid of zero
+    /// blocks launches nothing.
+    pub fn launch<S: Semiring, A: KernelArgs>(
+        &self,
+        family: &str,
+        grid: u32,
+        block: u32,
+        shared: u32,
+        args: A,
+    ) -> Result<()> {
+        self.launch_named(Gpu::kernel_name::<S>(family)?, grid, block, shared, args)
+    }
+
+    /// Queues the PTX entry point `name` (see [`Gpu::launch`]). The argument
+    /// struct must be the one the kernel declares.
+    pub fn launch_named<A: KernelArgs>(
+        &self,
+        name: &str,
+        grid: u32,
+        block: u32,
+        shared: u32,
+        args: A,
+    ) -> Result<()> {
+        if grid == 0 {
+            return Ok(());
+        }
+        let f = self.function(name)?;
+        let cfg = LaunchConfig {
+            grid_dim: (grid, 1, 1),
+            block_dim: (block, 1, 1),
+            shared_mem_bytes: shared,
+        };
+        let param = Param(args);
+        let mut builder = self.stream.launch_builder(&f);
+        builder.arg(&param);
+        // SAFETY: `param` is the struct the entry point takes (the caller's
+        // contract), and its device pointers come from live buffers.
+        unsafe { builder.launch(cfg) }.map_err(|e| {
+            unavailable(format!(
+                "launching kernel {name} on {grid} blocks × {block} threads \
+                 ({shared} B shared) failed: {e:?}"
+            ))
+        })?;
+        Ok(())
+    }
+
+    /// Out of device memory becomes [`Error::TooLarge`] with the numbers.
+    fn alloc_error<T>(&self, n: usize, e: DriverError) -> Error {
+        if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+            let bytes = n * size_of::<T>();
+            let (free, total) = self.ctx.mem_get_info().unwrap_or((0, 0));
+            return Error::TooLarge(format!(
+                "{bytes} bytes of GPU memory requested; {free} of {total} bytes free on {}",
+                self.name
+            ));
+        }
+        self.run_error("allocating or copying device memory", e)
+    }
+
+    fn run_error(&self, what: &str, e: DriverError) -> Error {
+        unavailable(format!("{what} on {} failed: {e:?}", self.name))
+    }
+}
+
+/// A PTX the driver cannot load: for a PTX ISA newer than the driver
+/// supports, both versions are named.
+fn ptx_load_error(ctx: &CudaContext, e: DriverError) -> String {
+    let ptx_isa = PTX
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(".version "))
+        .unwrap_or("?");
+    let target = PTX
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(".target "))
+        .unwrap_or("?");
+    let mut version = 0;
+    // SAFETY: writes one int.
+    let driver = unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) };
+    let driver = if driver == CUresult::CUDA_SUCCESS {
+        format!("{}.{}", version / 1000, version % 1000 / 10)
+    } else {
+        "unknown".into()
+    };
+    let cc = ctx
+        .compute_capability()
+        .map_or("?".into(), |(a, b)| format!("sm_{a}{b}"));
+    let hint = match e.0 {
+        CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION => {
+            "the PTX is newer than this driver: update the driver, or build with an \
+             older PTX ISA"
+        }
+        CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU | CUresult::CUDA_ERROR_INVALID_PTX => {
+            "the PTX targets a newer GPU than this one: rebuild with SPMX_CUDA_ARCH set \
+             to this device's sm"
+        }
+        _ => "the driver refused the PTX",
+    };
+    format!(
+        "loading the kernels failed ({e:?}): PTX ISA {ptx_isa} for {target}, CUDA driver \
+         {driver}, device {cc}: {hint}"
+    )
+}

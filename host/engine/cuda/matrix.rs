@@ -1,0 +1,177 @@
+//! Device copies of the sparse formats: the same layouts as the host
+//! formats in `crate::format`, uploaded as they are, with `usize` offsets
+//! narrowed to the `u32` the kernels index with. A matrix whose offsets or
+//! dimensions do not fit is refused with [`Error::TooLarge`] naming the
+//! number, never truncated.
+
+use cudarc::driver::CudaSlice;
+
+use super::Gpu;
+use crate::Scalar;
+use crate::error::{Error, Result};
+use crate::format::{Bsr, Coo, Csr, Ell, Sell};
+
+/// Largest count the kernels index: `u32`, less a warp, so that a lane's
+/// `k + 32` never wraps.
+pub const MAX_INDEX: usize = u32::MAX as usize - 64;
+
+/// `n` as a kernel index, or an error naming `what`.
+pub fn index(n: usize, what: &str) -> Result<u32> {
+    if n <= MAX_INDEX {
+        Ok(n as u32)
+    } else {
+        Err(Error::TooLarge(format!(
+            "{what} is {n}; the GPU kernels index with u32 (at most {MAX_INDEX})"
+        )))
+    }
+}
+
+/// Offsets narrowed to `u32`, checked (the last offset is the largest).
+fn offsets(ptr: &[usize], what: &str) -> Result<Vec<u32>> {
+    index(ptr.last().copied().unwrap_or(0), what)?;
+    Ok(ptr.iter().map(|&p| p as u32).collect())
+}
+
+/// CSR on the device.
+pub struct DevCsr<T> {
+    pub n_rows: u32,
+    pub n_cols: u32,
+    pub nnz: u32,
+    pub row_ptr: CudaSlice<u32>,
+    pub col_idx: CudaSlice<u32>,
+    pub values: CudaSlice<T>,
+}
+
+impl<T: Scalar> DevCsr<T> {
+    pub fn upload(gpu: &Gpu, a: &Csr<T>) -> Result<Self> {
+        Ok(DevCsr {
+            n_rows: index(a.nrows(), "the number of rows")?,
+            n_cols: index(a.ncols(), "the number of columns")?,
+            nnz: index(a.nnz(), "the number of stored entries")?,
+            row_ptr: gpu.upload(&offsets(a.row_ptr(), "the number of stored entries")?)?,
+            col_idx: gpu.upload(a.col_idx())?,
+            values: gpu.upload(a.values())?,
+        })
+    }
+
+    /// Bytes the three arrays occupy on the device.
+    pub fn bytes(&self) -> usize {
+        4 * (self.n_rows as usize + 1) + (4 + size_of::<T>()) * self.nnz as usize
+    }
+}
+
+/// COO on the device (any entry order).
+pub struct DevCoo<T> {
+    pub n_rows: u32,
+    pub nnz: u32,
+    pub row_idx: CudaSlice<u32>,
+    pub col_idx: CudaSlice<u32>,
+    pub values: CudaSlice<T>,
+}
+
+impl<T: Scalar> DevCoo<T> {
+    pub fn upload(gpu: &Gpu, a: &Coo<T>) -> Result<Self> {
+        index(a.ncols(), "the number of columns")?;
+        Ok(DevCoo {
+            n_rows: index(a.nrows(), "the number of rows")?,
+            nnz: index(a.nnz(), "the number of stored entries")?,
+            row_idx: gpu.upload(a.rows())?,
+            col_idx: gpu.upload(a.cols())?,
+            values: gpu.upload(a.values())?,
+        })
+    }
+
+    pub fn bytes(&self) -> usize {
+        (8 + size_of::<T>()) * self.nnz as usize
+    }
+}
+
+/// ELL on the device, column-major, padding slots marked by column.
+pub struct DevEll<T> {
+    pub n_rows: u32,
+    pub width: u32,
+    pub col_idx: CudaSlice<u32>,
+    pub values: CudaSlice<T>,
+}
+
+impl<T: Scalar> DevEll<T> {
+    pub fn upload(gpu: &Gpu, a: &Ell<T>) -> Result<Self> {
+        index(a.ncols(), "the number of columns")?;
+        index(a.col_idx().len(), "the number of ELL slots")?;
+        Ok(DevEll {
+            n_rows: index(a.nrows(), "the number of rows")?,
+            width: index(a.width(), "the ELL width")?,
+            col_idx: gpu.upload(a.col_idx())?,
+            values: gpu.upload(a.values())?,
+        })
+    }
+
+    pub fn bytes(&self) -> usize {
+        (4 + size_of::<T>()) * self.col_idx.len()
+    }
+}
+
+/// SELL-C-σ on the device.
+pub struct DevSell<T> {
+    pub n_rows: u32,
+    pub c: u32,
+    pub n_slices: u32,
+    pub perm: CudaSlice<u32>,
+    pub slice_ptr: CudaSlice<u32>,
+    pub slice_width: CudaSlice<u32>,
+    pub col_idx: CudaSlice<u32>,
+    pub values: CudaSlice<T>,
+}
+
+impl<T: Scalar> DevSell<T> {
+    pub fn upload(gpu: &Gpu, a: &Sell<T>) -> Result<Self> {
+        index(a.ncols(), "the number of columns")?;
+        Ok(DevSell {
+            n_rows: index(a.nrows(), "the number of rows")?,
+            c: index(a.slice_height(), "the slice height")?,
+            n_slices: index(a.nslices(), "the number of slices")?,
+            perm: gpu.upload(a.perm())?,
+            slice_ptr: gpu.upload(&offsets(a.slice_ptr(), "the number of SELL slots")?)?,
+            slice_width: gpu.upload(a.slice_width())?,
+            col_idx: gpu.upload(a.col_idx())?,
+            values: gpu.upload(a.values())?,
+        })
+    }
+
+    pub fn bytes(&self) -> usize {
+        4 * (self.perm.len() + self.slice_ptr.len() + self.slice_width.len())
+            + (4 + size_of::<T>()) * self.col_idx.len()
+    }
+}
+
+/// BSR on the device, with each block's occupancy mask.
+pub struct DevBsr<T> {
+    pub n_rows: u32,
+    pub n_cols: u32,
+    pub b: u32,
+    pub block_row_ptr: CudaSlice<u32>,
+    pub block_col: CudaSlice<u32>,
+    pub values: CudaSlice<T>,
+    pub masks: CudaSlice<u64>,
+}
+
+impl<T: Scalar> DevBsr<T> {
+    pub fn upload(gpu: &Gpu, a: &Bsr<T>) -> Result<Self> {
+        index(a.values().len(), "the number of BSR slots")?;
+        Ok(DevBsr {
+            n_rows: index(a.nrows(), "the number of rows")?,
+            n_cols: index(a.ncols(), "the number of columns")?,
+            b: a.block_size() as u32,
+            block_row_ptr: gpu.upload(&offsets(a.block_row_ptr(), "the number of blocks")?)?,
+            block_col: gpu.upload(a.block_col())?,
+            values: gpu.upload(a.values())?,
+            masks: gpu.upload(a.masks())?,
+        })
+    }
+
+    pub fn bytes(&self) -> usize {
+        4 * (self.block_row_ptr.len() + self.block_col.len())
+            + size_of::<T>() * self.values.len()
+            + 8 * self.masks.len()
+    }
+}

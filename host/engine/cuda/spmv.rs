@@ -1,0 +1,486 @@
+//! SpMV on the GPU: `y = A ⊗ x` with one of the kernel family in
+//! `gpu_kernels::spmv`, each on its own format.
+//!
+//! An [`SpmvPlan`] holds A on the device in the format its kernel reads and
+//! queues the kernel on any `x` and `y` already there: build it once, run
+//! it many times (what `spmx bench` times). [`spmv`] is the one-shot host
+//! call: upload, run, download.
+//!
+//! [`SpmvKernel::Auto`] picks from A's row lengths ([`choose`]):
+//! load-balanced merge for skewed rows, else CSR with as many lanes per row
+//! as the mean row length fills.
+
+use cudarc::driver::CudaSlice;
+use gpu_kernels::Semiring;
+use gpu_kernels::args::{
+    SpmvBsrArgs, SpmvCooArgs, SpmvCsrArgs, SpmvCsrMergeArgs, SpmvEllArgs, SpmvSellArgs,
+};
+
+use super::Gpu;
+use super::matrix::{DevBsr, DevCoo, DevCsr, DevEll, DevSell, index};
+use crate::Scalar;
+use crate::error::Result;
+use crate::format::{Bsr, Coo, Csr, Ell, Hyb, Sell};
+
+/// Threads per block for every SpMV kernel.
+const BLOCK: u32 = 256;
+/// SELL slice height and sorting window, and BSR block size, when a plan
+/// converts from CSR (a SELL slice is one warp).
+const SELL_C: usize = 32;
+const SELL_SIGMA: usize = 256;
+const BSR_BLOCK: usize = 4;
+/// Entries (plus rows) per thread of the merge kernel.
+const MERGE_ITEMS: u32 = 8;
+
+/// A GPU SpMV kernel, named as on the command line (`--kernel`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SpmvKernel {
+    /// Chosen from the row lengths by [`choose`].
+    Auto,
+    /// CSR, a thread per row.
+    CsrScalar,
+    /// CSR, a group of 2–32 lanes per row (width from the mean row length).
+    CsrVector,
+    /// CSR, equal shares of rows + entries per thread (merge path), for
+    /// skewed rows.
+    CsrMerge,
+    /// COO, a thread per entry, atomics into `y`.
+    Coo,
+    /// ELL, a thread per row, column-major.
+    Ell,
+    /// HYB: ELL for the first K entries of each row, COO for the rest.
+    Hyb,
+    /// SELL-32-256, a thread per row, a warp per slice.
+    Sell,
+    /// BSR with 4 × 4 blocks.
+    Bsr,
+}
+
+impl SpmvKernel {
+    pub const ALL: [SpmvKernel; 9] = [
+        SpmvKernel::Auto,
+        SpmvKernel::CsrScalar,
+        SpmvKernel::CsrVector,
+        SpmvKernel::CsrMerge,
+        SpmvKernel::Coo,
+        SpmvKernel::Ell,
+        SpmvKernel::Hyb,
+        SpmvKernel::Sell,
+        SpmvKernel::Bsr,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SpmvKernel::Auto => "auto",
+            SpmvKernel::CsrScalar => "csr-scalar",
+            SpmvKernel::CsrVector => "csr-vector",
+            SpmvKernel::CsrMerge => "csr-merge",
+            SpmvKernel::Coo => "coo",
+            SpmvKernel::Ell => "ell",
+            SpmvKernel::Hyb => "hyb",
+            SpmvKernel::Sell => "sell",
+            SpmvKernel::Bsr => "bsr",
+        }
+    }
+}
+
+impl std::str::FromStr for SpmvKernel {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        SpmvKernel::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<_> = SpmvKernel::ALL.iter().map(|k| k.name()).collect();
+                format!(
+                    "unknown SpMV kernel {s:?}: expected one of {}",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+impl std::fmt::Display for SpmvKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The kernel [`SpmvKernel::Auto`] runs for `a`, and its lanes per row.
+///
+/// Rows much longer than the mean (power-law graphs, an arrow) would keep
+/// one thread or warp busy while the rest idle: those go to the merge
+/// kernel, which gives every thread the same share of rows + entries. Other
+/// matrices use CSR with a group of lanes per row as wide as the mean row
+/// fills (a power of two from 2 to 32): short rows keep all lanes busy on
+/// distinct rows, long rows read in coalesced 32-wide strides.
+pub fn choose<T>(a: &Csr<T>) -> (SpmvKernel, u32)
+where
+    T: Scalar,
+{
+    let stats = a.row_stats();
+    if a.nnz() == 0 {
+        return (SpmvKernel::CsrScalar, 1);
+    }
+    if stats.max as f64 > 16.0 * stats.mean.max(1.0) && stats.max > 512 {
+        return (SpmvKernel::CsrMerge, 1);
+    }
+    (SpmvKernel::CsrVector, vector_lanes(stats.mean))
+}
+
+/// Lanes per row for the vector kernel: the largest power of two (2..=32)
+/// not above the mean row length.
+fn vector_lanes(mean: f64) -> u32 {
+    let mut lanes = 2;
+    while lanes < 32 && f64::from(lanes * 2) <= mean {
+        lanes *= 2;
+    }
+    lanes
+}
+
+/// A on the device, in the format its kernel reads.
+enum DevMatrix<T> {
+    Csr(DevCsr<T>),
+    Coo(DevCoo<T>),
+    Ell(DevEll<T>),
+    Hyb(DevEll<T>, DevCoo<T>),
+    Sell(DevSell<T>),
+    Bsr(DevBsr<T>),
+}
+
+/// A SpMV ready to run: A on the device, the kernel and its launch shape,
+/// and the scratch the kernel needs.
+pub struct SpmvPlan<T> {
+    kernel: SpmvKernel,
+    lanes: u32,
+    n_rows: u32,
+    n_cols: u32,
+    matrix: DevMatrix<T>,
+    /// Merge kernel: a row index and a partial sum per thread.
+    carry: Option<(CudaSlice<u32>, CudaSlice<T>)>,
+    /// COO kernel: `y` starts as the semiring zero, copied from here.
+    zero_y: Option<CudaSlice<T>>,
+}
+
+impl<T: Scalar> SpmvPlan<T> {
+    /// Uploads `a` in the format `kernel` reads (converting on the host
+    /// first where that is not CSR). `Auto` is resolved by [`choose`].
+    pub fn new<S: Semiring<Value = T>>(gpu: &Gpu, a: &Csr<T>, kernel: SpmvKernel) -> Result<Self> {
+        let (kernel, lanes) = match kernel {
+            SpmvKernel::Auto => choose(a),
+            SpmvKernel::CsrVector => choose_vector(a),
+            k => (k, 1),
+        };
+        match kernel {
+            SpmvKernel::Auto | SpmvKernel::CsrScalar | SpmvKernel::CsrVector => Self::with(
+                kernel,
+                lanes,
+                a.ncols(),
+                DevMatrix::Csr(DevCsr::upload(gpu, a)?),
+            ),
+            SpmvKernel::CsrMerge => Self::merge(gpu, a),
+            SpmvKernel::Coo => Self::from_coo::<S>(gpu, &a.to_coo()),
+            SpmvKernel::Ell => Self::from_ell(gpu, &Ell::from_csr(a)?),
+            SpmvKernel::Hyb => Self::from_hyb(gpu, &Hyb::from_csr(a)),
+            SpmvKernel::Sell => Self::from_sell(gpu, &Sell::from_csr(a, SELL_C, SELL_SIGMA)?),
+            SpmvKernel::Bsr => Self::from_bsr(gpu, &Bsr::from_csr(a, BSR_BLOCK)?),
+        }
+    }
+
+    fn with(kernel: SpmvKernel, lanes: u32, n_cols: usize, matrix: DevMatrix<T>) -> Result<Self> {
+        let n_rows = match &matrix {
+            DevMatrix::Csr(m) => m.n_rows,
+            DevMatrix::Coo(m) => m.n_rows,
+            DevMatrix::Ell(m) | DevMatrix::Hyb(m, _) => m.n_rows,
+            DevMatrix::Sell(m) => m.n_rows,
+            DevMatrix::Bsr(m) => m.n_rows,
+        };
+        Ok(SpmvPlan {
+            kernel,
+            lanes,
+            n_rows,
+            n_cols: index(n_cols, "the number of columns")?,
+            matrix,
+            carry: None,
+            zero_y: None,
+        })
+    }
+
+    fn merge(gpu: &Gpu, a: &Csr<T>) -> Result<Self> {
+        let m = DevCsr::upload(gpu, a)?;
+        let parts = merge_parts(m.n_rows, m.nnz);
+        let carry = (
+            gpu.zeros::<u32>(parts as usize)?,
+            gpu.zeros::<T>(parts as usize)?,
+        );
+        let mut plan = Self::with(SpmvKernel::CsrMerge, 1, a.ncols(), DevMatrix::Csr(m))?;
+        plan.carry = Some(carry);
+        Ok(plan)
+    }
+
+    /// SpMV on a COO matrix as it is.
+    pub fn from_coo<S: Semiring<Value = T>>(gpu: &Gpu, a: &Coo<T>) -> Result<Self> {
+        let zero = gpu.upload(&vec![S::zero(); a.nrows()])?;
+        let mut plan = Self::with(
+            SpmvKernel::Coo,
+            1,
+            a.ncols(),
+            DevMatrix::Coo(DevCoo::upload(gpu, a)?),
+        )?;
+        plan.zero_y = Some(zero);
+        Ok(plan)
+    }
+
+    /// SpMV on an ELL matrix as it is.
+    pub fn from_ell(gpu: &Gpu, a: &Ell<T>) -> Result<Self> {
+        Self::with(
+            SpmvKernel::Ell,
+            1,
+            a.ncols(),
+            DevMatrix::Ell(DevEll::upload(gpu, a)?),
+        )
+    }
+
+    /// SpMV on a HYB matrix as it is: ELL part, then COO overflow.
+    pub fn from_hyb(gpu: &Gpu, a: &Hyb<T>) -> Result<Self> {
+        let ell = DevEll::upload(gpu, a.ell())?;
+        let coo = DevCoo::upload(gpu, a.overflow())?;
+        Self::with(SpmvKernel::Hyb, 1, a.ncols(), DevMatrix::Hyb(ell, coo))
+    }
+
+    /// SpMV on a SELL-C-σ (or JDS) matrix as it is.
+    pub fn from_sell(gpu: &Gpu, a: &Sell<T>) -> Result<Self> {
+        Self::with(
+            SpmvKernel::Sell,
+            1,
+            a.ncols(),
+            DevMatrix::Sell(DevSell::upload(gpu, a)?),
+        )
+    }
+
+    /// SpMV on a BSR matrix as it is.
+    pub fn from_bsr(gpu: &Gpu, a: &Bsr<T>) -> Result<Self> {
+        Self::with(
+            SpmvKernel::Bsr,
+            1,
+            a.ncols(),
+            DevMatrix::Bsr(DevBsr::upload(gpu, a)?),
+        )
+    }
+
+    /// The kernel this plan runs (never `Auto`).
+    pub fn kernel(&self) -> SpmvKernel {
+        self.kernel
+    }
+
+    /// The kernel and its shape, e.g. `csr-vector(8 lanes)`.
+    pub fn label(&self) -> String {
+        match self.kernel {
+            SpmvKernel::CsrVector => format!("csr-vector({} lanes)", self.lanes),
+            k => k.name().to_string(),
+        }
+    }
+
+    /// Rows and columns of A.
+    pub fn shape(&self) -> (usize, usize) {
+        (self.n_rows as usize, self.n_cols as usize)
+    }
+
+    /// Bytes A occupies on the device in this plan's format.
+    pub fn matrix_bytes(&self) -> usize {
+        match &self.matrix {
+            DevMatrix::Csr(m) => m.bytes(),
+            DevMatrix::Coo(m) => m.bytes(),
+            DevMatrix::Ell(m) => m.bytes(),
+            DevMatrix::Hyb(e, c) => e.bytes() + c.bytes(),
+            DevMatrix::Sell(m) => m.bytes(),
+            DevMatrix::Bsr(m) => m.bytes(),
+        }
+    }
+
+    /// Queues `y = A ⊗ x` on the GPU's stream (`x` has A's column count
+    /// of entries, `y` its row count). Every entry of `y` is written.
+    pub fn run<S: Semiring<Value = T>>(
+        &mut self,
+        gpu: &Gpu,
+        x: &CudaSlice<T>,
+        y: &mut CudaSlice<T>,
+    ) -> Result<()> {
+        assert_eq!(x.len(), self.n_cols as usize, "x.len() != A.ncols()");
+        assert_eq!(y.len(), self.n_rows as usize, "y.len() != A.nrows()");
+        let blocks =
+            |threads: u64| threads.div_ceil(u64::from(BLOCK)).min(u64::from(u32::MAX)) as u32;
+        let (xp, yp) = (gpu.ptr(x), gpu.ptr_mut(y));
+        match &self.matrix {
+            DevMatrix::Csr(m) => {
+                let args = SpmvCsrArgs {
+                    row_ptr: gpu.ptr(&m.row_ptr),
+                    col_idx: gpu.ptr(&m.col_idx),
+                    values: gpu.ptr(&m.values),
+                    x: xp,
+                    y: yp,
+                    n_rows: m.n_rows,
+                    n_cols: m.n_cols,
+                    lanes: self.lanes,
+                    _pad: 0,
+                };
+                match self.kernel {
+                    SpmvKernel::CsrScalar => gpu.launch::<S, _>(
+                        "spmv_csr_scalar",
+                        blocks(m.n_rows.into()),
+                        BLOCK,
+                        0,
+                        args,
+                    ),
+                    SpmvKernel::CsrVector => {
+                        let threads = u64::from(m.n_rows) * u64::from(self.lanes);
+                        gpu.launch::<S, _>("spmv_csr_vector", blocks(threads), BLOCK, 0, args)
+                    }
+                    _ => {
+                        let (carry_row, carry_val) =
+                            self.carry.as_mut().expect("merge plan has carries");
+                        let parts = carry_row.len() as u32;
+                        let args = SpmvCsrMergeArgs {
+                            row_ptr: args.row_ptr,
+                            col_idx: args.col_idx,
+                            values: args.values,
+                            x: xp,
+                            y: yp,
+                            carry_row: gpu.ptr_mut(carry_row),
+                            carry_val: gpu.ptr_mut(carry_val),
+                            n_rows: m.n_rows,
+                            nnz: m.nnz,
+                            n_parts: parts,
+                            items_per_part: MERGE_ITEMS,
+                        };
+                        gpu.launch::<S, _>("spmv_csr_merge", blocks(parts.into()), BLOCK, 0, args)?;
+                        gpu.launch::<S, _>("spmv_csr_merge_fixup", 1, 32, 0, args)
+                    }
+                }
+            }
+            DevMatrix::Coo(m) => {
+                let zero = self.zero_y.as_ref().expect("COO plan has a zero y");
+                gpu.copy_device(zero, y)?;
+                coo_atomic::<S, T>(gpu, m, xp, yp)
+            }
+            DevMatrix::Ell(e) => ell::<S, T>(gpu, e, xp, yp),
+            DevMatrix::Hyb(e, c) => {
+                ell::<S, T>(gpu, e, xp, yp)?;
+                coo_atomic::<S, T>(gpu, c, xp, yp)
+            }
+            DevMatrix::Sell(m) => {
+                let args = SpmvSellArgs {
+                    perm: gpu.ptr(&m.perm),
+                    slice_ptr: gpu.ptr(&m.slice_ptr),
+                    slice_width: gpu.ptr(&m.slice_width),
+                    col_idx: gpu.ptr(&m.col_idx),
+                    values: gpu.ptr(&m.values),
+                    x: xp,
+                    y: yp,
+                    n_rows: m.n_rows,
+                    c: m.c,
+                    n_slices: m.n_slices,
+                    _pad: 0,
+                };
+                let threads = u64::from(m.n_slices) * u64::from(m.c);
+                gpu.launch::<S, _>("spmv_sell", blocks(threads), BLOCK, 0, args)
+            }
+            DevMatrix::Bsr(m) => {
+                let args = SpmvBsrArgs {
+                    block_row_ptr: gpu.ptr(&m.block_row_ptr),
+                    block_col: gpu.ptr(&m.block_col),
+                    values: gpu.ptr(&m.values),
+                    masks: gpu.ptr(&m.masks),
+                    x: xp,
+                    y: yp,
+                    n_rows: m.n_rows,
+                    n_cols: m.n_cols,
+                    b: m.b,
+                    _pad: 0,
+                };
+                gpu.launch::<S, _>("spmv_bsr", blocks(m.n_rows.into()), BLOCK, 0, args)
+            }
+        }
+    }
+}
+
+/// CSR vector with its lanes, for `--kernel csr-vector`.
+fn choose_vector<T: Scalar>(a: &Csr<T>) -> (SpmvKernel, u32) {
+    (SpmvKernel::CsrVector, vector_lanes(a.row_stats().mean))
+}
+
+/// Threads of the merge kernel: each takes `MERGE_ITEMS` of the
+/// `n_rows + nnz` steps of the merge path.
+fn merge_parts(n_rows: u32, nnz: u32) -> u32 {
+    let items = u64::from(n_rows) + u64::from(nnz);
+    items.div_ceil(u64::from(MERGE_ITEMS)).max(1) as u32
+}
+
+fn ell<S: Semiring, T: Scalar>(
+    gpu: &Gpu,
+    e: &DevEll<T>,
+    x: gpu_kernels::args::DevPtr<T>,
+    y: gpu_kernels::args::DevPtrMut<T>,
+) -> Result<()>
+where
+    S: Semiring<Value = T>,
+{
+    let args = SpmvEllArgs {
+        col_idx: gpu.ptr(&e.col_idx),
+        values: gpu.ptr(&e.values),
+        x,
+        y,
+        n_rows: e.n_rows,
+        width: e.width,
+    };
+    gpu.launch::<S, _>("spmv_ell", e.n_rows.div_ceil(BLOCK), BLOCK, 0, args)
+}
+
+fn coo_atomic<S, T: Scalar>(
+    gpu: &Gpu,
+    c: &DevCoo<T>,
+    x: gpu_kernels::args::DevPtr<T>,
+    y: gpu_kernels::args::DevPtrMut<T>,
+) -> Result<()>
+where
+    S: Semiring<Value = T>,
+{
+    let args = SpmvCooArgs {
+        row_idx: gpu.ptr(&c.row_idx),
+        col_idx: gpu.ptr(&c.col_idx),
+        values: gpu.ptr(&c.values),
+        x,
+        y,
+        nnz: c.nnz,
+        n_rows: c.n_rows,
+    };
+    gpu.launch::<S, _>("spmv_coo_atomic", c.nnz.div_ceil(BLOCK), BLOCK, 0, args)
+}
+
+/// `y = A ⊗ x` on the GPU for a matrix already planned: uploads `x`, runs,
+/// downloads `y`.
+pub fn run_once<S: Semiring>(plan: &mut SpmvPlan<S::Value>, x: &[S::Value]) -> Result<Vec<S::Value>>
+where
+    S::Value: Scalar,
+{
+    let gpu = Gpu::get()?;
+    let (m, n) = plan.shape();
+    assert_eq!(x.len(), n, "x.len() != A.ncols()");
+    let xd = gpu.upload(x)?;
+    let mut yd = gpu.zeros::<S::Value>(m)?;
+    plan.run::<S>(gpu, &xd, &mut yd)?;
+    gpu.download(&yd)
+}
+
+/// `y = A ⊗ x` for CSR A with `kernel` (`Auto` picks).
+pub fn spmv_csr<S: Semiring>(
+    a: &Csr<S::Value>,
+    x: &[S::Value],
+    kernel: SpmvKernel,
+) -> Result<Vec<S::Value>>
+where
+    S::Value: Scalar,
+{
+    let mut plan = SpmvPlan::new::<S>(Gpu::get()?, a, kernel)?;
+    run_once::<S>(&mut plan, x)
+}
