@@ -42,19 +42,36 @@ pub struct SpmvArgs {
     format: FormatArg,
     #[command(flatten)]
     engine: EngineOpts,
+    /// GPU kernel (--engine cuda): auto, csr-scalar, csr-vector, csr-merge,
+    /// coo, ell, hyb, sell or bsr. The kernel reads its own format,
+    /// converted from CSR, and replaces --format. Without it the kernel of
+    /// --format runs (for CSR, the automatic choice).
+    #[cfg(feature = "gpu")]
+    #[arg(long)]
+    kernel: Option<spmx::engine::cuda::SpmvKernel>,
     /// Seed of the random x.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     seed: u64,
 }
 
-/// Times of one SpMV: the conversion from CSR (none for CSR) and the product.
+/// Times of one SpMV: the conversion from CSR (none for CSR; for a GPU
+/// kernel, the conversion and the upload of A) and the product (for a GPU
+/// kernel, with the upload of x and the download of y).
 struct Timing {
     convert: Option<Duration>,
     multiply: Duration,
+    /// The GPU kernel that ran, when `--kernel` chose one.
+    kernel: Option<String>,
 }
 
 pub fn run(args: &SpmvArgs, input: &InputOpts) -> anyhow::Result<()> {
     let engine = args.engine.start(spmx::engine::Op::Spmv)?;
+    #[cfg(feature = "gpu")]
+    anyhow::ensure!(
+        args.kernel.is_none() || engine == Engine::Cuda,
+        "--kernel chooses a GPU kernel: it needs --engine cuda (or auto on a GPU machine), \
+         not {engine}"
+    );
     let t0 = Instant::now();
     let a = files::read(&args.a, input)?.coo.to_csr();
     let x = match &args.x {
@@ -67,7 +84,7 @@ pub fn run(args: &SpmvArgs, input: &InputOpts) -> anyhow::Result<()> {
     let (y, timing, value_bytes) = with_semiring!(args.semiring, |S| {
         let a = CliValue::from_input(a);
         let x = operands::dense::<S>(x.matrix)?;
-        let (y, timing) = spmv_as::<S>(&a, x.as_slice(), args.format, engine)?;
+        let (y, timing) = spmv_as::<S>(&a, x.as_slice(), args, engine)?;
         let y = match args.output {
             Some(_) => Some(operands::into_output(m, 1, y)?),
             None => None,
@@ -85,7 +102,10 @@ pub fn run(args: &SpmvArgs, input: &InputOpts) -> anyhow::Result<()> {
     s.shape("A", (m, n), nnz)
         .line("x", format!("{n} entries ({})", x.source))
         .line("y", format!("{m} entries"));
-    let format = format!("{:?}", args.format).to_uppercase();
+    let format = match &timing.kernel {
+        Some(kernel) => format!("GPU kernel {kernel}, on its own format"),
+        None => format!("{:?}", args.format).to_uppercase(),
+    };
     match timing.convert {
         Some(t) => s.line(
             "format",
@@ -106,18 +126,38 @@ pub fn run(args: &SpmvArgs, input: &InputOpts) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// y = A ⊗ x with A in `format`, converted from CSR first.
+/// y = A ⊗ x with A in `--format` (converted from CSR first), or with the
+/// GPU kernel `--kernel` names.
 fn spmv_as<S: Semiring>(
     a: &Csr<S::Value>,
     x: &[S::Value],
-    format: FormatArg,
+    args: &SpmvArgs,
     engine: Engine,
 ) -> anyhow::Result<(Vec<S::Value>, Timing)>
 where
     S::Value: Scalar,
 {
+    #[cfg(feature = "gpu")]
+    if let Some(kernel) = args.kernel {
+        use spmx::engine::cuda::{Gpu, SpmvPlan, spmv};
+        let t = Instant::now();
+        let mut plan = SpmvPlan::new::<S>(Gpu::get()?, a, kernel)?;
+        let convert = Some(t.elapsed());
+        let t = Instant::now();
+        let y = spmv::run_once::<S>(&mut plan, x)?;
+        let multiply = t.elapsed();
+        let kernel = Some(plan.label());
+        return Ok((
+            y,
+            Timing {
+                convert,
+                multiply,
+                kernel,
+            },
+        ));
+    }
     let start = Some(Instant::now());
-    match format {
+    match args.format {
         FormatArg::Csr => timed::<S, _>(a, x, engine, None),
         FormatArg::Coo => timed::<S, _>(&a.to_coo(), x, engine, start),
         FormatArg::Csc => timed::<S, _>(&Csc::from_csr(a), x, engine, start),
@@ -142,5 +182,12 @@ where
     let t = Instant::now();
     let y = ops::spmv::<S>(m, x, engine)?;
     let multiply = t.elapsed();
-    Ok((y, Timing { convert, multiply }))
+    Ok((
+        y,
+        Timing {
+            convert,
+            multiply,
+            kernel: None,
+        },
+    ))
 }

@@ -1,0 +1,310 @@
+//! Every GPU SpMV kernel against the serial engine, for every semiring the
+//! GPU has: random matrices of every odd shape (proptest), skewed matrices
+//! large enough to spread the merge kernel over many threads, and the real
+//! set. `y` is poisoned before each run, so a row a kernel forgets fails.
+//!
+//! Exact semirings (every one but plus-times: their `add` is min, max or
+//! or) must match serial bit for bit; plus-times may sum in another order,
+//! so it must match within a few ulps of `Σ |a_ij · x_j|` per row.
+//!
+//! Without a GPU (or without feature `gpu`) the GPU tests print why and
+//! pass; the error a user gets is tested instead.
+#![cfg(feature = "gpu")]
+
+mod common;
+
+use common::{TestScalar, arb_csr};
+use proptest::prelude::*;
+use spmx::engine::cuda::{Gpu, SpmvKernel, SpmvPlan};
+use spmx::engine::{Engine, Op};
+use spmx::format::{Coo, Csr};
+use spmx::semiring::MaxMin;
+use spmx::{MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Scalar, Semiring, ops};
+
+/// The GPU, or `None` after printing why these tests do not run here.
+fn gpu(test: &str) -> Option<&'static Gpu> {
+    match Gpu::get() {
+        Ok(gpu) => Some(gpu),
+        Err(e) => {
+            println!("skipping {test}: {e}");
+            None
+        }
+    }
+}
+
+/// What a semiring's values need here: drawing, poisoning, comparing.
+trait GpuValue: TestScalar {
+    /// A value no kernel computes by accident from the test data.
+    const POISON: Self;
+    /// |v| as f64, for the plus-times error bound.
+    fn magnitude(self) -> f64;
+    /// Relative rounding of one operation.
+    const EPS: f64;
+}
+impl GpuValue for f64 {
+    const POISON: f64 = f64::NAN;
+    fn magnitude(self) -> f64 {
+        self.abs()
+    }
+    const EPS: f64 = f64::EPSILON;
+}
+impl GpuValue for f32 {
+    const POISON: f32 = f32::NAN;
+    fn magnitude(self) -> f64 {
+        f64::from(self.abs())
+    }
+    const EPS: f64 = f32::EPSILON as f64;
+}
+impl GpuValue for bool {
+    // An empty or-and row is `false`: a forgotten row shows as `true`.
+    const POISON: bool = true;
+    fn magnitude(self) -> f64 {
+        f64::from(u8::from(self))
+    }
+    const EPS: f64 = 0.0;
+}
+
+/// Runs `kernel` on `a`, `x` with a poisoned `y`, and returns `y`.
+fn run_gpu<S: Semiring>(gpu: &Gpu, a: &Csr<S::Value>, x: &[S::Value], kernel: SpmvKernel) -> (Vec<S::Value>, String)
+where
+    S::Value: GpuValue,
+{
+    let mut plan = SpmvPlan::new::<S>(gpu, a, kernel).unwrap();
+    let xd = gpu.upload(x).unwrap();
+    let mut yd = gpu.upload(&vec![S::Value::POISON; a.nrows()]).unwrap();
+    plan.run::<S>(gpu, &xd, &mut yd).unwrap();
+    gpu.sync().unwrap();
+    (gpu.download(&yd).unwrap(), plan.label())
+}
+
+/// Checks every kernel on `a` (with `x`) against the serial engine.
+fn check_kernels<S: Semiring>(gpu: &Gpu, a: &Csr<S::Value>, x: &[S::Value], what: &str)
+where
+    S::Value: GpuValue,
+{
+    let want = ops::spmv::<S>(a, x, Engine::Serial).unwrap();
+    let exact = S::NAME != "plus-times";
+    // Per-row bound on the rounding of a sum in any order.
+    let bound: Vec<f64> = (0..a.nrows())
+        .map(|i| {
+            let (cols, vals) = a.row(i);
+            let sum: f64 = cols
+                .iter()
+                .zip(vals)
+                .map(|(&c, &v)| v.magnitude() * x[c as usize].magnitude())
+                .sum();
+            4.0 * (cols.len() as f64 + 2.0) * S::Value::EPS * sum
+        })
+        .collect();
+    for kernel in SpmvKernel::ALL {
+        let (got, label) = run_gpu::<S>(gpu, a, x, kernel);
+        for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+            let ok = if exact {
+                g.bits() == w.bits() || (g.to_f64().is_nan() && w.to_f64().is_nan())
+            } else {
+                g.bits() == w.bits() || (g.to_f64() - w.to_f64()).abs() <= bound[i]
+            };
+            assert!(
+                ok,
+                "{what}: {} {label}: row {i} of {}: GPU {g:?}, serial {w:?}",
+                S::NAME,
+                a.nrows()
+            );
+        }
+    }
+}
+
+/// A random x of `n` values drawn like the matrix values.
+fn arb_x<T: TestScalar>(n: usize) -> impl Strategy<Value = Vec<T>> {
+    prop::collection::vec(T::arb(), n)
+}
+
+/// Random matrices of every odd shape, every kernel, semiring `S`.
+fn random_cases<S: Semiring>(test: &str)
+where
+    S::Value: GpuValue,
+{
+    let Some(gpu) = gpu(test) else { return };
+    let strategy = arb_csr::<S::Value>(70, 70)
+        .prop_flat_map(|a| {
+            let n = a.ncols();
+            (Just(a), arb_x::<S::Value>(n))
+        });
+    let config = ProptestConfig {
+        cases: 48,
+        ..ProptestConfig::default()
+    };
+    proptest!(config, |((a, x) in strategy)| {
+        check_kernels::<S>(gpu, &a, &x, "random");
+    });
+}
+
+macro_rules! random_tests {
+    ($($name:ident => $S:ty),* $(,)?) => {$(
+        #[test]
+        fn $name() {
+            random_cases::<$S>(stringify!($name));
+        }
+    )*};
+}
+
+random_tests! {
+    random_plus_times_f32 => PlusTimes<f32>,
+    random_plus_times_f64 => PlusTimes<f64>,
+    random_min_plus_f32 => MinPlus<f32>,
+    random_min_plus_f64 => MinPlus<f64>,
+    random_max_plus_f32 => MaxPlus<f32>,
+    random_max_plus_f64 => MaxPlus<f64>,
+    random_max_times_f32 => MaxTimes<f32>,
+    random_max_times_f64 => MaxTimes<f64>,
+    random_min_max_f32 => MinMax<f32>,
+    random_min_max_f64 => MinMax<f64>,
+    random_or_and => OrAnd,
+    // The guide's worked example: a semiring added in gpu-kernels alone.
+    random_max_min_f32 => MaxMin<f32>,
+    random_max_min_f64 => MaxMin<f64>,
+}
+
+/// A deterministic pseudo-random stream (splitmix64), for the big cases.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// An `m × n` matrix whose row `i` has `len(i)` entries at pseudo-random
+/// columns, values small integers (exact in any order) or fractions.
+fn skewed<T: Scalar>(m: usize, n: usize, len: impl Fn(usize) -> usize, seed: u64) -> Csr<T> {
+    let mut coo = Coo::new(m, n).unwrap();
+    let mut s = seed;
+    for i in 0..m {
+        for _ in 0..len(i) {
+            s = mix(s);
+            let c = (s % n as u64) as usize;
+            let v = ((s >> 40) % 17) as f64 - 8.0 + ((s >> 20) % 4) as f64 / 4.0;
+            coo.push(i, c, T::from_f64(v)).unwrap();
+        }
+    }
+    coo.to_csr()
+}
+
+fn x_for<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
+    (0..n as u64)
+        .map(|j| T::from_f64((mix(seed ^ j) % 1000) as f64 / 250.0 - 1.5))
+        .collect()
+}
+
+/// Shapes that stress the mapping of rows to threads: a power-law row
+/// length distribution, one row holding most entries, rows of exactly 32
+/// and 33 entries, many empty rows, a single row, a single column.
+fn big_cases<S: Semiring>(test: &str)
+where
+    S::Value: GpuValue,
+{
+    let Some(gpu) = gpu(test) else { return };
+    let cases: Vec<(&str, Csr<S::Value>)> = vec![
+        ("power-law 20000²", skewed(20_000, 20_000, |i| 2 + 40_000 / (i + 1), 1)),
+        ("one long row", skewed(5_000, 60_000, |i| if i == 17 { 50_000 } else { i % 5 }, 2)),
+        ("rows of 32 and 33", skewed(3_000, 4_000, |i| 32 + i % 2, 3)),
+        ("mostly empty", skewed(40_000, 300, |i| if i % 97 == 0 { 9 } else { 0 }, 4)),
+        ("one row", skewed(1, 100_000, |_| 70_000, 5)),
+        ("one column", skewed(10_000, 1, |i| i % 2, 6)),
+    ];
+    for (name, a) in &cases {
+        let x = x_for::<S::Value>(a.ncols(), 7);
+        check_kernels::<S>(gpu, a, &x, name);
+    }
+}
+
+macro_rules! big_tests {
+    ($($name:ident => $S:ty),* $(,)?) => {$(
+        #[test]
+        fn $name() {
+            big_cases::<$S>(stringify!($name));
+        }
+    )*};
+}
+
+big_tests! {
+    big_plus_times_f32 => PlusTimes<f32>,
+    big_plus_times_f64 => PlusTimes<f64>,
+    big_min_plus_f32 => MinPlus<f32>,
+    big_max_plus_f64 => MaxPlus<f64>,
+    big_or_and => OrAnd,
+    big_min_max_f32 => MinMax<f32>,
+}
+
+/// Every kernel on every real matrix, plus-times f32 and min-plus f64.
+#[test]
+fn real_matrices() {
+    let Some(gpu) = gpu("real_matrices") else { return };
+    let dir = common::real_data_dir();
+    if !dir.join("MANIFEST.tsv").exists() {
+        println!("skipping real_matrices: no MANIFEST.tsv in {}", dir.display());
+        return;
+    }
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".mtx.gz"))
+        .collect();
+    files.sort();
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let read = spmx::io::read_mtx::<f64>(&path, &Default::default()).unwrap();
+        let a = read.coo.to_csr();
+        let x = x_for::<f64>(a.ncols(), 11);
+        check_kernels::<MinPlus<f64>>(gpu, &a, &x, &name);
+        let a32 = a.map(|v| v as f32);
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        check_kernels::<PlusTimes<f32>>(gpu, &a32, &x32, &name);
+    }
+}
+
+/// The ops entry point on every format runs on the GPU and agrees.
+#[test]
+fn every_format_through_ops() {
+    let Some(_) = gpu("every_format_through_ops") else { return };
+    use spmx::format::{Bsr, Csc, Dense, Ell, Hyb, Sell};
+    type S = MinPlus<f64>;
+    let a: Csr<f64> = skewed(700, 500, |i| i % 40, 9);
+    let x = x_for::<f64>(500, 3);
+    let want = ops::spmv::<S>(&a, &x, Engine::Serial).unwrap();
+    let got = [
+        ops::spmv::<S>(&a, &x, Engine::Cuda).unwrap(),
+        ops::spmv::<S>(&a.to_coo(), &x, Engine::Cuda).unwrap(),
+        ops::spmv::<S>(&Csc::from_csr(&a), &x, Engine::Cuda).unwrap(),
+        ops::spmv::<S>(&Ell::from_csr(&a).unwrap(), &x, Engine::Cuda).unwrap(),
+        ops::spmv::<S>(&Hyb::from_csr(&a), &x, Engine::Cuda).unwrap(),
+        ops::spmv::<S>(&Sell::from_csr(&a, 32, 256).unwrap(), &x, Engine::Cuda).unwrap(),
+        ops::spmv::<S>(&Sell::jds(&a), &x, Engine::Cuda).unwrap(),
+        ops::spmv::<S>(&Bsr::from_csr(&a, 3).unwrap(), &x, Engine::Cuda).unwrap(),
+        ops::spmv::<S>(&Dense::from_csr(&a, f64::INFINITY).unwrap(), &x, Engine::Cuda).unwrap(),
+    ];
+    for (k, y) in got.iter().enumerate() {
+        assert_eq!(y, &want, "format #{k}");
+    }
+}
+
+/// Without a GPU, asking for the cuda engine is an error that says what
+/// is missing and what to use instead; `auto` falls back to cpu.
+#[test]
+fn without_a_gpu_cuda_is_a_clear_error() {
+    if Gpu::present() {
+        println!("skipping without_a_gpu_cuda_is_a_clear_error: a GPU is present");
+        return;
+    }
+    let e = Engine::Cuda.resolve(Op::Spmv).unwrap_err().to_string();
+    assert!(e.contains("cuda engine is not available"), "{e}");
+    assert!(e.contains("--engine cpu"), "{e}");
+    assert_eq!(Engine::Auto.resolve(Op::Spmv).unwrap(), Engine::Cpu);
+}
+
+/// The cuda engine has no SpGEMM yet: asking for it says so, even on a GPU.
+#[test]
+fn cuda_spgemm_is_not_there_yet() {
+    let e = Engine::Cuda.resolve(Op::Spgemm).unwrap_err().to_string();
+    assert!(e.contains("no SpGEMM"), "{e}");
+    assert_eq!(Engine::Auto.resolve(Op::Spgemm).unwrap(), Engine::Cpu);
+}
