@@ -12,7 +12,21 @@
 //!   initialised when the host copies them;
 //! - `T` is the semiring's value type: `f32`, `f64` or `bool`. A `bool` is
 //!   one byte on the device as on the host, `0` or `1`, so a host `&[bool]`
-//!   uploads as it is.
+//!   uploads as it is;
+//! - every index array is `u32` (row pointers included): the host narrows
+//!   its `usize` offsets and refuses a matrix whose offsets do not fit.
+//!
+//! | struct               | kernel families                          | bytes |
+//! |----------------------|------------------------------------------|-------|
+//! | [`SpmvCsrArgs`]      | `spmv_csr_scalar`, `spmv_csr_vector`     | 56    |
+//! | [`SpmvCsrMergeArgs`] | `spmv_csr_merge`, `spmv_csr_merge_fixup` | 72    |
+//! | [`SpmvCooArgs`]      | `spmv_coo_atomic`                        | 48    |
+//! | [`SpmvEllArgs`]      | `spmv_ell`                               | 40    |
+//! | [`SpmvSellArgs`]     | `spmv_sell`                              | 72    |
+//! | [`SpmvBsrArgs`]      | `spmv_bsr`                               | 64    |
+//!
+//! Launch contracts (block and grid shape, what `y` must hold) are in each
+//! kernel's documentation in the `spmv` module and in `GUIDE.md`.
 
 use core::marker::PhantomData;
 
@@ -86,11 +100,45 @@ impl<T> DevPtrMut<T> {
 /// pointers, with no padding bytes.
 pub unsafe trait KernelArgs: Copy + 'static {}
 
+/// The column index of an ELL, HYB or SELL padding slot. Kernels skip a
+/// slot by its column, never by its value (a semiring's zero is not always
+/// 0). The host's `spmx::format::ELL_PAD` is the same value.
+pub const ELL_PAD: u32 = u32::MAX;
+
+/// Implements `Clone`, `Copy` and [`KernelArgs`] for an argument struct and
+/// checks its size (so that it has no padding) for every value type.
+macro_rules! kernel_args {
+    ($($name:ident = $bytes:literal;)*) => {$(
+        impl<T> Clone for $name<T> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<T> Copy for $name<T> {}
+        // SAFETY: repr(C) of 8-byte device addresses followed by u32s, whose
+        // sizes add up to the size asserted below: no padding.
+        unsafe impl<T: 'static> KernelArgs for $name<T> {}
+        const _: () = assert!(core::mem::size_of::<$name<f32>>() == $bytes);
+        const _: () = assert!(core::mem::size_of::<$name<f64>>() == $bytes);
+        const _: () = assert!(core::mem::size_of::<$name<bool>>() == $bytes);
+    )*};
+}
+
+kernel_args! {
+    SpmvCsrArgs = 56;
+    SpmvCsrMergeArgs = 72;
+    SpmvCooArgs = 48;
+    SpmvEllArgs = 40;
+    SpmvSellArgs = 72;
+    SpmvBsrArgs = 64;
+}
+
 /// SpMV over CSR: `y[i] = ⊕ₖ values[k] ⊗ x[col_idx[k]]` for `k` in
 /// `row_ptr[i]..row_ptr[i+1]`, each row starting from the semiring zero
 /// (`y` is overwritten, never read). Row offsets are `u32`: the matrix has
 /// at most 2³² − 64 stored entries (so a warp's `k + 32` cannot wrap).
 #[repr(C)]
+#[derive(Debug)]
 pub struct SpmvCsrArgs<T> {
     /// `n_rows + 1` offsets into `col_idx` and `values`.
     pub row_ptr: DevPtr<u32>,
@@ -103,29 +151,91 @@ pub struct SpmvCsrArgs<T> {
     /// The dense output vector, `n_rows` entries.
     pub y: DevPtrMut<T>,
     pub n_rows: u32,
-    /// Length of `x`; the kernels do not read it (it keeps the struct free of
-    /// padding and lets a debugging kernel check column indices).
+    /// Length of `x`; the kernels do not read it (it lets a debugging kernel
+    /// check column indices).
     pub n_cols: u32,
+    /// Threads that share one row in `spmv_csr_vector`: 1, 2, 4, 8, 16 or 32
+    /// (another value counts as 32). `spmv_csr_scalar` ignores it. A good
+    /// choice is the power of two nearest the mean row length, capped at 32.
+    pub lanes: u32,
+    /// Always 0 (keeps the struct free of padding).
+    pub _pad: u32,
 }
 
-impl<T> Clone for SpmvCsrArgs<T> {
-    fn clone(&self) -> Self {
-        *self
+/// Load-balanced SpMV over CSR by merge path (Merrill & Garland, SC 2016),
+/// for matrices whose row lengths vary wildly (power-law graphs): the
+/// `n_rows + nnz` items of the merge of the row ends with the entries are
+/// split into parts of `items_per_part` items, whatever the rows. No
+/// floating-point atomics: the result is the same bits on every run.
+///
+/// Two kernels, launched one after the other on the same stream, both with
+/// one warp per part (block size a multiple of 32; `⌈n_parts · 32 / block⌉`
+/// blocks cover the parts once, and any grid is correct):
+/// 1. `spmv_csr_merge` writes `y[i]` for every row `i` exactly once, with
+///    the entries of row `i` that lie in the part *completing* the row
+///    (empty rows get the semiring zero), and one carry per part:
+///    `carry_row[p]`, the row part `p` left unfinished (`n_rows` when none),
+///    and `carry_val[p]`, the part's sum of that row's entries;
+/// 2. `spmv_csr_merge_fixup` adds the carries of earlier parts: for each run
+///    of parts `p, p+1, …, q` carrying one row `r` (such parts are always
+///    consecutive), `y[r] = (carry_val[p] ⊕ … ⊕ carry_val[q]) ⊕ y[r]`, done by
+///    the warp of part `p` alone. Then `y[r]` is the full row sum.
+///
+/// The host allocates `n_parts` slots in each of `carry_row` and
+/// `carry_val` (their contents before the launch do not matter), with
+/// `n_parts ≥ ⌈(n_rows + nnz) / items_per_part⌉`
+/// ([`SpmvCsrMergeArgs::parts`]; extra parts do nothing). `y`'s contents
+/// before the launch do not matter either.
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpmvCsrMergeArgs<T> {
+    /// `n_rows + 1` offsets into `col_idx` and `values`.
+    pub row_ptr: DevPtr<u32>,
+    /// Column of each stored entry.
+    pub col_idx: DevPtr<u32>,
+    /// Value of each stored entry.
+    pub values: DevPtr<T>,
+    /// The dense input vector.
+    pub x: DevPtr<T>,
+    /// The dense output vector, `n_rows` entries, overwritten.
+    pub y: DevPtrMut<T>,
+    /// `n_parts` slots: the row each part left unfinished, or `n_rows`.
+    pub carry_row: DevPtrMut<u32>,
+    /// `n_parts` slots: each part's partial sum of its unfinished row.
+    pub carry_val: DevPtrMut<T>,
+    pub n_rows: u32,
+    /// Stored entries: `row_ptr[n_rows]`.
+    pub nnz: u32,
+    /// Parts, each done by one warp; at least
+    /// [`parts(n_rows, nnz, items_per_part)`](SpmvCsrMergeArgs::parts).
+    pub n_parts: u32,
+    /// Merge items (row ends plus entries) per part: a positive multiple
+    /// of 32 (each lane of the part's warp takes `items_per_part / 32`
+    /// consecutive items). 256 to 1024 suit most matrices.
+    pub items_per_part: u32,
+}
+
+impl<T> SpmvCsrMergeArgs<T> {
+    /// The number of parts (warps, carry slots) that cover the merge of a
+    /// CSR with `n_rows` rows and `nnz` entries: `⌈(n_rows + nnz) / items_per_part⌉`,
+    /// or `None` when `items_per_part` is not a positive multiple of 32.
+    pub const fn parts(n_rows: u32, nnz: u32, items_per_part: u32) -> Option<u32> {
+        if items_per_part == 0 || !items_per_part.is_multiple_of(32) {
+            return None;
+        }
+        let items = n_rows as u64 + nnz as u64;
+        // At most 2³³ / 32 = 2²⁸ parts: always a u32.
+        Some(items.div_ceil(items_per_part as u64) as u32)
     }
 }
-impl<T> Copy for SpmvCsrArgs<T> {}
-
-// SAFETY: repr(C), five 8-byte addresses then two u32: 48 bytes, no padding.
-unsafe impl<T: 'static> KernelArgs for SpmvCsrArgs<T> {}
-const _: () = assert!(core::mem::size_of::<SpmvCsrArgs<f64>>() == 48);
-const _: () = assert!(core::mem::size_of::<SpmvCsrArgs<bool>>() == 48);
 
 /// SpMV over COO with atomics: for every stored entry `k`,
 /// `y[row_idx[k]] ⊕= values[k] ⊗ x[col_idx[k]]`, each `⊕` done atomically.
 /// `y` is read and updated: the host fills it with the semiring zero first
-/// (or passes an earlier `y` to accumulate into). Entries may come in any
-/// order, duplicates included.
+/// (or passes an earlier `y` to accumulate into: HYB's overflow). Entries may
+/// come in any order, duplicates included.
 #[repr(C)]
+#[derive(Debug)]
 pub struct SpmvCooArgs<T> {
     /// Row of each stored entry.
     pub row_idx: DevPtr<u32>,
@@ -142,13 +252,102 @@ pub struct SpmvCooArgs<T> {
     pub n_rows: u32,
 }
 
-impl<T> Clone for SpmvCooArgs<T> {
-    fn clone(&self) -> Self {
-        *self
+/// SpMV over ELL (ELLPACK), stored column-major: slot `k` of row `i` is at
+/// `k * n_rows + i`, for `k < width`. A padding slot has column [`ELL_PAD`]
+/// (its value is never read). `y` is overwritten.
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpmvEllArgs<T> {
+    /// `width * n_rows` columns, column-major.
+    pub col_idx: DevPtr<u32>,
+    /// `width * n_rows` values, column-major.
+    pub values: DevPtr<T>,
+    /// The dense input vector.
+    pub x: DevPtr<T>,
+    /// The dense output vector, `n_rows` entries, overwritten.
+    pub y: DevPtrMut<T>,
+    pub n_rows: u32,
+    /// Slots per row: the longest row's length.
+    pub width: u32,
+}
+
+/// SpMV over SELL-C-σ (sliced ELL; JDS is `c = 1`). Rows are stored in a
+/// sorted order: position `p` holds original row `perm[p]`. Slice `s` holds
+/// positions `s*c .. s*c + c` as a column-major `c × slice_width[s]` block:
+/// slot `k` of local row `r` is at `slice_ptr[s] + k*c + r`. The last slice is
+/// padded to `c` rows; positions `≥ n_rows` are padding. Padding slots have
+/// column [`ELL_PAD`]. `y` is overwritten.
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpmvSellArgs<T> {
+    /// `n_rows` entries: `perm[p]` is the original row at sorted position `p`.
+    pub perm: DevPtr<u32>,
+    /// `n_slices + 1` offsets into `col_idx` and `values`.
+    pub slice_ptr: DevPtr<u32>,
+    /// `n_slices` widths: slots per row in each slice.
+    pub slice_width: DevPtr<u32>,
+    /// Columns, slice by slice, each slice column-major.
+    pub col_idx: DevPtr<u32>,
+    /// Values, laid out as `col_idx`.
+    pub values: DevPtr<T>,
+    /// The dense input vector.
+    pub x: DevPtr<T>,
+    /// The dense output vector, `n_rows` entries (original order), overwritten.
+    pub y: DevPtrMut<T>,
+    pub n_rows: u32,
+    /// Slice height `C ≥ 1`.
+    pub c: u32,
+    /// `⌈n_rows / c⌉`.
+    pub n_slices: u32,
+    /// Always 0 (keeps the struct free of padding).
+    pub _pad: u32,
+}
+
+/// SpMV over BSR with square `b × b` blocks (`1 ≤ b ≤ 8`). Block row `I`
+/// covers rows `I*b .. I*b + b` and holds blocks
+/// `block_row_ptr[I] .. block_row_ptr[I+1]`; block `k` sits at block column
+/// `block_col[k]`, its values at `values[k*b*b ..]`, row-major. Bit `r*b + c`
+/// of `masks[k]` is set when slot `(r, c)` is a stored entry; other slots are
+/// skipped (their `0.0` is not every semiring's zero). The last block row and
+/// column may reach past the matrix: those slots are never entries, and the
+/// kernel never reads `x` past `n_cols` nor writes `y` past `n_rows`. `y` is
+/// overwritten.
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpmvBsrArgs<T> {
+    /// `⌈n_rows / b⌉ + 1` offsets into `block_col` and `masks` (in blocks).
+    pub block_row_ptr: DevPtr<u32>,
+    /// Block column of each block, increasing within a block row.
+    pub block_col: DevPtr<u32>,
+    /// `b * b` values per block, row-major.
+    pub values: DevPtr<T>,
+    /// One occupancy mask per block.
+    pub masks: DevPtr<u64>,
+    /// The dense input vector, `n_cols` entries.
+    pub x: DevPtr<T>,
+    /// The dense output vector, `n_rows` entries, overwritten.
+    pub y: DevPtrMut<T>,
+    pub n_rows: u32,
+    pub n_cols: u32,
+    /// Block size, `1 ..= 8`.
+    pub b: u32,
+    /// Always 0 (keeps the struct free of padding).
+    pub _pad: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_parts_cover_every_item() {
+        type A = SpmvCsrMergeArgs<f32>;
+        assert_eq!(A::parts(0, 0, 256), Some(0));
+        assert_eq!(A::parts(1, 0, 256), Some(1));
+        assert_eq!(A::parts(100, 156, 256), Some(1));
+        assert_eq!(A::parts(100, 157, 256), Some(2));
+        assert_eq!(A::parts(u32::MAX, u32::MAX, 32), Some(1 << 28));
+        assert_eq!(A::parts(10, 10, 0), None);
+        assert_eq!(A::parts(10, 10, 48), None);
     }
 }
-impl<T> Copy for SpmvCooArgs<T> {}
-
-// SAFETY: repr(C), five 8-byte addresses then two u32: 48 bytes, no padding.
-unsafe impl<T: 'static> KernelArgs for SpmvCooArgs<T> {}
-const _: () = assert!(core::mem::size_of::<SpmvCooArgs<f64>>() == 48);

@@ -12,10 +12,15 @@
 //! semiring and value type.
 
 #[cfg(target_arch = "nvptx64")]
-use crate::args::{SpmvCooArgs, SpmvCsrArgs};
-use crate::semiring::{MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring};
+use crate::args::{
+    SpmvBsrArgs, SpmvCooArgs, SpmvCsrArgs, SpmvCsrMergeArgs, SpmvEllArgs, SpmvSellArgs,
+};
+use crate::semiring::{MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring};
 #[cfg(target_arch = "nvptx64")]
-use crate::spmv::{spmv_coo_atomic, spmv_csr_scalar, spmv_csr_vector};
+use crate::spmv::{
+    spmv_bsr, spmv_coo_atomic, spmv_csr_merge, spmv_csr_merge_fixup, spmv_csr_scalar,
+    spmv_csr_vector, spmv_ell, spmv_sell,
+};
 
 /// One PTX entry point: a kernel family stamped for one semiring.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,7 +103,12 @@ stamp_kernels! {
     families: [
         spmv_csr_scalar(SpmvCsrArgs),
         spmv_csr_vector(SpmvCsrArgs),
+        spmv_csr_merge(SpmvCsrMergeArgs),
+        spmv_csr_merge_fixup(SpmvCsrMergeArgs),
         spmv_coo_atomic(SpmvCooArgs),
+        spmv_ell(SpmvEllArgs),
+        spmv_sell(SpmvSellArgs),
+        spmv_bsr(SpmvBsrArgs),
     ],
     semirings: [
         plus_times f32 => PlusTimes<f32>,
@@ -111,6 +121,8 @@ stamp_kernels! {
         max_times f64 => MaxTimes<f64>,
         min_max f32 => MinMax<f32>,
         min_max f64 => MinMax<f64>,
+        max_min f32 => MaxMin<f32>,
+        max_min f64 => MaxMin<f64>,
         or_and bool => OrAnd,
     ],
 }
@@ -141,5 +153,39 @@ mod tests {
             "spmv_csr_scalar_or_and_bool"
         );
         assert!(find::<PlusTimes<f64>>("no_such_family").is_none());
+        assert_eq!(
+            find::<MaxMin<f64>>("spmv_csr_merge_fixup").unwrap().name,
+            "spmv_csr_merge_fixup_max_min_f64"
+        );
+    }
+
+    #[test]
+    fn every_family_is_stamped_for_every_semiring() {
+        let families = [
+            "spmv_csr_scalar",
+            "spmv_csr_vector",
+            "spmv_csr_merge",
+            "spmv_csr_merge_fixup",
+            "spmv_coo_atomic",
+            "spmv_ell",
+            "spmv_sell",
+            "spmv_bsr",
+        ];
+        for family in families {
+            assert!(find::<PlusTimes<f32>>(family).is_some(), "{family}");
+            assert!(find::<PlusTimes<f64>>(family).is_some(), "{family}");
+            assert!(find::<MinPlus<f32>>(family).is_some(), "{family}");
+            assert!(find::<MinPlus<f64>>(family).is_some(), "{family}");
+            assert!(find::<MaxPlus<f32>>(family).is_some(), "{family}");
+            assert!(find::<MaxPlus<f64>>(family).is_some(), "{family}");
+            assert!(find::<MaxTimes<f32>>(family).is_some(), "{family}");
+            assert!(find::<MaxTimes<f64>>(family).is_some(), "{family}");
+            assert!(find::<MinMax<f32>>(family).is_some(), "{family}");
+            assert!(find::<MinMax<f64>>(family).is_some(), "{family}");
+            assert!(find::<MaxMin<f32>>(family).is_some(), "{family}");
+            assert!(find::<MaxMin<f64>>(family).is_some(), "{family}");
+            assert!(find::<OrAnd>(family).is_some(), "{family}");
+        }
+        assert_eq!(KERNELS.len(), families.len() * 13);
     }
 }

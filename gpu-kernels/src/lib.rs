@@ -12,8 +12,12 @@
 //! | [`semiring`] | all        | the `Semiring` trait and the provided semirings |
 //! | [`args`]     | all        | kernel argument structs, device pointers      |
 //! | [`kernels`]  | all        | entry-point stamping and the table of kernels |
+//! | [`merge_path`] | all      | merge-path search, walk and fix-up of the load-balanced CSR SpMV |
 //! | `device`     | nvptx64    | thread indices, warp shuffles and votes, shared memory, atomics |
-//! | `spmv`       | nvptx64    | SpMV kernel bodies                            |
+//! | `spmv`       | nvptx64    | SpMV kernel bodies: CSR (scalar, vector, merge path), COO, ELL, SELL, BSR |
+//!
+//! `GUIDE.md` (beside `Cargo.toml`) shows how to write a kernel or add a
+//! semiring and run it on the GPU.
 //!
 //! On the device a `bool` (or-and) is one byte holding 0 or 1, as on the host.
 #![no_std]
@@ -37,6 +41,7 @@ extern crate std;
 
 pub mod args;
 pub mod kernels;
+pub mod merge_path;
 pub mod semiring;
 
 #[cfg(target_arch = "nvptx64")]
@@ -44,7 +49,7 @@ pub mod device;
 #[cfg(target_arch = "nvptx64")]
 pub mod spmv;
 
-pub use semiring::{Float, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring};
+pub use semiring::{Float, MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring};
 
 /// A panic on the device (a bug: kernels index with raw pointers and do not
 /// panic on their own) stops the kernel with `trap`; the host sees a launch

@@ -13,6 +13,7 @@
 //! | `OrAnd`           | ∨   | ∧   | false | true  | reachability               |
 //! | `MaxTimes<T>`     | max | ×   | 0     | 1     | most reliable path (values ≥ 0) |
 //! | `MinMax<T>`       | min | max | +∞    | −∞    | minimax (bottleneck) paths |
+//! | `MaxMin<T>`       | max | min | −∞    | +∞    | widest (maximum-capacity) paths |
 //!
 //! `T` is `f32` or `f64` (see [`Float`]). `MaxTimes` is a semiring on
 //! non-negative values only: with a negative entry, 0 no longer annihilates.
@@ -120,6 +121,12 @@ pub struct MaxTimes<T>(core::marker::PhantomData<T>);
 /// Minimax (bottleneck) semiring: `min` and `max`.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub struct MinMax<T>(core::marker::PhantomData<T>);
+
+/// Widest-path (maximum-capacity, bottleneck) semiring: `max` and `min`. A
+/// path's capacity is its narrowest edge (`min`), and the best path is the
+/// widest (`max`). It is the worked example of `gpu-kernels/GUIDE.md`.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct MaxMin<T>(core::marker::PhantomData<T>);
 
 impl<T: Float> Semiring for PlusTimes<T> {
     type Value = T;
@@ -273,6 +280,32 @@ impl<T: Float> Semiring for MinMax<T> {
     }
 }
 
+impl<T: Float> Semiring for MaxMin<T> {
+    type Value = T;
+    const NAME: &'static str = "max-min";
+    const ORDER_INDEPENDENT: bool = true;
+    #[inline(always)]
+    fn zero() -> T {
+        T::NEG_INFINITY
+    }
+    #[inline(always)]
+    fn one() -> T {
+        T::INFINITY
+    }
+    #[inline(always)]
+    fn add(a: T, b: T) -> T {
+        a.max(b)
+    }
+    #[inline(always)]
+    fn mul(a: T, b: T) -> T {
+        a.min(b)
+    }
+    #[inline(always)]
+    fn is_terminal(v: T) -> bool {
+        v == T::INFINITY
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -314,6 +347,8 @@ mod tests {
         laws::<MaxTimes<f32>>(&[0.0, 0.5, 1.0, 2.0]);
         laws::<MinMax<f64>>(&[-2.0, 0.0, 1.5, 7.0]);
         laws::<MinMax<f32>>(&[-2.0, 0.0, 1.5, 7.0]);
+        laws::<MaxMin<f64>>(&[-2.0, 0.0, 1.5, 7.0, f64::INFINITY]);
+        laws::<MaxMin<f32>>(&[-2.0, 0.0, 1.5, 7.0, f32::NEG_INFINITY]);
     }
 
     #[test]
@@ -322,5 +357,8 @@ mod tests {
         let t = f64::NEG_INFINITY;
         assert!(MinPlus::<f64>::is_terminal(MinPlus::<f64>::add(t, 3.0)));
         assert!(!MinPlus::<f64>::is_terminal(3.0));
+        let wide = f32::INFINITY;
+        assert!(MaxMin::<f32>::is_terminal(MaxMin::<f32>::add(2.0, wide)));
+        assert!(!MaxMin::<f32>::is_terminal(2.0));
     }
 }

@@ -1,18 +1,65 @@
-//! SpMV kernel bodies, generic over the semiring; [`crate::kernels`] stamps
-//! their entry points. Each documents its launch: block and grid shape and
-//! dynamic shared memory. All are grid-stride loops, so any grid size is
-//! correct and the host picks one for occupancy.
+//! SpMV kernel bodies, `y = A ⊗ x` over a semiring, one generic function per
+//! format and strategy; [`crate::kernels`] stamps their entry points. All
+//! launches are one-dimensional, and every kernel is a grid-stride loop, so
+//! any grid size is correct and the host picks one for occupancy (a few
+//! blocks per SM, or enough to cover the work once).
+//!
+//! | family                 | one … per           | block size     | `y` before        | float `+` order         |
+//! |------------------------|---------------------|----------------|-------------------|-------------------------|
+//! | `spmv_csr_scalar`      | thread per row      | any            | anything          | row order (= serial)    |
+//! | `spmv_csr_vector`      | `lanes` lanes / row | multiple of 32 | anything          | strided, then a tree    |
+//! | `spmv_csr_merge`       | warp per part       | multiple of 32 | anything          | see [`spmv_csr_merge`]  |
+//! | `spmv_csr_merge_fixup` | warp per part       | multiple of 32 | the merge's `y`   | carries, then `y`       |
+//! | `spmv_coo_atomic`      | thread per entry    | any            | zero, or a sum    | the atomics' (varies)   |
+//! | `spmv_ell`             | thread per row      | any            | anything          | row order (= serial)    |
+//! | `spmv_sell`            | thread per position | any            | anything          | row order (= serial)    |
+//! | `spmv_bsr`             | thread per row      | any            | anything          | row order (= serial)    |
+//!
+//! "Row order" is increasing column, as the serial engine sums: the same
+//! bits for every semiring. The order-independent semirings (min, max, or:
+//! [`Semiring::ORDER_INDEPENDENT`]) give the serial engine's bits in every
+//! kernel; only plus-times may differ, in the last bits, where the order
+//! differs.
+//!
+//! HYB has no kernel of its own: the host runs `spmv_ell` on the ELL part
+//! (which writes every `y[i]`), then `spmv_coo_atomic` on the overflow (which
+//! reads and updates `y`) on the same stream.
+//!
+//! A launch that breaks its contract in a way that would give a wrong `y`
+//! (a block size that is not a multiple of 32 where warps cooperate,
+//! `items_per_part` not a positive multiple of 32, `c = 0`, `b` outside
+//! `1..=8`) stops with `trap`: the host sees a launch error. A `lanes` out of
+//! range counts as 32, which is still correct.
 
-use crate::args::{SpmvCooArgs, SpmvCsrArgs};
+use crate::args::{
+    ELL_PAD, SpmvBsrArgs, SpmvCooArgs, SpmvCsrArgs, SpmvCsrMergeArgs, SpmvEllArgs, SpmvSellArgs,
+};
 use crate::device::atomic::{AtomicAdd, atomic_add};
-use crate::device::thread::{WARP_SIZE, grid_stride, grid_stride_warps, lane_id};
+use crate::device::thread::{
+    GridStride, WARP_SIZE, block_dim_x, global_warp_id, grid_stride, grid_stride_warps, grid_warps,
+    lane_id,
+};
 use crate::device::warp::{self, Shuffle};
+use crate::merge_path;
 use crate::semiring::Semiring;
+
+/// Stops the kernel (the host sees a launch error) unless `ok`: a broken
+/// launch contract that would otherwise give a wrong `y`.
+#[inline(always)]
+fn require(ok: bool) {
+    if !ok {
+        // SAFETY: `trap` aborts the kernel; always sound.
+        unsafe { core::arch::nvptx::trap() }
+    }
+}
 
 /// CSR, one thread per row: each thread walks its row in column order, as
 /// the serial engine does (same bits for floating-point `+`), and stops early
 /// when the sum reaches the semiring's terminal value (or-and: `true`).
-/// Best for short rows. Launch: 1D, any block size, any grid.
+/// Best for short rows (mean length below 4). `lanes` is ignored.
+///
+/// Launch: 1D, any block size, any grid (`⌈n_rows / block⌉` blocks cover
+/// the rows once). `y` is overwritten.
 ///
 /// # Safety
 /// `a` describes a valid CSR matrix and vectors in device memory
@@ -44,20 +91,30 @@ pub unsafe fn spmv_csr_scalar<S: Semiring>(a: SpmvCsrArgs<S::Value>) {
     }
 }
 
-/// CSR, one warp per row: lanes take every 32nd entry of the row
-/// (coalesced loads), then a butterfly [`warp::reduce`] combines the 32
-/// partial sums and lane 0 writes `y`. Floating-point `+` is summed in that
-/// order, not the row's: results may differ from the serial engine's in the
-/// last bits. Best for rows of 32 entries or more. Launch: 1D, block size a
-/// multiple of 32, any grid (one row per warp per step).
+/// CSR, `lanes` threads per row (1, 2, 4, 8, 16 or 32; another value counts
+/// as 32): a warp is `32 / lanes` groups of `lanes` consecutive lanes, each
+/// group one row at a time (grid-stride over rows). The lanes of a group take
+/// every `lanes`-th entry of the row (coalesced loads), then
+/// [`warp::reduce`] combines their partial sums within the group and its
+/// first lane writes `y`. Floating-point `+` is summed in that order (each
+/// lane's strided entries, then a tree), not the row's: plus-times may differ
+/// from the serial engine in the last bits.
+///
+/// Pick `lanes` from the mean row length: the power of two nearest it,
+/// between 2 and 32 (rows of 32 entries or more: 32).
+///
+/// Launch: 1D, block size a multiple of 32 (else `trap`), any grid
+/// (`⌈n_rows · lanes / block⌉` blocks cover the rows once). `y` is
+/// overwritten.
 ///
 /// # Safety
-/// As [`spmv_csr_scalar`], and the block size is a multiple of 32.
+/// As [`spmv_csr_scalar`].
 #[inline(always)]
 pub unsafe fn spmv_csr_vector<S: Semiring>(a: SpmvCsrArgs<S::Value>)
 where
     S::Value: Shuffle,
 {
+    require(block_dim_x().is_multiple_of(WARP_SIZE));
     let (row_ptr, col_idx, values, x, y) = (
         a.row_ptr.as_ptr(),
         a.col_idx.as_ptr(),
@@ -65,24 +122,205 @@ where
         a.x.as_ptr(),
         a.y.as_mut_ptr(),
     );
-    let lane = lane_id();
-    // Warp-uniform loop: every lane of a warp handles the same rows.
-    for row in grid_stride_warps(a.n_rows) {
-        let row = row as usize;
-        // SAFETY: the caller's contract: every index is in bounds, and all
-        // 32 lanes reach the reduction together.
-        unsafe {
-            let (start, end) = (*row_ptr.add(row), *row_ptr.add(row + 1));
-            let mut acc = S::zero();
-            let mut k = start + lane;
-            while k < end {
-                let xk = *x.add(*col_idx.add(k as usize) as usize);
-                acc = S::add(acc, S::mul(*values.add(k as usize), xk));
-                k += WARP_SIZE;
+    let lanes = if a.lanes.is_power_of_two() && a.lanes <= WARP_SIZE {
+        a.lanes
+    } else {
+        WARP_SIZE
+    };
+    let groups = WARP_SIZE / lanes;
+    let (group, lane) = (lane_id() / lanes, lane_id() % lanes);
+    // Warp-uniform loop over the first row of each warp's groups: every lane
+    // stays until the warp's last group is done, so the shuffles of
+    // `warp::reduce` always have the whole warp.
+    for first in GridStride::new(global_warp_id() * groups, a.n_rows, grid_warps() * groups) {
+        let active = group < a.n_rows - first;
+        let row = (first + group) as usize;
+        let mut acc = S::zero();
+        if active {
+            // SAFETY: the caller's contract: every index is in bounds; the
+            // last entry is below 2³² − 64, so `k + lanes` does not wrap.
+            unsafe {
+                let (start, end) = (*row_ptr.add(row), *row_ptr.add(row + 1));
+                let mut k = start + lane;
+                while k < end {
+                    let xk = *x.add(*col_idx.add(k as usize) as usize);
+                    acc = S::add(acc, S::mul(*values.add(k as usize), xk));
+                    k += lanes;
+                }
             }
-            let acc = warp::reduce::<S>(acc, WARP_SIZE);
-            if lane == 0 {
-                *y.add(row) = acc;
+        }
+        // SAFETY: all 32 lanes reach this call together (uniform loop).
+        let acc = unsafe { warp::reduce::<S>(acc, lanes) };
+        if active && lane == 0 {
+            // SAFETY: `row < n_rows`.
+            unsafe { *y.add(row) = acc };
+        }
+    }
+}
+
+/// CSR, load-balanced by merge path (Merrill & Garland 2016), for rows of
+/// wildly different lengths; deterministic (no atomics). See
+/// [`merge_path`] for the merge and [`SpmvCsrMergeArgs`] for the two-kernel
+/// scheme.
+///
+/// One warp per part: part `p` is the items `p · items_per_part ..` of the
+/// merge, and lane `l` of its warp walks `items_per_part / 32` consecutive
+/// items of it, from its own binary search. A lane writes `y` for every row
+/// it starts and completes; the first row it completes started before it, so
+/// it adds the partial sums that earlier lanes of the warp carried into that
+/// row (a segmented scan over the lanes) and writes that. The last lane's
+/// carry, summed over the lanes ending in the same row, is the part's carry:
+/// `carry_row[p]` (`n_rows` when no row is unfinished) and `carry_val[p]`.
+/// Each row is written exactly once: by the lane that completes it, with the
+/// sum of its entries in that part; [`spmv_csr_merge_fixup`] adds the
+/// earlier parts' share.
+///
+/// Sum order, for floating-point `+`: entries in row order within a lane;
+/// lanes of a part combined by a tree (Hillis–Steele); earlier parts' carries
+/// summed by one warp (every 32nd part per lane, then a tree), then added in
+/// front of `y`. Deterministic (same bits every run, any grid), but
+/// plus-times may differ from the serial engine in the last bits.
+///
+/// Launch: 1D, block size a multiple of 32, any grid (one part per warp per
+/// step; `⌈n_parts · 32 / block⌉` blocks cover the parts once).
+/// `items_per_part` a positive multiple of 32 (else `trap`); `n_parts ≥
+/// ⌈(n_rows + nnz) / items_per_part⌉` ([`SpmvCsrMergeArgs::parts`]), and
+/// `carry_row` and `carry_val` hold `n_parts` slots each. `y` is overwritten;
+/// it is complete only after [`spmv_csr_merge_fixup`].
+///
+/// # Safety
+/// As [`spmv_csr_scalar`], with `nnz == row_ptr[n_rows]`.
+#[inline(always)]
+pub unsafe fn spmv_csr_merge<S: Semiring>(a: SpmvCsrMergeArgs<S::Value>)
+where
+    S::Value: Shuffle,
+{
+    require(block_dim_x().is_multiple_of(WARP_SIZE));
+    require(a.items_per_part != 0 && a.items_per_part.is_multiple_of(WARP_SIZE));
+    let (row_ptr, col_idx, values, x, y) = (
+        a.row_ptr.as_ptr(),
+        a.col_idx.as_ptr(),
+        a.values.as_ptr(),
+        a.x.as_ptr(),
+        a.y.as_mut_ptr(),
+    );
+    let (n_rows, nnz) = (a.n_rows, a.nnz);
+    let per_lane = a.items_per_part / WARP_SIZE;
+    let lane = lane_id();
+    // SAFETY (both closures): `merge_path` asks only for rows `i < n_rows`
+    // and entries `j < nnz`, in bounds by the caller's contract.
+    let row_end = |i: u32| unsafe { *row_ptr.add(i as usize + 1) };
+    let product = |j: u32| unsafe {
+        let j = j as usize;
+        S::mul(*values.add(j), *x.add(*col_idx.add(j) as usize))
+    };
+    for part in grid_stride_warps(a.n_parts) {
+        let diagonal = u64::from(part) * u64::from(a.items_per_part) + u64::from(lane * per_lane);
+        let (start_row, start_entry) = merge_path::search(diagonal, n_rows, nnz, row_end);
+        let walked = merge_path::walk::<S>(
+            (start_row, start_entry),
+            per_lane,
+            n_rows,
+            row_end,
+            product,
+            // SAFETY: `row < n_rows`; no other lane writes it.
+            |row, sum| unsafe { *y.add(row as usize) = sum },
+        );
+
+        // Inclusive segmented scan of the carries over the lanes: lanes
+        // ending in the same row are consecutive (rows never decrease along
+        // the path), so equal rows at distance `offset` mean one segment.
+        let (row, mut sum) = (walked.carry_row, walked.carry);
+        let mut offset = 1;
+        while offset < WARP_SIZE {
+            // SAFETY: all 32 lanes reach the shuffles together (the loop
+            // over parts is warp-uniform).
+            let (up_row, up_sum) =
+                unsafe { (warp::shuffle_up(row, offset), warp::shuffle_up(sum, offset)) };
+            if lane >= offset && up_row == row {
+                sum = S::add(up_sum, sum);
+            }
+            offset *= 2;
+        }
+        // The previous lane ends where this one starts: its scanned carry is
+        // what the earlier lanes hold of this lane's first row.
+        // SAFETY: as above.
+        let (prev_row, prev_sum) = unsafe { (warp::shuffle_up(row, 1), warp::shuffle_up(sum, 1)) };
+        if let Some(first) = walked.first {
+            let total = if lane > 0 && prev_row == start_row {
+                S::add(prev_sum, first)
+            } else {
+                first
+            };
+            // SAFETY: `start_row < n_rows` (this lane completed it).
+            unsafe { *y.add(start_row as usize) = total };
+        }
+        if lane == WARP_SIZE - 1 {
+            // SAFETY: `part < n_parts`, the carry arrays' length.
+            unsafe {
+                *a.carry_row.as_mut_ptr().add(part as usize) = row;
+                *a.carry_val.as_mut_ptr().add(part as usize) = sum;
+            }
+        }
+    }
+}
+
+/// The second step of [`spmv_csr_merge`]: adds the carries into `y`, one
+/// warp per part. The parts carrying one row are consecutive; the warp of
+/// the first of them ([`merge_path::run_head`]) sums the run's carries, 32
+/// parts at a time (lane `l` takes parts `p + l, p + l + 32, …`, then a
+/// tree), and its lane 0 sets `y[row] = sum ⊕ y[row]`. No two warps touch one
+/// row, so no atomics are needed and the result is the same bits every run.
+/// A row spread over `m` parts costs its warp `⌈m / 32⌉` steps.
+///
+/// Launch: 1D, block size a multiple of 32 (else `trap`), any grid
+/// (`⌈n_parts · 32 / block⌉` blocks cover the parts once), after
+/// `spmv_csr_merge` with the same arguments, on the same stream.
+///
+/// # Safety
+/// As [`spmv_csr_merge`], after which it runs.
+#[inline(always)]
+pub unsafe fn spmv_csr_merge_fixup<S: Semiring>(a: SpmvCsrMergeArgs<S::Value>)
+where
+    S::Value: Shuffle,
+{
+    require(block_dim_x().is_multiple_of(WARP_SIZE));
+    let (carry_row, carry_val, y) = (
+        a.carry_row.as_mut_ptr().cast_const(),
+        a.carry_val.as_mut_ptr().cast_const(),
+        a.y.as_mut_ptr(),
+    );
+    let lane = lane_id();
+    // SAFETY: read for parts below `n_parts` only.
+    let carry_row_of = |p: u32| unsafe { *carry_row.add(p as usize) };
+    // Warp-uniform: every lane of a warp has the same part, reads the same
+    // carry rows, and so takes the same branches down to the shuffles.
+    for part in grid_stride_warps(a.n_parts) {
+        let Some(row) = merge_path::run_head(part, a.n_rows, carry_row_of) else {
+            continue;
+        };
+        let mut sum = S::zero();
+        let mut first = part;
+        loop {
+            let p = first.saturating_add(lane);
+            let in_run = p < a.n_parts && carry_row_of(p) == row;
+            if in_run {
+                // SAFETY: `p < n_parts`.
+                sum = S::add(sum, unsafe { *carry_val.add(p as usize) });
+            }
+            // SAFETY: all 32 lanes vote together (uniform loop).
+            if !unsafe { warp::all(in_run) } {
+                break;
+            }
+            first = first.saturating_add(WARP_SIZE);
+        }
+        // SAFETY: all 32 lanes reach the reduction together.
+        let sum = unsafe { warp::reduce::<S>(sum, WARP_SIZE) };
+        if lane == 0 {
+            // SAFETY: `row < n_rows`, and only this warp fixes it up.
+            unsafe {
+                let yr = y.add(row as usize);
+                *yr = S::add(sum, *yr);
             }
         }
     }
@@ -91,8 +329,10 @@ where
 /// COO, one thread per stored entry: `y[r] ⊕= v ⊗ x[c]` by
 /// [`atomic_add::<S>`](atomic_add). Any entry order; the order of the
 /// floating-point sums is whatever the atomics make it (not reproducible
-/// run to run). `y` must hold the semiring zero (or a sum to add to).
-/// Launch: 1D, any block size, any grid.
+/// run to run; the exact semirings do not care). Also HYB's second step.
+///
+/// Launch: 1D, any block size, any grid (`⌈nnz / block⌉` blocks cover the
+/// entries once). `y` must hold the semiring zero, or a sum to add to.
 ///
 /// # Safety
 /// `a` describes valid COO arrays and vectors in device memory
@@ -113,6 +353,159 @@ pub unsafe fn spmv_coo_atomic<S: AtomicAdd>(a: SpmvCooArgs<S::Value>) {
             let xk = *x.add(*col_idx.add(k) as usize);
             let product = S::mul(*values.add(k), xk);
             atomic_add::<S>(y.add(*row_idx.add(k) as usize), product);
+        }
+    }
+}
+
+/// ELL (column-major), one thread per row: thread `i` reads slots
+/// `k · n_rows + i` for `k < width` (neighbouring threads, neighbouring
+/// addresses: coalesced), skips padding by its column ([`ELL_PAD`]), and
+/// stops early at the semiring's terminal value. Sums in row order.
+///
+/// Launch: 1D, any block size, any grid (`⌈n_rows / block⌉` blocks cover
+/// the rows once). `y` is overwritten.
+///
+/// # Safety
+/// `a` describes a valid ELL matrix and vectors in device memory
+/// (`width · n_rows` slots, columns below `x`'s length or [`ELL_PAD`]).
+#[inline(always)]
+pub unsafe fn spmv_ell<S: Semiring>(a: SpmvEllArgs<S::Value>) {
+    let (col_idx, values, x, y) = (
+        a.col_idx.as_ptr(),
+        a.values.as_ptr(),
+        a.x.as_ptr(),
+        a.y.as_mut_ptr(),
+    );
+    let n_rows = a.n_rows as usize;
+    for row in grid_stride(a.n_rows) {
+        let row = row as usize;
+        let mut acc = S::zero();
+        for k in 0..a.width as usize {
+            let slot = k * n_rows + row;
+            // SAFETY: the caller's contract: `slot < width · n_rows`, and a
+            // column other than ELL_PAD indexes `x`.
+            unsafe {
+                let col = *col_idx.add(slot);
+                if col != ELL_PAD {
+                    acc = S::add(acc, S::mul(*values.add(slot), *x.add(col as usize)));
+                    if S::is_terminal(acc) {
+                        break;
+                    }
+                }
+            }
+        }
+        // SAFETY: `row < n_rows`.
+        unsafe { *y.add(row) = acc };
+    }
+}
+
+/// SELL-C-σ (and JDS, `c = 1`), one thread per sorted position `p`: it
+/// walks local row `p mod c` of slice `p / c` (slots `slice_ptr[s] + k·c + r`,
+/// coalesced across the threads of a slice when `c` is 32 or a multiple),
+/// skips padding by its column ([`ELL_PAD`]), and writes `y[perm[p]]`.
+/// Positions `≥ n_rows` (the last slice's padding rows) are never visited.
+/// Sums in row order.
+///
+/// Launch: 1D, any block size, any grid (`⌈n_rows / block⌉` blocks cover
+/// the positions once). `c ≥ 1` (else `trap`). `y` is overwritten.
+///
+/// # Safety
+/// `a` describes a valid SELL matrix and vectors in device memory (`perm` a
+/// permutation of `0..n_rows`, `n_slices · c ≥ n_rows`, columns below
+/// `x`'s length or [`ELL_PAD`]).
+#[inline(always)]
+pub unsafe fn spmv_sell<S: Semiring>(a: SpmvSellArgs<S::Value>) {
+    require(a.c != 0);
+    let (perm, slice_ptr, slice_width, col_idx, values, x, y) = (
+        a.perm.as_ptr(),
+        a.slice_ptr.as_ptr(),
+        a.slice_width.as_ptr(),
+        a.col_idx.as_ptr(),
+        a.values.as_ptr(),
+        a.x.as_ptr(),
+        a.y.as_mut_ptr(),
+    );
+    let c = a.c as usize;
+    for p in grid_stride(a.n_rows) {
+        let (slice, r) = ((p / a.c) as usize, (p % a.c) as usize);
+        // SAFETY: the caller's contract: `slice < n_slices`, every slot of
+        // the slice is in bounds, a column other than ELL_PAD indexes `x`,
+        // and `perm[p] < n_rows`.
+        unsafe {
+            let base = *slice_ptr.add(slice) as usize + r;
+            let width = *slice_width.add(slice) as usize;
+            let mut acc = S::zero();
+            for k in 0..width {
+                let slot = base + k * c;
+                let col = *col_idx.add(slot);
+                if col != ELL_PAD {
+                    acc = S::add(acc, S::mul(*values.add(slot), *x.add(col as usize)));
+                    if S::is_terminal(acc) {
+                        break;
+                    }
+                }
+            }
+            *y.add(*perm.add(p as usize) as usize) = acc;
+        }
+    }
+}
+
+/// BSR, one thread per matrix row: thread `i` walks the blocks of block row
+/// `i / b`, reading row `i mod b` of each (the `b` threads of a block row read
+/// each block's index and mask together, and its `b` rows side by side), and
+/// multiplies only the slots its mask marks, in column order. Columns past
+/// `n_cols` are never read, rows past `n_rows` never written. Sums in row
+/// order. A thread per row suits the small blocks BSR is for (`b ≤ 8`).
+///
+/// Launch: 1D, any block size, any grid (`⌈n_rows / block⌉` blocks cover
+/// the rows once). `1 ≤ b ≤ 8` (else `trap`). `y` is overwritten.
+///
+/// # Safety
+/// `a` describes a valid BSR matrix and vectors in device memory
+/// (`⌈n_rows / b⌉ + 1` block-row offsets, `b²` values and one mask per block,
+/// `x` of `n_cols` entries).
+#[inline(always)]
+pub unsafe fn spmv_bsr<S: Semiring>(a: SpmvBsrArgs<S::Value>) {
+    require(a.b != 0 && a.b <= 8);
+    let (block_row_ptr, block_col, values, masks, x, y) = (
+        a.block_row_ptr.as_ptr(),
+        a.block_col.as_ptr(),
+        a.values.as_ptr(),
+        a.masks.as_ptr(),
+        a.x.as_ptr(),
+        a.y.as_mut_ptr(),
+    );
+    let b = a.b as usize;
+    let row_bits = (1u64 << b) - 1;
+    for row in grid_stride(a.n_rows) {
+        let (block_row, r) = ((row / a.b) as usize, (row % a.b) as usize);
+        let mut acc = S::zero();
+        // SAFETY: the caller's contract: every block of the block row is in
+        // bounds, and the column check keeps `x` reads below `n_cols`.
+        unsafe {
+            let (first, last) = (
+                *block_row_ptr.add(block_row),
+                *block_row_ptr.add(block_row + 1),
+            );
+            'blocks: for k in first as usize..last as usize {
+                let first_col = *block_col.add(k) as usize * b;
+                let mut bits = (*masks.add(k) >> (r * b)) & row_bits;
+                let inside = (a.n_cols as usize).saturating_sub(first_col);
+                if inside < b {
+                    bits &= (1u64 << inside) - 1;
+                }
+                let row_values = values.add(k * b * b + r * b);
+                while bits != 0 {
+                    let c = bits.trailing_zeros() as usize;
+                    let product = S::mul(*row_values.add(c), *x.add(first_col + c));
+                    acc = S::add(acc, product);
+                    if S::is_terminal(acc) {
+                        break 'blocks;
+                    }
+                    bits &= bits - 1;
+                }
+            }
+            *y.add(row as usize) = acc;
         }
     }
 }

@@ -2,7 +2,8 @@
 //! friends: relaxed ordering, GPU scope, generic addresses. Each returns the
 //! value the location held before.
 //!
-//! - add: `u32`, `f32`, `f64` (native `atom.add`);
+//! - add: `u32`, `i32`, `u64`, `f32`, `f64` (native `atom.add`);
+//! - and / or on `u32`, exchange on 32 and 64 bits;
 //! - min / max: `u32`, `i32`, `u64`, `i64` native; `f32` / `f64` through the
 //!   integer ones (a non-negative float orders like its bits as a signed
 //!   integer, a negative one like its bits as an unsigned integer, reversed),
@@ -17,7 +18,9 @@
 //! The pointer must be valid for reads and writes and aligned for its type;
 //! other threads may access it only atomically meanwhile.
 
-use crate::semiring::{Float, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring};
+use crate::semiring::{
+    Float, MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring,
+};
 use core::arch::asm;
 
 macro_rules! atom_op {
@@ -47,6 +50,10 @@ macro_rules! atom_op {
 atom_op! {
     /// `atomicAdd` on `u32` (wraps).
     atomic_add_u32(u32, reg32) = "atom.add.u32";
+    /// `atomicAdd` on `i32` (wraps).
+    atomic_add_i32(i32, reg32) = "atom.add.s32";
+    /// `atomicAdd` on `u64` (wraps).
+    atomic_add_u64(u64, reg64) = "atom.add.u64";
     /// `atomicAdd` on `f32`.
     atomic_add_f32(f32, reg32) = "atom.add.f32";
     /// `atomicAdd` on `f64` (sm_60 and later).
@@ -69,6 +76,12 @@ atom_op! {
     atomic_max_i64(i64, reg64) = "atom.max.s64";
     /// `atomicOr` on `u32`.
     atomic_or_u32(u32, reg32) = "atom.or.b32";
+    /// `atomicAnd` on `u32`.
+    atomic_and_u32(u32, reg32) = "atom.and.b32";
+    /// `atomicExch` on 32 bits: stores `v`, returns what was there.
+    atomic_exch_u32(u32, reg32) = "atom.exch.b32";
+    /// `atomicExch` on 64 bits.
+    atomic_exch_u64(u64, reg64) = "atom.exch.b64";
 }
 
 macro_rules! atom_cas {
@@ -308,6 +321,7 @@ atomic_semiring! {
     MaxPlus => fetch_max;
     MaxTimes => fetch_max;
     MinMax => fetch_min;
+    MaxMin => fetch_max;
 }
 
 impl AtomicAdd for OrAnd {

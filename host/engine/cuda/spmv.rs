@@ -29,8 +29,9 @@ const BLOCK: u32 = 256;
 const SELL_C: usize = 32;
 const SELL_SIGMA: usize = 256;
 const BSR_BLOCK: usize = 4;
-/// Entries (plus rows) per thread of the merge kernel.
-const MERGE_ITEMS: u32 = 8;
+/// Merge-path items (row ends plus entries) per warp of the merge kernel:
+/// 8 per lane, enough to hide the binary search that starts each lane.
+const MERGE_ITEMS: u32 = 256;
 
 /// A GPU SpMV kernel, named as on the command line (`--kernel`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -156,7 +157,7 @@ pub struct SpmvPlan<T> {
     n_rows: u32,
     n_cols: u32,
     matrix: DevMatrix<T>,
-    /// Merge kernel: a row index and a partial sum per thread.
+    /// Merge kernel: a row index and a partial sum per part (warp).
     carry: Option<(CudaSlice<u32>, CudaSlice<T>)>,
     /// COO kernel: `y` starts as the semiring zero, copied from here.
     zero_y: Option<CudaSlice<T>>,
@@ -353,8 +354,9 @@ impl<T: Scalar> SpmvPlan<T> {
                             n_parts: parts,
                             items_per_part: MERGE_ITEMS,
                         };
-                        gpu.launch::<S, _>("spmv_csr_merge", blocks(parts.into()), BLOCK, 0, args)?;
-                        gpu.launch::<S, _>("spmv_csr_merge_fixup", 1, 32, 0, args)
+                        let grid = blocks(u64::from(parts) * 32);
+                        gpu.launch::<S, _>("spmv_csr_merge", grid, BLOCK, 0, args)?;
+                        gpu.launch::<S, _>("spmv_csr_merge_fixup", grid, BLOCK, 0, args)
                     }
                 }
             }
@@ -409,11 +411,13 @@ fn choose_vector<T: Scalar>(a: &Csr<T>) -> (SpmvKernel, u32) {
     (SpmvKernel::CsrVector, vector_lanes(a.row_stats().mean))
 }
 
-/// Threads of the merge kernel: each takes `MERGE_ITEMS` of the
-/// `n_rows + nnz` steps of the merge path.
+/// Parts (warps) of the merge kernel: each takes `MERGE_ITEMS` of the
+/// `n_rows + nnz` steps of the merge path; at least one, so that the carry
+/// buffers are never empty.
 fn merge_parts(n_rows: u32, nnz: u32) -> u32 {
-    let items = u64::from(n_rows) + u64::from(nnz);
-    items.div_ceil(u64::from(MERGE_ITEMS)).max(1) as u32
+    SpmvCsrMergeArgs::<()>::parts(n_rows, nnz, MERGE_ITEMS)
+        .expect("MERGE_ITEMS is a multiple of 32")
+        .max(1)
 }
 
 fn ell<S: Semiring, T: Scalar>(
