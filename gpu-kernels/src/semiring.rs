@@ -70,9 +70,12 @@ pub trait Float:
     const NEG_INFINITY: Self;
     /// Type name used in GPU entry points (`f32`, `f64`).
     const NAME: &'static str;
-    /// IEEE minNum: the smaller value, ignoring a NaN operand.
+    /// IEEE minNum (the smaller value, ignoring a NaN operand), with
+    /// `-0 < +0`: so that `min` is commutative and associative bit for bit,
+    /// and a row reduced in any order (a warp's tree, a thread's loop) gives
+    /// the same bits. Plain minNum may return either zero for `±0`.
     fn min(self, other: Self) -> Self;
-    /// IEEE maxNum: the larger value, ignoring a NaN operand.
+    /// IEEE maxNum with `-0 < +0` (see [`Float::min`]).
     fn max(self, other: Self) -> Self;
 }
 
@@ -86,11 +89,21 @@ macro_rules! impl_float {
             const NAME: &'static str = stringify!($t);
             #[inline(always)]
             fn min(self, other: Self) -> Self {
-                $t::min(self, other)
+                // Equal values differ only in the sign of zero: a set sign
+                // bit in either gives -0.
+                if self == other {
+                    $t::from_bits(self.to_bits() | other.to_bits())
+                } else {
+                    $t::min(self, other)
+                }
             }
             #[inline(always)]
             fn max(self, other: Self) -> Self {
-                $t::max(self, other)
+                if self == other {
+                    $t::from_bits(self.to_bits() & other.to_bits())
+                } else {
+                    $t::max(self, other)
+                }
             }
         }
     };
@@ -349,6 +362,20 @@ mod tests {
         laws::<MinMax<f32>>(&[-2.0, 0.0, 1.5, 7.0]);
         laws::<MaxMin<f64>>(&[-2.0, 0.0, 1.5, 7.0, f64::INFINITY]);
         laws::<MaxMin<f32>>(&[-2.0, 0.0, 1.5, 7.0, f32::NEG_INFINITY]);
+    }
+
+    /// `±0` order as `-0 < +0` whichever operand comes first, so every
+    /// reduction order gives the same bits.
+    #[test]
+    fn min_and_max_order_signed_zeros() {
+        for (a, b) in [(0.0f64, -0.0f64), (-0.0, 0.0)] {
+            assert_eq!(Float::max(a, b).to_bits(), 0.0f64.to_bits());
+            assert_eq!(Float::min(a, b).to_bits(), (-0.0f64).to_bits());
+        }
+        assert_eq!(Float::max(-0.0f32, 0.0).to_bits(), 0.0f32.to_bits());
+        assert_eq!(Float::min(0.0f32, -0.0).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(Float::max(f64::NAN, 1.0), 1.0);
+        assert_eq!(Float::min(2.0f32, f32::NAN), 2.0);
     }
 
     #[test]
