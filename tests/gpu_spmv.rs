@@ -5,7 +5,8 @@
 //!
 //! Exact semirings (every one but plus-times: their `add` is min, max or
 //! or) must match serial bit for bit; plus-times may sum in another order,
-//! so it must match within a few ulps of `Σ |a_ij · x_j|` per row.
+//! so it must match within a few ulps of `Σ |a_ij · x_j|` per row, and
+//! float atomics (COO, HYB) may flush a subnormal sum to zero.
 //!
 //! Without a GPU (or without feature `gpu`) the GPU tests print why and
 //! pass; the error a user gets is tested instead.
@@ -40,6 +41,9 @@ trait GpuValue: TestScalar {
     fn magnitude(self) -> f64;
     /// Relative rounding of one operation.
     const EPS: f64;
+    /// The smallest normal value: float atomics (COO, HYB) flush
+    /// subnormal results to zero, as PTX's `atom.add.f32` does.
+    const TINY: f64;
 }
 impl GpuValue for f64 {
     const POISON: f64 = f64::NAN;
@@ -47,6 +51,7 @@ impl GpuValue for f64 {
         self.abs()
     }
     const EPS: f64 = f64::EPSILON;
+    const TINY: f64 = f64::MIN_POSITIVE;
 }
 impl GpuValue for f32 {
     const POISON: f32 = f32::NAN;
@@ -54,6 +59,7 @@ impl GpuValue for f32 {
         f64::from(self.abs())
     }
     const EPS: f64 = f32::EPSILON as f64;
+    const TINY: f64 = f32::MIN_POSITIVE as f64;
 }
 impl GpuValue for bool {
     // An empty or-and row is `false`: a forgotten row shows as `true`.
@@ -62,10 +68,16 @@ impl GpuValue for bool {
         f64::from(u8::from(self))
     }
     const EPS: f64 = 0.0;
+    const TINY: f64 = 0.0;
 }
 
 /// Runs `kernel` on `a`, `x` with a poisoned `y`, and returns `y`.
-fn run_gpu<S: Semiring>(gpu: &Gpu, a: &Csr<S::Value>, x: &[S::Value], kernel: SpmvKernel) -> (Vec<S::Value>, String)
+fn run_gpu<S: Semiring>(
+    gpu: &Gpu,
+    a: &Csr<S::Value>,
+    x: &[S::Value],
+    kernel: SpmvKernel,
+) -> (Vec<S::Value>, String)
 where
     S::Value: GpuValue,
 {
@@ -93,7 +105,8 @@ where
                 .zip(vals)
                 .map(|(&c, &v)| v.magnitude() * x[c as usize].magnitude())
                 .sum();
-            4.0 * (cols.len() as f64 + 2.0) * S::Value::EPS * sum
+            let k = cols.len() as f64 + 2.0;
+            4.0 * k * S::Value::EPS * sum + k * S::Value::TINY
         })
         .collect();
     for kernel in SpmvKernel::ALL {
@@ -125,11 +138,10 @@ where
     S::Value: GpuValue,
 {
     let Some(gpu) = gpu(test) else { return };
-    let strategy = arb_csr::<S::Value>(70, 70)
-        .prop_flat_map(|a| {
-            let n = a.ncols();
-            (Just(a), arb_x::<S::Value>(n))
-        });
+    let strategy = arb_csr::<S::Value>(70, 70).prop_flat_map(|a| {
+        let n = a.ncols();
+        (Just(a), arb_x::<S::Value>(n))
+    });
     let config = ProptestConfig {
         cases: 48,
         ..ProptestConfig::default()
@@ -204,10 +216,19 @@ where
 {
     let Some(gpu) = gpu(test) else { return };
     let cases: Vec<(&str, Csr<S::Value>)> = vec![
-        ("power-law 20000²", skewed(20_000, 20_000, |i| 2 + 40_000 / (i + 1), 1)),
-        ("one long row", skewed(5_000, 60_000, |i| if i == 17 { 50_000 } else { i % 5 }, 2)),
+        (
+            "power-law 20000²",
+            skewed(20_000, 20_000, |i| 2 + 40_000 / (i + 1), 1),
+        ),
+        (
+            "one long row",
+            skewed(5_000, 60_000, |i| if i == 17 { 50_000 } else { i % 5 }, 2),
+        ),
         ("rows of 32 and 33", skewed(3_000, 4_000, |i| 32 + i % 2, 3)),
-        ("mostly empty", skewed(40_000, 300, |i| if i % 97 == 0 { 9 } else { 0 }, 4)),
+        (
+            "mostly empty",
+            skewed(40_000, 300, |i| if i % 97 == 0 { 9 } else { 0 }, 4),
+        ),
         ("one row", skewed(1, 100_000, |_| 70_000, 5)),
         ("one column", skewed(10_000, 1, |i| i % 2, 6)),
     ];
@@ -238,10 +259,15 @@ big_tests! {
 /// Every kernel on every real matrix, plus-times f32 and min-plus f64.
 #[test]
 fn real_matrices() {
-    let Some(gpu) = gpu("real_matrices") else { return };
+    let Some(gpu) = gpu("real_matrices") else {
+        return;
+    };
     let dir = common::real_data_dir();
     if !dir.join("MANIFEST.tsv").exists() {
-        println!("skipping real_matrices: no MANIFEST.tsv in {}", dir.display());
+        println!(
+            "skipping real_matrices: no MANIFEST.tsv in {}",
+            dir.display()
+        );
         return;
     }
     let mut files: Vec<_> = std::fs::read_dir(&dir)
@@ -265,7 +291,9 @@ fn real_matrices() {
 /// The ops entry point on every format runs on the GPU and agrees.
 #[test]
 fn every_format_through_ops() {
-    let Some(_) = gpu("every_format_through_ops") else { return };
+    let Some(_) = gpu("every_format_through_ops") else {
+        return;
+    };
     use spmx::format::{Bsr, Csc, Dense, Ell, Hyb, Sell};
     type S = MinPlus<f64>;
     let a: Csr<f64> = skewed(700, 500, |i| i % 40, 9);
@@ -280,7 +308,12 @@ fn every_format_through_ops() {
         ops::spmv::<S>(&Sell::from_csr(&a, 32, 256).unwrap(), &x, Engine::Cuda).unwrap(),
         ops::spmv::<S>(&Sell::jds(&a), &x, Engine::Cuda).unwrap(),
         ops::spmv::<S>(&Bsr::from_csr(&a, 3).unwrap(), &x, Engine::Cuda).unwrap(),
-        ops::spmv::<S>(&Dense::from_csr(&a, f64::INFINITY).unwrap(), &x, Engine::Cuda).unwrap(),
+        ops::spmv::<S>(
+            &Dense::from_csr(&a, f64::INFINITY).unwrap(),
+            &x,
+            Engine::Cuda,
+        )
+        .unwrap(),
     ];
     for (k, y) in got.iter().enumerate() {
         assert_eq!(y, &want, "format #{k}");

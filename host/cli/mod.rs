@@ -1,6 +1,7 @@
 //! Argument definitions (clap derive) and dispatch for every subcommand.
 
 mod apsp;
+mod bench;
 mod convert;
 mod engine_arg;
 mod files;
@@ -47,6 +48,8 @@ enum Command {
     Spmm(spmm::SpmmArgs),
     /// All-pairs shortest paths by min-plus squaring.
     Apsp(apsp::ApspArgs),
+    /// Our GPU kernels against the vendor library, side by side (spmv).
+    Bench(bench::BenchArgs),
 }
 
 /// Runs one parsed command line.
@@ -59,6 +62,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Spmv(args) => spmv::run(&args, &cli.input),
         Command::Spmm(args) => spmm::run(&args, &cli.input),
         Command::Apsp(args) => apsp::run(&args, &cli.input),
+        Command::Bench(args) => bench::run(&args, &cli.input),
     }
 }
 

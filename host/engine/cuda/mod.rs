@@ -5,11 +5,13 @@
 //! | module      | what                                                       |
 //! |-------------|------------------------------------------------------------|
 //! | [`context`] | the process's [`Gpu`]: context, stream, module cache, launches, buffers |
+//! | [`cusparse`] | the vendor's CSR SpMV (cuSPARSE, loaded at run time), for `spmx bench` |
 //! | [`matrix`]  | device copies of every format                              |
 //! | [`spmv`]    | SpMV: the kernel family, [`SpmvPlan`], automatic choice     |
 //! | [`ptx`]     | the embedded PTX and its table of entry points            |
 
 pub mod context;
+pub mod cusparse;
 pub mod matrix;
 pub mod ptx;
 pub mod spmv;

@@ -420,7 +420,7 @@ fn merge_parts(n_rows: u32, nnz: u32) -> u32 {
         .max(1)
 }
 
-fn ell<S: Semiring, T: Scalar>(
+fn ell<S, T: Scalar>(
     gpu: &Gpu,
     e: &DevEll<T>,
     x: gpu_kernels::args::DevPtr<T>,

@@ -1,0 +1,26 @@
+//! `spmx bench`: the side-by-side harness behind every performance claim.
+//! Our GPU kernels and the vendor library (cuSPARSE) run in one process,
+//! on one device, over the same matrices; each result is checked against
+//! the serial engine before its time counts; times are medians of
+//! device-event timings over inputs rotated so that repeats do not run
+//! from the cache; figures are GB/s, the fraction of the device's measured
+//! copy bandwidth and the ratio to cuSPARSE.
+//!
+//! | module | what |
+//! |--------|------|
+//! | [`suite`] | inputs: the suites of `bench-data/`, the real set, files |
+//! | [`check`] | the serial engine's answer and the tolerance of each entry |
+//! | [`measure`] | bytes moved, row-length spread, medians, rotation sets |
+//! | [`report`] | results, the printed table and summary, JSON |
+//! | [`plot`] | SVG and PNG charts of a report |
+//! | `spmv` | (feature `gpu`) the SpMV race on the device |
+//!
+//! Everything but `spmv` is host code, tested without a GPU.
+
+pub mod check;
+pub mod measure;
+pub mod plot;
+pub mod report;
+#[cfg(feature = "gpu")]
+pub mod spmv;
+pub mod suite;
