@@ -127,6 +127,7 @@ macro_rules! kernel_args {
 kernel_args! {
     SpmvCsrArgs = 56;
     SpmvCsrMergeArgs = 72;
+    SpmvCsrAdaptiveArgs = 56;
     SpmvCooArgs = 48;
     SpmvEllArgs = 40;
     SpmvSellArgs = 72;
@@ -160,6 +161,35 @@ pub struct SpmvCsrArgs<T> {
     pub lanes: u32,
     /// Always 0 (keeps the struct free of padding).
     pub _pad: u32,
+}
+
+/// SpMV over CSR by row blocks (CSR-Adaptive, Greathouse & Daga 2014): the
+/// rows are cut into blocks `row_blocks[b] .. row_blocks[b + 1]` of at most
+/// `block_dim` rows and `block_nnz` entries together, except that a row
+/// longer than `block_nnz` is a block of its own. One thread block per row
+/// block: a block of several rows stages all its products in shared memory
+/// with coalesced loads, then reduces each row from there with as many
+/// threads per row as the block's rows leave; a one-row block reduces its
+/// row with every thread and a block-wide tree. `y` is overwritten.
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpmvCsrAdaptiveArgs<T> {
+    /// `n_rows + 1` offsets into `col_idx` and `values`.
+    pub row_ptr: DevPtr<u32>,
+    /// Column of each stored entry.
+    pub col_idx: DevPtr<u32>,
+    /// Value of each stored entry.
+    pub values: DevPtr<T>,
+    /// The dense input vector.
+    pub x: DevPtr<T>,
+    /// The dense output vector, `n_rows` entries, overwritten.
+    pub y: DevPtrMut<T>,
+    /// `n_blocks + 1` row boundaries, from 0 to `n_rows`.
+    pub row_blocks: DevPtr<u32>,
+    pub n_blocks: u32,
+    /// Entries a block of several rows may hold: the shared-memory staging
+    /// area is `block_nnz` values (and at least `block_dim / 32`).
+    pub block_nnz: u32,
 }
 
 /// Load-balanced SpMV over CSR by merge path (Merrill & Garland, SC 2016),

@@ -13,13 +13,14 @@
 
 #[cfg(target_arch = "nvptx64")]
 use crate::args::{
-    SpmvBsrArgs, SpmvCooArgs, SpmvCsrArgs, SpmvCsrMergeArgs, SpmvEllArgs, SpmvSellArgs,
+    SpmvBsrArgs, SpmvCooArgs, SpmvCsrAdaptiveArgs, SpmvCsrArgs, SpmvCsrMergeArgs, SpmvEllArgs,
+    SpmvSellArgs,
 };
 use crate::semiring::{MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring};
 #[cfg(target_arch = "nvptx64")]
 use crate::spmv::{
-    spmv_bsr, spmv_coo_atomic, spmv_csr_merge, spmv_csr_merge_fixup, spmv_csr_scalar,
-    spmv_csr_vector, spmv_ell, spmv_sell,
+    spmv_bsr, spmv_coo_atomic, spmv_csr_adaptive, spmv_csr_merge, spmv_csr_merge_fixup,
+    spmv_csr_scalar, spmv_csr_vector, spmv_ell, spmv_sell,
 };
 
 /// One PTX entry point: a kernel family stamped for one semiring.
@@ -105,6 +106,7 @@ stamp_kernels! {
         spmv_csr_vector(SpmvCsrArgs),
         spmv_csr_merge(SpmvCsrMergeArgs),
         spmv_csr_merge_fixup(SpmvCsrMergeArgs),
+        spmv_csr_adaptive(SpmvCsrAdaptiveArgs),
         spmv_coo_atomic(SpmvCooArgs),
         spmv_ell(SpmvEllArgs),
         spmv_sell(SpmvSellArgs),
@@ -166,6 +168,7 @@ mod tests {
             "spmv_csr_vector",
             "spmv_csr_merge",
             "spmv_csr_merge_fixup",
+            "spmv_csr_adaptive",
             "spmv_coo_atomic",
             "spmv_ell",
             "spmv_sell",

@@ -10,6 +10,7 @@
 //! | `spmv_csr_vector`      | `lanes` lanes / row | multiple of 32 | anything          | strided, then a tree    |
 //! | `spmv_csr_merge`       | warp per part       | multiple of 32 | anything          | see [`spmv_csr_merge`]  |
 //! | `spmv_csr_merge_fixup` | warp per part       | multiple of 32 | the merge's `y`   | carries, then `y`       |
+//! | `spmv_csr_adaptive`    | block per row block | multiple of 32 | anything          | strided, then a tree    |
 //! | `spmv_coo_atomic`      | thread per entry    | any            | zero, or a sum    | the atomics' (varies)   |
 //! | `spmv_ell`             | thread per row      | any            | anything          | row order (= serial)    |
 //! | `spmv_sell`            | thread per position | any            | anything          | row order (= serial)    |
@@ -32,12 +33,14 @@
 //! range counts as 32, which is still correct.
 
 use crate::args::{
-    ELL_PAD, SpmvBsrArgs, SpmvCooArgs, SpmvCsrArgs, SpmvCsrMergeArgs, SpmvEllArgs, SpmvSellArgs,
+    ELL_PAD, SpmvBsrArgs, SpmvCooArgs, SpmvCsrAdaptiveArgs, SpmvCsrArgs, SpmvCsrMergeArgs,
+    SpmvEllArgs, SpmvSellArgs,
 };
 use crate::device::atomic::{AtomicAdd, atomic_add};
+use crate::device::shared;
 use crate::device::thread::{
-    GridStride, WARP_SIZE, block_dim_x, global_warp_id, grid_stride, grid_stride_warps, grid_warps,
-    lane_id,
+    GridStride, WARP_SIZE, block_dim_x, block_idx_x, global_warp_id, grid_dim_x, grid_stride,
+    grid_stride_warps, grid_warps, lane_id, sync_threads, thread_idx_x,
 };
 use crate::device::warp::{self, Shuffle};
 use crate::merge_path;
@@ -323,6 +326,130 @@ where
                 *yr = S::add(sum, *yr);
             }
         }
+    }
+}
+
+/// CSR by row blocks (CSR-Adaptive): one thread block per row block of
+/// [`SpmvCsrAdaptiveArgs`], grid-stride over the row blocks.
+///
+/// - A block of several rows (at most `block_dim` rows and `block_nnz`
+///   entries): the threads compute every product of the block's entries
+///   into shared memory, thread `t` taking entries `t, t + block_dim, …`
+///   (coalesced loads of `col_idx`, `values`, and all lanes busy whatever
+///   the row lengths); then each row is summed from shared memory by a group
+///   of `g` consecutive threads, `g` the largest power of two (≤ 32) with
+///   `g · rows ≤ block_dim`, each taking every `g`-th product, then a
+///   [`warp::reduce`] over the group. With `g = 1` a row is summed in row
+///   order, as serial.
+/// - A block of one row (a row of more than `block_nnz` entries, or a lone
+///   last row): every thread sums every `block_dim`-th entry, then a warp
+///   tree and a tree over the warps through shared memory.
+///
+/// Suits every row-length distribution: short rows are packed, long rows
+/// get a whole block; the row blocks are cut once, on the host.
+///
+/// Launch: 1D, block size a multiple of 32 (else `trap`) and at least the
+/// rows of any row block, any grid (`n_blocks` blocks cover the row blocks
+/// once). Dynamic shared memory: `max(block_nnz, block_dim / 32)` values.
+/// `y` is overwritten.
+///
+/// # Safety
+/// As [`spmv_csr_scalar`], and `row_blocks` holds `n_blocks + 1`
+/// non-decreasing rows from 0 to `n_rows` cut as above.
+#[inline(always)]
+pub unsafe fn spmv_csr_adaptive<S: Semiring>(a: SpmvCsrAdaptiveArgs<S::Value>)
+where
+    S::Value: Shuffle,
+{
+    let threads = block_dim_x();
+    require(threads.is_multiple_of(WARP_SIZE));
+    let (row_ptr, col_idx, values, x, y, row_blocks) = (
+        a.row_ptr.as_ptr(),
+        a.col_idx.as_ptr(),
+        a.values.as_ptr(),
+        a.x.as_ptr(),
+        a.y.as_mut_ptr(),
+        a.row_blocks.as_ptr(),
+    );
+    let staged = shared::dynamic::<S::Value>();
+    let t = thread_idx_x();
+    let mut block = block_idx_x();
+    // Block-uniform loop: every thread of a block takes the same row blocks
+    // and the same branches, so all reach each barrier.
+    while block < a.n_blocks {
+        // SAFETY: the caller's contract: `block < n_blocks`, rows within
+        // `0..=n_rows`, entries within `0..nnz`, columns within `x`; staged
+        // slots below `block_nnz` (several rows) or `threads / 32` (one row),
+        // which the launch's shared memory covers.
+        unsafe {
+            let (first, last) = (
+                *row_blocks.add(block as usize),
+                *row_blocks.add(block as usize + 1),
+            );
+            let start = *row_ptr.add(first as usize);
+            let end = *row_ptr.add(last as usize);
+            let rows = last - first;
+            if rows > 1 {
+                let mut k = start + t;
+                while k < end {
+                    let product = S::mul(
+                        *values.add(k as usize),
+                        *x.add(*col_idx.add(k as usize) as usize),
+                    );
+                    *staged.add((k - start) as usize) = product;
+                    k += threads;
+                }
+                sync_threads();
+                let mut group = WARP_SIZE;
+                while group > 1 && group * rows > threads {
+                    group /= 2;
+                }
+                let row = first + t / group;
+                let mut acc = S::zero();
+                if row < last {
+                    let (rs, re) = (*row_ptr.add(row as usize), *row_ptr.add(row as usize + 1));
+                    let mut k = rs + t % group;
+                    while k < re {
+                        acc = S::add(acc, *staged.add((k - start) as usize));
+                        k += group;
+                    }
+                }
+                // All 32 lanes of every warp reach the shuffles (`group` is
+                // block-uniform).
+                let acc = warp::reduce::<S>(acc, group);
+                if row < last && t % group == 0 {
+                    *y.add(row as usize) = acc;
+                }
+            } else if rows == 1 {
+                let mut acc = S::zero();
+                let mut k = start + t;
+                while k < end {
+                    acc = S::add(
+                        acc,
+                        S::mul(
+                            *values.add(k as usize),
+                            *x.add(*col_idx.add(k as usize) as usize),
+                        ),
+                    );
+                    k += threads;
+                }
+                let acc = warp::reduce::<S>(acc, WARP_SIZE);
+                if lane_id() == 0 {
+                    *staged.add((t / WARP_SIZE) as usize) = acc;
+                }
+                sync_threads();
+                if t == 0 {
+                    let mut total = S::zero();
+                    for w in 0..threads / WARP_SIZE {
+                        total = S::add(total, *staged.add(w as usize));
+                    }
+                    *y.add(first as usize) = total;
+                }
+            }
+            // Before the next row block overwrites the staging area.
+            sync_threads();
+        }
+        block += grid_dim_x();
     }
 }
 

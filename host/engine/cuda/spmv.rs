@@ -13,7 +13,8 @@
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{
-    SpmvBsrArgs, SpmvCooArgs, SpmvCsrArgs, SpmvCsrMergeArgs, SpmvEllArgs, SpmvSellArgs,
+    SpmvBsrArgs, SpmvCooArgs, SpmvCsrAdaptiveArgs, SpmvCsrArgs, SpmvCsrMergeArgs, SpmvEllArgs,
+    SpmvSellArgs,
 };
 
 use super::Gpu;
@@ -29,6 +30,10 @@ const BLOCK: u32 = 256;
 const SELL_C: usize = 32;
 const SELL_SIGMA: usize = 256;
 const BSR_BLOCK: usize = 4;
+/// Entries a row block of several rows may hold in the adaptive kernel
+/// (its shared-memory staging area: 8 KiB of f32, 16 KiB of f64): eight
+/// per thread, so that the staging loads keep many requests in flight.
+const ADAPTIVE_NNZ: u32 = 8 * BLOCK;
 /// Merge-path items (row ends plus entries) per warp of the merge kernel:
 /// 8 per lane, enough to hide the binary search that starts each lane.
 const MERGE_ITEMS: u32 = 256;
@@ -42,9 +47,12 @@ pub enum SpmvKernel {
     CsrScalar,
     /// CSR, a group of 2–32 lanes per row (width from the mean row length).
     CsrVector,
-    /// CSR, equal shares of rows + entries per thread (merge path), for
+    /// CSR, equal shares of rows + entries per warp (merge path), for
     /// skewed rows.
     CsrMerge,
+    /// CSR by row blocks (CSR-Adaptive): short rows packed into blocks and
+    /// staged through shared memory, long rows a block each.
+    CsrAdaptive,
     /// COO, a thread per entry, atomics into `y`.
     Coo,
     /// ELL, a thread per row, column-major.
@@ -58,11 +66,12 @@ pub enum SpmvKernel {
 }
 
 impl SpmvKernel {
-    pub const ALL: [SpmvKernel; 9] = [
+    pub const ALL: [SpmvKernel; 10] = [
         SpmvKernel::Auto,
         SpmvKernel::CsrScalar,
         SpmvKernel::CsrVector,
         SpmvKernel::CsrMerge,
+        SpmvKernel::CsrAdaptive,
         SpmvKernel::Coo,
         SpmvKernel::Ell,
         SpmvKernel::Hyb,
@@ -76,6 +85,7 @@ impl SpmvKernel {
             SpmvKernel::CsrScalar => "csr-scalar",
             SpmvKernel::CsrVector => "csr-vector",
             SpmvKernel::CsrMerge => "csr-merge",
+            SpmvKernel::CsrAdaptive => "csr-adaptive",
             SpmvKernel::Coo => "coo",
             SpmvKernel::Ell => "ell",
             SpmvKernel::Hyb => "hyb",
@@ -139,6 +149,28 @@ fn vector_lanes(mean: f64) -> u32 {
     lanes
 }
 
+/// Cuts `a`'s rows into the adaptive kernel's row blocks: consecutive rows
+/// while they number at most `BLOCK` and hold at most `ADAPTIVE_NNZ`
+/// entries together; a longer row alone. Returns the `n_blocks + 1`
+/// boundaries.
+fn adaptive_row_blocks<T: Scalar>(a: &Csr<T>) -> Vec<u32> {
+    let row_ptr = a.row_ptr();
+    let mut bounds = vec![0u32];
+    let mut first = 0;
+    while first < a.nrows() {
+        let mut last = first + 1;
+        if a.row_len(first) <= ADAPTIVE_NNZ as usize {
+            let limit = row_ptr[first] + ADAPTIVE_NNZ as usize;
+            while last < a.nrows() && last - first < BLOCK as usize && row_ptr[last + 1] <= limit {
+                last += 1;
+            }
+        }
+        bounds.push(last as u32);
+        first = last;
+    }
+    bounds
+}
+
 /// A on the device, in the format its kernel reads.
 enum DevMatrix<T> {
     Csr(DevCsr<T>),
@@ -161,6 +193,8 @@ pub struct SpmvPlan<T> {
     carry: Option<(CudaSlice<u32>, CudaSlice<T>)>,
     /// COO kernel: `y` starts as the semiring zero, copied from here.
     zero_y: Option<CudaSlice<T>>,
+    /// Adaptive kernel: the row blocks' boundaries.
+    row_blocks: Option<CudaSlice<u32>>,
 }
 
 impl<T: Scalar> SpmvPlan<T> {
@@ -180,6 +214,13 @@ impl<T: Scalar> SpmvPlan<T> {
                 DevMatrix::Csr(DevCsr::upload(gpu, a)?),
             ),
             SpmvKernel::CsrMerge => Self::merge(gpu, a),
+            SpmvKernel::CsrAdaptive => {
+                let blocks = gpu.upload(&adaptive_row_blocks(a))?;
+                let m = DevMatrix::Csr(DevCsr::upload(gpu, a)?);
+                let mut plan = Self::with(SpmvKernel::CsrAdaptive, 1, a.ncols(), m)?;
+                plan.row_blocks = Some(blocks);
+                Ok(plan)
+            }
             SpmvKernel::Coo => Self::from_coo::<S>(gpu, &a.to_coo()),
             SpmvKernel::Ell => Self::from_ell(gpu, &Ell::from_csr(a)?),
             SpmvKernel::Hyb => Self::from_hyb(gpu, &Hyb::from_csr(a)),
@@ -204,6 +245,7 @@ impl<T: Scalar> SpmvPlan<T> {
             matrix,
             carry: None,
             zero_y: None,
+            row_blocks: None,
         })
     }
 
@@ -336,6 +378,25 @@ impl<T: Scalar> SpmvPlan<T> {
                     SpmvKernel::CsrVector => {
                         let threads = u64::from(m.n_rows) * u64::from(self.lanes);
                         gpu.launch::<S, _>("spmv_csr_vector", blocks(threads), BLOCK, 0, args)
+                    }
+                    SpmvKernel::CsrAdaptive => {
+                        let row_blocks = self
+                            .row_blocks
+                            .as_ref()
+                            .expect("adaptive plan has row blocks");
+                        let n_blocks = row_blocks.len() as u32 - 1;
+                        let args = SpmvCsrAdaptiveArgs {
+                            row_ptr: args.row_ptr,
+                            col_idx: args.col_idx,
+                            values: args.values,
+                            x: xp,
+                            y: yp,
+                            row_blocks: gpu.ptr(row_blocks),
+                            n_blocks,
+                            block_nnz: ADAPTIVE_NNZ,
+                        };
+                        let shared = ADAPTIVE_NNZ * size_of::<T>() as u32;
+                        gpu.launch::<S, _>("spmv_csr_adaptive", n_blocks, BLOCK, shared, args)
                     }
                     _ => {
                         let (carry_row, carry_val) =
@@ -487,4 +548,63 @@ where
 {
     let mut plan = SpmvPlan::new::<S>(Gpu::get()?, a, kernel)?;
     run_once::<S>(&mut plan, x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::Coo;
+
+    /// Rows of the given lengths, all in column 0..len.
+    fn with_rows(lens: &[usize]) -> Csr<f32> {
+        let n = lens.iter().copied().max().unwrap_or(0).max(1);
+        let mut coo = Coo::new(lens.len(), n).unwrap();
+        for (i, &len) in lens.iter().enumerate() {
+            for c in 0..len {
+                coo.push(i, c, 1.0).unwrap();
+            }
+        }
+        coo.to_csr()
+    }
+
+    #[test]
+    fn adaptive_row_blocks_cover_every_row_within_their_limits() {
+        let mut lens = vec![0; 300]; // more empty rows than a block takes
+        lens.extend([5; 700]); // short rows, packed
+        lens.push(10_000); // a long row, alone
+        lens.extend([3000, 1, 2, 2100, 2048, 2048]);
+        let a = with_rows(&lens);
+        let bounds = adaptive_row_blocks(&a);
+        assert_eq!(bounds.first(), Some(&0));
+        assert_eq!(bounds.last(), Some(&(lens.len() as u32)));
+        for w in bounds.windows(2) {
+            let (first, last) = (w[0] as usize, w[1] as usize);
+            assert!(first < last, "empty block at row {first}");
+            let nnz = a.row_ptr()[last] - a.row_ptr()[first];
+            if last - first > 1 {
+                assert!(
+                    last - first <= BLOCK as usize,
+                    "block at {first} has {} rows",
+                    last - first
+                );
+                assert!(
+                    nnz <= ADAPTIVE_NNZ as usize,
+                    "block at {first} has {nnz} entries"
+                );
+            }
+        }
+        assert!(
+            bounds.windows(2).any(|w| w[0] == 1000 && w[1] == 1001),
+            "the long row is alone"
+        );
+    }
+
+    #[test]
+    fn vector_lanes_follow_the_mean_row_length() {
+        assert_eq!(vector_lanes(0.5), 2);
+        assert_eq!(vector_lanes(5.0), 4);
+        assert_eq!(vector_lanes(8.0), 8);
+        assert_eq!(vector_lanes(31.9), 16);
+        assert_eq!(vector_lanes(500.0), 32);
+    }
 }
