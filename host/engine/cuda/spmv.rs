@@ -34,8 +34,10 @@ const BSR_BLOCK: usize = 4;
 /// (its shared-memory staging area: 8 KiB of f32, 16 KiB of f64): eight
 /// per thread, so that the staging loads keep many requests in flight.
 const ADAPTIVE_NNZ: u32 = 8 * BLOCK;
-/// Merge-path items (row ends plus entries) per warp of the merge kernel:
-/// 8 per lane, enough to hide the binary search that starts each lane.
+/// Merge-path items (row ends plus entries) per warp of the merge kernel,
+/// at most: 8 per lane, enough to amortize the binary search that starts
+/// each lane. Small matrices take fewer (down to 1 per lane) so that their
+/// parts still fill the GPU: there, latency is the cost.
 const MERGE_ITEMS: u32 = 256;
 
 /// A GPU SpMV kernel, named as on the command line (`--kernel`).
@@ -117,24 +119,42 @@ impl std::fmt::Display for SpmvKernel {
     }
 }
 
-/// The kernel [`SpmvKernel::Auto`] runs for `a`, and its lanes per row.
+/// Entries from which a matrix counts as large: enough work to fill the
+/// GPU many times over, so that the kernels' bandwidth matters more than
+/// their latency.
+const LARGE_NNZ: usize = 2_000_000;
+
+/// The kernel [`SpmvKernel::Auto`] runs for `a` on a GPU of `sm_count`
+/// multiprocessors, and its lanes per row. Chosen from the row lengths by
+/// what was measured on an H100 against cuSPARSE 12.6 (BENCHMARKS.md):
 ///
-/// Rows much longer than the mean (power-law graphs, an arrow) would keep
-/// one thread or warp busy while the rest idle: those go to the merge
-/// kernel, which gives every thread the same share of rows + entries. Other
-/// matrices use CSR with a group of lanes per row as wide as the mean row
-/// fills (a power of two from 2 to 32): short rows keep all lanes busy on
-/// distinct rows, long rows read in coalesced 32-wide strides.
-pub fn choose<T>(a: &Csr<T>) -> (SpmvKernel, u32)
-where
-    T: Scalar,
-{
+/// - Skewed rows (the longest over 8 × the mean + 64): a thread or warp per
+///   row would leave most lanes waiting on the long rows. A large matrix
+///   whose longest row is a small share of the work (at most nnz / SMs)
+///   goes to the adaptive kernel, which packs short rows and gives long rows
+///   a block each (R-MAT 22: 0.95× cuSPARSE, merge 0.75×); otherwise to the
+///   merge path, which splits even one huge row evenly (arrow: 0.82×,
+///   adaptive 0.12×).
+/// - Regular short rows (mean below 10): a thread per row, no reduction
+///   (2D Poisson 1.29×, 3D 1.23×).
+/// - Regular longer rows: large, adaptive (uniform 8–56 per row: 0.94×,
+///   vector 0.87×); small, a group of lanes per row as wide as the mean row
+///   fills (bcsstk13: 1.75×).
+pub fn choose<T: Scalar>(a: &Csr<T>, sm_count: u32) -> (SpmvKernel, u32) {
     let stats = a.row_stats();
-    if a.nnz() == 0 {
+    let large = a.nnz() >= LARGE_NNZ;
+    let skewed = stats.max as f64 > 8.0 * stats.mean + 64.0;
+    if skewed {
+        if large && stats.max <= a.nnz() / sm_count.max(1) as usize {
+            return (SpmvKernel::CsrAdaptive, 1);
+        }
+        return (SpmvKernel::CsrMerge, 1);
+    }
+    if stats.mean < 10.0 {
         return (SpmvKernel::CsrScalar, 1);
     }
-    if stats.max as f64 > 16.0 * stats.mean.max(1.0) && stats.max > 512 {
-        return (SpmvKernel::CsrMerge, 1);
+    if large {
+        return (SpmvKernel::CsrAdaptive, 1);
     }
     (SpmvKernel::CsrVector, vector_lanes(stats.mean))
 }
@@ -171,6 +191,14 @@ fn adaptive_row_blocks<T: Scalar>(a: &Csr<T>) -> Vec<u32> {
     bounds
 }
 
+/// The merge kernel's parts: their size, and a carry slot (row and partial
+/// sum) for each.
+struct MergeCarry<T> {
+    items_per_part: u32,
+    rows: CudaSlice<u32>,
+    sums: CudaSlice<T>,
+}
+
 /// A on the device, in the format its kernel reads.
 enum DevMatrix<T> {
     Csr(DevCsr<T>),
@@ -190,7 +218,7 @@ pub struct SpmvPlan<T> {
     n_cols: u32,
     matrix: DevMatrix<T>,
     /// Merge kernel: a row index and a partial sum per part (warp).
-    carry: Option<(CudaSlice<u32>, CudaSlice<T>)>,
+    carry: Option<MergeCarry<T>>,
     /// COO kernel: `y` starts as the semiring zero, copied from here.
     zero_y: Option<CudaSlice<T>>,
     /// Adaptive kernel: the row blocks' boundaries.
@@ -202,7 +230,7 @@ impl<T: Scalar> SpmvPlan<T> {
     /// first where that is not CSR). `Auto` is resolved by [`choose`].
     pub fn new<S: Semiring<Value = T>>(gpu: &Gpu, a: &Csr<T>, kernel: SpmvKernel) -> Result<Self> {
         let (kernel, lanes) = match kernel {
-            SpmvKernel::Auto => choose(a),
+            SpmvKernel::Auto => choose(a, gpu.sm_count()),
             SpmvKernel::CsrVector => choose_vector(a),
             k => (k, 1),
         };
@@ -251,11 +279,15 @@ impl<T: Scalar> SpmvPlan<T> {
 
     fn merge(gpu: &Gpu, a: &Csr<T>) -> Result<Self> {
         let m = DevCsr::upload(gpu, a)?;
-        let parts = merge_parts(m.n_rows, m.nnz);
-        let carry = (
-            gpu.zeros::<u32>(parts as usize)?,
-            gpu.zeros::<T>(parts as usize)?,
-        );
+        let items_per_part = merge_items(m.n_rows, m.nnz, gpu.sm_count());
+        let parts = SpmvCsrMergeArgs::<()>::parts(m.n_rows, m.nnz, items_per_part)
+            .expect("merge_items gives a multiple of 32")
+            .max(1);
+        let carry = MergeCarry {
+            items_per_part,
+            rows: gpu.zeros::<u32>(parts as usize)?,
+            sums: gpu.zeros::<T>(parts as usize)?,
+        };
         let mut plan = Self::with(SpmvKernel::CsrMerge, 1, a.ncols(), DevMatrix::Csr(m))?;
         plan.carry = Some(carry);
         Ok(plan)
@@ -399,21 +431,20 @@ impl<T: Scalar> SpmvPlan<T> {
                         gpu.launch::<S, _>("spmv_csr_adaptive", n_blocks, BLOCK, shared, args)
                     }
                     _ => {
-                        let (carry_row, carry_val) =
-                            self.carry.as_mut().expect("merge plan has carries");
-                        let parts = carry_row.len() as u32;
+                        let carry = self.carry.as_mut().expect("merge plan has carries");
+                        let parts = carry.rows.len() as u32;
                         let args = SpmvCsrMergeArgs {
                             row_ptr: args.row_ptr,
                             col_idx: args.col_idx,
                             values: args.values,
                             x: xp,
                             y: yp,
-                            carry_row: gpu.ptr_mut(carry_row),
-                            carry_val: gpu.ptr_mut(carry_val),
+                            carry_row: gpu.ptr_mut(&mut carry.rows),
+                            carry_val: gpu.ptr_mut(&mut carry.sums),
                             n_rows: m.n_rows,
                             nnz: m.nnz,
                             n_parts: parts,
-                            items_per_part: MERGE_ITEMS,
+                            items_per_part: carry.items_per_part,
                         };
                         let grid = blocks(u64::from(parts) * 32);
                         gpu.launch::<S, _>("spmv_csr_merge", grid, BLOCK, 0, args)?;
@@ -472,13 +503,18 @@ fn choose_vector<T: Scalar>(a: &Csr<T>) -> (SpmvKernel, u32) {
     (SpmvKernel::CsrVector, vector_lanes(a.row_stats().mean))
 }
 
-/// Parts (warps) of the merge kernel: each takes `MERGE_ITEMS` of the
-/// `n_rows + nnz` steps of the merge path; at least one, so that the carry
-/// buffers are never empty.
-fn merge_parts(n_rows: u32, nnz: u32) -> u32 {
-    SpmvCsrMergeArgs::<()>::parts(n_rows, nnz, MERGE_ITEMS)
-        .expect("MERGE_ITEMS is a multiple of 32")
-        .max(1)
+/// Merge-path items per part (warp) for a CSR of `n_rows` rows and `nnz`
+/// entries: `MERGE_ITEMS`, or fewer (a multiple of 32, at least 32) when
+/// that would leave fewer than 32 warps for each of the `sm_count`
+/// multiprocessors.
+fn merge_items(n_rows: u32, nnz: u32, sm_count: u32) -> u32 {
+    let items = u64::from(n_rows) + u64::from(nnz);
+    let wanted_parts = 32 * u64::from(sm_count.max(1));
+    let mut per_part = MERGE_ITEMS;
+    while per_part > 32 && items / u64::from(per_part) < wanted_parts {
+        per_part /= 2;
+    }
+    per_part
 }
 
 fn ell<S, T: Scalar>(
@@ -597,6 +633,14 @@ mod tests {
             bounds.windows(2).any(|w| w[0] == 1000 && w[1] == 1001),
             "the long row is alone"
         );
+    }
+
+    #[test]
+    fn merge_parts_shrink_to_fill_small_matrices() {
+        assert_eq!(merge_items(4_000_000, 60_000_000, 132), MERGE_ITEMS);
+        assert_eq!(merge_items(8_000, 7_000, 132), 32);
+        let mid = merge_items(100_000, 300_000, 132);
+        assert!(mid.is_multiple_of(32) && (32..MERGE_ITEMS).contains(&mid), "{mid}");
     }
 
     #[test]
