@@ -23,7 +23,7 @@ use crate::Scalar;
 use crate::error::Result;
 use crate::format::{Bsr, Coo, Csr, Ell, Hyb, Sell};
 
-/// Threads per block for every SpMV kernel.
+/// Threads per block for every SpMV kernel, at most (see [`launch_threads`]).
 const BLOCK: u32 = 256;
 /// SELL slice height and sorting window, and BSR block size, when a plan
 /// converts from CSR (a SELL slice is one warp).
@@ -279,7 +279,7 @@ impl<T: Scalar> SpmvPlan<T> {
 
     fn merge(gpu: &Gpu, a: &Csr<T>) -> Result<Self> {
         let m = DevCsr::upload(gpu, a)?;
-        let items_per_part = merge_items(m.n_rows, m.nnz, gpu.sm_count());
+        let items_per_part = merge_items(m.n_rows, m.nnz, a.row_stats().max, gpu.sm_count());
         let parts = SpmvCsrMergeArgs::<()>::parts(m.n_rows, m.nnz, items_per_part)
             .expect("merge_items gives a multiple of 32")
             .max(1);
@@ -383,8 +383,6 @@ impl<T: Scalar> SpmvPlan<T> {
     ) -> Result<()> {
         assert_eq!(x.len(), self.n_cols as usize, "x.len() != A.ncols()");
         assert_eq!(y.len(), self.n_rows as usize, "y.len() != A.nrows()");
-        let blocks =
-            |threads: u64| threads.div_ceil(u64::from(BLOCK)).min(u64::from(u32::MAX)) as u32;
         let (xp, yp) = (gpu.ptr(x), gpu.ptr_mut(y));
         match &self.matrix {
             DevMatrix::Csr(m) => {
@@ -400,16 +398,12 @@ impl<T: Scalar> SpmvPlan<T> {
                     _pad: 0,
                 };
                 match self.kernel {
-                    SpmvKernel::CsrScalar => gpu.launch::<S, _>(
-                        "spmv_csr_scalar",
-                        blocks(m.n_rows.into()),
-                        BLOCK,
-                        0,
-                        args,
-                    ),
+                    SpmvKernel::CsrScalar => {
+                        launch_threads::<S, _>(gpu, "spmv_csr_scalar", m.n_rows.into(), args)
+                    }
                     SpmvKernel::CsrVector => {
                         let threads = u64::from(m.n_rows) * u64::from(self.lanes);
-                        gpu.launch::<S, _>("spmv_csr_vector", blocks(threads), BLOCK, 0, args)
+                        launch_threads::<S, _>(gpu, "spmv_csr_vector", threads, args)
                     }
                     SpmvKernel::CsrAdaptive => {
                         let row_blocks = self
@@ -446,9 +440,9 @@ impl<T: Scalar> SpmvPlan<T> {
                             n_parts: parts,
                             items_per_part: carry.items_per_part,
                         };
-                        let grid = blocks(u64::from(parts) * 32);
-                        gpu.launch::<S, _>("spmv_csr_merge", grid, BLOCK, 0, args)?;
-                        gpu.launch::<S, _>("spmv_csr_merge_fixup", grid, BLOCK, 0, args)
+                        let threads = u64::from(parts) * 32;
+                        launch_threads::<S, _>(gpu, "spmv_csr_merge", threads, args)?;
+                        launch_threads::<S, _>(gpu, "spmv_csr_merge_fixup", threads, args)
                     }
                 }
             }
@@ -477,7 +471,7 @@ impl<T: Scalar> SpmvPlan<T> {
                     _pad: 0,
                 };
                 let threads = u64::from(m.n_slices) * u64::from(m.c);
-                gpu.launch::<S, _>("spmv_sell", blocks(threads), BLOCK, 0, args)
+                launch_threads::<S, _>(gpu, "spmv_sell", threads, args)
             }
             DevMatrix::Bsr(m) => {
                 let args = SpmvBsrArgs {
@@ -492,7 +486,7 @@ impl<T: Scalar> SpmvPlan<T> {
                     b: m.b,
                     _pad: 0,
                 };
-                gpu.launch::<S, _>("spmv_bsr", blocks(m.n_rows.into()), BLOCK, 0, args)
+                launch_threads::<S, _>(gpu, "spmv_bsr", m.n_rows.into(), args)
             }
         }
     }
@@ -503,18 +497,43 @@ fn choose_vector<T: Scalar>(a: &Csr<T>) -> (SpmvKernel, u32) {
     (SpmvKernel::CsrVector, vector_lanes(a.row_stats().mean))
 }
 
-/// Merge-path items per part (warp) for a CSR of `n_rows` rows and `nnz`
-/// entries: `MERGE_ITEMS`, or fewer (a multiple of 32, at least 32) when
-/// that would leave fewer than 32 warps for each of the `sm_count`
-/// multiprocessors.
-fn merge_items(n_rows: u32, nnz: u32, sm_count: u32) -> u32 {
+/// Merge-path items per part (warp) for a CSR of `n_rows` rows, `nnz`
+/// entries and longest row `max_row`: `MERGE_ITEMS`, or fewer (a multiple
+/// of 32, at least 64) when that would leave fewer than 16 warps for each
+/// of the `sm_count` multiprocessors — but never so few that the longest
+/// row spans more than 128 parts, whose carries the fix-up sums one warp
+/// step per 32.
+fn merge_items(n_rows: u32, nnz: u32, max_row: usize, sm_count: u32) -> u32 {
     let items = u64::from(n_rows) + u64::from(nnz);
-    let wanted_parts = 32 * u64::from(sm_count.max(1));
+    let wanted_parts = 16 * u64::from(sm_count.max(1));
+    let floor = (max_row as u64).div_ceil(128).max(64);
     let mut per_part = MERGE_ITEMS;
-    while per_part > 32 && items / u64::from(per_part) < wanted_parts {
+    while per_part > 64
+        && u64::from(per_part / 2) >= floor
+        && items / u64::from(per_part) < wanted_parts
+    {
         per_part /= 2;
     }
     per_part
+}
+
+/// Launches `family` with a thread for each of `threads` work items (every
+/// kernel here is a grid-stride loop, so a capped grid is still correct).
+/// Blocks are `BLOCK` threads, or smaller (down to one warp) when that
+/// leaves fewer than two blocks per multiprocessor: a small matrix then
+/// spreads over every SM instead of a few.
+fn launch_threads<S: Semiring, A: gpu_kernels::args::KernelArgs>(
+    gpu: &Gpu,
+    family: &str,
+    threads: u64,
+    args: A,
+) -> Result<()> {
+    let mut block = BLOCK;
+    while block > 32 && threads.div_ceil(u64::from(block)) < 2 * u64::from(gpu.sm_count()) {
+        block /= 2;
+    }
+    let grid = threads.div_ceil(u64::from(block)).min(u64::from(u32::MAX)) as u32;
+    gpu.launch::<S, _>(family, grid, block, 0, args)
 }
 
 fn ell<S, T: Scalar>(
@@ -534,7 +553,7 @@ where
         n_rows: e.n_rows,
         width: e.width,
     };
-    gpu.launch::<S, _>("spmv_ell", e.n_rows.div_ceil(BLOCK), BLOCK, 0, args)
+    launch_threads::<S, _>(gpu, "spmv_ell", e.n_rows.into(), args)
 }
 
 fn coo_atomic<S, T: Scalar>(
@@ -555,7 +574,7 @@ where
         nnz: c.nnz,
         n_rows: c.n_rows,
     };
-    gpu.launch::<S, _>("spmv_coo_atomic", c.nnz.div_ceil(BLOCK), BLOCK, 0, args)
+    launch_threads::<S, _>(gpu, "spmv_coo_atomic", c.nnz.into(), args)
 }
 
 /// `y = A ⊗ x` on the GPU for a matrix already planned: uploads `x`, runs,
@@ -637,10 +656,15 @@ mod tests {
 
     #[test]
     fn merge_parts_shrink_to_fill_small_matrices() {
-        assert_eq!(merge_items(4_000_000, 60_000_000, 132), MERGE_ITEMS);
-        assert_eq!(merge_items(8_000, 7_000, 132), 32);
-        let mid = merge_items(100_000, 300_000, 132);
-        assert!(mid.is_multiple_of(32) && (32..MERGE_ITEMS).contains(&mid), "{mid}");
+        assert_eq!(merge_items(4_000_000, 60_000_000, 90_000, 132), MERGE_ITEMS);
+        assert_eq!(merge_items(8_000, 7_000, 500, 132), 64);
+        let mid = merge_items(50_000, 150_000, 900, 132);
+        assert!(
+            mid.is_multiple_of(32) && (64..MERGE_ITEMS).contains(&mid),
+            "{mid}"
+        );
+        // arrow: one row of 46500 keeps the parts large.
+        assert_eq!(merge_items(46_500, 139_498, 46_500, 132), MERGE_ITEMS);
     }
 
     #[test]
