@@ -145,6 +145,33 @@ where
             unsafe {
                 let (start, end) = (*row_ptr.add(row), *row_ptr.add(row + 1));
                 let mut k = start + lane;
+                // Four entries a step, their loads issued before any is
+                // used: a short matrix is latency-bound, and this keeps four
+                // gathers of x in flight per lane instead of one. The sum
+                // order is the same as one entry a step.
+                let step = lanes as usize;
+                // (`end - k > 3·lanes` rather than `k + 3·lanes < end`,
+                // which could wrap near 2³².)
+                while k < end && end - k > 3 * lanes {
+                    let k0 = k as usize;
+                    let c = [
+                        *col_idx.add(k0),
+                        *col_idx.add(k0 + step),
+                        *col_idx.add(k0 + 2 * step),
+                        *col_idx.add(k0 + 3 * step),
+                    ];
+                    let v = [
+                        *values.add(k0),
+                        *values.add(k0 + step),
+                        *values.add(k0 + 2 * step),
+                        *values.add(k0 + 3 * step),
+                    ];
+                    let xs = c.map(|c| *x.add(c as usize));
+                    for (v, xk) in v.into_iter().zip(xs) {
+                        acc = S::add(acc, S::mul(v, xk));
+                    }
+                    k += 4 * lanes;
+                }
                 while k < end {
                     let xk = *x.add(*col_idx.add(k as usize) as usize);
                     acc = S::add(acc, S::mul(*values.add(k as usize), xk));
