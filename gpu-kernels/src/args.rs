@@ -381,3 +381,14 @@ mod tests {
         assert_eq!(A::parts(10, 10, 48), None);
     }
 }
+
+/// The argument of the `spin_ns` utility kernel: how long to hold the
+/// stream, in nanoseconds of the GPU's global timer.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SpinArgs {
+    pub ns: u64,
+}
+
+// SAFETY: repr(C), one u64: no padding.
+unsafe impl KernelArgs for SpinArgs {}

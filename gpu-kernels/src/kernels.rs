@@ -36,6 +36,10 @@ pub struct Kernel {
     pub value: &'static str,
 }
 
+/// Entry points that are not stamped per semiring (`crate::util`): the PTX
+/// declares these and the [`KERNELS`], nothing else.
+pub const UTILITY_KERNELS: &[&str] = &["spin_ns"];
+
 /// The entry point of `family` for semiring `S`, if it was stamped.
 pub fn find<S: Semiring>(family: &str) -> Option<&'static Kernel> {
     let value = value_name::<S::Value>();

@@ -48,6 +48,8 @@ pub mod semiring;
 pub mod device;
 #[cfg(target_arch = "nvptx64")]
 pub mod spmv;
+#[cfg(target_arch = "nvptx64")]
+pub mod util;
 
 pub use semiring::{Float, MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring};
 

@@ -16,7 +16,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 use gpu_kernels::Semiring;
-use gpu_kernels::args::{DevPtr, DevPtrMut, KernelArgs};
+use gpu_kernels::args::{DevPtr, DevPtrMut, KernelArgs, SpinArgs};
 use gpu_kernels::kernels;
 
 use super::ptx::PTX;
@@ -279,6 +279,12 @@ impl Gpu {
             ))
         })?;
         Ok(())
+    }
+
+    /// Queues a kernel that holds the stream for `ns` nanoseconds (the
+    /// `spin_ns` utility kernel): work queued behind it starts back to back.
+    pub fn spin(&self, ns: u64) -> Result<()> {
+        self.launch_named("spin_ns", 1, 1, 0, SpinArgs { ns })
     }
 
     /// Out of device memory becomes [`Error::TooLarge`] with the numbers.

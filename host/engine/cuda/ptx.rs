@@ -6,7 +6,7 @@ pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
 
 /// Every entry point in [`PTX`], by family, semiring and value type;
 /// [`find`] looks one up for a semiring type. Stamped in `gpu_kernels::kernels`.
-pub use gpu_kernels::kernels::{KERNELS, Kernel, find};
+pub use gpu_kernels::kernels::{KERNELS, Kernel, UTILITY_KERNELS, find};
 
 #[cfg(test)]
 mod tests {
@@ -24,6 +24,7 @@ mod tests {
     fn ptx_declares_exactly_the_stamped_kernels() {
         let mut in_ptx = entries();
         let mut stamped: Vec<&str> = KERNELS.iter().map(|k| k.name).collect();
+        stamped.extend(UTILITY_KERNELS);
         in_ptx.sort_unstable();
         stamped.sort_unstable();
         assert_eq!(in_ptx, stamped);
