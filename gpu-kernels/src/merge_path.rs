@@ -22,21 +22,71 @@ use crate::semiring::Semiring;
 /// times at most, always with `i < n_rows`.
 #[inline(always)]
 pub fn search(diagonal: u64, n_rows: u32, nnz: u32, row_end: impl Fn(u32) -> u32) -> (u32, u32) {
+    search_in(diagonal, (0, n_rows), n_rows, nnz, row_end)
+}
+
+/// [`search`], knowing that the row of `diagonal` lies in `rows.0..=rows.1`
+/// (for instance, from the row of an earlier diagonal `d₀`: the row of
+/// `d₀ + k` is at most `k` rows further). `row_end` is called
+/// `⌈log₂(rows.1 − rows.0 + 1)⌉` times at most.
+#[inline(always)]
+pub fn search_in(
+    diagonal: u64,
+    rows: (u32, u32),
+    n_rows: u32,
+    nnz: u32,
+    row_end: impl Fn(u32) -> u32,
+) -> (u32, u32) {
     let diagonal = diagonal.min(u64::from(n_rows) + u64::from(nnz));
     // The number of row ends among the first `diagonal` items lies in lo..=hi.
-    let mut lo = diagonal.saturating_sub(u64::from(nnz)) as u32;
-    let mut hi = diagonal.min(u64::from(n_rows)) as u32;
+    let mut lo = (diagonal.saturating_sub(u64::from(nnz)) as u32).max(rows.0);
+    let mut hi = (diagonal.min(u64::from(n_rows)) as u32).min(rows.1);
     while lo < hi {
         let pivot = lo + (hi - lo) / 2;
-        // Row end `pivot` comes before entry `diagonal - pivot - 1` when the
-        // row ends at or before that entry.
-        if u64::from(row_end(pivot)) < diagonal - u64::from(pivot) {
+        if before(&row_end, pivot, diagonal) {
             lo = pivot + 1;
         } else {
             hi = pivot;
         }
     }
     (lo, (diagonal - u64::from(lo)) as u32)
+}
+
+/// Whether row end `pivot` comes before item `diagonal` on the merge path:
+/// the row ends at or before entry `diagonal - pivot - 1`. Monotone: true
+/// for every pivot below the row of `diagonal`, false from it on.
+#[inline(always)]
+pub fn before(row_end: impl Fn(u32) -> u32, pivot: u32, diagonal: u64) -> bool {
+    u64::from(row_end(pivot)) < diagonal - u64::from(pivot)
+}
+
+/// The warp-wide search: the 32 lanes probe 32 pivots of `lo..hi` at once
+/// and a ballot counts how many come before the diagonal ([`before`]),
+/// which narrows the range 32-fold a round (`⌈log₃₂⌉` rounds, one memory
+/// latency each, instead of `⌈log₂⌉`). A round is [`warp_pivot`] per lane,
+/// then [`warp_narrow`] with the count; the range closes (`lo == hi`) on
+/// the row of the diagonal.
+///
+/// The pivot lane `lane` probes this round, or `None` when its pivot falls
+/// outside the range (it then votes "not before").
+#[inline(always)]
+pub fn warp_pivot(lo: u32, hi: u32, lane: u32) -> Option<u32> {
+    let step = (hi - lo).div_ceil(32);
+    let pivot = u64::from(lo) + u64::from(lane) * u64::from(step);
+    (pivot < u64::from(hi)).then_some(pivot as u32)
+}
+
+/// The range after a round in which `count` lanes (necessarily lanes
+/// `0..count`, the predicate being monotone) voted "before".
+#[inline(always)]
+pub fn warp_narrow(lo: u32, hi: u32, count: u32) -> (u32, u32) {
+    if count == 0 {
+        return (lo, lo);
+    }
+    let step = u64::from((hi - lo).div_ceil(32));
+    let new_lo = u64::from(lo) + u64::from(count - 1) * step + 1;
+    let new_hi = (u64::from(lo) + u64::from(count) * step).min(u64::from(hi));
+    (new_lo as u32, new_hi as u32)
 }
 
 /// What one walk (one lane's run of items) leaves behind.
@@ -143,6 +193,42 @@ mod tests {
             ptr.push(ptr.last().unwrap() + len);
         }
         ptr
+    }
+
+    /// The warp search, with the 32 lanes' votes counted here, finds what
+    /// the binary search finds, in a few rounds.
+    #[test]
+    fn warp_search_agrees_with_binary_search() {
+        let ptr: Vec<u32> = (0..5000u32)
+            .map(|i| i * (i % 7) / 3 + i)
+            .scan(0, |acc, x| {
+                *acc += x % 50;
+                Some(*acc)
+            })
+            .collect();
+        let (n_rows, nnz) = (ptr.len() as u32 - 1, *ptr.last().unwrap());
+        let row_end = |r: u32| ptr[r as usize + 1];
+        for d in (0..=u64::from(n_rows) + u64::from(nnz)).step_by(37) {
+            let d_clamped = d.min(u64::from(n_rows) + u64::from(nnz));
+            let mut lo = d_clamped.saturating_sub(u64::from(nnz)) as u32;
+            let mut hi = d_clamped.min(u64::from(n_rows)) as u32;
+            let mut rounds = 0;
+            while lo < hi {
+                let count = (0..32)
+                    .filter(|&l| {
+                        warp_pivot(lo, hi, l).is_some_and(|p| before(row_end, p, d_clamped))
+                    })
+                    .count() as u32;
+                (lo, hi) = warp_narrow(lo, hi, count);
+                rounds += 1;
+            }
+            assert_eq!(lo, search(d, n_rows, nnz, row_end).0, "diagonal {d}");
+            assert!(rounds <= 4, "{rounds} rounds for diagonal {d}");
+            // search_in within bounds that hold the answer agrees too.
+            let (r, _) = search(d, n_rows, nnz, row_end);
+            let bounds = (r.saturating_sub(3), (r + 40).min(n_rows));
+            assert_eq!(search_in(d, bounds, n_rows, nnz, row_end).0, r);
+        }
     }
 
     #[test]

@@ -245,8 +245,27 @@ where
         S::mul(*values.add(j), *x.add(*col_idx.add(j) as usize))
     };
     for part in grid_stride_warps(a.n_parts) {
-        let diagonal = u64::from(part) * u64::from(a.items_per_part) + u64::from(lane * per_lane);
-        let (start_row, start_entry) = merge_path::search(diagonal, n_rows, nnz, row_end);
+        // The part's first row, found by the whole warp (32 probes a round,
+        // so a few memory latencies instead of log₂ n_rows); then each lane
+        // searches only the rows its own start can reach from there, which
+        // the part's first probes have just brought into the cache.
+        let part_start = u64::from(part) * u64::from(a.items_per_part);
+        let d0 = part_start.min(u64::from(n_rows) + u64::from(nnz));
+        let mut lo = d0.saturating_sub(u64::from(nnz)) as u32;
+        let mut hi = d0.min(u64::from(n_rows)) as u32;
+        // Warp-uniform: every lane holds the same `lo`, `hi` and count.
+        while lo < hi {
+            let vote = merge_path::warp_pivot(lo, hi, lane)
+                .is_some_and(|p| merge_path::before(&row_end, p, d0));
+            // SAFETY: all 32 lanes vote together (uniform loop).
+            let count = unsafe { warp::ballot(vote) }.count_ones();
+            (lo, hi) = merge_path::warp_narrow(lo, hi, count);
+        }
+        let offset = lane * per_lane;
+        let diagonal = part_start + u64::from(offset);
+        let reach = (lo, lo.saturating_add(offset).min(n_rows));
+        let (start_row, start_entry) =
+            merge_path::search_in(diagonal, reach, n_rows, nnz, &row_end);
         let walked = merge_path::walk::<S>(
             (start_row, start_entry),
             per_lane,

@@ -135,11 +135,12 @@ const LARGE_NNZ: usize = 2_000_000;
 ///   a block each (R-MAT 22: 0.95× cuSPARSE, merge 0.75×); otherwise to the
 ///   merge path, which splits even one huge row evenly (arrow: 0.82×,
 ///   adaptive 0.12×).
-/// - Regular short rows (mean below 10): a thread per row, no reduction
-///   (2D Poisson 1.29×, 3D 1.23×).
-/// - Regular longer rows: large, adaptive (uniform 8–56 per row: 0.94×,
-///   vector 0.87×); small, a group of lanes per row as wide as the mean row
-///   fills (bcsstk13: 1.75×).
+/// - Regular rows, large matrix: short rows (mean below 10) a thread per
+///   row, no reduction (2D Poisson 1.30×, 3D 1.24×; vector 0.74×); longer
+///   rows the adaptive kernel (uniform 8–56 per row: 0.94×, vector 0.86×).
+/// - Regular rows, small matrix (latency-bound): a group of lanes per row
+///   as wide as the mean row fills, four loads in flight per lane (4elt
+///   1.66×, bcsstk13 1.45×; a thread per row 1.48× and 0.58×).
 pub fn choose<T: Scalar>(a: &Csr<T>, sm_count: u32) -> (SpmvKernel, u32) {
     let stats = a.row_stats();
     let large = a.nnz() >= LARGE_NNZ;
@@ -150,13 +151,11 @@ pub fn choose<T: Scalar>(a: &Csr<T>, sm_count: u32) -> (SpmvKernel, u32) {
         }
         return (SpmvKernel::CsrMerge, 1);
     }
-    if stats.mean < 10.0 {
-        return (SpmvKernel::CsrScalar, 1);
+    match (large, stats.mean < 10.0) {
+        (true, true) => (SpmvKernel::CsrScalar, 1),
+        (true, false) => (SpmvKernel::CsrAdaptive, 1),
+        (false, _) => (SpmvKernel::CsrVector, vector_lanes(stats.mean)),
     }
-    if large {
-        return (SpmvKernel::CsrAdaptive, 1);
-    }
-    (SpmvKernel::CsrVector, vector_lanes(stats.mean))
 }
 
 /// Lanes per row for the vector kernel: the largest power of two (2..=32)
