@@ -503,6 +503,8 @@ where
 /// [`atomic_add::<S>`](atomic_add). Any entry order; the order of the
 /// floating-point sums is whatever the atomics make it (not reproducible
 /// run to run; the exact semirings do not care). Also HYB's second step.
+/// PTX's `atom.add.f32` flushes subnormal results to zero, so an f32
+/// plus-times row whose sum is subnormal may come out as 0.
 ///
 /// Launch: 1D, any block size, any grid (`⌈nnz / block⌉` blocks cover the
 /// entries once). `y` must hold the semiring zero, or a sum to add to.
