@@ -554,24 +554,46 @@ pub unsafe fn spmv_ell<S: Semiring>(a: SpmvEllArgs<S::Value>) {
     let n_rows = a.n_rows as usize;
     for row in grid_stride(a.n_rows) {
         let row = row as usize;
-        let mut acc = S::zero();
-        for k in 0..a.width as usize {
-            let slot = k * n_rows + row;
-            // SAFETY: the caller's contract: `slot < width · n_rows`, and a
-            // column other than ELL_PAD indexes `x`.
-            unsafe {
-                let col = *col_idx.add(slot);
-                if col != ELL_PAD {
-                    acc = S::add(acc, S::mul(*values.add(slot), *x.add(col as usize)));
-                    if S::is_terminal(acc) {
-                        break;
-                    }
+        // SAFETY: the caller's contract: slots `row + k · n_rows` for
+        // `k < width` are in bounds, a column other than ELL_PAD indexes
+        // `x`, and `row < n_rows`.
+        unsafe {
+            let acc = sum_padded_row::<S>(col_idx, values, x, row, n_rows, a.width as usize);
+            *y.add(row) = acc;
+        }
+    }
+}
+
+/// The sum of a padded row of ELL or SELL: slots `first + k · stride` for
+/// `k < width`, in order, skipping padding by its column ([`ELL_PAD`]) and
+/// stopping early at the semiring's terminal value.
+///
+/// # Safety
+/// Every slot is in bounds, and a column other than [`ELL_PAD`] indexes `x`.
+#[inline(always)]
+unsafe fn sum_padded_row<S: Semiring>(
+    col_idx: *const u32,
+    values: *const S::Value,
+    x: *const S::Value,
+    first: usize,
+    stride: usize,
+    width: usize,
+) -> S::Value {
+    let mut acc = S::zero();
+    for k in 0..width {
+        let slot = first + k * stride;
+        // SAFETY: the caller's contract.
+        unsafe {
+            let col = *col_idx.add(slot);
+            if col != ELL_PAD {
+                acc = S::add(acc, S::mul(*values.add(slot), *x.add(col as usize)));
+                if S::is_terminal(acc) {
+                    break;
                 }
             }
         }
-        // SAFETY: `row < n_rows`.
-        unsafe { *y.add(row) = acc };
     }
+    acc
 }
 
 /// SELL-C-σ (and JDS, `c = 1`), one thread per sorted position `p`: it
@@ -607,19 +629,9 @@ pub unsafe fn spmv_sell<S: Semiring>(a: SpmvSellArgs<S::Value>) {
         // the slice is in bounds, a column other than ELL_PAD indexes `x`,
         // and `perm[p] < n_rows`.
         unsafe {
-            let base = *slice_ptr.add(slice) as usize + r;
+            let first = *slice_ptr.add(slice) as usize + r;
             let width = *slice_width.add(slice) as usize;
-            let mut acc = S::zero();
-            for k in 0..width {
-                let slot = base + k * c;
-                let col = *col_idx.add(slot);
-                if col != ELL_PAD {
-                    acc = S::add(acc, S::mul(*values.add(slot), *x.add(col as usize)));
-                    if S::is_terminal(acc) {
-                        break;
-                    }
-                }
-            }
+            let acc = sum_padded_row::<S>(col_idx, values, x, first, c, width);
             *y.add(*perm.add(p as usize) as usize) = acc;
         }
     }

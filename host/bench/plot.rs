@@ -112,17 +112,6 @@ fn write_chart(dir: &Path, name: &str, size: (u32, u32), chart: &Chart) -> Resul
     Ok([svg, png])
 }
 
-/// Our implementations in the order they first appear.
-fn our_implementations(report: &Report) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for o in report.matrices.iter().flat_map(|m| &m.results) {
-        if !o.vendor && !names.contains(&o.implementation) {
-            names.push(o.implementation.clone());
-        }
-    }
-    names
-}
-
 /// Ratios to cuSPARSE: `ratios[s][m]` for implementation `s`, matrix `m`.
 struct Speedup {
     implementations: Vec<String>,
@@ -133,7 +122,11 @@ struct Speedup {
 impl Speedup {
     /// `None` when no matrix has a ratio.
     fn of(report: &Report) -> Option<Speedup> {
-        let implementations = our_implementations(report);
+        let implementations: Vec<String> = report
+            .our_implementations()
+            .into_iter()
+            .map(String::from)
+            .collect();
         let with_vendor: Vec<_> = report
             .matrices
             .iter()
@@ -244,20 +237,12 @@ impl Bandwidth {
         let point = |m: &super::report::MatrixResult, o: &Outcome| {
             o.gb_per_s.map(|g| (m.row_lengths.max_over_mean(), g))
         };
-        let mut series: Vec<(String, Vec<(f64, f64)>)> = our_implementations(report)
+        let mut series: Vec<(String, Vec<(f64, f64)>)> = report
+            .our_implementations()
             .into_iter()
             .map(|name| {
-                let points = report
-                    .matrices
-                    .iter()
-                    .flat_map(|m| {
-                        m.results
-                            .iter()
-                            .filter(|o| !o.vendor && o.implementation == name)
-                            .filter_map(|o| point(m, o))
-                    })
-                    .collect();
-                (name, points)
+                let points = report.outcomes_of(name).filter_map(|(m, o)| point(m, o));
+                (name.to_string(), points.collect())
             })
             .collect();
         let vendor: Vec<(f64, f64)> = report

@@ -198,23 +198,11 @@ impl Report {
     /// One summary per implementation of ours that has a ratio somewhere,
     /// in the order they first appear.
     pub fn summarize(&mut self) {
-        let mut names: Vec<&str> = Vec::new();
-        for o in self.matrices.iter().flat_map(|m| &m.results) {
-            if !o.vendor && !names.contains(&o.implementation.as_str()) {
-                names.push(&o.implementation);
-            }
-        }
         let mut summary = Vec::new();
-        for name in names {
+        for name in self.our_implementations() {
             let ratios: Vec<(f64, &str)> = self
-                .matrices
-                .iter()
-                .flat_map(|m| {
-                    m.results
-                        .iter()
-                        .filter(|o| !o.vendor && o.implementation == name)
-                        .filter_map(|o| o.vs_cusparse.map(|r| (r, m.name.as_str())))
-                })
+                .outcomes_of(name)
+                .filter_map(|(m, o)| o.vs_cusparse.map(|r| (r, m.name.as_str())))
                 .collect();
             let values: Vec<f64> = ratios.iter().map(|r| r.0).collect();
             let Some(geomean) = geomean(&values) else {
@@ -234,6 +222,31 @@ impl Report {
             });
         }
         self.summary = summary;
+    }
+
+    /// Our implementations (not the vendor's), in the order they first
+    /// appear.
+    pub fn our_implementations(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for o in self.matrices.iter().flat_map(|m| &m.results) {
+            if !o.vendor && !names.contains(&o.implementation.as_str()) {
+                names.push(&o.implementation);
+            }
+        }
+        names
+    }
+
+    /// Every matrix's outcome for our implementation `name`.
+    pub fn outcomes_of<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Iterator<Item = (&'a MatrixResult, &'a Outcome)> + 'a {
+        self.matrices.iter().flat_map(move |m| {
+            m.results
+                .iter()
+                .filter(move |o| !o.vendor && o.implementation == name)
+                .map(move |o| (m, o))
+        })
     }
 
     /// Whether any implementation gave a wrong result.

@@ -136,11 +136,9 @@ pub fn assert_identical<T: TestScalar>(got: &Csr<T>, want: &Csr<T>) {
 }
 
 /// The real-world matrices: `$SPMX_REAL_DATA`, else
-/// `../shared/bench-data/real` beside the crate. Tests that need it skip,
-/// saying why, when it has no `MANIFEST.tsv`.
+/// `../shared/bench-data/real` beside the crate (the folder `spmx bench`
+/// reads). Tests that need it skip, saying why, when it has no
+/// `MANIFEST.tsv`.
 pub fn real_data_dir() -> PathBuf {
-    std::env::var_os("SPMX_REAL_DATA").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/bench-data/real"),
-        PathBuf::from,
-    )
+    spmx::bench::suite::real_dir()
 }

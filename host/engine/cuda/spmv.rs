@@ -3,12 +3,11 @@
 //!
 //! An [`SpmvPlan`] holds A on the device in the format its kernel reads and
 //! queues the kernel on any `x` and `y` already there: build it once, run
-//! it many times (what `spmx bench` times). [`spmv`] is the one-shot host
+//! it many times (what `spmx bench` times). [`run_once`] is the one-shot host
 //! call: upload, run, download.
 //!
-//! [`SpmvKernel::Auto`] picks from A's row lengths ([`choose`]):
-//! load-balanced merge for skewed rows, else CSR with as many lanes per row
-//! as the mean row length fills.
+//! [`SpmvKernel::Auto`] picks from A's size and row lengths ([`choose`]
+//! says how, and what was measured for each choice).
 
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
@@ -21,7 +20,7 @@ use super::Gpu;
 use super::matrix::{DevBsr, DevCoo, DevCsr, DevEll, DevSell, index};
 use crate::Scalar;
 use crate::error::Result;
-use crate::format::{Bsr, Coo, Csr, Ell, Hyb, Sell};
+use crate::format::{Bsr, Coo, Csr, Ell, Hyb, RowStats, Sell};
 
 /// Threads per block for every SpMV kernel, at most (see [`launch_threads`]).
 const BLOCK: u32 = 256;
@@ -124,8 +123,9 @@ impl std::fmt::Display for SpmvKernel {
 /// their latency.
 const LARGE_NNZ: usize = 2_000_000;
 
-/// The kernel [`SpmvKernel::Auto`] runs for `a` on a GPU of `sm_count`
-/// multiprocessors, and its lanes per row. Chosen from the row lengths by
+/// The kernel [`SpmvKernel::Auto`] runs for a matrix of `nnz` entries
+/// whose rows have `stats`, on a GPU of `sm_count` multiprocessors, and its
+/// lanes per row. Chosen from the row lengths by
 /// what was measured on an H100 against cuSPARSE 12.6 (BENCHMARKS.md):
 ///
 /// - Skewed rows (the longest over 8 × the mean + 64): a thread or warp per
@@ -141,12 +141,11 @@ const LARGE_NNZ: usize = 2_000_000;
 /// - Regular rows, small matrix (latency-bound): a group of lanes per row
 ///   as wide as the mean row fills, four loads in flight per lane (4elt
 ///   1.66×, bcsstk13 1.45×; a thread per row 1.48× and 0.58×).
-pub fn choose<T: Scalar>(a: &Csr<T>, sm_count: u32) -> (SpmvKernel, u32) {
-    let stats = a.row_stats();
-    let large = a.nnz() >= LARGE_NNZ;
+pub fn choose(stats: &RowStats, nnz: usize, sm_count: u32) -> (SpmvKernel, u32) {
+    let large = nnz >= LARGE_NNZ;
     let skewed = stats.max as f64 > 8.0 * stats.mean + 64.0;
     if skewed {
-        if large && stats.max <= a.nnz() / sm_count.max(1) as usize {
+        if large && stats.max <= nnz / sm_count.max(1) as usize {
             return (SpmvKernel::CsrAdaptive, 1);
         }
         return (SpmvKernel::CsrMerge, 1);
@@ -228,9 +227,10 @@ impl<T: Scalar> SpmvPlan<T> {
     /// Uploads `a` in the format `kernel` reads (converting on the host
     /// first where that is not CSR). `Auto` is resolved by [`choose`].
     pub fn new<S: Semiring<Value = T>>(gpu: &Gpu, a: &Csr<T>, kernel: SpmvKernel) -> Result<Self> {
+        let stats = a.row_stats();
         let (kernel, lanes) = match kernel {
-            SpmvKernel::Auto => choose(a, gpu.sm_count()),
-            SpmvKernel::CsrVector => choose_vector(a),
+            SpmvKernel::Auto => choose(&stats, a.nnz(), gpu.sm_count()),
+            SpmvKernel::CsrVector => (SpmvKernel::CsrVector, vector_lanes(stats.mean)),
             k => (k, 1),
         };
         match kernel {
@@ -240,7 +240,7 @@ impl<T: Scalar> SpmvPlan<T> {
                 a.ncols(),
                 DevMatrix::Csr(DevCsr::upload(gpu, a)?),
             ),
-            SpmvKernel::CsrMerge => Self::merge(gpu, a),
+            SpmvKernel::CsrMerge => Self::merge(gpu, a, stats.max),
             SpmvKernel::CsrAdaptive => {
                 let blocks = gpu.upload(&adaptive_row_blocks(a))?;
                 let m = DevMatrix::Csr(DevCsr::upload(gpu, a)?);
@@ -276,9 +276,9 @@ impl<T: Scalar> SpmvPlan<T> {
         })
     }
 
-    fn merge(gpu: &Gpu, a: &Csr<T>) -> Result<Self> {
+    fn merge(gpu: &Gpu, a: &Csr<T>, max_row: usize) -> Result<Self> {
         let m = DevCsr::upload(gpu, a)?;
-        let items_per_part = merge_items(m.n_rows, m.nnz, a.row_stats().max, gpu.sm_count());
+        let items_per_part = merge_items(m.n_rows, m.nnz, max_row, gpu.sm_count());
         let parts = SpmvCsrMergeArgs::<()>::parts(m.n_rows, m.nnz, items_per_part)
             .expect("merge_items gives a multiple of 32")
             .max(1);
@@ -491,11 +491,6 @@ impl<T: Scalar> SpmvPlan<T> {
     }
 }
 
-/// CSR vector with its lanes, for `--kernel csr-vector`.
-fn choose_vector<T: Scalar>(a: &Csr<T>) -> (SpmvKernel, u32) {
-    (SpmvKernel::CsrVector, vector_lanes(a.row_stats().mean))
-}
-
 /// Merge-path items per part (warp) for a CSR of `n_rows` rows, `nnz`
 /// entries and longest row `max_row`: `MERGE_ITEMS`, or fewer (a multiple
 /// of 32, at least 64) when that would leave fewer than 16 warps for each
@@ -589,19 +584,6 @@ where
     let mut yd = gpu.zeros::<S::Value>(m)?;
     plan.run::<S>(gpu, &xd, &mut yd)?;
     gpu.download(&yd)
-}
-
-/// `y = A ⊗ x` for CSR A with `kernel` (`Auto` picks).
-pub fn spmv_csr<S: Semiring>(
-    a: &Csr<S::Value>,
-    x: &[S::Value],
-    kernel: SpmvKernel,
-) -> Result<Vec<S::Value>>
-where
-    S::Value: Scalar,
-{
-    let mut plan = SpmvPlan::new::<S>(Gpu::get()?, a, kernel)?;
-    run_once::<S>(&mut plan, x)
 }
 
 #[cfg(test)]
