@@ -79,6 +79,7 @@ mod gpu {
                 "CARGO_ENCODED_RUSTFLAGS",
                 [
                     format!("-Ctarget-cpu={arch}"),
+                    "-Cllvm-args=-unroll-threshold=1000".to_string(),
                     format!("-Clinker={}", me.display()),
                 ]
                 .join("\x1f"),

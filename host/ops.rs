@@ -7,20 +7,22 @@
 //!
 //! Which (operation, format, engine) pairs exist:
 //!
-//! | operation            | format                              | serial | cpu  |
-//! |----------------------|-------------------------------------|--------|------|
-//! | SpMV  `y = A ⊗ x`    | CSR, ELL, HYB, SELL/JDS, BSR, dense | ✓      | ✓ ¹  |
-//! | SpMV  `y = A ⊗ x`    | COO, CSC                            | ✓      | ✓ ²  |
-//! | SpMM  `C = A ⊗ B`    | CSR × dense → dense                 | ✓      | ✓ ¹  |
-//! | SpGEMM `C = A ⊗ B`   | CSR                                 | ✓      | ✓ ¹  |
-//! | element-wise `A ⊕ B` | CSR                                 | ✓      | ✓ ¹  |
-//! | transpose            | CSR (→ CSR of Aᵀ, i.e. CSC)         | ✓      | ✓ ¹  |
+//! | operation            | format                              | serial | cpu  | cuda |
+//! |----------------------|-------------------------------------|--------|------|------|
+//! | SpMV  `y = A ⊗ x`    | CSR, ELL, HYB, SELL/JDS, BSR, dense | ✓      | ✓ ¹  | ✓ ³  |
+//! | SpMV  `y = A ⊗ x`    | COO, CSC                            | ✓      | ✓ ²  | ✓ ³  |
+//! | SpMM  `C = A ⊗ B`    | CSR × dense → dense                 | ✓      | ✓ ¹  | ✓ ³  |
+//! | SpGEMM `C = A ⊗ B`   | CSR                                 | ✓      | ✓ ¹  |      |
+//! | element-wise `A ⊕ B` | CSR                                 | ✓      | ✓ ¹  |      |
+//! | transpose            | CSR (→ CSR of Aᵀ, i.e. CSC)         | ✓      | ✓ ¹  |      |
 //!
 //! ¹ Rows split by work; every row computed as the serial engine computes
 //! it, so the same bits as serial. ² Entries cut into chunks of a fixed
 //! length; the same bits for any thread count, and as serial for
 //! order-independent semirings, but plus-times may round differently from
-//! serial (see [`cpu::spmv`]).
+//! serial (see [`cpu::spmv`]). ³ Feature `gpu`: exact semirings give the
+//! serial bits; plus-times may round differently (the kernels' sum orders
+//! are in `gpu_kernels::spmv` and `gpu_kernels::spmm`).
 //!
 //! SpMV runs on each format's own layout (no conversion to CSR): every
 //! format has `a.spmv(&x)` and `a.spmv_with::<S>(&x, engine)`, and
@@ -105,6 +107,8 @@ where
 {
     match engine.resolve(Op::Spmm)? {
         Engine::Serial => serial::spmm::<S>(a, b),
+        #[cfg(feature = "gpu")]
+        Engine::Cuda => crate::engine::cuda::spmm::spmm::<S>(a, b),
         _ => cpu::spmm::<S>(a, b),
     }
 }

@@ -14,62 +14,14 @@
 
 mod common;
 
+use common::gpu::{GpuValue, agrees, gpu, order_bound, skewed, x_for};
 use common::{TestScalar, arb_csr};
 use proptest::prelude::*;
 use spmx::engine::cuda::{Gpu, SpmvKernel, SpmvPlan};
 use spmx::engine::{Engine, Op};
-use spmx::format::{Coo, Csr};
+use spmx::format::Csr;
 use spmx::semiring::MaxMin;
-use spmx::{MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Scalar, Semiring, ops};
-
-/// The GPU, or `None` after printing why these tests do not run here.
-fn gpu(test: &str) -> Option<&'static Gpu> {
-    match Gpu::get() {
-        Ok(gpu) => Some(gpu),
-        Err(e) => {
-            println!("skipping {test}: {e}");
-            None
-        }
-    }
-}
-
-/// What a semiring's values need here: drawing, poisoning, comparing.
-trait GpuValue: TestScalar {
-    /// A value no kernel computes by accident from the test data.
-    const POISON: Self;
-    /// |v| as f64, for the plus-times error bound.
-    fn magnitude(self) -> f64;
-    /// Relative rounding of one operation.
-    const EPS: f64;
-    /// The smallest normal value: float atomics (COO, HYB) flush
-    /// subnormal results to zero, as PTX's `atom.add.f32` does.
-    const TINY: f64;
-}
-impl GpuValue for f64 {
-    const POISON: f64 = f64::NAN;
-    fn magnitude(self) -> f64 {
-        self.abs()
-    }
-    const EPS: f64 = f64::EPSILON;
-    const TINY: f64 = f64::MIN_POSITIVE;
-}
-impl GpuValue for f32 {
-    const POISON: f32 = f32::NAN;
-    fn magnitude(self) -> f64 {
-        f64::from(self.abs())
-    }
-    const EPS: f64 = f32::EPSILON as f64;
-    const TINY: f64 = f32::MIN_POSITIVE as f64;
-}
-impl GpuValue for bool {
-    // An empty or-and row is `false`: a forgotten row shows as `true`.
-    const POISON: bool = true;
-    fn magnitude(self) -> f64 {
-        f64::from(u8::from(self))
-    }
-    const EPS: f64 = 0.0;
-    const TINY: f64 = 0.0;
-}
+use spmx::{MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring, ops};
 
 /// Runs `kernel` on `a`, `x` with a poisoned `y`, and returns `y`.
 fn run_gpu<S: Semiring>(
@@ -105,19 +57,14 @@ where
                 .zip(vals)
                 .map(|(&c, &v)| v.magnitude() * x[c as usize].magnitude())
                 .sum();
-            let k = cols.len() as f64 + 2.0;
-            4.0 * k * S::Value::EPS * sum + k * S::Value::TINY
+            order_bound::<S::Value>(sum, cols.len())
         })
         .collect();
     for kernel in SpmvKernel::ALL {
         let (got, label) = run_gpu::<S>(gpu, a, x, kernel);
         for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
-            let both_nan = g.to_f64().is_nan() && w.to_f64().is_nan();
-            let ok = g.bits() == w.bits()
-                || both_nan
-                || (!exact && (g.to_f64() - w.to_f64()).abs() <= bound[i]);
             assert!(
-                ok,
+                agrees(g, w, exact, bound[i]),
                 "{what}: {} {label}: row {i} of {}: GPU {g:?}, serial {w:?}",
                 S::NAME,
                 a.nrows()
@@ -174,36 +121,6 @@ random_tests! {
     // The guide's worked example: a semiring added in gpu-kernels alone.
     random_max_min_f32 => MaxMin<f32>,
     random_max_min_f64 => MaxMin<f64>,
-}
-
-/// A deterministic pseudo-random stream (splitmix64), for the big cases.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// An `m × n` matrix whose row `i` has `len(i)` entries at pseudo-random
-/// columns, values small integers (exact in any order) or fractions.
-fn skewed<T: Scalar>(m: usize, n: usize, len: impl Fn(usize) -> usize, seed: u64) -> Csr<T> {
-    let mut coo = Coo::new(m, n).unwrap();
-    let mut s = seed;
-    for i in 0..m {
-        for _ in 0..len(i) {
-            s = mix(s);
-            let c = (s % n as u64) as usize;
-            let v = ((s >> 40) % 17) as f64 - 8.0 + ((s >> 20) % 4) as f64 / 4.0;
-            coo.push(i, c, T::from_f64(v)).unwrap();
-        }
-    }
-    coo.to_csr()
-}
-
-fn x_for<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
-    (0..n as u64)
-        .map(|j| T::from_f64((mix(seed ^ j) % 1000) as f64 / 250.0 - 1.5))
-        .collect()
 }
 
 /// Shapes that stress the mapping of rows to threads: a power-law row

@@ -24,9 +24,12 @@
 //! | [`SpmvEllArgs`]      | `spmv_ell`                               | 40    |
 //! | [`SpmvSellArgs`]     | `spmv_sell`                              | 72    |
 //! | [`SpmvBsrArgs`]      | `spmv_bsr`                               | 64    |
+//! | [`SpmmCsrArgs`]      | `spmm_csr_warp`, `spmm_csr_warp_vec`     | 72    |
+//! | [`SpmmFixupArgs`]    | `spmm_csr_fixup`                         | 40    |
+//! | [`SpmmCsrThreadArgs`] | `spmm_csr_thread`                       | 64    |
 //!
 //! Launch contracts (block and grid shape, what `y` must hold) are in each
-//! kernel's documentation in the `spmv` module and in `GUIDE.md`.
+//! kernel's documentation in the `spmv` and `spmm` modules and in `GUIDE.md`.
 
 use core::marker::PhantomData;
 
@@ -132,6 +135,9 @@ kernel_args! {
     SpmvEllArgs = 40;
     SpmvSellArgs = 72;
     SpmvBsrArgs = 64;
+    SpmmCsrArgs = 72;
+    SpmmFixupArgs = 40;
+    SpmmCsrThreadArgs = 64;
 }
 
 /// SpMV over CSR: `y[i] = ⊕ₖ values[k] ⊗ x[col_idx[k]]` for `k` in
@@ -364,6 +370,111 @@ pub struct SpmvBsrArgs<T> {
     /// Always 0 (keeps the struct free of padding).
     pub _pad: u32,
 }
+
+/// SpMM over CSR with row-major dense operands, a warp at a time:
+/// `C[i, :] = ⊕ₑ A[i, j] ⊗ B[j, :]` over row `i`'s entries. B is `n × k`,
+/// C is `m × k`, both row-major (element `(i, c)` at `i·k + c`).
+///
+/// The work is split into *items*, each a range of A's entries whose sum
+/// goes to one output row, and each item's columns into *tiles* of
+/// `lanes · chunks · V` columns, where `V` is the values one lane loads at
+/// once (1, or 16 bytes' worth in the `_vec` kernel). A *group* of `lanes`
+/// consecutive lanes computes one (item, tile); each of its lanes owns
+/// `chunks · V` columns of the tile in registers. A warp holds `32 / lanes`
+/// groups: with `pack = 0` they share one (item, tile) and split its
+/// entries (then combine their sums), with `pack = 1` each takes its own.
+///
+/// Items are rows of A (`pieces` is 0): item `i` is row `i`, written to
+/// `C[i, :]`, except that a row of more than `split_len` entries is
+/// skipped (left for the pieces and [`SpmmFixupArgs`]). Or items are
+/// *pieces* of long rows (`pieces` non-zero): piece `p` is
+/// `pieces[2p] = row`, `pieces[2p + 1] = first entry`, covering at most
+/// `split_len` entries up to the row's end, written to
+/// `partial[p·k ..][..k]`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpmmCsrArgs<T> {
+    /// `n_rows + 1` offsets into `col_idx` and `values`.
+    pub row_ptr: DevPtr<u32>,
+    /// Column of each stored entry (a row of B).
+    pub col_idx: DevPtr<u32>,
+    /// Value of each stored entry.
+    pub values: DevPtr<T>,
+    /// B, row-major, `k` values a row (16-byte aligned rows in `_vec`).
+    pub b: DevPtr<T>,
+    /// The output: C (rows) or the pieces' partial rows, row-major.
+    pub c: DevPtrMut<T>,
+    /// Pieces mode: `2 · n_items` values, (row, first entry) per piece;
+    /// address 0 in rows mode.
+    pub pieces: DevPtr<u32>,
+    /// Rows (rows mode) or pieces.
+    pub n_items: u32,
+    /// Columns of B and C.
+    pub k: u32,
+    /// Lanes per group: 1, 2, 4, 8, 16 or 32 (another value counts as 32).
+    pub lanes: u32,
+    /// Loads (of `V` values) per lane per entry: `1 ..= SPMM_WARP_CHUNKS`
+    /// (`_vec`: `SPMM_WARP_VEC_CHUNKS`); clamped.
+    pub chunks: u32,
+    /// 1: each group of a warp takes its own (item, tile); 0: the groups
+    /// of a warp split one item's entries.
+    pub pack: u32,
+    /// Rows mode: rows longer than this are skipped (`u32::MAX`: none).
+    /// Pieces mode: entries per piece, at least 1.
+    pub split_len: u32,
+}
+
+/// Most loads a lane makes per entry of A in `spmm_csr_warp` (one value
+/// each: 8 columns of a 256-column tile) and in `spmm_csr_warp_vec` (16
+/// bytes each: 2 × 4 `f32` or 2 × 2 `f64`). With four entries in flight,
+/// that is 32 loaded registers and 8 accumulators a lane for `f32`.
+pub const SPMM_WARP_CHUNKS: u32 = 8;
+pub const SPMM_WARP_VEC_CHUNKS: u32 = 2;
+
+/// The last step of a split SpMM: the partial rows of each long row's
+/// pieces combined, in piece order, into its row of C (row-major):
+/// `C[long_rows[l], c] = partial[f, c] ⊕ … ⊕ partial[e − 1, c]` for
+/// `f = long_first[l]`, `e = long_first[l + 1]`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpmmFixupArgs<T> {
+    /// `n_pieces · k` partial sums, row-major.
+    pub partial: DevPtr<T>,
+    /// C, row-major `m × k`.
+    pub c: DevPtrMut<T>,
+    /// The long rows, `n_long` values.
+    pub long_rows: DevPtr<u32>,
+    /// `n_long + 1` offsets into the pieces.
+    pub long_first: DevPtr<u32>,
+    pub n_long: u32,
+    pub k: u32,
+}
+
+/// SpMM over CSR, a thread per (row, tile of `SPMM_THREAD_COLS` columns),
+/// for dense operands in any layout: element `(j, c)` of B is at
+/// `j·b_row_stride + c·b_col_stride`, element `(i, c)` of C at
+/// `i·c_row_stride + c·c_col_stride` (row-major: `(k, 1)`; column-major:
+/// `(1, rows)`). Threads next to each other take rows next to each other,
+/// so column-major C is written coalesced. Each value of C is summed in
+/// row order, as the serial engine sums.
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpmmCsrThreadArgs<T> {
+    pub row_ptr: DevPtr<u32>,
+    pub col_idx: DevPtr<u32>,
+    pub values: DevPtr<T>,
+    pub b: DevPtr<T>,
+    pub c: DevPtrMut<T>,
+    pub n_rows: u32,
+    pub k: u32,
+    pub b_row_stride: u32,
+    pub b_col_stride: u32,
+    pub c_row_stride: u32,
+    pub c_col_stride: u32,
+}
+
+/// Columns one thread of `spmm_csr_thread` computes at a time.
+pub const SPMM_THREAD_COLS: u32 = 8;
 
 #[cfg(test)]
 mod tests {

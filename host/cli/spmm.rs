@@ -7,7 +7,9 @@ use super::operands::{self, DEFAULT_SEED, Operand};
 use super::semiring_arg::{CliValue, SemiringArg, with_semiring};
 use super::summary::Summary;
 use clap::Args;
+use spmx::format::Dense;
 use spmx::ops;
+use spmx::{Csr, Engine, Scalar, Semiring};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -32,6 +34,11 @@ pub struct SpmmArgs {
     semiring: SemiringArg,
     #[command(flatten)]
     engine: EngineOpts,
+    /// GPU kernel (--engine cuda): auto, warp-row, packed-rows, split-rows
+    /// or thread-row. Without it the automatic choice runs.
+    #[cfg(feature = "gpu")]
+    #[arg(long)]
+    kernel: Option<spmx::engine::cuda::SpmmKernel>,
     /// Seed of the random B.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     seed: u64,
@@ -39,6 +46,12 @@ pub struct SpmmArgs {
 
 pub fn run(args: &SpmmArgs, input: &InputOpts) -> anyhow::Result<()> {
     let engine = args.engine.start(spmx::engine::Op::Spmm)?;
+    #[cfg(feature = "gpu")]
+    anyhow::ensure!(
+        args.kernel.is_none() || engine == spmx::Engine::Cuda,
+        "--kernel chooses a GPU kernel: it needs --engine cuda (or auto on a GPU machine), \
+         not {engine}"
+    );
     let t0 = Instant::now();
     let a = files::read(&args.a, input)?.coo.to_csr();
     let b = match &args.b {
@@ -51,17 +64,17 @@ pub fn run(args: &SpmmArgs, input: &InputOpts) -> anyhow::Result<()> {
     let load = t0.elapsed();
     let ((m, n), nnz, k) = (a.shape(), a.nnz(), b.matrix.ncols());
 
-    let (c, multiply) = with_semiring!(args.semiring, |S| {
+    let (c, multiply, kernel) = with_semiring!(args.semiring, |S| {
         let a = CliValue::from_input(a);
         let b = operands::dense::<S>(b.matrix)?;
         let t = Instant::now();
-        let c = ops::spmm::<S>(&a, &b, engine)?;
+        let (c, kernel) = multiply::<S>(&a, &b, args, engine)?;
         let multiply = t.elapsed();
         let c = match args.output {
             Some(_) => Some(operands::into_output(m, k, c.as_slice().to_vec())?),
             None => None,
         };
-        (c, multiply)
+        (c, multiply, kernel)
     });
 
     let t2 = Instant::now();
@@ -74,7 +87,11 @@ pub fn run(args: &SpmmArgs, input: &InputOpts) -> anyhow::Result<()> {
     let mut s = Summary::new("spmm", &args.a.display().to_string(), args.semiring, engine);
     s.shape("A", (m, n), nnz)
         .line("B", format!("{n} × {k} dense ({})", b.source))
-        .line("C", format!("{m} × {k} dense"))
+        .line("C", format!("{m} × {k} dense"));
+    if let Some(kernel) = kernel {
+        s.line("kernel", kernel);
+    }
+    s
         .line("work", format!("{flops} flops (2·nnz·k)"))
         .time("load", load)
         .time("multiply", multiply);
@@ -83,4 +100,25 @@ pub fn run(args: &SpmmArgs, input: &InputOpts) -> anyhow::Result<()> {
     }
     s.gflops(flops, multiply).print();
     Ok(())
+}
+
+/// C = A ⊗ B on `engine`, or with the GPU kernel `--kernel` names (then
+/// also its label: the kernel and its shape).
+fn multiply<S: Semiring>(
+    a: &Csr<S::Value>,
+    b: &Dense<S::Value>,
+    args: &SpmmArgs,
+    engine: Engine,
+) -> anyhow::Result<(Dense<S::Value>, Option<String>)>
+where
+    S::Value: Scalar,
+{
+    #[cfg(feature = "gpu")]
+    if let Some(kernel) = args.kernel {
+        let (c, label) = spmx::engine::cuda::spmm::run_once::<S>(a, b, kernel)?;
+        return Ok((c, Some(label)));
+    }
+    #[cfg(not(feature = "gpu"))]
+    let _ = args;
+    Ok((ops::spmm::<S>(a, b, engine)?, None))
 }

@@ -102,7 +102,7 @@ impl Op {
 
     /// Whether the cuda engine implements this operation.
     pub fn on_cuda(self) -> bool {
-        matches!(self, Op::Spmv)
+        matches!(self, Op::Spmv | Op::Spmm)
     }
 }
 

@@ -21,10 +21,14 @@
 //!
 //! - [`real_data_dir`]: the folder of real-world matrices,
 //!   `../shared/bench-data/real` or `$SPMX_REAL_DATA`.
+//! - [`gpu`] (feature `gpu`): the GPU tests' helpers.
 //!
 //! Sizes stay small (tens of rows): shrinking is quick and hundreds of cases
 //! run in well under a second.
 #![allow(dead_code)] // each test binary uses a subset
+
+#[cfg(feature = "gpu")]
+pub mod gpu;
 
 use proptest::prelude::*;
 use spmx::format::{Coo, Csr};

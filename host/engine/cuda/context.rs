@@ -57,6 +57,9 @@ fn driver(what: &str, e: DriverError) -> Error {
 }
 
 impl Gpu {
+    /// Threads per block of [`Gpu::launch_threads`], at most.
+    pub const BLOCK: u32 = 256;
+
     /// The GPU this process uses (device `$SPMX_CUDA_DEVICE`, default 0),
     /// started on first use. Without a driver or a device the error says
     /// so and suggests `--engine cpu`.
@@ -279,6 +282,38 @@ impl Gpu {
             ))
         })?;
         Ok(())
+    }
+
+    /// Queues grid-stride kernel `family` for semiring `S` with a thread
+    /// for each of `threads` work items (a capped grid is still correct) and
+    /// `shared_per_thread` bytes of dynamic shared memory a thread. Blocks
+    /// are [`Gpu::BLOCK`] threads, or smaller (down to one warp) when that
+    /// leaves fewer than two blocks per multiprocessor: a small problem then
+    /// spreads over every SM instead of a few.
+    pub fn launch_threads<S: Semiring, A: KernelArgs>(
+        &self,
+        family: &str,
+        threads: u64,
+        args: A,
+    ) -> Result<()> {
+        self.launch_threads_shared::<S, A>(family, threads, 0, args)
+    }
+
+    /// [`Gpu::launch_threads`] with `shared_per_thread` bytes of dynamic
+    /// shared memory for each thread of a block.
+    pub fn launch_threads_shared<S: Semiring, A: KernelArgs>(
+        &self,
+        family: &str,
+        threads: u64,
+        shared_per_thread: u32,
+        args: A,
+    ) -> Result<()> {
+        let mut block = Gpu::BLOCK;
+        while block > 32 && threads.div_ceil(u64::from(block)) < 2 * u64::from(self.sm_count) {
+            block /= 2;
+        }
+        let grid = threads.div_ceil(u64::from(block)).min(u64::from(u32::MAX)) as u32;
+        self.launch::<S, _>(family, grid, block, block * shared_per_thread, args)
     }
 
     /// Queues a kernel that holds the stream for `ns` nanoseconds (the

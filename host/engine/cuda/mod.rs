@@ -8,13 +8,16 @@
 //! | [`cusparse`] | the vendor's CSR SpMV (cuSPARSE, loaded at run time), for `spmx bench` |
 //! | [`matrix`]  | device copies of every format                              |
 //! | [`spmv`]    | SpMV: the kernel family, [`SpmvPlan`], automatic choice     |
+//! | [`spmm`]    | SpMM: warp-tiled and thread-per-row kernels, [`SpmmPlan`], automatic choice |
 //! | [`ptx`]     | the embedded PTX and its table of entry points            |
 
 pub mod context;
 pub mod cusparse;
 pub mod matrix;
 pub mod ptx;
+pub mod spmm;
 pub mod spmv;
 
 pub use context::Gpu;
+pub use spmm::{DenseLayout, SpmmKernel, SpmmPlan};
 pub use spmv::{SpmvKernel, SpmvPlan};

@@ -33,7 +33,14 @@ mod tests {
     #[test]
     fn ptx_is_small_and_targets_an_sm() {
         assert!(PTX.contains(".target sm_"), "no .target line");
-        // internalize + globaldce keep compiler_builtins out (MBs otherwise).
-        assert!(PTX.len() < 1 << 20, "PTX is {} bytes", PTX.len());
+        // internalize + globaldce keep compiler_builtins out (MBs otherwise):
+        // the PTX is its entry points, about 13 KB each (the unrolled SpMM
+        // tiles are the largest).
+        let entries = KERNELS.len() + UTILITY_KERNELS.len();
+        assert!(
+            PTX.len() < 20_000 * entries,
+            "PTX is {} bytes for {entries} entry points",
+            PTX.len()
+        );
     }
 }

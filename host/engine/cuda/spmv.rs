@@ -22,7 +22,8 @@ use crate::Scalar;
 use crate::error::Result;
 use crate::format::{Bsr, Coo, Csr, Ell, Hyb, RowStats, Sell};
 
-/// Threads per block for every SpMV kernel, at most (see [`launch_threads`]).
+/// Threads per block of the adaptive kernel (the others take
+/// [`Gpu::launch_threads`]'s).
 const BLOCK: u32 = 256;
 /// SELL slice height and sorting window, and BSR block size, when a plan
 /// converts from CSR (a SELL slice is one warp).
@@ -398,11 +399,11 @@ impl<T: Scalar> SpmvPlan<T> {
                 };
                 match self.kernel {
                     SpmvKernel::CsrScalar => {
-                        launch_threads::<S, _>(gpu, "spmv_csr_scalar", m.n_rows.into(), args)
+                        gpu.launch_threads::<S, _>("spmv_csr_scalar", m.n_rows.into(), args)
                     }
                     SpmvKernel::CsrVector => {
                         let threads = u64::from(m.n_rows) * u64::from(self.lanes);
-                        launch_threads::<S, _>(gpu, "spmv_csr_vector", threads, args)
+                        gpu.launch_threads::<S, _>("spmv_csr_vector", threads, args)
                     }
                     SpmvKernel::CsrAdaptive => {
                         let row_blocks = self
@@ -440,8 +441,8 @@ impl<T: Scalar> SpmvPlan<T> {
                             items_per_part: carry.items_per_part,
                         };
                         let threads = u64::from(parts) * 32;
-                        launch_threads::<S, _>(gpu, "spmv_csr_merge", threads, args)?;
-                        launch_threads::<S, _>(gpu, "spmv_csr_merge_fixup", threads, args)
+                        gpu.launch_threads::<S, _>("spmv_csr_merge", threads, args)?;
+                        gpu.launch_threads::<S, _>("spmv_csr_merge_fixup", threads, args)
                     }
                 }
             }
@@ -470,7 +471,7 @@ impl<T: Scalar> SpmvPlan<T> {
                     _pad: 0,
                 };
                 let threads = u64::from(m.n_slices) * u64::from(m.c);
-                launch_threads::<S, _>(gpu, "spmv_sell", threads, args)
+                gpu.launch_threads::<S, _>("spmv_sell", threads, args)
             }
             DevMatrix::Bsr(m) => {
                 let args = SpmvBsrArgs {
@@ -485,7 +486,7 @@ impl<T: Scalar> SpmvPlan<T> {
                     b: m.b,
                     _pad: 0,
                 };
-                launch_threads::<S, _>(gpu, "spmv_bsr", m.n_rows.into(), args)
+                gpu.launch_threads::<S, _>("spmv_bsr", m.n_rows.into(), args)
             }
         }
     }
@@ -511,25 +512,6 @@ fn merge_items(n_rows: u32, nnz: u32, max_row: usize, sm_count: u32) -> u32 {
     per_part
 }
 
-/// Launches `family` with a thread for each of `threads` work items (every
-/// kernel here is a grid-stride loop, so a capped grid is still correct).
-/// Blocks are `BLOCK` threads, or smaller (down to one warp) when that
-/// leaves fewer than two blocks per multiprocessor: a small matrix then
-/// spreads over every SM instead of a few.
-fn launch_threads<S: Semiring, A: gpu_kernels::args::KernelArgs>(
-    gpu: &Gpu,
-    family: &str,
-    threads: u64,
-    args: A,
-) -> Result<()> {
-    let mut block = BLOCK;
-    while block > 32 && threads.div_ceil(u64::from(block)) < 2 * u64::from(gpu.sm_count()) {
-        block /= 2;
-    }
-    let grid = threads.div_ceil(u64::from(block)).min(u64::from(u32::MAX)) as u32;
-    gpu.launch::<S, _>(family, grid, block, 0, args)
-}
-
 fn ell<S, T: Scalar>(
     gpu: &Gpu,
     e: &DevEll<T>,
@@ -547,7 +529,7 @@ where
         n_rows: e.n_rows,
         width: e.width,
     };
-    launch_threads::<S, _>(gpu, "spmv_ell", e.n_rows.into(), args)
+    gpu.launch_threads::<S, _>("spmv_ell", e.n_rows.into(), args)
 }
 
 fn coo_atomic<S, T: Scalar>(
@@ -568,7 +550,7 @@ where
         nnz: c.nnz,
         n_rows: c.n_rows,
     };
-    launch_threads::<S, _>(gpu, "spmv_coo_atomic", c.nnz.into(), args)
+    gpu.launch_threads::<S, _>("spmv_coo_atomic", c.nnz.into(), args)
 }
 
 /// `y = A ⊗ x` on the GPU for a matrix already planned: uploads `x`, runs,
