@@ -109,12 +109,14 @@ where
     S::Value: GpuValue,
 {
     let Some(gpu) = gpu(test) else { return };
-    let strategy = (arb_csr::<S::Value>(60, 60), prop::sample::select(KS.to_vec())).prop_flat_map(
-        |(a, k)| {
+    let strategy = (
+        arb_csr::<S::Value>(60, 60),
+        prop::sample::select(KS.to_vec()),
+    )
+        .prop_flat_map(|(a, k)| {
             let n = a.ncols();
             (Just(a), arb_b::<S::Value>(n, k))
-        },
-    );
+        });
     let config = ProptestConfig {
         cases: 36,
         ..ProptestConfig::default()
@@ -165,7 +167,10 @@ where
 {
     let Some(gpu) = gpu(test) else { return };
     let cases: Vec<(&str, Csr<S::Value>)> = vec![
-        ("power-law", skewed(3_000, 3_000, |i| 1 + 6_000 / (i + 1), 1)),
+        (
+            "power-law",
+            skewed(3_000, 3_000, |i| 1 + 6_000 / (i + 1), 1),
+        ),
         (
             "one long row",
             skewed(2_000, 60_000, |i| if i == 17 { 50_000 } else { i % 5 }, 2),
@@ -256,7 +261,11 @@ fn through_ops() {
         };
         let b = b_for::<f64>(n, k, 3);
         let want = ops::spmm::<S>(&a, &b, Engine::Serial).unwrap();
-        assert_eq!(ops::spmm::<S>(&a, &b, Engine::Cuda).unwrap(), want, "{m}×{n}, k={k}");
+        assert_eq!(
+            ops::spmm::<S>(&a, &b, Engine::Cuda).unwrap(),
+            want,
+            "{m}×{n}, k={k}"
+        );
         assert_eq!(a.spmm_with::<S>(&b, Engine::Auto).unwrap(), want);
     }
 }
@@ -269,7 +278,11 @@ fn col_major_needs_thread_row() {
         return;
     };
     let a: Csr<f32> = skewed(10, 10, |_| 3, 1);
-    for kernel in [SpmmKernel::WarpRow, SpmmKernel::PackedRows, SpmmKernel::SplitRows] {
+    for kernel in [
+        SpmmKernel::WarpRow,
+        SpmmKernel::PackedRows,
+        SpmmKernel::SplitRows,
+    ] {
         let e = SpmmPlan::new::<PlusTimes<f32>>(gpu, &a, 8, DenseLayout::ColMajor, kernel)
             .err()
             .expect("refused")

@@ -181,9 +181,7 @@ where
     S::Value: Shuffle + Packed,
 {
     // SAFETY: the caller's contract.
-    unsafe {
-        warp_body::<S, <S::Value as Packed>::Vec16, { SPMM_WARP_VEC_CHUNKS as usize }>(a)
-    }
+    unsafe { warp_body::<S, <S::Value as Packed>::Vec16, { SPMM_WARP_VEC_CHUNKS as usize }>(a) }
 }
 
 /// The body of the warp kernels, for chunks `P` of `P::N` values and at
@@ -251,12 +249,8 @@ unsafe fn warp_body<S: Semiring, P: Chunk<Elem = S::Value>, const RMAX: usize>(
             }
         } else {
             // SAFETY: row `item < n_rows`.
-            let (start, end) = unsafe {
-                (
-                    *row_ptr.add(item as usize),
-                    *row_ptr.add(item as usize + 1),
-                )
-            };
+            let (start, end) =
+                unsafe { (*row_ptr.add(item as usize), *row_ptr.add(item as usize + 1)) };
             match end - start <= a.split_len {
                 true => (start, end - start, item),
                 false => (0, 0, u32::MAX),

@@ -91,8 +91,7 @@ pub fn run(args: &SpmmArgs, input: &InputOpts) -> anyhow::Result<()> {
     if let Some(kernel) = kernel {
         s.line("kernel", kernel);
     }
-    s
-        .line("work", format!("{flops} flops (2·nnz·k)"))
+    s.line("work", format!("{flops} flops (2·nnz·k)"))
         .time("load", load)
         .time("multiply", multiply);
     if args.output.is_some() {

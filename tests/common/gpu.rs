@@ -103,4 +103,3 @@ pub fn x_for<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
         .map(|j| T::from_f64((mix(seed ^ j) % 1000) as f64 / 250.0 - 1.5))
         .collect()
 }
-

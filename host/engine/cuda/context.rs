@@ -1,5 +1,5 @@
-//! The process's GPU: one CUDA context, one stream, the PTX module loaded
-//! once, a cache of kernel functions by name, and the typed helpers every
+//! The process's GPU: one CUDA context, one stream, the kernels loaded on
+//! first use (each as a module of its own: see `super::ptx`) and cached, and the typed helpers every
 //! cuda operation uses — upload, download, allocate, launch, synchronize —
 //! each mapping driver failures to spmx errors that say what to do.
 //!
@@ -11,15 +11,15 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::sys::CUresult;
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DevicePtrMut,
-    DeviceRepr, DriverError, LaunchConfig, PushKernelArg, ValidAsZeroBits,
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
+    DriverError, LaunchConfig, PushKernelArg, ValidAsZeroBits,
 };
 use cudarc::nvrtc::Ptx;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{DevPtr, DevPtrMut, KernelArgs, SpinArgs};
 use gpu_kernels::kernels;
 
-use super::ptx::PTX;
+use super::ptx::{PTX, entry_module};
 use crate::error::{Error, Result};
 
 /// Environment variable choosing the device ordinal (default 0).
@@ -29,7 +29,6 @@ pub const DEVICE_ENV: &str = "SPMX_CUDA_DEVICE";
 pub struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
-    module: Arc<CudaModule>,
     functions: Mutex<HashMap<String, CudaFunction>>,
     name: String,
     sm_count: u32,
@@ -104,23 +103,26 @@ impl Gpu {
         // context, so no buffer is shared between streams.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
-        let module = ctx
-            .load_module(Ptx::from_src(PTX))
-            .map_err(|e| ptx_load_error(&ctx, e))?;
         let name = ctx.name().unwrap_or_else(|_| "unknown GPU".into());
         let sm_count = ctx
             .attribute(
                 cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
             )
             .map_or(1, |n| n.max(1) as u32);
-        Ok(Gpu {
+        let gpu = Gpu {
             ctx,
             stream,
-            module,
             functions: Mutex::new(HashMap::new()),
             name,
             sm_count,
-        })
+        };
+        // The smallest kernel, loaded now: a PTX this driver or device
+        // cannot take is an error here, where the engine is chosen.
+        gpu.function("spin_ns").map_err(|e| match e {
+            Error::Unavailable { reason, .. } => reason,
+            other => other.to_string(),
+        })?;
+        Ok(gpu)
     }
 
     /// The device's name (`NVIDIA H100 80GB HBM3`).
@@ -211,14 +213,20 @@ impl Gpu {
         DevPtrMut::new(addr)
     }
 
-    /// The loaded PTX function `name`, cached.
+    /// The kernel `name`, loaded on first use as a module of its own and
+    /// cached.
     fn function(&self, name: &str) -> Result<CudaFunction> {
         let mut cache = self.functions.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(f) = cache.get(name) {
             return Ok(f.clone());
         }
-        let f = self
-            .module
+        let ptx = entry_module(name)
+            .ok_or_else(|| unavailable(format!("the PTX has no kernel {name}")))?;
+        let module = self
+            .ctx
+            .load_module(Ptx::from_src(ptx))
+            .map_err(|e| unavailable(ptx_load_error(&self.ctx, name, e)))?;
+        let f = module
             .load_function(name)
             .map_err(|e| driver(&format!("loading kernel {name} from the PTX"), e))?;
         cache.insert(name.to_string(), f.clone());
@@ -342,7 +350,7 @@ impl Gpu {
 
 /// A PTX the driver cannot load: for a PTX ISA newer than the driver
 /// supports, both versions are named.
-fn ptx_load_error(ctx: &CudaContext, e: DriverError) -> String {
+fn ptx_load_error(ctx: &CudaContext, kernel: &str, e: DriverError) -> String {
     let ptx_isa = PTX
         .lines()
         .find_map(|l| l.trim().strip_prefix(".version "))
@@ -374,7 +382,7 @@ fn ptx_load_error(ctx: &CudaContext, e: DriverError) -> String {
         _ => "the driver refused the PTX",
     };
     format!(
-        "loading the kernels failed ({e:?}): PTX ISA {ptx_isa} for {target}, CUDA driver \
+        "loading kernel {kernel} failed ({e:?}): PTX ISA {ptx_isa} for {target}, CUDA driver \
          {driver}, device {cc}: {hint}"
     )
 }

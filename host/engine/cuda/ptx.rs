@@ -1,5 +1,16 @@
 //! The PTX of every GPU kernel, built from `gpu-kernels` by `build.rs` for
-//! `sm_80` (or `$SPMX_CUDA_ARCH`), and the table of its entry points.
+//! `sm_80` (or `$SPMX_CUDA_ARCH`), the table of its entry points, and the
+//! PTX of one entry point alone.
+//!
+//! The driver compiles PTX to machine code when a module is loaded, every
+//! entry point of the module at once: for the whole PTX (over a hundred
+//! kernels, some 2 MB) that is seconds on a machine whose compute cache is
+//! cold. So the [`Gpu`](super::Gpu) loads each kernel as a module of its
+//! own, on first use: [`entry_module`] cuts it out of [`PTX`] with the
+//! declarations and helper functions every entry may call.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// The PTX module: one `.entry` per element of [`KERNELS`].
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
@@ -7,6 +18,53 @@ pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
 /// Every entry point in [`PTX`], by family, semiring and value type;
 /// [`find`] looks one up for a semiring type. Stamped in `gpu_kernels::kernels`.
 pub use gpu_kernels::kernels::{KERNELS, Kernel, UTILITY_KERNELS, find};
+
+/// [`PTX`] cut in two: everything outside the entry points (the header,
+/// declarations, `.func` helpers, in order), and each entry point's text.
+struct Split {
+    common: String,
+    entries: HashMap<&'static str, &'static str>,
+}
+
+/// A PTX module with the entry point `name` alone, or `None` when the PTX
+/// has no such entry.
+pub fn entry_module(name: &str) -> Option<String> {
+    static SPLIT: OnceLock<Split> = OnceLock::new();
+    let split = SPLIT.get_or_init(split_ptx);
+    let entry = split.entries.get(name)?;
+    Some(format!("{}\n{entry}", split.common))
+}
+
+/// Splits [`PTX`] at its top-level blocks: an entry runs from its
+/// `.visible .entry NAME(` line to the first line that is `}` alone (LLVM
+/// writes no other line so).
+fn split_ptx() -> Split {
+    let mut common = String::new();
+    let mut entries = HashMap::new();
+    let mut rest = PTX;
+    while let Some(at) = find_entry(rest) {
+        common.push_str(&rest[..at]);
+        let block = &rest[at..];
+        let end = block.find("\n}\n").map_or(block.len(), |e| e + 3);
+        let name = block[".visible .entry ".len()..]
+            .split('(')
+            .next()
+            .unwrap_or_default()
+            .trim();
+        entries.insert(name, &block[..end]);
+        rest = &block[end..];
+    }
+    common.push_str(rest);
+    Split { common, entries }
+}
+
+/// The offset of the next line that starts an entry point.
+fn find_entry(ptx: &str) -> Option<usize> {
+    if ptx.starts_with(".visible .entry ") {
+        return Some(0);
+    }
+    ptx.find("\n.visible .entry ").map(|at| at + 1)
+}
 
 #[cfg(test)]
 mod tests {
@@ -28,6 +86,28 @@ mod tests {
         in_ptx.sort_unstable();
         stamped.sort_unstable();
         assert_eq!(in_ptx, stamped);
+    }
+
+    #[test]
+    fn every_entry_cuts_out_alone_with_the_common_part() {
+        for name in entries() {
+            let module = entry_module(name).unwrap();
+            let (header, _) = PTX.split_once(".visible .entry").unwrap();
+            assert!(module.starts_with(header), "{name}: header");
+            assert_eq!(module.matches(".visible .entry").count(), 1, "{name}");
+            assert!(
+                module.contains(&format!(".visible .entry {name}(")),
+                "{name}"
+            );
+            assert_eq!(module.matches("{").count(), module.matches("}").count());
+            assert!(module.trim_end().ends_with('}'), "{name}");
+        }
+        assert!(entry_module("no_such_kernel").is_none());
+        // Nothing is lost: the entries and the common part add up.
+        let split = split_ptx();
+        let entries_len: usize = split.entries.values().map(|e| e.len()).sum();
+        assert_eq!(split.common.len() + entries_len, PTX.len());
+        assert_eq!(split.entries.len(), entries().len());
     }
 
     #[test]

@@ -332,7 +332,10 @@ impl<T: Scalar> SpmmPlan<T> {
             return Ok(None);
         }
         let n_pieces = pieces.len() / 2;
-        index(long_rows.len() * k, "the long rows' columns (fix-up threads)")?;
+        index(
+            long_rows.len() * k,
+            "the long rows' columns (fix-up threads)",
+        )?;
         Ok(Some(Split {
             pieces: gpu.upload(&pieces)?,
             n_pieces: n_pieces as u32,
@@ -435,7 +438,11 @@ impl<T: Scalar> SpmmPlan<T> {
             pack: u32::from(self.pack),
             split_len: self.split.as_ref().map_or(u32::MAX, |_| LONG_ROW),
         };
-        let per_warp = if self.pack { u64::from(shape.groups()) } else { 1 };
+        let per_warp = if self.pack {
+            u64::from(shape.groups())
+        } else {
+            1
+        };
         let warps = (u64::from(a.n_rows) * tiles).div_ceil(per_warp);
         gpu.launch_threads_shared::<S, _>(shape.family(), warps * 32, stage, rows)?;
 
