@@ -5,7 +5,7 @@
 //! | module      | what                                                       |
 //! |-------------|------------------------------------------------------------|
 //! | [`context`] | the process's [`Gpu`]: context, stream, module cache, launches, buffers |
-//! | [`cusparse`] | the vendor's CSR SpMV (cuSPARSE, loaded at run time), for `spmx bench` |
+//! | [`cusparse`] | the vendor's CSR SpMV and SpMM (cuSPARSE, loaded at run time), for `spmx bench` |
 //! | [`matrix`]  | device copies of every format                              |
 //! | [`spmv`]    | SpMV: the kernel family, [`SpmvPlan`], automatic choice     |
 //! | [`ptx`]     | the embedded PTX and its table of entry points            |
@@ -14,6 +14,7 @@ pub mod context;
 pub mod cusparse;
 pub mod matrix;
 pub mod ptx;
+pub mod spmm;
 pub mod spmv;
 
 pub use context::Gpu;
