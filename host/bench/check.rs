@@ -1,6 +1,6 @@
 //! The answer every timed implementation must give before its time counts:
-//! `y = A ⊗ x` from the serial engine (the oracle), and how far a result
-//! may stray from it.
+//! `y = A ⊗ x` ([`Reference`]) or `C = A ⊗ B` ([`SpmmReference`]) from the
+//! serial engine (the oracle), and how far a result may stray from it.
 //!
 //! Semirings whose addition is exact in any order (min, max: see
 //! `Semiring::ORDER_INDEPENDENT`) must match bit for bit. Plus-times sums in
@@ -14,14 +14,15 @@
 //! the tolerance is the smaller of `γ_k` and `u·(1 + 16·√k)`, times two (two
 //! results each off by rounding), times `s_i`, plus the type's smallest
 //! normal number (for rows whose `s_i` is 0). A poisoned (NaN) entry never
-//! passes.
+//! passes. SpMM is SpMV per column of B: entry `(i, j)` of C has
+//! `s_ij = Σ_l |a_il · b_lj|` and the same `k` as row `i`.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use crate::error::Result;
-use crate::format::Csr;
+use crate::format::{Csr, Dense};
 use crate::{Engine, Scalar, Semiring, ops};
 
 /// The value types a bench runs on: `f32` and `f64`.
@@ -68,24 +69,37 @@ pub struct Reference<T> {
     tolerance: Option<Vec<f64>>,
 }
 
-/// A result that differs from the reference: the first bad row and how
-/// many rows are bad.
+/// The oracle's `C` (row-major) and the tolerance of each of its entries.
+pub struct SpmmReference<T> {
+    c: Dense<T>,
+    /// Per entry, row-major; `None` where results must be equal.
+    tolerance: Option<Vec<f64>>,
+}
+
+/// A result that differs from the reference: the first bad entry (its row,
+/// and its column in a matrix result) and how many entries are bad.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Mismatch {
     pub row: usize,
+    /// `None` for a vector result.
+    pub column: Option<usize>,
     pub got: f64,
     pub want: f64,
     pub tolerance: f64,
-    pub bad_rows: usize,
-    pub rows: usize,
+    pub bad: usize,
+    pub entries: usize,
 }
 
 impl std::fmt::Display for Mismatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (result, at) = match self.column {
+            None => ("y", format!("y[{}]", self.row)),
+            Some(j) => ("C", format!("C[{}, {j}]", self.row)),
+        };
         write!(
             f,
-            "{} of {} entries of y wrong; first y[{}] = {:e}, expected {:e}",
-            self.bad_rows, self.rows, self.row, self.got, self.want
+            "{} of {} entries of {result} wrong; first {at} = {:e}, expected {:e}",
+            self.bad, self.entries, self.got, self.want
         )?;
         if self.tolerance > 0.0 {
             write!(f, " ± {:.1e}", self.tolerance)?;
@@ -98,7 +112,7 @@ impl<T: BenchValue> Reference<T> {
     /// `y = A ⊗ x` over `S` by the serial engine, with tolerances.
     pub fn new<S: Semiring<Value = T>>(a: &Csr<T>, x: &[T]) -> Result<Reference<T>> {
         let y = ops::spmv::<S>(a, x, Engine::Serial)?;
-        let tolerance = (!S::ORDER_INDEPENDENT).then(|| rounding_tolerance(a, x));
+        let tolerance = (!S::ORDER_INDEPENDENT).then(|| rounding_tolerance(a, x, 1));
         Ok(Reference { y, tolerance })
     }
 
@@ -110,53 +124,118 @@ impl<T: BenchValue> Reference<T> {
     /// Checks `got` against the reference.
     pub fn check(&self, got: &[T]) -> std::result::Result<(), Mismatch> {
         assert_eq!(got.len(), self.y.len(), "result length != rows of A");
-        let tol = |i: usize| self.tolerance.as_ref().map_or(0.0, |t| t[i]);
-        let ok = |i: usize| {
-            let (g, w) = (got[i].to_f64(), self.y[i].to_f64());
-            match &self.tolerance {
-                None => g == w || (g.is_nan() && w.is_nan()),
-                // NaN fails both comparisons.
-                Some(t) => (g - w).abs() <= t[i],
-            }
-        };
-        let bad: Vec<usize> = (0..got.len()).into_par_iter().filter(|&i| !ok(i)).collect();
-        match bad.first() {
+        let tolerance = self.tolerance.as_deref();
+        match wrong_entries(&self.y, tolerance, |i| got[i]) {
             None => Ok(()),
-            Some(&row) => Err(Mismatch {
+            Some((row, bad)) => Err(Mismatch {
                 row,
+                column: None,
                 got: got[row].to_f64(),
                 want: self.y[row].to_f64(),
-                tolerance: tol(row),
-                bad_rows: bad.len(),
-                rows: got.len(),
+                tolerance: tolerance.map_or(0.0, |t| t[row]),
+                bad,
+                entries: got.len(),
             }),
         }
     }
 }
 
-/// Per row: 2 · min(γ_k, u·(1 + 16·√k)) · Σ_j |a_ij · x_j| + TINY, with k
-/// the row length plus one (see the module docs).
-fn rounding_tolerance<T: BenchValue>(a: &Csr<T>, x: &[T]) -> Vec<f64> {
-    let u = T::UNIT_ROUNDOFF;
-    (0..a.nrows())
+impl<T: BenchValue> SpmmReference<T> {
+    /// `C = A ⊗ B` over `S` by the cpu engine (the serial engine's bits,
+    /// on every core: a large case is tens of GFLOP), with tolerances.
+    pub fn new<S: Semiring<Value = T>>(a: &Csr<T>, b: &Dense<T>) -> Result<SpmmReference<T>> {
+        let c = ops::spmm::<S>(a, b, Engine::Cpu)?;
+        let tolerance =
+            (!S::ORDER_INDEPENDENT).then(|| rounding_tolerance(a, b.as_slice(), b.ncols()));
+        Ok(SpmmReference { c, tolerance })
+    }
+
+    /// The reference `C`.
+    pub fn c(&self) -> &Dense<T> {
+        &self.c
+    }
+
+    /// Checks `got`, an `m × k` C stored row-major (element `(i, j)` at
+    /// `i·k + j`) or, if `column_major`, column-major (at `j·m + i`).
+    pub fn check(&self, got: &[T], column_major: bool) -> std::result::Result<(), Mismatch> {
+        let (m, k) = self.c.shape();
+        assert_eq!(got.len(), m * k, "result length != rows of A × k");
+        let at = |e: usize| {
+            if column_major {
+                got[(e % k) * m + e / k]
+            } else {
+                got[e]
+            }
+        };
+        let tolerance = self.tolerance.as_deref();
+        match wrong_entries(self.c.as_slice(), tolerance, at) {
+            None => Ok(()),
+            Some((e, bad)) => Err(Mismatch {
+                row: e / k,
+                column: Some(e % k),
+                got: at(e).to_f64(),
+                want: self.c.as_slice()[e].to_f64(),
+                tolerance: tolerance.map_or(0.0, |t| t[e]),
+                bad,
+                entries: got.len(),
+            }),
+        }
+    }
+}
+
+/// The entries of a result, `got(e)` for entry `e` of `want`, that differ
+/// from `want`: by more than `tolerance[e]`, or at all (bit for bit, a NaN
+/// matching a NaN) without tolerances. The first and how many, if any.
+fn wrong_entries<T: BenchValue>(
+    want: &[T],
+    tolerance: Option<&[f64]>,
+    got: impl Fn(usize) -> T + Sync,
+) -> Option<(usize, usize)> {
+    let ok = |e: usize| {
+        let (g, w) = (got(e).to_f64(), want[e].to_f64());
+        match tolerance {
+            None => g == w || (g.is_nan() && w.is_nan()),
+            // NaN fails both comparisons.
+            Some(t) => (g - w).abs() <= t[e],
+        }
+    };
+    let (first, bad) = (0..want.len())
         .into_par_iter()
-        .map(|i| {
+        .filter(|&e| !ok(e))
+        .map(|e| (e, 1))
+        .reduce(|| (usize::MAX, 0), |a, b| (a.0.min(b.0), a.1 + b.1));
+    (bad > 0).then_some((first, bad))
+}
+
+/// Per entry `(i, j)` of `A ⊗ B`, with B `n × k` row-major (`x` is
+/// `n × 1`): 2 · min(γ_r, u·(1 + 16·√r)) · Σ_l |a_il · b_lj| + TINY, with
+/// r the length of row `i` plus one (see the module docs). Row-major.
+fn rounding_tolerance<T: BenchValue>(a: &Csr<T>, b: &[T], k: usize) -> Vec<f64> {
+    let u = T::UNIT_ROUNDOFF;
+    let mut tolerance = vec![0.0; a.nrows() * k];
+    tolerance
+        .par_chunks_mut(k.max(1))
+        .enumerate()
+        .for_each(|(i, row)| {
             let (cols, vals) = a.row(i);
-            let scale: f64 = cols
-                .iter()
-                .zip(vals)
-                .map(|(&c, &v)| (v.to_f64() * x[c as usize].to_f64()).abs())
-                .sum();
-            let k = (cols.len() + 1) as f64;
-            let gamma = if k * u < 0.5 {
-                k * u / (1.0 - k * u)
+            for (&c, &v) in cols.iter().zip(vals) {
+                let b_row = &b[c as usize * k..][..k];
+                for (s, &bv) in row.iter_mut().zip(b_row) {
+                    *s += (v.to_f64() * bv.to_f64()).abs();
+                }
+            }
+            let r = (cols.len() + 1) as f64;
+            let gamma = if r * u < 0.5 {
+                r * u / (1.0 - r * u)
             } else {
                 1.0
             };
-            let walk = u * (1.0 + 16.0 * k.sqrt());
-            2.0 * gamma.min(walk) * scale + T::TINY
-        })
-        .collect()
+            let walk = u * (1.0 + 16.0 * r.sqrt());
+            for s in row {
+                *s = 2.0 * gamma.min(walk) * *s + T::TINY;
+            }
+        });
+    tolerance
 }
 
 #[cfg(test)]
@@ -203,13 +282,13 @@ mod tests {
         let (cols, vals) = a.row(7);
         wrong[7] += vals[0] * x[cols[0] as usize];
         let m = r.check(&wrong).unwrap_err();
-        assert_eq!((m.row, m.bad_rows, m.rows), (7, 1, 2000));
+        assert_eq!((m.row, m.column, m.bad, m.entries), (7, None, 1, 2000));
         // An unwritten entry.
         let mut poisoned = reversed;
         poisoned[1999] = f32::NAN;
         poisoned[3] = f32::NAN;
         let m = r.check(&poisoned).unwrap_err();
-        assert_eq!((m.row, m.bad_rows), (3, 2));
+        assert_eq!((m.row, m.bad), (3, 2));
         assert!(
             m.to_string()
                 .starts_with("2 of 2000 entries of y wrong; first y[3] = NaN")
@@ -234,13 +313,97 @@ mod tests {
         // One row of 10⁶ ones times x = 1: s = 10⁶.
         let n = 1_000_000;
         let a = Csr::try_new(1, n, vec![0, n], (0..n as u32).collect(), vec![1.0f32; n]).unwrap();
-        let t = rounding_tolerance(&a, &vec![1.0f32; n])[0];
+        let t = rounding_tolerance(&a, &vec![1.0f32; n], 1)[0];
         let u = f32::EPSILON as f64 / 2.0;
         let walk = 2.0 * u * (1.0 + 16.0 * ((n + 1) as f64).sqrt()) * n as f64;
         assert!((t - walk).abs() < 1e-9 * walk);
         // Short rows get the rigorous bound, which is smaller there.
         let b = Csr::try_new(1, 4, vec![0, 4], vec![0, 1, 2, 3], vec![1.0f32; 4]).unwrap();
-        let t = rounding_tolerance(&b, &[1.0f32; 4])[0];
+        let t = rounding_tolerance(&b, &[1.0f32; 4], 1)[0];
         assert!(t < 2.0 * 5.0 * u * 4.0 * 1.0001 + f32::MIN_POSITIVE as f64);
+    }
+
+    /// `a` times a random `k`-column B.
+    fn spmm_operands(a: &Csr<f32>, k: usize, seed: u64) -> Dense<f32> {
+        Dense::try_new(a.ncols(), k, random_x(a.ncols() * k, seed)).unwrap()
+    }
+
+    /// `c` (row-major) stored column-major.
+    fn column_major(c: &Dense<f32>) -> Vec<f32> {
+        let (m, k) = c.shape();
+        (0..m * k).map(|e| c.get(e % m, e / m)).collect()
+    }
+
+    #[test]
+    fn spmm_with_an_exact_semiring_must_match_bit_for_bit() {
+        let a = matrix();
+        let b = spmm_operands(&a, 8, 3);
+        let r = SpmmReference::new::<MinPlus<f32>>(&a, &b).unwrap();
+        let mut c = r.c().as_slice().to_vec();
+        assert_eq!(r.check(&c, false), Ok(()));
+        let e = 5 * 8 + 3;
+        c[e] = f32::from_bits(c[e].to_bits() + 1);
+        let m = r.check(&c, false).unwrap_err();
+        assert_eq!((m.row, m.column, m.tolerance, m.bad), (5, Some(3), 0.0, 1));
+    }
+
+    #[test]
+    fn spmm_plus_times_passes_within_tolerance_and_fails_beyond() {
+        let a = matrix();
+        let k = 6;
+        let b = spmm_operands(&a, k, 4);
+        let r = SpmmReference::new::<PlusTimes<f32>>(&a, &b).unwrap();
+        // Each entry summed backwards, in f32: another order, other roundings.
+        let reversed: Vec<f32> = (0..a.nrows() * k)
+            .map(|e| {
+                let (cols, vals) = a.row(e / k);
+                cols.iter()
+                    .zip(vals)
+                    .rev()
+                    .fold(0.0f32, |s, (&c, &v)| s + v * b.get(c as usize, e % k))
+            })
+            .collect();
+        assert_eq!(r.check(&reversed, false), Ok(()));
+        // One product too many in C[7, 2].
+        let mut wrong = reversed.clone();
+        let (cols, vals) = a.row(7);
+        wrong[7 * k + 2] += vals[0] * b.get(cols[0] as usize, 2);
+        let m = r.check(&wrong, false).unwrap_err();
+        assert_eq!(
+            (m.row, m.column, m.bad, m.entries),
+            (7, Some(2), 1, 2000 * k)
+        );
+        assert!(m.tolerance > 0.0);
+    }
+
+    #[test]
+    fn spmm_poisoned_entries_fail_and_are_counted() {
+        let a = matrix();
+        let b = spmm_operands(&a, 4, 5);
+        let r = SpmmReference::new::<PlusTimes<f32>>(&a, &b).unwrap();
+        let mut c = r.c().as_slice().to_vec();
+        c[1999 * 4 + 3] = f32::NAN;
+        c[10 * 4 + 1] = f32::NAN;
+        let m = r.check(&c, false).unwrap_err();
+        assert_eq!((m.row, m.column, m.bad), (10, Some(1), 2));
+        assert!(
+            m.to_string()
+                .starts_with("2 of 8000 entries of C wrong; first C[10, 1] = NaN"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn spmm_reads_a_column_major_c() {
+        let a = matrix();
+        let b = spmm_operands(&a, 5, 6);
+        let r = SpmmReference::new::<MinPlus<f32>>(&a, &b).unwrap();
+        let mut c = column_major(r.c());
+        assert_eq!(r.check(&c, true), Ok(()));
+        assert!(r.check(&c, false).is_err(), "read row-major, it is wrong");
+        // C[9, 4] is at 4·m + 9 column-major.
+        c[4 * 2000 + 9] = f32::NAN;
+        let m = r.check(&c, true).unwrap_err();
+        assert_eq!((m.row, m.column, m.bad), (9, Some(4), 1));
     }
 }

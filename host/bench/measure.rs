@@ -1,7 +1,7 @@
 //! The numbers a bench derives from a matrix and a list of times: the bytes
-//! an SpMV must move, the spread of the row lengths, medians, and how many
-//! copies of the inputs to rotate through so that repeats do not run from
-//! the cache.
+//! an SpMV or SpMM must move and the flops of an SpMM, the spread of the
+//! row lengths, medians, and how many copies of the inputs to rotate
+//! through so that repeats do not run from the cache.
 
 use serde::Serialize;
 
@@ -19,9 +19,31 @@ pub fn spmv_bytes(rows: usize, cols: usize, nnz: usize, value_bytes: usize) -> u
     (v + 4) * nnz + 4 * (m + 1) + v * m + v * n
 }
 
-/// `bytes` moved in `ms` milliseconds, in GB/s (10⁹ bytes a second).
-pub fn gb_per_s(bytes: u64, ms: f64) -> f64 {
-    bytes as f64 / (ms * 1e6)
+/// The fewest bytes a CSR SpMM `C = A ⊗ B` with `u32` indices moves
+/// through device memory: A once (values, column indices, `m + 1` row
+/// pointers), B (`n × k`) and C (`m × k`) once each; `value_bytes` is 4
+/// for `f32`, 8 for `f64`.
+pub fn spmm_bytes(rows: usize, cols: usize, nnz: usize, k: usize, value_bytes: usize) -> u64 {
+    let (m, n, nnz, k, v) = (
+        rows as u64,
+        cols as u64,
+        nnz as u64,
+        k as u64,
+        value_bytes as u64,
+    );
+    (v + 4) * nnz + 4 * (m + 1) + v * n * k + v * m * k
+}
+
+/// The flops of an SpMM: a multiply and an add per entry of A and column
+/// of B.
+pub fn spmm_flops(nnz: usize, k: usize) -> u64 {
+    2 * nnz as u64 * k as u64
+}
+
+/// `count` (bytes, flops) in `ms` milliseconds, in 10⁹ a second: GB/s,
+/// GFLOP/s.
+pub fn giga_per_s(count: u64, ms: f64) -> f64 {
+    count as f64 / (ms * 1e6)
 }
 
 /// How unevenly the rows of a matrix are filled.
@@ -129,7 +151,21 @@ mod tests {
         assert_eq!(spmv_bytes(10, 20, 100, 4), 800 + 44 + 40 + 80);
         // f64: 12·nnz + 4·(m+1) + 8·m + 8·n.
         assert_eq!(spmv_bytes(10, 20, 100, 8), 1200 + 44 + 80 + 160);
-        assert!((gb_per_s(2_000_000, 1.0) - 2.0).abs() < 1e-12);
+        assert!((giga_per_s(2_000_000, 1.0) - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn spmm_moves_a_b_and_c_once_and_does_two_flops_per_product() {
+        // f32, k = 32: 8·nnz + 4·(m+1) + 4·n·k + 4·m·k.
+        assert_eq!(
+            spmm_bytes(10, 20, 100, 32, 4),
+            800 + 44 + 4 * 20 * 32 + 4 * 10 * 32
+        );
+        // k = 1 is an SpMV.
+        assert_eq!(spmm_bytes(10, 20, 100, 1, 8), spmv_bytes(10, 20, 100, 8));
+        assert_eq!(spmm_flops(100, 64), 12_800);
+        // No overflow past 2³² entries.
+        assert_eq!(spmm_flops(3 << 30, 256), 3 << 39);
     }
 
     #[test]

@@ -4,23 +4,31 @@
 //! the serial engine before its time counts; times are medians of
 //! device-event timings over inputs rotated so that repeats do not run
 //! from the cache; figures are GB/s, the fraction of the device's measured
-//! copy bandwidth and the ratio to cuSPARSE.
+//! copy bandwidth (and GFLOP/s for SpMM) and the ratio to cuSPARSE's
+//! fastest algorithm.
 //!
 //! | module | what |
 //! |--------|------|
 //! | [`suite`] | inputs: the suites of `bench-data/`, the real set, files |
 //! | [`check`] | the serial engine's answer and the tolerance of each entry |
-//! | [`measure`] | bytes moved, row-length spread, medians, rotation sets |
+//! | [`measure`] | bytes moved, SpMM flops, row-length spread, medians, rotation sets |
 //! | [`report`] | results, the printed table and summary, JSON |
 //! | [`plot`] | SVG and PNG charts of a report |
+//! | `timer` | (feature `gpu`) what every race shares: the device, rotated operands, checking and timing one implementation |
 //! | `spmv` | (feature `gpu`) the SpMV race on the device |
+//! | `spmm` | (feature `gpu`) the SpMM race on the device, per matrix and width of B |
 //!
-//! Everything but `spmv` is host code, tested without a GPU.
+//! Everything but `timer`, `spmv` and `spmm` is host code, tested without
+//! a GPU.
 
 pub mod check;
 pub mod measure;
 pub mod plot;
 pub mod report;
 #[cfg(feature = "gpu")]
+pub mod spmm;
+#[cfg(feature = "gpu")]
 pub mod spmv;
 pub mod suite;
+#[cfg(feature = "gpu")]
+mod timer;

@@ -2,7 +2,7 @@
 //!
 //! | file | what |
 //! |------|------|
-//! | `speedup.{svg,png}` | per matrix, each of our implementations' ratio to cuSPARSE's fastest algorithm (bars; the line at 1 is parity) |
+//! | `speedup.{svg,png}` | per case (matrix; for SpMM, matrix and `k`), each of our implementations' ratio to cuSPARSE's fastest algorithm (bars; the line at 1 is parity) |
 //! | `bandwidth.{svg,png}` | GB/s against row-length spread (longest row over the mean, log scale), a series per implementation, the copy bandwidth as a line |
 //!
 //! Pure host code, drawn with plotters' SVG and bitmap backends; text is
@@ -112,8 +112,10 @@ fn write_chart(dir: &Path, name: &str, size: (u32, u32), chart: &Chart) -> Resul
     Ok([svg, png])
 }
 
-/// Ratios to cuSPARSE: `ratios[s][m]` for implementation `s`, matrix `m`.
+/// Ratios to cuSPARSE: `ratios[s][m]` for implementation `s`, case `m`.
 struct Speedup {
+    /// `SpMV`, `SpMM`.
+    operation: String,
     implementations: Vec<String>,
     matrices: Vec<String>,
     ratios: Vec<Vec<Option<f64>>>,
@@ -153,6 +155,7 @@ impl Speedup {
             .filter(|(_, r)| r.iter().any(Option::is_some))
             .unzip();
         (!ratios.is_empty()).then(|| Speedup {
+            operation: operation_name(&report.operation),
             implementations,
             matrices: with_vendor.iter().map(|m| m.name.clone()).collect(),
             ratios,
@@ -171,7 +174,10 @@ impl Speedup {
             .fold(1.0f64, |a, &b| a.max(b));
         let mut chart = ChartBuilder::on(root)
             .caption(
-                "SpMV speedup over cuSPARSE (its fastest algorithm; > 1: ours is faster)",
+                format!(
+                    "{} speedup over cuSPARSE (its fastest algorithm; > 1: ours is faster)",
+                    self.operation
+                ),
                 (FONT, 20),
             )
             .margin(12)
@@ -225,8 +231,11 @@ impl Speedup {
     }
 }
 
-/// GB/s against spread: one list of `(max/mean, GB/s)` per series.
+/// GB/s against spread: one list of `(max/mean, GB/s)` per series (an
+/// SpMM report has a point per `k` at each matrix's spread).
 struct Bandwidth {
+    /// `SpMV`, `SpMM`.
+    operation: String,
     series: Vec<(String, Vec<(f64, f64)>)>,
     copy_gb_per_s: f64,
 }
@@ -248,18 +257,12 @@ impl Bandwidth {
         let vendor: Vec<(f64, f64)> = report
             .matrices
             .iter()
-            .filter_map(|m| {
-                let fastest = m.fastest_vendor_ms()?;
-                let o = m
-                    .results
-                    .iter()
-                    .find(|o| o.vendor && o.ms.is_some_and(|t| t.median == fastest))?;
-                point(m, o)
-            })
+            .filter_map(|m| point(m, m.fastest_vendor_outcome()?.0))
             .collect();
         series.push(("cuSPARSE (fastest)".to_string(), vendor));
         series.retain(|(_, points)| !points.is_empty());
         (!series.is_empty()).then_some(Bandwidth {
+            operation: operation_name(&report.operation),
             series,
             copy_gb_per_s: report.device.copy_gb_per_s,
         })
@@ -270,7 +273,10 @@ impl Bandwidth {
         let x_max = points().fold(2.0f64, |a, p| a.max(p.0)) * 1.5;
         let y_max = points().fold(self.copy_gb_per_s, |a, p| a.max(p.1)) * 1.1;
         let mut chart = ChartBuilder::on(root)
-            .caption("SpMV bandwidth against row-length spread", (FONT, 20))
+            .caption(
+                format!("{} bandwidth against row-length spread", self.operation),
+                (FONT, 20),
+            )
             .margin(12)
             .x_label_area_size(45)
             .y_label_area_size(70)
@@ -306,10 +312,16 @@ impl Bandwidth {
     }
 }
 
+/// `SpMV` for `spmv`, `SpMM` for `spmm`.
+fn operation_name(operation: &str) -> String {
+    let rest = operation.strip_prefix("sp").unwrap_or(operation);
+    format!("Sp{}", rest.to_uppercase())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::report::tests::sample;
+    use crate::bench::report::tests::{sample, spmm_sample};
 
     #[test]
     fn writes_svg_and_png_of_both_charts() {
@@ -342,6 +354,20 @@ mod tests {
                 "{png} is not a PNG"
             );
         }
+    }
+
+    #[test]
+    fn an_spmm_report_charts_its_cases() {
+        let dir = tempfile::tempdir().unwrap();
+        let written = write_plots(&spmm_sample(), dir.path()).unwrap();
+        assert_eq!(written.len(), 4);
+        let svg = std::fs::read_to_string(dir.path().join("speedup.svg")).unwrap();
+        for text in ["SpMM speedup", "uniform k=128", "rmat k=128", "auto"] {
+            assert!(svg.contains(text), "speedup.svg lacks {text:?}");
+        }
+        let svg = std::fs::read_to_string(dir.path().join("bandwidth.svg")).unwrap();
+        assert!(svg.contains("SpMM bandwidth"));
+        assert_eq!(operation_name("spmv"), "SpMV");
     }
 
     #[test]

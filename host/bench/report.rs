@@ -1,21 +1,23 @@
-//! A bench run's results: per matrix, one [`Outcome`] per implementation
-//! (ours and the vendor's), with the derived figures — GB/s, fraction of
-//! the device's copy bandwidth, ratio to the fastest vendor algorithm — a
-//! summary per implementation, the text table `spmx bench` prints, and
-//! the JSON `--json` writes (the same data).
+//! A bench run's results: per case (a matrix; for SpMM, a matrix and a
+//! width `k` of B), one [`Outcome`] per implementation (ours and the
+//! vendor's), with the derived figures — GB/s, fraction of the device's
+//! copy bandwidth, GFLOP/s (SpMM), ratio to the fastest vendor algorithm,
+//! and which one that was — a summary per implementation, the text table
+//! `spmx bench` prints, and the JSON `--json` writes (the same data; the
+//! SpMM fields are absent from an SpMV report).
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use serde::Serialize;
 
-use super::measure::{RowSpread, Times, gb_per_s, geomean};
+use super::measure::{RowSpread, Times, geomean, giga_per_s};
 use crate::error::{Error, Result};
 
 /// Everything one `spmx bench` run measured.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
-    /// `spmv`.
+    /// `spmv` or `spmm`.
     pub operation: String,
     /// The command line.
     pub command: String,
@@ -28,8 +30,12 @@ pub struct Report {
     pub semiring: String,
     pub reps: usize,
     pub warmup: usize,
-    /// Seed of the random `x`.
+    /// Seed of the random `x` (SpMV) or B (SpMM).
     pub seed: u64,
+    /// SpMM: how B and C are stored, `row-major` or `col-major`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layout: Option<String>,
+    /// The cases: one per matrix (SpMV), per matrix and `k` (SpMM).
     pub matrices: Vec<MatrixResult>,
     pub summary: Vec<Summary>,
 }
@@ -48,19 +54,31 @@ pub struct Device {
     pub memory_bytes: usize,
 }
 
-/// One matrix and every implementation's outcome on it.
+/// One case — a matrix; for SpMM, a matrix and `k` — and every
+/// implementation's outcome on it.
 #[derive(Clone, Debug, Serialize)]
 pub struct MatrixResult {
+    /// The matrix's name; for SpMM, with `k` (`rmat22 k=64`).
     pub name: String,
     /// Generator and parameters, or the file.
     pub source: String,
     pub rows: usize,
     pub cols: usize,
     pub nnz: usize,
-    /// Bytes an SpMV moves at least (`measure::spmv_bytes`), for GB/s.
+    /// SpMM: the columns of B and C.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub k: Option<usize>,
+    /// Bytes the operation moves at least (`measure::spmv_bytes`,
+    /// `measure::spmm_bytes`), for GB/s.
     pub bytes: u64,
+    /// SpMM: its flops (`measure::spmm_flops`), for GFLOP/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flops: Option<u64>,
     pub row_lengths: RowSpread,
     pub results: Vec<Outcome>,
+    /// The vendor algorithm that was fastest here (the ratios are to it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fastest_vendor: Option<String>,
 }
 
 /// What happened to one implementation on one matrix.
@@ -69,7 +87,7 @@ pub struct Outcome {
     /// `auto`, `csr-vector`, ..., or `cusparse-alg1`, ...
     pub implementation: String,
     /// What ran: `csr-vector(8 lanes)`, `cusparse-alg1+pre` (`+pre`:
-    /// `cusparseSpMV_preprocess` ran first).
+    /// `cusparseSpMV_preprocess` or `cusparseSpMM_preprocess` ran first).
     pub label: String,
     /// cuSPARSE rather than ours.
     pub vendor: bool,
@@ -83,6 +101,9 @@ pub struct Outcome {
     pub gb_per_s: Option<f64>,
     /// GB/s over the device's copy GB/s.
     pub copy_fraction: Option<f64>,
+    /// SpMM: flops per second / 10⁹, when `ok`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gflop_per_s: Option<f64>,
     /// The fastest vendor algorithm's median over this one's: above 1, this
     /// one is faster.
     pub vs_cusparse: Option<f64>,
@@ -99,10 +120,11 @@ pub enum Status {
 }
 
 /// One of our implementations over the whole run: its ratio to cuSPARSE's
-/// fastest, over the matrices where both were timed.
+/// fastest, over the cases where both were timed.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
     pub implementation: String,
+    /// Cases with a ratio.
     pub matrices: usize,
     pub geomean_vs_cusparse: f64,
     pub min_vs_cusparse: f64,
@@ -153,6 +175,7 @@ impl Outcome {
             rotation_sets: 0,
             gb_per_s: None,
             copy_fraction: None,
+            gflop_per_s: None,
             vs_cusparse: None,
         }
     }
@@ -170,27 +193,39 @@ impl Outcome {
 }
 
 impl MatrixResult {
-    /// Fills in every outcome's GB/s, fraction of `copy_gb_per_s` and
-    /// ratio to the fastest vendor algorithm.
+    /// Fills in every outcome's GB/s, fraction of `copy_gb_per_s`,
+    /// GFLOP/s (where the flops are known) and ratio to the fastest vendor
+    /// algorithm, and names that algorithm.
     pub fn derive(&mut self, copy_gb_per_s: f64) {
-        let vendor_ms = self.fastest_vendor_ms();
+        let (fastest, vendor_ms) = self
+            .fastest_vendor_outcome()
+            .map(|(o, ms)| (o.implementation.clone(), ms))
+            .unzip();
+        self.fastest_vendor = fastest;
         for o in &mut self.results {
             if let Some(t) = o.ms {
-                let gbs = gb_per_s(self.bytes, t.median);
+                let gbs = giga_per_s(self.bytes, t.median);
                 o.gb_per_s = Some(gbs);
                 o.copy_fraction = Some(gbs / copy_gb_per_s);
+                o.gflop_per_s = self.flops.map(|f| giga_per_s(f, t.median));
                 o.vs_cusparse = vendor_ms.map(|v| v / t.median);
             }
         }
     }
 
-    /// The median of the fastest vendor algorithm that was timed.
-    pub fn fastest_vendor_ms(&self) -> Option<f64> {
+    /// The fastest vendor algorithm that was timed (the first of equals),
+    /// and its median.
+    pub fn fastest_vendor_outcome(&self) -> Option<(&Outcome, f64)> {
         self.results
             .iter()
             .filter(|o| o.vendor)
-            .filter_map(|o| o.ms.map(|t| t.median))
-            .min_by(f64::total_cmp)
+            .filter_map(|o| o.ms.map(|t| (o, t.median)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    }
+
+    /// The median of the fastest vendor algorithm that was timed.
+    pub fn fastest_vendor_ms(&self) -> Option<f64> {
+        self.fastest_vendor_outcome().map(|(_, ms)| ms)
     }
 }
 
@@ -272,11 +307,42 @@ impl Report {
             d.copy_gb_per_s
         );
         let _ = writeln!(s, "date       {}", self.date);
+        let operand = match &self.layout {
+            None => "x".to_string(),
+            Some(layout) => format!("B ({layout})"),
+        };
         let _ = writeln!(
             s,
-            "run        {} {} {}, median of {} runs after {} warm-up, x random on (0, 1] seed {}",
+            "run        {} {} {}, median of {} runs after {} warm-up, {operand} random on (0, 1] seed {}",
             self.operation, self.value_type, self.semiring, self.reps, self.warmup, self.seed
         );
+        s
+    }
+
+    /// Per vendor algorithm that was the fastest somewhere, the cases where
+    /// it was (the ratios to cuSPARSE are to it there); empty without
+    /// vendor timings.
+    pub fn fastest_vendor_text(&self) -> String {
+        let mut algorithms: Vec<(&str, Vec<&str>)> = Vec::new();
+        for m in &self.matrices {
+            let Some(alg) = m.fastest_vendor.as_deref() else {
+                continue;
+            };
+            match algorithms.iter_mut().find(|(a, _)| *a == alg) {
+                Some((_, cases)) => cases.push(&m.name),
+                None => algorithms.push((alg, vec![&m.name])),
+            }
+        }
+        let mut s = String::new();
+        if !algorithms.is_empty() {
+            let _ = writeln!(
+                s,
+                "fastest cuSPARSE algorithm per case (the ratios are to it):"
+            );
+        }
+        for (alg, cases) in algorithms {
+            let _ = writeln!(s, "  {alg:<22} {:>3} × {}", cases.len(), cases.join(", "));
+        }
         s
     }
 
@@ -288,15 +354,21 @@ impl Report {
     }
 }
 
-/// The column titles of [`matrix_table`].
-pub fn table_header() -> String {
+/// The column titles of [`matrix_table`], with a GFLOP/s column for cases
+/// that count flops (SpMM).
+pub fn table_header(gflops: bool) -> String {
+    let rate = if gflops {
+        format!(" {:>8}", "GFLOP/s")
+    } else {
+        String::new()
+    };
     format!(
-        "{:<18} {:>9} {:>10}  {:<28} {:>9} {:>8} {:>6} {:>8}\n",
+        "{:<18} {:>9} {:>10}  {:<28} {:>9} {:>8} {:>6}{rate} {:>8}\n",
         "matrix", "rows", "nnz", "implementation", "ms", "GB/s", "copy", "vs cuSP"
     )
 }
 
-/// One line per outcome of `m`.
+/// One line per outcome of `m` (with GFLOP/s where `m` counts flops).
 pub fn matrix_table(m: &MatrixResult) -> String {
     let mut s = String::new();
     for o in &m.results {
@@ -311,9 +383,12 @@ pub fn matrix_table(m: &MatrixResult) -> String {
         match (o.status, o.ms) {
             (Status::Ok, Some(t)) => {
                 let ratio = o.vs_cusparse.map_or(String::new(), |r| format!("{r:.2}×"));
+                let rate = o
+                    .gflop_per_s
+                    .map_or(String::new(), |g| format!(" {g:>8.1}"));
                 let _ = write!(
                     s,
-                    "{:>9.4} {:>8.1} {:>5.1}% {:>8}",
+                    "{:>9.4} {:>8.1} {:>5.1}%{rate} {:>8}",
                     t.median,
                     o.gb_per_s.unwrap_or(0.0),
                     100.0 * o.copy_fraction.unwrap_or(0.0),
@@ -338,13 +413,14 @@ pub fn matrix_table(m: &MatrixResult) -> String {
 }
 
 /// The lines under the table: per implementation of ours, the geometric
-/// mean and the least of its ratios to cuSPARSE.
-pub fn summary_text(summary: &[Summary]) -> String {
+/// mean and the least of its ratios to cuSPARSE over the `cases`
+/// (`matrices`, or for SpMM `cases`: a matrix and a `k`).
+pub fn summary_text(summary: &[Summary], cases: &str) -> String {
     let mut s = String::new();
     for x in summary {
         let _ = writeln!(
             s,
-            "{:<24} geomean {:.2}× cuSPARSE over {} matrices, min {:.2}× ({})",
+            "{:<24} geomean {:.2}× cuSPARSE over {} {cases}, min {:.2}× ({})",
             x.implementation, x.geomean_vs_cusparse, x.matrices, x.min_vs_cusparse, x.min_matrix
         );
     }
@@ -420,7 +496,9 @@ pub(crate) mod tests {
             rows: 1000,
             cols: 1000,
             nnz: 32_000,
+            k: None,
             bytes: 2_000_000,
+            flops: None,
             row_lengths: spread(max, 32.0, cv),
             results: vec![
                 Outcome::timed("auto", "csr-vector(16 lanes)".into(), false, t(ms[0]), 4),
@@ -435,6 +513,7 @@ pub(crate) mod tests {
                 Outcome::timed("cusparse-alg1", "cusparse-alg1".into(), true, t(ms[2]), 4),
                 Outcome::timed("cusparse-alg2", "cusparse-alg2".into(), true, t(ms[3]), 4),
             ],
+            fastest_vendor: None,
         };
         let mut report = Report {
             operation: "spmv".into(),
@@ -453,6 +532,7 @@ pub(crate) mod tests {
             reps: 50,
             warmup: 10,
             seed: 1,
+            layout: None,
             matrices: vec![
                 matrix("uniform", [1.0, 2.0, 1.0, 0.9], 56, 0.4),
                 matrix("rmat", [0.5, 4.0, 2.0, 1.0], 9000, 12.0),
@@ -505,13 +585,87 @@ pub(crate) mod tests {
         assert!(lines[0].contains(" 4.0 ") && lines[0].contains("100.0%"));
         assert!(lines[2].contains("skipped: too large: 80 GB"));
         assert!(lines[5].contains("WRONG: 1 of 1000"));
-        assert!(table_header().starts_with("matrix"));
-        let text = summary_text(&r.summary);
+        assert!(table_header(false).starts_with("matrix"));
+        assert!(!table_header(false).contains("GFLOP/s"));
+        let text = summary_text(&r.summary, "matrices");
         assert!(text.starts_with("auto"), "{text}");
         assert!(text.contains("geomean 1.34× cuSPARSE over 2 matrices, min 0.90× (uniform)"));
         let header = r.header_text();
         assert!(header.contains("Made-up GPU") && header.contains("12.6.3"));
         assert!(header.contains("4.0 GB/s") && header.contains("1970-01-01 00:00 UTC"));
+    }
+
+    /// [`sample`] as an SpMM report: the same times, for k = 128.
+    pub(crate) fn spmm_sample() -> Report {
+        let mut report = sample();
+        report.operation = "spmm".into();
+        report.layout = Some("row-major".into());
+        for m in &mut report.matrices {
+            m.name = format!("{} k=128", m.name);
+            m.k = Some(128);
+            m.flops = Some(crate::bench::measure::spmm_flops(m.nnz, 128));
+            m.derive(report.device.copy_gb_per_s);
+        }
+        report.summarize();
+        report
+    }
+
+    #[test]
+    fn spmm_cases_have_gflops_and_name_the_fastest_vendor_algorithm() {
+        let r = spmm_sample();
+        let rmat = &r.matrices[1];
+        assert_eq!(rmat.fastest_vendor.as_deref(), Some("cusparse-alg2"));
+        // 2 · 32000 · 128 flops in 0.5 ms.
+        assert!((rmat.results[0].gflop_per_s.unwrap() - 16.384).abs() < 1e-9);
+        assert_eq!(rmat.results[2].gflop_per_s, None, "skipped");
+        assert!(table_header(true).contains("GFLOP/s"));
+        let table = matrix_table(rmat);
+        let first = table.lines().next().unwrap();
+        assert!(
+            first.starts_with("rmat k=128") && first.contains(" 16.4 "),
+            "{first}"
+        );
+        assert!(first.ends_with("2.00×"), "{first}");
+        let text = summary_text(&r.summary, "cases");
+        assert!(
+            text.contains("over 2 cases, min 0.90× (uniform k=128)"),
+            "{text}"
+        );
+        let fastest = r.fastest_vendor_text();
+        assert!(fastest.starts_with("fastest cuSPARSE algorithm per case"));
+        assert!(
+            fastest.contains("cusparse-alg2            2 × uniform k=128, rmat k=128"),
+            "{fastest}"
+        );
+        assert!(r.header_text().contains("B (row-major) random on (0, 1]"));
+        assert!(sample().header_text().contains("x random on (0, 1]"));
+    }
+
+    #[test]
+    fn spmm_fields_are_in_spmm_json_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        let read = |r: &Report| {
+            r.write_json(&path).unwrap();
+            serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&path).unwrap())
+                .unwrap()
+        };
+        let spmv = read(&sample());
+        let spmm = read(&spmm_sample());
+        assert_eq!(spmv.get("layout"), None);
+        assert_eq!(spmm["layout"], "row-major");
+        let (v, m) = (&spmv["matrices"][0], &spmm["matrices"][0]);
+        for key in ["k", "flops"] {
+            assert_eq!(v.get(key), None, "{key} in SpMV JSON");
+        }
+        assert_eq!(v["results"][0].get("gflop_per_s"), None);
+        assert_eq!(
+            (m["k"].as_u64(), m["flops"].as_u64()),
+            (Some(128), Some(8_192_000))
+        );
+        assert!(m["results"][0]["gflop_per_s"].as_f64().is_some());
+        assert_eq!(v["fastest_vendor"], "cusparse-alg2");
+        assert_eq!(m["fastest_vendor"], "cusparse-alg2");
     }
 
     #[test]

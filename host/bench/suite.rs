@@ -31,10 +31,13 @@ use crate::generate::{GenSpec, RmatParams};
 use crate::io::{ReadOptions, read_mtx};
 
 /// The suites built into spmx: name and the text of `bench-data/NAME.suite`.
-pub const SUITES: &[(&str, &str)] = &[(
-    "gpu-default",
-    include_str!("../../bench-data/gpu-default.suite"),
-)];
+pub const SUITES: &[(&str, &str)] = &[
+    (
+        "gpu-default",
+        include_str!("../../bench-data/gpu-default.suite"),
+    ),
+    ("gnn", include_str!("../../bench-data/gnn.suite")),
+];
 
 /// Environment variable naming the folder of the real matrices.
 pub const REAL_DATA_ENV: &str = "SPMX_REAL_DATA";
@@ -383,6 +386,92 @@ mod tests {
     }
 
     #[test]
+    fn gnn_parses_to_rmat_and_power_law_graphs() {
+        let suite = Suite::named("gnn").unwrap();
+        let names: Vec<_> = suite
+            .entries
+            .iter()
+            .map(|e| match e {
+                Entry::Generated { name, .. } => name.as_str(),
+                Entry::RealSet => "real",
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "rmat18",
+                "rmat20",
+                "rmat22",
+                "powerlaw-256K",
+                "powerlaw-1M",
+                "powerlaw-4M"
+            ]
+        );
+        assert_eq!(
+            suite.entries[0],
+            Entry::Generated {
+                name: "rmat18".into(),
+                spec: GenSpec::Rmat(RmatParams::graph500(18)),
+                seed: 1
+            }
+        );
+        assert_eq!(
+            suite.entries[4],
+            Entry::Generated {
+                name: "powerlaw-1M".into(),
+                spec: GenSpec::PowerLaw {
+                    nrows: 1 << 20,
+                    ncols: 1 << 20,
+                    mean_row_len: 16.0,
+                    exponent: 2.5
+                },
+                seed: 1
+            }
+        );
+    }
+
+    /// The entries `spec` generates: expected (uniform, power-law) or at
+    /// most (R-MAT stores each distinct edge once).
+    fn entries_of(spec: &GenSpec) -> f64 {
+        match *spec {
+            GenSpec::Uniform {
+                nrows,
+                min_per_row,
+                max_per_row,
+                ..
+            } => nrows as f64 * (min_per_row + max_per_row) as f64 / 2.0,
+            GenSpec::Rmat(RmatParams {
+                scale, edge_factor, ..
+            }) => edge_factor as f64 * 2f64.powi(scale as i32),
+            GenSpec::Poisson2d { n } => 5.0 * (n as f64).powi(2),
+            GenSpec::Poisson3d { n } => 7.0 * (n as f64).powi(3),
+            GenSpec::Banded { n, lower, upper } => n as f64 * (lower + upper + 1) as f64,
+            GenSpec::PowerLaw {
+                nrows,
+                mean_row_len,
+                ..
+            } => nrows as f64 * mean_row_len,
+        }
+    }
+
+    #[test]
+    fn every_built_in_suite_parses_to_matrices_a_bench_can_hold() {
+        for (suite, _) in SUITES {
+            let parsed = Suite::named(suite).unwrap();
+            assert!(!parsed.entries.is_empty(), "suite {suite} is empty");
+            for entry in &parsed.entries {
+                if let Entry::Generated { name, spec, .. } = entry {
+                    let entries = entries_of(spec);
+                    assert!(
+                        (1e6..=150e6).contains(&entries),
+                        "{suite}: {name} has about {entries:.3e} entries"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn a_small_suite_generates_what_it_says() {
         let suite = Suite::parse(
             "small",
@@ -419,7 +508,7 @@ mod tests {
             Suite::named("nope")
                 .unwrap_err()
                 .to_string()
-                .contains("gpu-default")
+                .contains("built in: gpu-default, gnn")
         );
     }
 

@@ -3,8 +3,10 @@
 //! is `spmx::bench`). `spmx bench spmv --suite gpu-default` regenerates the
 //! standard inputs from `bench-data/gpu-default.suite` and races every
 //! requested kernel against cuSPARSE, printing a table as each matrix
-//! finishes; `--json` and `--plot` write the same results as data and
-//! charts. Needs feature `gpu` (on by default) and an NVIDIA GPU.
+//! finishes; `spmx bench spmm --suite gnn` does the same for SpMM, per
+//! matrix and width `--k` of B. `--json` and `--plot` write the same
+//! results as data and charts. Needs feature `gpu` (on by default) and an
+//! NVIDIA GPU.
 
 use super::files::InputOpts;
 use super::semiring_arg::SemiringArg;
@@ -21,23 +23,24 @@ pub struct BenchArgs {
 enum BenchOp {
     /// SpMV, y = A ⊗ x: our kernels against cuSPARSE's cusparseSpMV (CSR).
     Spmv(SpmvBenchArgs),
+    /// SpMM, C = A ⊗ B (B dense n × k): our kernels against cuSPARSE's
+    /// cusparseSpMM (CSR), per matrix and k.
+    Spmm(SpmmBenchArgs),
 }
 
+/// The options every `spmx bench` operation takes.
 #[derive(Args, Debug)]
 #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
-struct SpmvBenchArgs {
+struct CommonBenchArgs {
     /// MatrixMarket files to bench, besides or instead of --suite.
     files: Vec<PathBuf>,
-    /// A built-in suite, regenerated from its definition in bench-data/
-    /// (gpu-default: uniform 4M², R-MAT 22, Poisson 2000² and 160³, the
-    /// real set in $SPMX_REAL_DATA or ../shared/bench-data/real).
-    #[arg(long)]
-    suite: Option<String>,
-    /// Our kernels, comma-separated: auto, csr-scalar, csr-vector,
-    /// csr-merge, coo, ell, hyb, sell, bsr; or all (each one, to tune auto).
-    #[arg(long, value_delimiter = ',', default_value = "auto", value_parser = kernel_name)]
-    kernel: Vec<String>,
-    /// Timed runs per implementation and matrix (the median counts).
+    /// Built-in suites, comma-separated, regenerated from their definitions
+    /// in bench-data/ (gpu-default: uniform 4M², R-MAT 22, Poisson 2000²
+    /// and 160³, the real set in $SPMX_REAL_DATA or
+    /// ../shared/bench-data/real; gnn: R-MAT and power-law graphs).
+    #[arg(long, value_delimiter = ',')]
+    suite: Vec<String>,
+    /// Timed runs per implementation and case (the median counts).
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
     reps: u32,
     /// Untimed runs before the timed ones.
@@ -46,11 +49,11 @@ struct SpmvBenchArgs {
     /// Write every result as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
-    /// Write charts here (SVG and PNG): speedup per matrix, GB/s against
+    /// Write charts here (SVG and PNG): speedup per case, GB/s against
     /// row-length spread.
     #[arg(long)]
     plot: Option<PathBuf>,
-    /// Value type of A, x and y.
+    /// Value type of A and the dense operands.
     #[arg(long = "type", value_enum, default_value = "f32")]
     value_type: ValueType,
     /// Semiring of our kernels (cuSPARSE runs only with plus-times).
@@ -59,12 +62,41 @@ struct SpmvBenchArgs {
     /// Only the matrices whose names contain this (repeatable: any of them).
     #[arg(long)]
     only: Vec<String>,
-    /// Seed of the random x.
+    /// Seed of the random x (spmv) or B (spmm).
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Time our kernels alone, without cuSPARSE (no ratio column).
     #[arg(long)]
     no_cusparse: bool,
+}
+
+#[derive(Args, Debug)]
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+struct SpmvBenchArgs {
+    #[command(flatten)]
+    common: CommonBenchArgs,
+    /// Our kernels, comma-separated: auto, csr-scalar, csr-vector,
+    /// csr-merge, coo, ell, hyb, sell, bsr; or all (each one, to tune auto).
+    #[arg(long, value_delimiter = ',', default_value = "auto", value_parser = spmv_kernel_name)]
+    kernel: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+struct SpmmBenchArgs {
+    #[command(flatten)]
+    common: CommonBenchArgs,
+    /// Columns of B and C, comma-separated: a case per matrix and k.
+    #[arg(long, value_delimiter = ',', default_value = "32,64,128,256",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    k: Vec<u32>,
+    /// Our kernels, comma-separated: auto or any SpMM kernel's name (a
+    /// wrong name lists them); or all (each one, to tune auto).
+    #[arg(long, value_delimiter = ',', default_value = "auto", value_parser = spmm_kernel_name)]
+    kernel: Vec<String>,
+    /// How B and C are stored: row-major or col-major.
+    #[arg(long, default_value = "row-major", value_parser = layout_name)]
+    layout: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -73,66 +105,100 @@ enum ValueType {
     F64,
 }
 
-/// `--kernel`: a kernel name or `all`, checked against the GPU engine's
-/// kernels where it is built.
-fn kernel_name(s: &str) -> Result<String, String> {
+/// `bench spmv --kernel`: an SpMV kernel name or `all`.
+fn spmv_kernel_name(s: &str) -> Result<String, String> {
     #[cfg(feature = "gpu")]
-    if s != "all" {
-        s.parse::<spmx::engine::cuda::SpmvKernel>()
-            .map_err(|e| format!("{e}, or all"))?;
-    }
+    gpu::check_name::<spmx::engine::cuda::SpmvKernel>(s, true)?;
+    Ok(s.to_string())
+}
+
+/// `bench spmm --kernel`: an SpMM kernel name or `all`.
+fn spmm_kernel_name(s: &str) -> Result<String, String> {
+    #[cfg(feature = "gpu")]
+    gpu::check_name::<spmx::engine::cuda::spmm::SpmmKernel>(s, true)?;
+    Ok(s.to_string())
+}
+
+/// `bench spmm --layout`: `row-major` or `col-major`.
+fn layout_name(s: &str) -> Result<String, String> {
+    #[cfg(feature = "gpu")]
+    gpu::check_name::<spmx::engine::cuda::spmm::DenseLayout>(s, false)?;
     Ok(s.to_string())
 }
 
 pub fn run(args: &BenchArgs, input: &InputOpts) -> anyhow::Result<()> {
     match &args.op {
         BenchOp::Spmv(spmv) => gpu::spmv(spmv, input),
+        BenchOp::Spmm(spmm) => gpu::spmm(spmm, input),
     }
 }
 
 #[cfg(not(feature = "gpu"))]
 mod gpu {
-    use super::{InputOpts, SpmvBenchArgs};
+    use super::{InputOpts, SpmmBenchArgs, SpmvBenchArgs};
+
+    const NO_GPU: &str = "spmx bench runs on the GPU engine, and this spmx was built without \
+                          feature gpu (build with the default features)";
 
     pub fn spmv(_: &SpmvBenchArgs, _: &InputOpts) -> anyhow::Result<()> {
-        anyhow::bail!(
-            "spmx bench runs on the GPU engine, and this spmx was built without feature gpu \
-             (build with the default features)"
-        )
+        anyhow::bail!(NO_GPU)
+    }
+
+    pub fn spmm(_: &SpmmBenchArgs, _: &InputOpts) -> anyhow::Result<()> {
+        anyhow::bail!(NO_GPU)
     }
 }
 
 #[cfg(feature = "gpu")]
 mod gpu {
-    use super::{InputOpts, SpmvBenchArgs, ValueType};
+    use super::{CommonBenchArgs, InputOpts, SpmmBenchArgs, SpmvBenchArgs, ValueType};
     use crate::cli::progress;
     use crate::cli::semiring_arg::SemiringArg;
     use anyhow::Context;
     use spmx::bench::check::BenchValue;
     use spmx::bench::plot::write_plots;
-    use spmx::bench::report::{self, Report, Status};
+    use spmx::bench::report::{self, Device, MatrixResult, Outcome, Report, Status};
+    use spmx::bench::spmm::{SpmmBench, SpmmBenchOptions};
     use spmx::bench::spmv::{SpmvBench, SpmvBenchOptions};
     use spmx::bench::suite::{Input, Suite, real_dir};
     use spmx::engine::cuda::SpmvKernel;
     use spmx::engine::cuda::cusparse::CusparseValue;
+    use spmx::engine::cuda::spmm::SpmmKernel;
+    use spmx::format::Csr;
     use spmx::io::ReadOptions;
     use spmx::semiring::Float;
     use spmx::{MaxPlus, MaxTimes, MinMax, MinPlus, PlusTimes, Scalar, Semiring};
     use std::io::Write;
+    use std::str::FromStr;
     use std::time::Instant;
 
     pub fn spmv(args: &SpmvBenchArgs, input: &InputOpts) -> anyhow::Result<()> {
-        let inputs = inputs(args, input)?;
-        match args.value_type {
-            ValueType::F32 => by_semiring::<f32>(args, &inputs),
-            ValueType::F64 => by_semiring::<f64>(args, &inputs),
+        by_type(args, &inputs(&args.common, input)?)
+    }
+
+    pub fn spmm(args: &SpmmBenchArgs, input: &InputOpts) -> anyhow::Result<()> {
+        by_type(args, &inputs(&args.common, input)?)
+    }
+
+    /// Fails unless `s` names a `K`, or is `all` where `or_all`.
+    pub(super) fn check_name<K: FromStr<Err = String>>(
+        s: &str,
+        or_all: bool,
+    ) -> Result<(), String> {
+        if or_all && s == "all" {
+            return Ok(());
+        }
+        match s.parse::<K>() {
+            Ok(_) => Ok(()),
+            Err(e) if or_all => Err(format!("{e}, or all")),
+            Err(e) => Err(e),
         }
     }
 
-    /// The suite's matrices and the files, less those `--only` leaves out.
-    fn inputs(args: &SpmvBenchArgs, input: &InputOpts) -> anyhow::Result<Vec<Input>> {
+    /// The suites' matrices and the files, less those `--only` leaves out.
+    fn inputs(args: &CommonBenchArgs, input: &InputOpts) -> anyhow::Result<Vec<Input>> {
         let mut inputs = Vec::new();
-        if let Some(name) = &args.suite {
+        for name in &args.suite {
             let (suite, notes) = Suite::named(name)?.inputs(&real_dir())?;
             for note in notes {
                 println!("{note}");
@@ -145,7 +211,7 @@ mod gpu {
         };
         inputs.extend(args.files.iter().map(|f| Input::file(f, options)));
         anyhow::ensure!(
-            args.suite.is_some() || !inputs.is_empty(),
+            !args.suite.is_empty() || !inputs.is_empty(),
             "nothing to bench: name MatrixMarket files or --suite gpu-default"
         );
         if !args.only.is_empty() {
@@ -155,16 +221,33 @@ mod gpu {
         Ok(inputs)
     }
 
-    fn by_semiring<T>(args: &SpmvBenchArgs, inputs: &[Input]) -> anyhow::Result<()>
+    /// A bench operation, raced in a value type and semiring chosen at run
+    /// time.
+    trait Race {
+        fn common(&self) -> &CommonBenchArgs;
+        fn race<S>(&self, inputs: &[Input]) -> anyhow::Result<()>
+        where
+            S: Semiring,
+            S::Value: BenchValue + CusparseValue;
+    }
+
+    fn by_type<R: Race>(r: &R, inputs: &[Input]) -> anyhow::Result<()> {
+        match r.common().value_type {
+            ValueType::F32 => by_semiring::<f32, R>(r, inputs),
+            ValueType::F64 => by_semiring::<f64, R>(r, inputs),
+        }
+    }
+
+    fn by_semiring<T, R: Race>(r: &R, inputs: &[Input]) -> anyhow::Result<()>
     where
         T: BenchValue + CusparseValue + Float,
     {
-        match args.semiring {
-            SemiringArg::PlusTimes => race::<PlusTimes<T>>(args, inputs),
-            SemiringArg::MinPlus => race::<MinPlus<T>>(args, inputs),
-            SemiringArg::MaxPlus => race::<MaxPlus<T>>(args, inputs),
-            SemiringArg::MaxTimes => race::<MaxTimes<T>>(args, inputs),
-            SemiringArg::MinMax => race::<MinMax<T>>(args, inputs),
+        match r.common().semiring {
+            SemiringArg::PlusTimes => r.race::<PlusTimes<T>>(inputs),
+            SemiringArg::MinPlus => r.race::<MinPlus<T>>(inputs),
+            SemiringArg::MaxPlus => r.race::<MaxPlus<T>>(inputs),
+            SemiringArg::MaxTimes => r.race::<MaxTimes<T>>(inputs),
+            SemiringArg::MinMax => r.race::<MinMax<T>>(inputs),
             SemiringArg::OrAnd => {
                 anyhow::bail!(
                     "--semiring or-and has boolean values; bench it with f32 or f64 semirings"
@@ -173,12 +256,15 @@ mod gpu {
         }
     }
 
-    /// `--kernel`: the names in order, `all` expanded, each once.
-    pub(super) fn kernels(names: &[String]) -> Vec<SpmvKernel> {
+    /// `--kernel`: the names in order, `all` expanded to `every`, each once.
+    pub(super) fn kernels<K>(names: &[String], every: &[K]) -> Vec<K>
+    where
+        K: Copy + PartialEq + FromStr<Err = String>,
+    {
         let mut kernels = Vec::new();
         for name in names {
             let these = match name.as_str() {
-                "all" => SpmvKernel::ALL.to_vec(),
+                "all" => every.to_vec(),
                 one => vec![one.parse().expect("checked when parsing --kernel")],
             };
             for k in these {
@@ -190,74 +276,175 @@ mod gpu {
         kernels
     }
 
-    fn race<S>(args: &SpmvBenchArgs, inputs: &[Input]) -> anyhow::Result<()>
-    where
-        S: Semiring,
-        S::Value: BenchValue + CusparseValue,
-    {
-        let cusparse = !args.no_cusparse && args.semiring == SemiringArg::PlusTimes;
-        let options = SpmvBenchOptions {
-            kernels: kernels(&args.kernel),
-            reps: args.reps as usize,
-            warmup: args.warmup as usize,
-            seed: args.seed,
-            cusparse,
-        };
-        let mut bench = SpmvBench::start(options).map_err(|e| match e {
+    impl Race for SpmvBenchArgs {
+        fn common(&self) -> &CommonBenchArgs {
+            &self.common
+        }
+
+        fn race<S>(&self, inputs: &[Input]) -> anyhow::Result<()>
+        where
+            S: Semiring,
+            S::Value: BenchValue + CusparseValue,
+        {
+            let common = &self.common;
+            let options = SpmvBenchOptions {
+                kernels: kernels(&self.kernel, &SpmvKernel::ALL),
+                reps: common.reps as usize,
+                warmup: common.warmup as usize,
+                seed: common.seed,
+                cusparse: with_cusparse(common),
+            };
+            let mut bench = SpmvBench::start(options).map_err(start_error)?;
+            let mut report = new_report::<S>(common, "spmv", None, bench.device());
+            print!("{}\n{}", report.header_text(), report::table_header(false));
+            for input in inputs {
+                let a = load::<S::Value>(input)?;
+                let m = bench.run::<S>(&input.name, input.describe(), &a, &mut print_progress)?;
+                push_case(&mut report, m)?;
+            }
+            report.summarize();
+            print!("\n{}", report::summary_text(&report.summary, "matrices"));
+            write_outputs(common, &report)
+        }
+    }
+
+    impl Race for SpmmBenchArgs {
+        fn common(&self) -> &CommonBenchArgs {
+            &self.common
+        }
+
+        fn race<S>(&self, inputs: &[Input]) -> anyhow::Result<()>
+        where
+            S: Semiring,
+            S::Value: BenchValue + CusparseValue,
+        {
+            let common = &self.common;
+            let layout = self.layout.parse().expect("checked when parsing --layout");
+            let options = SpmmBenchOptions {
+                kernels: kernels(&self.kernel, &SpmmKernel::ALL),
+                layout,
+                reps: common.reps as usize,
+                warmup: common.warmup as usize,
+                seed: common.seed,
+                cusparse: with_cusparse(common),
+            };
+            let mut bench = SpmmBench::start(options).map_err(start_error)?;
+            let layout = Some(layout.to_string());
+            let mut report = new_report::<S>(common, "spmm", layout, bench.device());
+            print!("{}\n{}", report.header_text(), report::table_header(true));
+            for input in inputs {
+                let a = load::<S::Value>(input)?;
+                for &k in &self.k {
+                    let k = k as usize;
+                    eprintln!("{} k={k}:", input.name);
+                    match bench.run::<S>(&input.name, input.describe(), &a, k, &mut print_progress)
+                    {
+                        Ok(case) => push_case(&mut report, case)?,
+                        Err(spmx::Error::TooLarge(why)) => {
+                            println!("skipping {} k={k}: too large: {why}", input.name)
+                        }
+                        Err(e) => return Err(e.into()),
+                    }
+                }
+            }
+            report.summarize();
+            print!(
+                "\n{}{}",
+                report::summary_text(&report.summary, "cases"),
+                report.fastest_vendor_text()
+            );
+            write_outputs(common, &report)
+        }
+    }
+
+    /// Whether to race cuSPARSE: unless --no-cusparse, for plus-times.
+    fn with_cusparse(common: &CommonBenchArgs) -> bool {
+        !common.no_cusparse && common.semiring == SemiringArg::PlusTimes
+    }
+
+    /// A bench that would not start, with a hint where cuSPARSE is missing.
+    fn start_error(e: spmx::Error) -> anyhow::Error {
+        match e {
             spmx::Error::Unavailable {
                 engine: "cuSPARSE", ..
             } => anyhow::anyhow!("{e}; --no-cusparse times our kernels alone"),
             e => e.into(),
-        })?;
-        let mut report = Report {
-            operation: "spmv".into(),
+        }
+    }
+
+    /// An empty report of `operation` over `S` on `device`.
+    fn new_report<S>(
+        common: &CommonBenchArgs,
+        operation: &str,
+        layout: Option<String>,
+        device: &Device,
+    ) -> Report
+    where
+        S: Semiring,
+        S::Value: BenchValue,
+    {
+        Report {
+            operation: operation.into(),
             command: std::env::args().collect::<Vec<_>>().join(" "),
             date: report::utc_now(),
-            device: bench.device().clone(),
+            device: device.clone(),
             value_type: S::Value::NAME.into(),
             semiring: S::NAME.into(),
-            reps: args.reps as usize,
-            warmup: args.warmup as usize,
-            seed: args.seed,
+            reps: common.reps as usize,
+            warmup: common.warmup as usize,
+            seed: common.seed,
+            layout,
             matrices: Vec::new(),
             summary: Vec::new(),
-        };
-        print!("{}\n{}", report.header_text(), report::table_header());
-        for input in inputs {
-            let t = Instant::now();
-            let bar = progress::start(format!("loading {}", input.name), None);
-            let a = input.load();
-            bar.finish_and_clear();
-            let a = a
-                .with_context(|| format!("loading {}", input.describe()))?
-                .map(S::Value::from_f64);
-            eprintln!(
-                "{}: {} × {}, {} entries, {} (ready in {:.1} s)",
-                input.name,
-                a.nrows(),
-                a.ncols(),
-                a.nnz(),
-                input.describe(),
-                t.elapsed().as_secs_f64()
-            );
-            let m = bench.run::<S>(&input.name, input.describe(), &a, &mut |o| match (
-                o.status, o.ms,
-            ) {
-                (Status::Ok, Some(t)) => eprintln!("  {:<28} {:.4} ms", o.display_name(), t.median),
-                _ => eprintln!("  {:<28} {:?}", o.display_name(), o.status),
-            })?;
-            print!("{}", report::matrix_table(&m));
-            std::io::stdout().flush()?;
-            report.matrices.push(m);
         }
-        report.summarize();
-        print!("\n{}", report::summary_text(&report.summary));
-        if let Some(path) = &args.json {
+    }
+
+    /// Generates or reads `input` in `T`, saying what it is on stderr.
+    fn load<T: Scalar>(input: &Input) -> anyhow::Result<Csr<T>> {
+        let t = Instant::now();
+        let bar = progress::start(format!("loading {}", input.name), None);
+        let a = input.load();
+        bar.finish_and_clear();
+        let a = a
+            .with_context(|| format!("loading {}", input.describe()))?
+            .map(T::from_f64);
+        eprintln!(
+            "{}: {} × {}, {} entries, {} (ready in {:.1} s)",
+            input.name,
+            a.nrows(),
+            a.ncols(),
+            a.nnz(),
+            input.describe(),
+            t.elapsed().as_secs_f64()
+        );
+        Ok(a)
+    }
+
+    /// One line on stderr per implementation as it finishes.
+    fn print_progress(o: &Outcome) {
+        match (o.status, o.ms) {
+            (Status::Ok, Some(t)) => eprintln!("  {:<28} {:.4} ms", o.display_name(), t.median),
+            _ => eprintln!("  {:<28} {:?}", o.display_name(), o.status),
+        }
+    }
+
+    /// Prints a finished case's table lines and adds it to the report.
+    fn push_case(report: &mut Report, case: MatrixResult) -> anyhow::Result<()> {
+        print!("{}", report::matrix_table(&case));
+        std::io::stdout().flush()?;
+        report.matrices.push(case);
+        Ok(())
+    }
+
+    /// Writes the JSON and the charts asked for; an error if any result
+    /// was wrong.
+    fn write_outputs(common: &CommonBenchArgs, report: &Report) -> anyhow::Result<()> {
+        if let Some(path) = &common.json {
             report.write_json(path)?;
             eprintln!("spmx: wrote {}", path.display());
         }
-        if let Some(dir) = &args.plot {
-            for file in write_plots(&report, dir)? {
+        if let Some(dir) = &common.plot {
+            for file in write_plots(report, dir)? {
                 eprintln!("spmx: wrote {}", file.display());
             }
         }
@@ -285,14 +472,25 @@ mod tests {
         }
     }
 
+    fn parse_spmm(args: &[&str]) -> Result<SpmmBenchArgs, clap::Error> {
+        let cli = Cli::try_parse_from(["spmx", "bench", "spmm"].iter().chain(args))?;
+        match cli.command {
+            Command::Bench(BenchArgs {
+                op: BenchOp::Spmm(spmm),
+            }) => Ok(spmm),
+            other => panic!("parsed as {other:?}"),
+        }
+    }
+
     #[test]
     fn defaults_and_options() {
         let a = parse(&["--suite", "gpu-default"]).unwrap();
-        assert_eq!(a.suite.as_deref(), Some("gpu-default"));
-        assert_eq!((a.reps, a.warmup, a.seed), (50, 10, 1));
+        let c = &a.common;
+        assert_eq!(c.suite, ["gpu-default"]);
+        assert_eq!((c.reps, c.warmup, c.seed), (50, 10, 1));
         assert_eq!(a.kernel, ["auto"]);
-        assert_eq!(a.value_type, ValueType::F32);
-        assert_eq!(a.semiring, SemiringArg::PlusTimes);
+        assert_eq!(c.value_type, ValueType::F32);
+        assert_eq!(c.semiring, SemiringArg::PlusTimes);
         let a = parse(&[
             "A.mtx",
             "B.mtx",
@@ -309,24 +507,104 @@ mod tests {
             "--no-cusparse",
         ])
         .unwrap();
-        assert_eq!(a.files.len(), 2);
+        let c = &a.common;
+        assert_eq!(c.files.len(), 2);
         assert_eq!(a.kernel, ["all", "csr-vector"]);
-        assert_eq!(a.value_type, ValueType::F64);
-        assert!(a.no_cusparse && a.json.is_some() && a.plot.is_some());
+        assert_eq!(c.value_type, ValueType::F64);
+        assert!(c.no_cusparse && c.json.is_some() && c.plot.is_some());
         assert!(parse(&["--reps", "0"]).is_err());
+    }
+
+    #[test]
+    fn spmm_defaults_and_options() {
+        let a = parse_spmm(&["--suite", "gpu-default,gnn"]).unwrap();
+        assert_eq!(a.common.suite, ["gpu-default", "gnn"]);
+        assert_eq!(a.k, [32, 64, 128, 256]);
+        assert_eq!(
+            (a.kernel.as_slice(), a.layout.as_str()),
+            (&["auto".to_string()][..], "row-major")
+        );
+        assert_eq!((a.common.reps, a.common.warmup, a.common.seed), (50, 10, 1));
+        let a = parse_spmm(&[
+            "A.mtx",
+            "--k",
+            "8,512",
+            "--layout",
+            "col-major",
+            "--kernel",
+            "all",
+            "--type",
+            "f64",
+            "--semiring",
+            "min-plus",
+            "--seed",
+            "9",
+            "--suite",
+            "gnn",
+            "--suite",
+            "gpu-default",
+            "--only",
+            "rmat",
+            "--json",
+            "r.json",
+            "--plot",
+            "p",
+            "--reps",
+            "5",
+            "--warmup",
+            "0",
+            "--no-cusparse",
+        ])
+        .unwrap();
+        let c = &a.common;
+        assert_eq!(
+            (a.k.as_slice(), a.layout.as_str()),
+            (&[8, 512][..], "col-major")
+        );
+        assert_eq!(a.kernel, ["all"]);
+        assert_eq!(c.suite, ["gnn", "gpu-default"]);
+        assert_eq!(
+            (c.value_type, c.semiring),
+            (ValueType::F64, SemiringArg::MinPlus)
+        );
+        assert_eq!((c.reps, c.warmup, c.seed), (5, 0, 9));
+        assert!(c.no_cusparse && c.json.is_some() && c.plot.is_some());
+        assert_eq!((c.files.len(), c.only.len()), (1, 1));
+        assert!(parse_spmm(&["--k", "0"]).is_err());
+        assert!(parse_spmm(&["--k", "32,x"]).is_err());
     }
 
     #[cfg(feature = "gpu")]
     #[test]
     fn kernel_names_are_checked_and_all_expands_once() {
+        use spmx::engine::cuda::SpmvKernel;
         let err = parse(&["--kernel", "csr-fast"]).unwrap_err().to_string();
         assert!(
             err.contains("csr-vector") && err.contains("or all"),
             "{err}"
         );
         let a = parse(&["--kernel", "csr-merge,all,auto"]).unwrap();
-        let kernels = gpu::kernels(&a.kernel);
-        assert_eq!(kernels.len(), spmx::engine::cuda::SpmvKernel::ALL.len());
-        assert_eq!(kernels[0], spmx::engine::cuda::SpmvKernel::CsrMerge);
+        let kernels = gpu::kernels(&a.kernel, &SpmvKernel::ALL);
+        assert_eq!(kernels.len(), SpmvKernel::ALL.len());
+        assert_eq!(kernels[0], SpmvKernel::CsrMerge);
+    }
+
+    #[cfg(feature = "gpu")]
+    #[test]
+    fn spmm_kernel_and_layout_names_are_checked() {
+        use spmx::engine::cuda::spmm::SpmmKernel;
+        let err = parse_spmm(&["--kernel", "csr-vector"])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("auto") && err.contains("or all"), "{err}");
+        let err = parse_spmm(&["--layout", "diagonal"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("row-major") && !err.contains("or all"),
+            "{err}"
+        );
+        let a = parse_spmm(&["--kernel", "auto,all"]).unwrap();
+        assert_eq!(gpu::kernels(&a.kernel, &SpmmKernel::ALL), SpmmKernel::ALL);
     }
 }

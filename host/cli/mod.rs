@@ -48,7 +48,7 @@ enum Command {
     Spmm(spmm::SpmmArgs),
     /// All-pairs shortest paths by min-plus squaring.
     Apsp(apsp::ApspArgs),
-    /// Our GPU kernels against the vendor library, side by side (spmv).
+    /// Our GPU kernels against the vendor library, side by side (spmv, spmm).
     Bench(bench::BenchArgs),
 }
 

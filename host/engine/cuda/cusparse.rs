@@ -1,15 +1,20 @@
 //! cuSPARSE, NVIDIA's sparse library, loaded at run time through cudarc:
-//! the vendor's CSR SpMV `y = A·x` (`f32`, `f64`) that `spmx bench` races
-//! our kernels against, on the same device, stream and device copy of A.
+//! the vendor's CSR SpMV `y = A·x` and SpMM `C = A·B` (`f32`, `f64`) that
+//! `spmx bench` races our kernels against, on the same device, stream and
+//! device copy of A.
 //!
 //! A small safe layer over `cudarc::cusparse::{sys, result}`: [`Cusparse`]
 //! owns a handle that queues work on the [`Gpu`]'s one stream;
-//! [`CusparseSpmv`] owns A as a [`DevCsr`] (`u32` offsets and indices,
-//! base 0), its descriptors and its workspace, for one [`SpmvAlg`]. Every
-//! status is checked, and a failure is an [`Error::Unavailable`] naming the
-//! call. Only functions that both `libcusparse.so.12` and `.so.13` export
-//! are called unconditionally; `cusparseSpMV_preprocess` (12.4 and later)
-//! is looked up first and used where it exists.
+//! [`CusparseSpmv`] and [`CusparseSpmm`] own A as a [`DevCsr`] (`u32`
+//! offsets and indices, base 0), its descriptors and its workspace, for one
+//! algorithm ([`SpmvAlg`], [`SpmmAlg`]); SpMM's B and C are row- or
+//! column-major ([`DenseLayout`]). Every status is checked, and a failure
+//! is an [`Error::Unavailable`] naming the call and the status (an
+//! algorithm that does not support a layout or type says
+//! `CUSPARSE_STATUS_NOT_SUPPORTED`). Only functions that both
+//! `libcusparse.so.12` and `.so.13` export are called unconditionally;
+//! `cusparseSpMV_preprocess` (12.4 and later) and `cusparseSpMM_preprocess`
+//! are looked up first and used where they exist.
 
 use std::ffi::c_void;
 
@@ -18,6 +23,7 @@ use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 use super::Gpu;
 use super::matrix::DevCsr;
+use super::spmm::DenseLayout;
 use crate::Scalar;
 use crate::error::{Error, Result};
 
@@ -68,12 +74,57 @@ impl SpmvAlg {
     }
 }
 
+/// cuSPARSE's SpMM algorithms for CSR. Which layouts of B and C each one
+/// takes depends on the library version; one that refuses says so with
+/// `CUSPARSE_STATUS_NOT_SUPPORTED`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpmmAlg {
+    /// `CUSPARSE_SPMM_ALG_DEFAULT`: the library's choice.
+    Default,
+    /// `CUSPARSE_SPMM_CSR_ALG1`.
+    CsrAlg1,
+    /// `CUSPARSE_SPMM_CSR_ALG2`.
+    CsrAlg2,
+    /// `CUSPARSE_SPMM_CSR_ALG3`.
+    CsrAlg3,
+}
+
+impl SpmmAlg {
+    pub const ALL: [SpmmAlg; 4] = [
+        SpmmAlg::Default,
+        SpmmAlg::CsrAlg1,
+        SpmmAlg::CsrAlg2,
+        SpmmAlg::CsrAlg3,
+    ];
+
+    /// `cusparse-default`, `cusparse-alg1`, `cusparse-alg2`, `cusparse-alg3`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SpmmAlg::Default => "cusparse-default",
+            SpmmAlg::CsrAlg1 => "cusparse-alg1",
+            SpmmAlg::CsrAlg2 => "cusparse-alg2",
+            SpmmAlg::CsrAlg3 => "cusparse-alg3",
+        }
+    }
+
+    fn sys(self) -> sys::cusparseSpMMAlg_t {
+        match self {
+            SpmmAlg::Default => sys::cusparseSpMMAlg_t::CUSPARSE_SPMM_ALG_DEFAULT,
+            SpmmAlg::CsrAlg1 => sys::cusparseSpMMAlg_t::CUSPARSE_SPMM_CSR_ALG1,
+            SpmmAlg::CsrAlg2 => sys::cusparseSpMMAlg_t::CUSPARSE_SPMM_CSR_ALG2,
+            SpmmAlg::CsrAlg3 => sys::cusparseSpMMAlg_t::CUSPARSE_SPMM_CSR_ALG3,
+        }
+    }
+}
+
 /// A cuSPARSE handle working on the [`Gpu`]'s stream.
 pub struct Cusparse {
     handle: sys::cusparseHandle_t,
     version: i32,
     /// Whether this libcusparse has `cusparseSpMV_preprocess`.
-    preprocess: bool,
+    spmv_preprocess: bool,
+    /// Whether this libcusparse has `cusparseSpMM_preprocess`.
+    spmm_preprocess: bool,
 }
 
 impl Cusparse {
@@ -98,7 +149,8 @@ impl Cusparse {
         let mut lib = Cusparse {
             handle,
             version: 0,
-            preprocess: false,
+            spmv_preprocess: exports(b"cusparseSpMV_preprocess"),
+            spmm_preprocess: exports(b"cusparseSpMM_preprocess"),
         };
         let stream = gpu.stream().cu_stream() as sys::cudaStream_t;
         // SAFETY: a live handle, and the stream of the Gpu, which lives as
@@ -110,11 +162,6 @@ impl Cusparse {
         check("cusparseGetVersion", unsafe {
             sys::cusparseGetVersion(handle, &mut lib.version)
         })?;
-        // SAFETY: the library is loaded (checked above); looking a symbol up
-        // calls nothing.
-        lib.preprocess =
-            unsafe { sys::culib().get::<unsafe extern "C" fn()>(b"cusparseSpMV_preprocess") }
-                .is_ok();
         Ok(lib)
     }
 
@@ -133,34 +180,137 @@ impl Drop for Cusparse {
     }
 }
 
-/// The descriptors of one SpMV, destroyed on drop (those created so far).
-struct Descriptors {
-    a: sys::cusparseSpMatDescr_t,
-    x: sys::cusparseDnVecDescr_t,
-    y: sys::cusparseDnVecDescr_t,
+/// Whether the loaded libcusparse exports `symbol` (called only once the
+/// library is known to load).
+fn exports(symbol: &[u8]) -> bool {
+    // SAFETY: the library is loaded (Cusparse::new checks first); looking a
+    // symbol up calls nothing.
+    unsafe { sys::culib().get::<unsafe extern "C" fn()>(symbol) }.is_ok()
 }
 
-impl Drop for Descriptors {
+/// A CSR matrix described to cuSPARSE, destroyed on drop. It points at a
+/// [`DevCsr`]'s arrays, which its owner keeps alive as long as it.
+struct CsrDescr(sys::cusparseSpMatDescr_t);
+
+impl CsrDescr {
+    fn new<T: CusparseValue>(gpu: &Gpu, matrix: &DevCsr<T>) -> Result<CsrDescr> {
+        let stream = gpu.stream();
+        let (row_ptr, _) = matrix.row_ptr.device_ptr(stream);
+        let (col_idx, _) = matrix.col_idx.device_ptr(stream);
+        let (values, _) = matrix.values.device_ptr(stream);
+        let mut d = std::ptr::null_mut();
+        // SAFETY: the three arrays hold n_rows + 1, nnz and nnz elements of
+        // the declared types; the descriptor is returned only if created.
+        check("cusparseCreateCsr", unsafe {
+            sys::cusparseCreateCsr(
+                &mut d,
+                i64::from(matrix.n_rows),
+                i64::from(matrix.n_cols),
+                i64::from(matrix.nnz),
+                row_ptr as *mut c_void,
+                col_idx as *mut c_void,
+                values as *mut c_void,
+                sys::cusparseIndexType_t::CUSPARSE_INDEX_32I,
+                sys::cusparseIndexType_t::CUSPARSE_INDEX_32I,
+                sys::cusparseIndexBase_t::CUSPARSE_INDEX_BASE_ZERO,
+                T::DATA_TYPE,
+            )
+        })?;
+        Ok(CsrDescr(d))
+    }
+
+    fn as_const(&self) -> sys::cusparseConstSpMatDescr_t {
+        self.0 as sys::cusparseConstSpMatDescr_t
+    }
+}
+
+impl Drop for CsrDescr {
     fn drop(&mut self) {
-        // SAFETY: each non-null descriptor was created by cuSPARSE and is
-        // destroyed once.
-        unsafe {
-            if !self.a.is_null() {
-                let _ = sys::cusparseDestroySpMat(self.a);
-            }
-            for v in [self.x, self.y] {
-                if !v.is_null() {
-                    let _ = sys::cusparseDestroyDnVec(v);
-                }
-            }
-        }
+        // SAFETY: created by cuSPARSE and destroyed once.
+        let _ = unsafe { sys::cusparseDestroySpMat(self.0) };
+    }
+}
+
+/// A dense vector described to cuSPARSE, destroyed on drop. Its owner
+/// points it at the vector of each product before running it.
+struct DnVecDescr(sys::cusparseDnVecDescr_t);
+
+impl DnVecDescr {
+    fn new<T: CusparseValue>(gpu: &Gpu, v: &CudaSlice<T>) -> Result<DnVecDescr> {
+        let (p, _) = v.device_ptr(gpu.stream());
+        let mut d = std::ptr::null_mut();
+        // SAFETY: `v` holds `v.len()` values of the declared type.
+        check("cusparseCreateDnVec", unsafe {
+            sys::cusparseCreateDnVec(&mut d, v.len() as i64, p as *mut c_void, T::DATA_TYPE)
+        })?;
+        Ok(DnVecDescr(d))
+    }
+}
+
+impl Drop for DnVecDescr {
+    fn drop(&mut self) {
+        // SAFETY: created by cuSPARSE and destroyed once.
+        let _ = unsafe { sys::cusparseDestroyDnVec(self.0) };
+    }
+}
+
+/// A dense matrix described to cuSPARSE, destroyed on drop. Its owner
+/// points it at the matrix of each product before running it.
+struct DnMatDescr(sys::cusparseDnMatDescr_t);
+
+impl DnMatDescr {
+    /// `rows × cols` values in `layout`, packed: the leading dimension is
+    /// `cols` for row-major, `rows` for column-major.
+    fn new<T: CusparseValue>(
+        gpu: &Gpu,
+        rows: usize,
+        cols: usize,
+        layout: DenseLayout,
+        values: &CudaSlice<T>,
+    ) -> Result<DnMatDescr> {
+        assert_eq!(values.len(), rows * cols, "dense values != rows × cols");
+        let (ld, order) = match layout {
+            DenseLayout::RowMajor => (cols, sys::cusparseOrder_t::CUSPARSE_ORDER_ROW),
+            DenseLayout::ColMajor => (rows, sys::cusparseOrder_t::CUSPARSE_ORDER_COL),
+        };
+        let (p, _) = values.device_ptr(gpu.stream());
+        let mut d = std::ptr::null_mut();
+        // SAFETY: `values` holds rows × cols values of the declared type,
+        // packed with leading dimension `ld`.
+        check("cusparseCreateDnMat", unsafe {
+            sys::cusparseCreateDnMat(
+                &mut d,
+                rows as i64,
+                cols as i64,
+                ld.max(1) as i64,
+                p as *mut c_void,
+                T::DATA_TYPE,
+                order,
+            )
+        })?;
+        Ok(DnMatDescr(d))
+    }
+
+    fn as_const(&self) -> sys::cusparseConstDnMatDescr_t {
+        self.0 as sys::cusparseConstDnMatDescr_t
+    }
+}
+
+impl Drop for DnMatDescr {
+    fn drop(&mut self) {
+        // SAFETY: created by cuSPARSE and destroyed once.
+        let _ = unsafe { sys::cusparseDestroyDnMat(self.0) };
     }
 }
 
 /// cuSPARSE's `y = A·x` for one CSR matrix and algorithm, ready to run on
 /// any `x` and `y` of the right lengths.
 pub struct CusparseSpmv<T> {
-    descriptors: Descriptors,
+    // The descriptors come first, so that they are destroyed before the
+    // arrays they point at.
+    a: CsrDescr,
+    x: DnVecDescr,
+    y: DnVecDescr,
     matrix: DevCsr<T>,
     workspace: CudaSlice<u8>,
     alg: SpmvAlg,
@@ -182,43 +332,8 @@ impl<T: CusparseValue> CusparseSpmv<T> {
     ) -> Result<Self> {
         assert_eq!(x.len(), matrix.n_cols as usize, "x.len() != A.ncols()");
         assert_eq!(y.len(), matrix.n_rows as usize, "y.len() != A.nrows()");
-        let stream = gpu.stream();
-        let mut d = Descriptors {
-            a: std::ptr::null_mut(),
-            x: std::ptr::null_mut(),
-            y: std::ptr::null_mut(),
-        };
-        let (row_ptr, _) = matrix.row_ptr.device_ptr(stream);
-        let (col_idx, _) = matrix.col_idx.device_ptr(stream);
-        let (values, _) = matrix.values.device_ptr(stream);
-        // SAFETY: the three arrays hold n_rows + 1, nnz and nnz elements of
-        // the declared types and live as long as the descriptor (both are
-        // owned by the CusparseSpmv returned).
-        check("cusparseCreateCsr", unsafe {
-            sys::cusparseCreateCsr(
-                &mut d.a,
-                i64::from(matrix.n_rows),
-                i64::from(matrix.n_cols),
-                i64::from(matrix.nnz),
-                row_ptr as *mut c_void,
-                col_idx as *mut c_void,
-                values as *mut c_void,
-                sys::cusparseIndexType_t::CUSPARSE_INDEX_32I,
-                sys::cusparseIndexType_t::CUSPARSE_INDEX_32I,
-                sys::cusparseIndexBase_t::CUSPARSE_INDEX_BASE_ZERO,
-                T::DATA_TYPE,
-            )
-        })?;
-        let (xp, _) = x.device_ptr(stream);
-        let (yp, _) = y.device_ptr_mut(stream);
-        // SAFETY: x and y hold n_cols and n_rows values; `run` points the
-        // descriptors at its own vectors before every product.
-        check("cusparseCreateDnVec", unsafe {
-            sys::cusparseCreateDnVec(&mut d.x, x.len() as i64, xp as *mut c_void, T::DATA_TYPE)
-        })?;
-        check("cusparseCreateDnVec", unsafe {
-            sys::cusparseCreateDnVec(&mut d.y, y.len() as i64, yp as *mut c_void, T::DATA_TYPE)
-        })?;
+        let a = CsrDescr::new(gpu, &matrix)?;
+        let (xd, yd) = (DnVecDescr::new(gpu, x)?, DnVecDescr::new(gpu, y)?);
         let (one, zero) = (T::from_f64(1.0), T::from_f64(0.0));
         let mut size = 0usize;
         // SAFETY: live handle and descriptors; alpha and beta are host
@@ -228,10 +343,10 @@ impl<T: CusparseValue> CusparseSpmv<T> {
                 lib.handle,
                 sys::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE,
                 scalar(&one),
-                d.a as sys::cusparseConstSpMatDescr_t,
-                d.x as sys::cusparseConstDnVecDescr_t,
+                a.as_const(),
+                xd.0 as sys::cusparseConstDnVecDescr_t,
                 scalar(&zero),
-                d.y,
+                yd.0,
                 T::DATA_TYPE,
                 alg.sys(),
                 &mut size,
@@ -239,31 +354,29 @@ impl<T: CusparseValue> CusparseSpmv<T> {
         })?;
         let mut workspace = gpu.zeros::<u8>(size.max(1))?;
         let mut preprocessed = false;
-        if lib.preprocess {
-            let (wp, _) = workspace.device_ptr_mut(stream);
+        if lib.spmv_preprocess {
+            let (wp, _) = workspace.device_ptr_mut(gpu.stream());
             // SAFETY: as above, with the workspace of the size asked for.
             let status = unsafe {
                 sys::cusparseSpMV_preprocess(
                     lib.handle,
                     sys::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE,
                     scalar(&one),
-                    d.a as sys::cusparseConstSpMatDescr_t,
-                    d.x as sys::cusparseConstDnVecDescr_t,
+                    a.as_const(),
+                    xd.0 as sys::cusparseConstDnVecDescr_t,
                     scalar(&zero),
-                    d.y,
+                    yd.0,
                     T::DATA_TYPE,
                     alg.sys(),
                     wp as *mut c_void,
                 )
             };
-            // An algorithm without a preprocessing step may say so.
-            preprocessed = status == sys::cusparseStatus_t::CUSPARSE_STATUS_SUCCESS;
-            if !preprocessed && status != sys::cusparseStatus_t::CUSPARSE_STATUS_NOT_SUPPORTED {
-                return Err(status_error("cusparseSpMV_preprocess", status));
-            }
+            preprocessed = preprocess_ran("cusparseSpMV_preprocess", status)?;
         }
         Ok(CusparseSpmv {
-            descriptors: d,
+            a,
+            x: xd,
+            y: yd,
             matrix,
             workspace,
             alg,
@@ -273,8 +386,7 @@ impl<T: CusparseValue> CusparseSpmv<T> {
 
     /// `cusparse-alg1`, with `+pre` when the product was preprocessed.
     pub fn label(&self) -> String {
-        let pre = if self.preprocessed { "+pre" } else { "" };
-        format!("{}{pre}", self.alg.name())
+        label(self.alg.name(), self.preprocessed)
     }
 
     /// Bytes A and the workspace occupy on the device.
@@ -293,7 +405,6 @@ impl<T: CusparseValue> CusparseSpmv<T> {
         assert_eq!(x.len(), self.matrix.n_cols as usize, "x.len() != A.ncols()");
         assert_eq!(y.len(), self.matrix.n_rows as usize, "y.len() != A.nrows()");
         let stream = gpu.stream();
-        let d = &self.descriptors;
         let (xp, _) = x.device_ptr(stream);
         let (yp, _) = y.device_ptr_mut(stream);
         let (wp, _) = self.workspace.device_ptr_mut(stream);
@@ -304,11 +415,11 @@ impl<T: CusparseValue> CusparseSpmv<T> {
         unsafe {
             check(
                 "cusparseDnVecSetValues",
-                sys::cusparseDnVecSetValues(d.x, xp as *mut c_void),
+                sys::cusparseDnVecSetValues(self.x.0, xp as *mut c_void),
             )?;
             check(
                 "cusparseDnVecSetValues",
-                sys::cusparseDnVecSetValues(d.y, yp as *mut c_void),
+                sys::cusparseDnVecSetValues(self.y.0, yp as *mut c_void),
             )?;
             check(
                 "cusparseSpMV",
@@ -316,16 +427,183 @@ impl<T: CusparseValue> CusparseSpmv<T> {
                     lib.handle,
                     sys::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE,
                     scalar(&one),
-                    d.a as sys::cusparseConstSpMatDescr_t,
-                    d.x as sys::cusparseConstDnVecDescr_t,
+                    self.a.as_const(),
+                    self.x.0 as sys::cusparseConstDnVecDescr_t,
                     scalar(&zero),
-                    d.y,
+                    self.y.0,
                     T::DATA_TYPE,
                     self.alg.sys(),
                     wp as *mut c_void,
                 ),
             )
         }
+    }
+}
+
+/// cuSPARSE's `C = A·B` for one CSR matrix, algorithm, width `k` and
+/// layout of B and C, ready to run on any B (n × k) and C (m × k) of that
+/// layout.
+pub struct CusparseSpmm<T> {
+    // The descriptors come first, so that they are destroyed before the
+    // arrays they point at.
+    a: CsrDescr,
+    b: DnMatDescr,
+    c: DnMatDescr,
+    matrix: DevCsr<T>,
+    workspace: CudaSlice<u8>,
+    alg: SpmmAlg,
+    k: usize,
+    preprocessed: bool,
+}
+
+impl<T: CusparseValue> CusparseSpmm<T> {
+    /// Describes `matrix` and B, C (`k` columns, `layout`) to cuSPARSE,
+    /// sizes and allocates the workspace of `alg`, and runs
+    /// `cusparseSpMM_preprocess` where the library has it. `b` and `c` are
+    /// any matrices of the right sizes (the calls that size and prepare
+    /// the product want them). An algorithm that does not take this layout
+    /// or type is an error naming the call and the status.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        lib: &Cusparse,
+        gpu: &Gpu,
+        matrix: DevCsr<T>,
+        alg: SpmmAlg,
+        k: usize,
+        layout: DenseLayout,
+        b: &CudaSlice<T>,
+        c: &mut CudaSlice<T>,
+    ) -> Result<Self> {
+        let (m, n) = (matrix.n_rows as usize, matrix.n_cols as usize);
+        let a = CsrDescr::new(gpu, &matrix)?;
+        let bd = DnMatDescr::new(gpu, n, k, layout, b)?;
+        let cd = DnMatDescr::new(gpu, m, k, layout, c)?;
+        let (one, zero) = (T::from_f64(1.0), T::from_f64(0.0));
+        let mut size = 0usize;
+        // SAFETY: live handle and descriptors; alpha and beta are host
+        // values of the compute type (the handle's default pointer mode).
+        check("cusparseSpMM_bufferSize", unsafe {
+            sys::cusparseSpMM_bufferSize(
+                lib.handle,
+                sys::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE,
+                sys::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE,
+                scalar(&one),
+                a.as_const(),
+                bd.as_const(),
+                scalar(&zero),
+                cd.0,
+                T::DATA_TYPE,
+                alg.sys(),
+                &mut size,
+            )
+        })?;
+        let mut workspace = gpu.zeros::<u8>(size.max(1))?;
+        let mut preprocessed = false;
+        if lib.spmm_preprocess {
+            let (wp, _) = workspace.device_ptr_mut(gpu.stream());
+            // SAFETY: as above, with the workspace of the size asked for.
+            let status = unsafe {
+                sys::cusparseSpMM_preprocess(
+                    lib.handle,
+                    sys::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE,
+                    sys::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE,
+                    scalar(&one),
+                    a.as_const(),
+                    bd.as_const(),
+                    scalar(&zero),
+                    cd.0,
+                    T::DATA_TYPE,
+                    alg.sys(),
+                    wp as *mut c_void,
+                )
+            };
+            preprocessed = preprocess_ran("cusparseSpMM_preprocess", status)?;
+        }
+        Ok(CusparseSpmm {
+            a,
+            b: bd,
+            c: cd,
+            matrix,
+            workspace,
+            alg,
+            k,
+            preprocessed,
+        })
+    }
+
+    /// `cusparse-alg1`, with `+pre` when the product was preprocessed.
+    pub fn label(&self) -> String {
+        label(self.alg.name(), self.preprocessed)
+    }
+
+    /// Bytes A and the workspace occupy on the device.
+    pub fn device_bytes(&self) -> usize {
+        self.matrix.bytes() + self.workspace.len()
+    }
+
+    /// Queues `C = A·B` on the GPU's stream (B and C in the layout given
+    /// to [`CusparseSpmm::new`]).
+    pub fn run(
+        &mut self,
+        lib: &Cusparse,
+        gpu: &Gpu,
+        b: &CudaSlice<T>,
+        c: &mut CudaSlice<T>,
+    ) -> Result<()> {
+        let (m, n) = (self.matrix.n_rows as usize, self.matrix.n_cols as usize);
+        assert_eq!(b.len(), n * self.k, "B's values != A.ncols() × k");
+        assert_eq!(c.len(), m * self.k, "C's values != A.nrows() × k");
+        let stream = gpu.stream();
+        let (bp, _) = b.device_ptr(stream);
+        let (cp, _) = c.device_ptr_mut(stream);
+        let (wp, _) = self.workspace.device_ptr_mut(stream);
+        let (one, zero) = (T::from_f64(1.0), T::from_f64(0.0));
+        // SAFETY: live descriptors pointed at matrices of their sizes,
+        // borrowed for this call; the workspace is the one sized (and
+        // preprocessed) for this matrix, algorithm and layout.
+        unsafe {
+            check(
+                "cusparseDnMatSetValues",
+                sys::cusparseDnMatSetValues(self.b.0, bp as *mut c_void),
+            )?;
+            check(
+                "cusparseDnMatSetValues",
+                sys::cusparseDnMatSetValues(self.c.0, cp as *mut c_void),
+            )?;
+            check(
+                "cusparseSpMM",
+                sys::cusparseSpMM(
+                    lib.handle,
+                    sys::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE,
+                    sys::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE,
+                    scalar(&one),
+                    self.a.as_const(),
+                    self.b.as_const(),
+                    scalar(&zero),
+                    self.c.0,
+                    T::DATA_TYPE,
+                    self.alg.sys(),
+                    wp as *mut c_void,
+                ),
+            )
+        }
+    }
+}
+
+/// The algorithm's name, with `+pre` when the product was preprocessed.
+fn label(alg: &str, preprocessed: bool) -> String {
+    let pre = if preprocessed { "+pre" } else { "" };
+    format!("{alg}{pre}")
+}
+
+/// Whether a `*_preprocess` call prepared the product: an algorithm
+/// without a preprocessing step may say `NOT_SUPPORTED`, which is not an
+/// error; any other failure is.
+fn preprocess_ran(call: &str, status: sys::cusparseStatus_t) -> Result<bool> {
+    match status {
+        sys::cusparseStatus_t::CUSPARSE_STATUS_SUCCESS => Ok(true),
+        sys::cusparseStatus_t::CUSPARSE_STATUS_NOT_SUPPORTED => Ok(false),
+        _ => Err(status_error(call, status)),
     }
 }
 

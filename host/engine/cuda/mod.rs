@@ -5,7 +5,7 @@
 //! | module      | what                                                       |
 //! |-------------|------------------------------------------------------------|
 //! | [`context`] | the process's [`Gpu`]: context, stream, module cache, launches, buffers |
-//! | [`cusparse`] | the vendor's CSR SpMV (cuSPARSE, loaded at run time), for `spmx bench` |
+//! | [`cusparse`] | the vendor's CSR SpMV and SpMM (cuSPARSE, loaded at run time), for `spmx bench` |
 //! | [`matrix`]  | device copies of every format                              |
 //! | [`spmv`]    | SpMV: the kernel family, [`SpmvPlan`], automatic choice     |
 //! | [`spmm`]    | SpMM: warp-tiled and thread-per-row kernels, [`SpmmPlan`], automatic choice |

@@ -1,0 +1,184 @@
+//! The vendor side of `spmx bench` and the races themselves on the GPU:
+//! cuSPARSE's SpMV (every algorithm) and SpMM (every algorithm, both
+//! layouts of B and C) against the serial engine, and the SpMV and SpMM
+//! benches end to end (SpMM with cuSPARSE alone until our kernels land).
+//!
+//! An SpMM algorithm may refuse a layout: that must be an error naming the
+//! call (the bench skips the algorithm, saying why), never a crash.
+//!
+//! Without a GPU or libcusparse (or without feature `gpu`) the tests print
+//! why and pass.
+#![cfg(feature = "gpu")]
+
+use spmx::bench::check::{Reference, SpmmReference, random_x};
+use spmx::bench::report::{MatrixResult, Status};
+use spmx::bench::spmm::{SpmmBench, SpmmBenchOptions};
+use spmx::bench::spmv::{SpmvBench, SpmvBenchOptions};
+use spmx::engine::cuda::cusparse::{Cusparse, CusparseSpmm, CusparseSpmv, SpmmAlg, SpmvAlg};
+use spmx::engine::cuda::matrix::DevCsr;
+use spmx::engine::cuda::spmm::{DenseLayout, SpmmKernel};
+use spmx::engine::cuda::{Gpu, SpmvKernel};
+use spmx::format::{Csr, Dense};
+use spmx::{Error, PlusTimes, generate};
+
+/// The GPU and cuSPARSE, or `None` after printing why these tests do not
+/// run here.
+fn gpu_and_cusparse(test: &str) -> Option<(&'static Gpu, Cusparse)> {
+    let started = Gpu::get().and_then(|gpu| Ok((gpu, Cusparse::new(gpu)?)));
+    match started {
+        Ok(both) => Some(both),
+        Err(e) => {
+            println!("skipping {test}: {e}");
+            None
+        }
+    }
+}
+
+/// Skewed rows, more rows than columns.
+fn matrix() -> Csr<f32> {
+    generate::power_law(3000, 2000, 12.0, 2.5, 7)
+        .unwrap()
+        .map(|v| v as f32)
+}
+
+#[test]
+fn cusparse_spmv_matches_serial() {
+    let Some((gpu, lib)) = gpu_and_cusparse("cusparse_spmv_matches_serial") else {
+        return;
+    };
+    let a = matrix();
+    let x = random_x::<f32>(a.ncols(), 1);
+    let reference = Reference::new::<PlusTimes<f32>>(&a, &x).unwrap();
+    let xd = gpu.upload(&x).unwrap();
+    for alg in SpmvAlg::ALL {
+        let mut y = gpu.upload(&vec![f32::NAN; a.nrows()]).unwrap();
+        let matrix = DevCsr::upload(gpu, &a).unwrap();
+        let mut spmv = CusparseSpmv::new(&lib, gpu, matrix, alg, &xd, &mut y).unwrap();
+        spmv.run(&lib, gpu, &xd, &mut y).unwrap();
+        let got = gpu.download(&y).unwrap();
+        assert_eq!(reference.check(&got), Ok(()), "{}", spmv.label());
+    }
+}
+
+#[test]
+fn cusparse_spmm_matches_serial_in_both_layouts_or_refuses() {
+    let Some((gpu, lib)) = gpu_and_cusparse("cusparse_spmm_matches_serial") else {
+        return;
+    };
+    let a = matrix();
+    let (m, n) = a.shape();
+    for k in [1, 32, 33] {
+        let b = Dense::try_new(n, k, random_x::<f32>(n * k, 2)).unwrap();
+        let reference = SpmmReference::new::<PlusTimes<f32>>(&a, &b).unwrap();
+        for layout in DenseLayout::ALL {
+            let column_major = layout == DenseLayout::ColMajor;
+            let values: Vec<f32> = match column_major {
+                true => (0..n * k).map(|e| b.get(e % n, e / n)).collect(),
+                false => b.as_slice().to_vec(),
+            };
+            let bd = gpu.upload(&values).unwrap();
+            let mut ran = Vec::new();
+            for alg in SpmmAlg::ALL {
+                let mut c = gpu.upload(&vec![f32::NAN; m * k]).unwrap();
+                let matrix = DevCsr::upload(gpu, &a).unwrap();
+                let spmm = CusparseSpmm::new(&lib, gpu, matrix, alg, k, layout, &bd, &mut c)
+                    .and_then(|mut spmm| spmm.run(&lib, gpu, &bd, &mut c).map(|()| spmm));
+                match spmm {
+                    Ok(spmm) => {
+                        let got = gpu.download(&c).unwrap();
+                        let label = spmm.label();
+                        assert_eq!(
+                            reference.check(&got, column_major),
+                            Ok(()),
+                            "{label}, {layout}, k = {k}"
+                        );
+                        ran.push(label);
+                    }
+                    Err(e) => {
+                        let why = e.to_string();
+                        assert!(why.contains("cuSPARSE"), "{why}");
+                        println!("{} refuses {layout}, k = {k}: {why}", alg.name());
+                    }
+                }
+            }
+            assert!(!ran.is_empty(), "no algorithm takes {layout}, k = {k}");
+        }
+    }
+}
+
+/// No implementation wrong, at least one timed, and the fastest vendor
+/// algorithm named where cuSPARSE ran.
+fn assert_raced(case: &MatrixResult, vendor_algorithms: usize) {
+    let statuses: Vec<_> = case.results.iter().map(|o| o.status).collect();
+    assert!(!statuses.contains(&Status::Wrong), "{:?}", case.results);
+    assert!(statuses.contains(&Status::Ok), "{:?}", case.results);
+    let vendors = case.results.iter().filter(|o| o.vendor).count();
+    assert_eq!(vendors, vendor_algorithms);
+    assert!(case.fastest_vendor.is_some());
+    assert!(
+        case.results
+            .iter()
+            .all(|o| o.ms.is_none() || o.gb_per_s.is_some())
+    );
+}
+
+#[test]
+fn spmv_bench_races_auto_and_cusparse() {
+    let Some(_) = gpu_and_cusparse("spmv_bench_races_auto_and_cusparse") else {
+        return;
+    };
+    let mut bench = SpmvBench::start(SpmvBenchOptions {
+        kernels: vec![SpmvKernel::Auto, SpmvKernel::CsrScalar],
+        reps: 5,
+        warmup: 1,
+        seed: 1,
+        cusparse: true,
+    })
+    .unwrap();
+    let a = matrix();
+    let case = bench
+        .run::<PlusTimes<f32>>("pl", "power-law".into(), &a, &mut |_| {})
+        .unwrap();
+    assert_raced(&case, SpmvAlg::ALL.len());
+    assert_eq!(case.results.len(), 2 + SpmvAlg::ALL.len());
+}
+
+#[test]
+fn spmm_bench_races_cusparse_in_both_layouts_and_refuses_what_does_not_fit() {
+    let Some((gpu, _)) = gpu_and_cusparse("spmm_bench_races_cusparse") else {
+        return;
+    };
+    let a = matrix();
+    for layout in DenseLayout::ALL {
+        let mut bench = SpmmBench::start(SpmmBenchOptions {
+            kernels: vec![SpmmKernel::Auto],
+            layout,
+            reps: 5,
+            warmup: 1,
+            seed: 1,
+            cusparse: true,
+        })
+        .unwrap();
+        let case = bench
+            .run::<PlusTimes<f32>>("pl", "power-law".into(), &a, 16, &mut |_| {})
+            .unwrap();
+        assert_eq!(case.name, "pl k=16");
+        assert_raced(&case, SpmmAlg::ALL.len());
+        let ours = &case.results[0];
+        assert!(!ours.vendor && ours.status == Status::Ok, "{ours:?}");
+        assert!(
+            case.results
+                .iter()
+                .all(|o| o.ms.is_none() || o.gflop_per_s.is_some())
+        );
+        // A B wider than the device's memory: refused before allocating.
+        let free = gpu.memory().unwrap().0;
+        let k = free / (size_of::<f32>() * a.ncols()) + 1;
+        let refused = bench.run::<PlusTimes<f32>>("pl", "power-law".into(), &a, k, &mut |_| {});
+        assert!(
+            matches!(refused, Err(Error::TooLarge(_))),
+            "{:?}",
+            refused.err()
+        );
+    }
+}
