@@ -414,7 +414,7 @@ pub struct SpmmCsrArgs<T> {
     /// Lanes per group: 1, 2, 4, 8, 16 or 32 (another value counts as 32).
     pub lanes: u32,
     /// Loads (of `V` values) per lane per entry: `1 ..= SPMM_WARP_CHUNKS`
-    /// (`_vec`: `SPMM_WARP_VEC_CHUNKS`); clamped.
+    /// (`_vec`: 1); clamped.
     pub chunks: u32,
     /// 1: each group of a warp takes its own (item, tile); 0: the groups
     /// of a warp split one item's entries.
@@ -425,11 +425,10 @@ pub struct SpmmCsrArgs<T> {
 }
 
 /// Most loads a lane makes per entry of A in `spmm_csr_warp` (one value
-/// each: 8 columns of a 256-column tile) and in `spmm_csr_warp_vec` (16
-/// bytes each: 2 × 4 `f32` or 2 × 2 `f64`). With four entries in flight,
-/// that is 32 loaded registers and 8 accumulators a lane for `f32`.
-pub const SPMM_WARP_CHUNKS: u32 = 8;
-pub const SPMM_WARP_VEC_CHUNKS: u32 = 2;
+/// each: a 128-column tile). `spmm_csr_warp_vec` makes one 16-byte load (a
+/// tile of 128 `f32` or 64 `f64`). Wider tiles cost registers, and so
+/// warps per SM, more than a second pass over A's row costs.
+pub const SPMM_WARP_CHUNKS: u32 = 4;
 
 /// The last step of a split SpMM: the partial rows of each long row's
 /// pieces combined, in piece order, into its row of C (row-major):

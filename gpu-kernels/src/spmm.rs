@@ -23,8 +23,7 @@
 //! All launches are one-dimensional grid-stride loops: any grid is correct.
 
 use crate::args::{
-    SPMM_THREAD_COLS, SPMM_WARP_CHUNKS, SPMM_WARP_VEC_CHUNKS, SpmmCsrArgs, SpmmCsrThreadArgs,
-    SpmmFixupArgs,
+    SPMM_THREAD_COLS, SPMM_WARP_CHUNKS, SpmmCsrArgs, SpmmCsrThreadArgs, SpmmFixupArgs,
 };
 use crate::device::shared;
 use crate::device::thread::{
@@ -32,11 +31,6 @@ use crate::device::thread::{
 };
 use crate::device::warp::{self, FULL_MASK, Shuffle};
 use crate::semiring::Semiring;
-
-/// Entries of A a group processes together: their loads of B are all
-/// issued before any is used, so each lane keeps `4 · chunks` loads in
-/// flight.
-const UNROLL: usize = 4;
 
 /// Stops the kernel (the host sees a launch error) unless `ok`.
 #[inline(always)]
@@ -165,12 +159,16 @@ where
     S::Value: Shuffle,
 {
     // SAFETY: the caller's contract.
-    unsafe { warp_body::<S, One<S::Value>, { SPMM_WARP_CHUNKS as usize }>(a) }
+    unsafe { warp_body::<S, One<S::Value>, { SPMM_WARP_CHUNKS as usize }, 4>(a) }
 }
 
 /// [`spmm_csr_warp`] with each lane loading 16 bytes of B's row at a time
 /// (4 `f32`, 2 `f64`), for `k` a multiple of those: a quarter (half) of
-/// the load instructions. `chunks` at most [`SPMM_WARP_VEC_CHUNKS`].
+/// the load instructions. One load a lane per entry (`chunks` is 1: up to
+/// 128 `f32` columns a tile), so few registers and many warps per SM, and
+/// four entries' loads in flight a lane: 48 registers for `f32`, so
+/// that an SM holds 40 warps. (Eight entries in flight, 52 registers,
+/// measured 16% slower on 2D Poisson at k = 32 on an H100.)
 ///
 /// # Safety
 /// As [`spmm_csr_warp`], and `k · size_of::<T>()` a multiple of 16 with B
@@ -181,13 +179,21 @@ where
     S::Value: Shuffle + Packed,
 {
     // SAFETY: the caller's contract.
-    unsafe { warp_body::<S, <S::Value as Packed>::Vec16, { SPMM_WARP_VEC_CHUNKS as usize }>(a) }
+    unsafe { warp_body::<S, <S::Value as Packed>::Vec16, 1, 4>(a) }
 }
 
-/// The body of the warp kernels, for chunks `P` of `P::N` values and at
-/// most `RMAX` chunks a lane.
+/// The body of the warp kernels, for chunks `P` of `P::N` values, at most
+/// `RMAX` chunks a lane, and `UNROLL` entries of A processed together
+/// (their loads of B all issued before any is used: `UNROLL · chunks`
+/// loads in flight a lane). Registers grow with `RMAX · UNROLL`, and the
+/// warps an SM holds shrink with them: the kernels keep it near 32.
 #[inline(always)]
-unsafe fn warp_body<S: Semiring, P: Chunk<Elem = S::Value>, const RMAX: usize>(
+unsafe fn warp_body<
+    S: Semiring,
+    P: Chunk<Elem = S::Value>,
+    const RMAX: usize,
+    const UNROLL: usize,
+>(
     a: SpmmCsrArgs<S::Value>,
 ) where
     S::Value: Shuffle,

@@ -14,8 +14,7 @@
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{
-    DevPtr, SPMM_THREAD_COLS, SPMM_WARP_CHUNKS, SPMM_WARP_VEC_CHUNKS, SpmmCsrArgs,
-    SpmmCsrThreadArgs, SpmmFixupArgs,
+    DevPtr, SPMM_THREAD_COLS, SPMM_WARP_CHUNKS, SpmmCsrArgs, SpmmCsrThreadArgs, SpmmFixupArgs,
 };
 
 use super::Gpu;
@@ -26,8 +25,9 @@ use crate::format::{Csr, Dense, RowStats};
 
 /// Entries of a long row each warp takes in `split-rows`: enough that a
 /// piece's partial row (k values written, then read by the fix-up) costs
-/// little next to its 512 rows of B.
-const PIECE: u32 = 512;
+/// little next to its 256 rows of B; and short enough that R-MAT 22's
+/// thousands of long rows do not hold their warps long after the rest.
+const PIECE: u32 = 256;
 /// Rows longer than this are cut into pieces by `split-rows` (and make
 /// `auto` choose it): at four pieces, a long row no longer holds its warp
 /// much longer than the matrix's other warps take.
@@ -84,7 +84,7 @@ pub enum SpmmKernel {
     WarpRow,
     /// Row-major: a group of lanes per row, several short rows per warp.
     PackedRows,
-    /// Row-major: rows longer than 2048 entries cut into pieces of 512
+    /// Row-major: rows longer than 1024 entries cut into pieces of 256
     /// that warps compute side by side, then combined in order; the other
     /// rows as `auto` would do them.
     SplitRows,
@@ -158,7 +158,7 @@ impl WarpShape {
         let width = 16 / value_bytes;
         let vec = k.is_multiple_of(width);
         let (per_load, max_chunks) = match vec {
-            true => (width, SPMM_WARP_VEC_CHUNKS as usize),
+            true => (width, 1),
             false => (1, SPMM_WARP_CHUNKS as usize),
         };
         let loads = k.div_ceil(per_load).max(1);
@@ -517,22 +517,18 @@ mod tests {
         assert_eq!(shape(32, 4), (true, 8, 1));
         assert_eq!(shape(64, 4), (true, 16, 1));
         assert_eq!(shape(128, 4), (true, 32, 1));
-        assert_eq!(shape(256, 4), (true, 32, 2));
+        assert_eq!(shape(256, 4), (true, 32, 1));
         assert_eq!(shape(32, 8), (true, 16, 1));
         assert_eq!(shape(1, 4), (false, 1, 1));
         assert_eq!(shape(3, 8), (false, 4, 1));
         assert_eq!(shape(33, 4), (false, 32, 2));
-        // 257 single loads: two tiles of 5 × 32 = 160 columns.
-        assert_eq!(shape(257, 4), (false, 32, 5));
-        assert_eq!(shape(1024, 4), (true, 32, 2));
+        // 257 single loads: three tiles of 3 × 32 = 96 columns.
+        assert_eq!(shape(257, 4), (false, 32, 3));
+        assert_eq!(shape(1024, 4), (true, 32, 1));
         for k in 1..600 {
             for bytes in [1, 4, 8] {
                 let s = WarpShape::for_k(k, bytes);
-                let max = if s.vec {
-                    SPMM_WARP_VEC_CHUNKS
-                } else {
-                    SPMM_WARP_CHUNKS
-                };
+                let max = if s.vec { 1 } else { SPMM_WARP_CHUNKS };
                 assert!(s.lanes.is_power_of_two() && s.lanes <= 32, "{k}");
                 assert!((1..=max).contains(&s.chunks), "{k}");
                 if s.vec {
@@ -559,17 +555,27 @@ mod tests {
 
     #[test]
     fn long_rows_are_cut_into_pieces_in_order() {
-        let lens = [3, 2049, 0, 2048, 5000];
+        let long = LONG_ROW as usize;
+        let lens = [3, long + 1, 0, long, 5000];
         let a = with_rows(&lens);
         let (pieces, long_rows, long_first) = cut_long_rows(&a);
         assert_eq!(long_rows, [1, 4]);
-        assert_eq!(long_first, [0, 5, 15]);
+        let first_row_pieces = (long + 1).div_ceil(PIECE as usize) as u32;
+        let last_row_pieces = 5000u32.div_ceil(PIECE);
+        assert_eq!(
+            long_first,
+            [0, first_row_pieces, first_row_pieces + last_row_pieces]
+        );
         let starts: Vec<_> = pieces.chunks(2).map(|p| (p[0], p[1])).collect();
         assert_eq!(starts[0], (1, 3));
-        assert_eq!(starts[4], (1, 3 + 4 * 512));
+        assert_eq!(starts[1], (1, 3 + PIECE));
         let row4 = a.row_ptr()[4] as u32;
-        assert_eq!(starts[5], (4, row4));
-        assert_eq!(starts[14], (4, row4 + 9 * 512));
+        let first4 = first_row_pieces as usize;
+        assert_eq!(starts[first4], (4, row4));
+        assert_eq!(
+            starts.last(),
+            Some(&(4, row4 + (last_row_pieces - 1) * PIECE))
+        );
     }
 
     #[test]
@@ -591,7 +597,7 @@ mod tests {
             (SpmmKernel::WarpRow, false)
         );
         let mut lens = vec![5; 100];
-        lens.push(3000);
+        lens.push(LONG_ROW as usize + 1);
         assert_eq!(
             choose(DenseLayout::RowMajor, &stats(&lens), k32).0,
             SpmmKernel::SplitRows
