@@ -401,7 +401,6 @@ mod tests {
             [
                 "rmat18",
                 "rmat20",
-                "rmat22",
                 "powerlaw-256K",
                 "powerlaw-1M",
                 "powerlaw-4M"
