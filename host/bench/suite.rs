@@ -415,7 +415,7 @@ mod tests {
             }
         );
         assert_eq!(
-            suite.entries[4],
+            suite.entries[3],
             Entry::Generated {
                 name: "powerlaw-1M".into(),
                 spec: GenSpec::PowerLaw {
