@@ -46,7 +46,8 @@ struct CommonBenchArgs {
     /// Untimed runs before the timed ones.
     #[arg(long, default_value_t = 10)]
     warmup: u32,
-    /// Write every result as JSON here.
+    /// Write every result as JSON here: rewritten after each case (so a run
+    /// cut short keeps its cases), with the summary at the end.
     #[arg(long)]
     json: Option<PathBuf>,
     /// Write charts here (SVG and PNG): speedup per case, GB/s against
@@ -300,7 +301,7 @@ mod gpu {
             for input in inputs {
                 let a = load::<S::Value>(input)?;
                 let m = bench.run::<S>(&input.name, input.describe(), &a, &mut print_progress)?;
-                push_case(&mut report, m)?;
+                push_case(common, &mut report, m)?;
             }
             report.summarize();
             print!("\n{}", report::summary_text(&report.summary, "matrices"));
@@ -337,9 +338,12 @@ mod gpu {
                 for &k in &self.k {
                     let k = k as usize;
                     eprintln!("{} k={k}:", input.name);
-                    match bench.run::<S>(&input.name, input.describe(), &a, k, &mut print_progress)
-                    {
-                        Ok(case) => push_case(&mut report, case)?,
+                    let t = Instant::now();
+                    let case =
+                        bench.run::<S>(&input.name, input.describe(), &a, k, &mut print_progress);
+                    eprintln!("  (case done in {:.1} s)", t.elapsed().as_secs_f64());
+                    match case {
+                        Ok(case) => push_case(common, &mut report, case)?,
                         Err(spmx::Error::TooLarge(why)) => {
                             println!("skipping {} k={k}: too large: {why}", input.name)
                         }
@@ -428,11 +432,20 @@ mod gpu {
         }
     }
 
-    /// Prints a finished case's table lines and adds it to the report.
-    fn push_case(report: &mut Report, case: MatrixResult) -> anyhow::Result<()> {
+    /// Prints a finished case's table lines, adds it to the report, and
+    /// rewrites the JSON (when asked for) with every case so far: a run cut
+    /// short keeps what it measured.
+    fn push_case(
+        common: &CommonBenchArgs,
+        report: &mut Report,
+        case: MatrixResult,
+    ) -> anyhow::Result<()> {
         print!("{}", report::matrix_table(&case));
         std::io::stdout().flush()?;
         report.matrices.push(case);
+        if let Some(path) = &common.json {
+            report.write_json(path)?;
+        }
         Ok(())
     }
 
