@@ -168,7 +168,7 @@ where
 /// 128 `f32` columns a tile), so few registers and many warps per SM, and
 /// four entries' loads in flight a lane: 48 registers for `f32`, so
 /// that an SM holds 40 warps. (Eight entries in flight, 52 registers,
-/// measured 16% slower on 2D Poisson at k = 32 on an H100.)
+/// measured 19% slower on 2D Poisson at k = 32 on an H100.)
 ///
 /// # Safety
 /// As [`spmm_csr_warp`], and `k · size_of::<T>()` a multiple of 16 with B
