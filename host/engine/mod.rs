@@ -10,14 +10,42 @@
 //!
 //! [`Engine::Auto`] picks the fastest engine present at run time.
 
+/// `FromStr` by name (an error lists the names) and `Display` as the name,
+/// for an enum of named choices with `ALL` and `name()`: engines, kernels,
+/// layouts, as the command line spells them.
+macro_rules! parse_by_name {
+    ($ty:ty, $what:literal) => {
+        impl std::str::FromStr for $ty {
+            type Err = String;
+            fn from_str(s: &str) -> std::result::Result<Self, String> {
+                <$ty>::ALL
+                    .into_iter()
+                    .find(|v| v.name() == s)
+                    .ok_or_else(|| {
+                        let names: Vec<_> = <$ty>::ALL.iter().map(|v| v.name()).collect();
+                        format!(
+                            "unknown {} {s:?}: expected one of {}",
+                            $what,
+                            names.join(", ")
+                        )
+                    })
+            }
+        }
+
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
+}
+
 pub mod cpu;
 #[cfg(feature = "gpu")]
 pub mod cuda;
 pub mod serial;
 
 use crate::error::{Error, Result};
-use std::fmt;
-use std::str::FromStr;
 
 /// Which engine runs an operation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -119,18 +147,4 @@ fn cuda_ready() -> Result<()> {
     })
 }
 
-impl fmt::Display for Engine {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Engine {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        Engine::ALL
-            .into_iter()
-            .find(|e| e.name() == s)
-            .ok_or_else(|| format!("unknown engine {s:?}: expected auto, serial, cpu, cuda or mpi"))
-    }
-}
+parse_by_name!(Engine, "engine");

@@ -58,21 +58,7 @@ impl DenseLayout {
     }
 }
 
-impl std::str::FromStr for DenseLayout {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        DenseLayout::ALL
-            .into_iter()
-            .find(|l| l.name() == s)
-            .ok_or_else(|| format!("unknown layout {s:?}: expected row-major or col-major"))
-    }
-}
-
-impl std::fmt::Display for DenseLayout {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+parse_by_name!(DenseLayout, "layout");
 
 /// A GPU SpMM kernel, named as on the command line (`--kernel`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -113,27 +99,7 @@ impl SpmmKernel {
     }
 }
 
-impl std::str::FromStr for SpmmKernel {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        SpmmKernel::ALL
-            .into_iter()
-            .find(|k| k.name() == s)
-            .ok_or_else(|| {
-                let names: Vec<_> = SpmmKernel::ALL.iter().map(|k| k.name()).collect();
-                format!(
-                    "unknown SpMM kernel {s:?}: expected one of {}",
-                    names.join(", ")
-                )
-            })
-    }
-}
-
-impl std::fmt::Display for SpmmKernel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+parse_by_name!(SpmmKernel, "SpMM kernel");
 
 /// How the warp kernels cover `k` columns: 16-byte loads or single
 /// values, lanes per group, loads per lane per entry.

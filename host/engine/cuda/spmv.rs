@@ -97,27 +97,7 @@ impl SpmvKernel {
     }
 }
 
-impl std::str::FromStr for SpmvKernel {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        SpmvKernel::ALL
-            .into_iter()
-            .find(|k| k.name() == s)
-            .ok_or_else(|| {
-                let names: Vec<_> = SpmvKernel::ALL.iter().map(|k| k.name()).collect();
-                format!(
-                    "unknown SpMV kernel {s:?}: expected one of {}",
-                    names.join(", ")
-                )
-            })
-    }
-}
-
-impl std::fmt::Display for SpmvKernel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+parse_by_name!(SpmvKernel, "SpMV kernel");
 
 /// Entries from which a matrix counts as large: enough work to fill the
 /// GPU many times over, so that the kernels' bandwidth matters more than
