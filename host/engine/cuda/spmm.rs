@@ -472,7 +472,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::Coo;
+    use crate::engine::cuda::spmv::tests::with_rows;
 
     #[test]
     fn warp_shapes_cover_k_with_the_fewest_lanes_and_even_tiles() {
@@ -506,17 +506,6 @@ mod tests {
                 assert!((tiles - 1) * tile < k && tiles * tile >= k, "{k}");
             }
         }
-    }
-
-    fn with_rows(lens: &[usize]) -> Csr<f32> {
-        let n = lens.iter().copied().max().unwrap_or(0).max(1);
-        let mut coo = Coo::new(lens.len(), n).unwrap();
-        for (i, &len) in lens.iter().enumerate() {
-            for c in 0..len {
-                coo.push(i, c, 1.0).unwrap();
-            }
-        }
-        coo.to_csr()
     }
 
     #[test]

@@ -549,12 +549,13 @@ where
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::format::Coo;
 
-    /// Rows of the given lengths, all in column 0..len.
-    fn with_rows(lens: &[usize]) -> Csr<f32> {
+    /// Rows of the given lengths, all in column 0..len (also the SpMM
+    /// plan's tests' matrices).
+    pub(crate) fn with_rows(lens: &[usize]) -> Csr<f32> {
         let n = lens.iter().copied().max().unwrap_or(0).max(1);
         let mut coo = Coo::new(lens.len(), n).unwrap();
         for (i, &len) in lens.iter().enumerate() {
