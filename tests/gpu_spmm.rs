@@ -157,10 +157,11 @@ fn b_for<T: spmx::Scalar>(n: usize, k: usize, seed: u64) -> Dense<T> {
 }
 
 /// Shapes that stress the mapping of rows and columns to lanes, for every
-/// `k` in [`KS`]: a power-law spread of row lengths, one row long enough
-/// to be cut into pieces (50 000 entries), rows just under and over the
-/// split length (1024), rows of 32 and 33 entries, mostly empty rows, a wide and a
-/// tall rectangle.
+/// `k` in [`KS`]: a power-law spread of row lengths, one row cut into the
+/// most pieces (50 000 entries), rows around the length where pieces grow
+/// past a block (64 pieces of 64), rows of 32 and 33 entries (a staging
+/// round), rows around a block's work (64), mostly empty rows, a wide and
+/// a tall rectangle.
 fn big_cases<S: Semiring>(test: &str)
 where
     S::Value: GpuValue,
@@ -176,10 +177,11 @@ where
             skewed(2_000, 60_000, |i| if i == 17 { 50_000 } else { i % 5 }, 2),
         ),
         (
-            "around the split length",
-            skewed(40, 5_000, |i| 1_014 + i % 20, 3),
+            "around the piece cap",
+            skewed(40, 5_000, |i| 4_086 + i % 20, 3),
         ),
         ("rows of 32 and 33", skewed(500, 700, |i| 32 + i % 2, 4)),
+        ("around a block", skewed(300, 1_000, |i| 62 + i % 5, 9)),
         (
             "mostly empty",
             skewed(5_000, 300, |i| if i % 97 == 0 { 9 } else { 0 }, 5),
@@ -278,17 +280,12 @@ fn col_major_needs_thread_row() {
         return;
     };
     let a: Csr<f32> = skewed(10, 10, |_| 3, 1);
-    for kernel in [
-        SpmmKernel::WarpRow,
-        SpmmKernel::PackedRows,
-        SpmmKernel::SplitRows,
-    ] {
-        let e = SpmmPlan::new::<PlusTimes<f32>>(gpu, &a, 8, DenseLayout::ColMajor, kernel)
-            .err()
-            .expect("refused")
-            .to_string();
-        assert!(e.contains("thread-row") && e.contains(kernel.name()), "{e}");
-    }
+    let kernel = SpmmKernel::BlockRows;
+    let e = SpmmPlan::new::<PlusTimes<f32>>(gpu, &a, 8, DenseLayout::ColMajor, kernel)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(e.contains("thread-row") && e.contains(kernel.name()), "{e}");
 }
 
 /// Without a GPU, SpMM on the cuda engine is an error that says what is

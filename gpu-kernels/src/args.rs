@@ -24,9 +24,9 @@
 //! | [`SpmvEllArgs`]      | `spmv_ell`                               | 40    |
 //! | [`SpmvSellArgs`]     | `spmv_sell`                              | 72    |
 //! | [`SpmvBsrArgs`]      | `spmv_bsr`                               | 64    |
-//! | [`SpmmCsrArgs`]      | `spmm_csr_warp`, `spmm_csr_warp_vec`     | 72    |
 //! | [`SpmmFixupArgs`]    | `spmm_csr_fixup`                         | 40    |
 //! | [`SpmmCsrThreadArgs`] | `spmm_csr_thread`                       | 64    |
+//! | [`SpmmBlockArgs`]    | `spmm_csr_block`, `spmm_csr_block_vec`   | 72    |
 //!
 //! Launch contracts (block and grid shape, what `y` must hold) are in each
 //! kernel's documentation in the `spmv` and `spmm` modules and in `GUIDE.md`.
@@ -135,9 +135,9 @@ kernel_args! {
     SpmvEllArgs = 40;
     SpmvSellArgs = 72;
     SpmvBsrArgs = 64;
-    SpmmCsrArgs = 72;
     SpmmFixupArgs = 40;
     SpmmCsrThreadArgs = 64;
+    SpmmBlockArgs = 72;
 }
 
 /// SpMV over CSR: `y[i] = ⊕ₖ values[k] ⊗ x[col_idx[k]]` for `k` in
@@ -371,64 +371,47 @@ pub struct SpmvBsrArgs<T> {
     pub _pad: u32,
 }
 
-/// SpMM over CSR with row-major dense operands, a warp at a time:
-/// `C[i, :] = ⊕ₑ A[i, j] ⊗ B[j, :]` over row `i`'s entries. B is `n × k`,
-/// C is `m × k`, both row-major (element `(i, c)` at `i·k + c`).
+/// SpMM over CSR with row-major dense operands, in nnz-balanced *blocks*
+/// (the host's partition): block `w` is
+/// `blocks[4w .. 4w + 4] = (first row, end row, first entry, end entry)`,
+/// the entries `first entry .. end entry` of A, all in rows
+/// `first row .. end row`. Blocks `w < n_pieces` are *pieces* of one long
+/// row (`end row = first row + 1`), summed into `partial[w·k ..][..k]`
+/// (combined afterwards by [`SpmmFixupArgs`]); the other blocks hold whole
+/// rows, and every one of their rows is written to C, empty rows included
+/// (as the semiring zero).
 ///
-/// The work is split into *items*, each a range of A's entries whose sum
-/// goes to one output row, and each item's columns into *tiles* of
-/// `lanes · chunks · V` columns, where `V` is the values one lane loads at
-/// once (1, or 16 bytes' worth in the `_vec` kernel). A *group* of `lanes`
-/// consecutive lanes computes one (item, tile); each of its lanes owns
-/// `chunks · V` columns of the tile in registers. A warp holds `32 / lanes`
-/// groups: with `pack = 0` they share one (item, tile) and split its
-/// entries (then combine their sums), with `pack = 1` each takes its own.
-///
-/// Items are rows of A (`pieces` is 0): item `i` is row `i`, written to
-/// `C[i, :]`, except that a row of more than `split_len` entries is
-/// skipped (left for the pieces and [`SpmmFixupArgs`]). Or items are
-/// *pieces* of long rows (`pieces` non-zero): piece `p` is
-/// `pieces[2p] = row`, `pieces[2p + 1] = first entry`, covering at most
-/// `split_len` entries up to the row's end, written to
-/// `partial[p·k ..][..k]`.
+/// Each block's columns are cut into tiles of `lanes · V` columns (`V`
+/// values a load: 1, or 16 bytes' worth in the `_vec` kernel); a *group*
+/// of `lanes` lanes computes one (block, tile), a lane owning `V` columns.
+/// Item `i` is block `i / tiles`, tile `i % tiles`: the groups of a warp,
+/// and warps next to each other, take the tiles of one block together.
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpmmCsrArgs<T> {
-    /// `n_rows + 1` offsets into `col_idx` and `values`.
-    pub row_ptr: DevPtr<u32>,
-    /// Column of each stored entry (a row of B).
+pub struct SpmmBlockArgs<T> {
+    /// `4 · n_blocks` values, as above; pieces first.
+    pub blocks: DevPtr<u32>,
+    /// The row of each entry of A (A in coordinate form, rows sorted).
+    pub rows: DevPtr<u32>,
     pub col_idx: DevPtr<u32>,
-    /// Value of each stored entry.
     pub values: DevPtr<T>,
     /// B, row-major, `k` values a row (16-byte aligned rows in `_vec`).
     pub b: DevPtr<T>,
-    /// The output: C (rows) or the pieces' partial rows, row-major.
+    /// C, row-major `m × k`.
     pub c: DevPtrMut<T>,
-    /// Pieces mode: `2 · n_items` values, (row, first entry) per piece;
-    /// address 0 in rows mode.
-    pub pieces: DevPtr<u32>,
-    /// Rows (rows mode) or pieces.
-    pub n_items: u32,
-    /// Columns of B and C.
+    /// `n_pieces · k` partial sums (address 0 when there are no pieces).
+    pub partial: DevPtrMut<T>,
+    pub n_blocks: u32,
+    pub n_pieces: u32,
     pub k: u32,
     /// Lanes per group: 1, 2, 4, 8, 16 or 32 (another value counts as 32).
     pub lanes: u32,
-    /// Loads (of `V` values) per lane per entry: `1 ..= SPMM_WARP_CHUNKS`
-    /// (`_vec`: 1); clamped.
-    pub chunks: u32,
-    /// 1: each group of a warp takes its own (item, tile); 0: the groups
-    /// of a warp split one item's entries.
-    pub pack: u32,
-    /// Rows mode: rows longer than this are skipped (`u32::MAX`: none).
-    /// Pieces mode: entries per piece, at least 1.
-    pub split_len: u32,
 }
 
-/// Most loads a lane makes per entry of A in `spmm_csr_warp` (one value
-/// each: a 128-column tile). `spmm_csr_warp_vec` makes one 16-byte load (a
-/// tile of 128 `f32` or 64 `f64`). Wider tiles cost registers, and so
-/// warps per SM, more than a second pass over A's row costs.
-pub const SPMM_WARP_CHUNKS: u32 = 4;
+/// Entries of A a group of `spmm_csr_block` stages in shared memory at a
+/// time: the launch gives each group `SPMM_BLOCK_STAGE · (8 + size_of T)`
+/// bytes (column, row and value of each).
+pub const SPMM_BLOCK_STAGE: u32 = 32;
 
 /// The last step of a split SpMM: the partial rows of each long row's
 /// pieces combined, in piece order, into its row of C (row-major):

@@ -13,12 +13,12 @@
 
 #[cfg(target_arch = "nvptx64")]
 use crate::args::{
-    SpmmCsrArgs, SpmmCsrThreadArgs, SpmmFixupArgs, SpmvBsrArgs, SpmvCooArgs, SpmvCsrAdaptiveArgs,
+    SpmmBlockArgs, SpmmCsrThreadArgs, SpmmFixupArgs, SpmvBsrArgs, SpmvCooArgs, SpmvCsrAdaptiveArgs,
     SpmvCsrArgs, SpmvCsrMergeArgs, SpmvEllArgs, SpmvSellArgs,
 };
 use crate::semiring::{MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring};
 #[cfg(target_arch = "nvptx64")]
-use crate::spmm::{spmm_csr_fixup, spmm_csr_thread, spmm_csr_warp, spmm_csr_warp_vec};
+use crate::spmm::{spmm_csr_block, spmm_csr_block_vec, spmm_csr_fixup, spmm_csr_thread};
 #[cfg(target_arch = "nvptx64")]
 use crate::spmv::{
     spmv_bsr, spmv_coo_atomic, spmv_csr_adaptive, spmv_csr_merge, spmv_csr_merge_fixup,
@@ -117,8 +117,8 @@ stamp_kernels! {
         spmv_ell(SpmvEllArgs),
         spmv_sell(SpmvSellArgs),
         spmv_bsr(SpmvBsrArgs),
-        spmm_csr_warp(SpmmCsrArgs),
-        spmm_csr_warp_vec(SpmmCsrArgs),
+        spmm_csr_block(SpmmBlockArgs),
+        spmm_csr_block_vec(SpmmBlockArgs),
         spmm_csr_fixup(SpmmFixupArgs),
         spmm_csr_thread(SpmmCsrThreadArgs),
     ],
@@ -183,8 +183,8 @@ mod tests {
             "spmv_ell",
             "spmv_sell",
             "spmv_bsr",
-            "spmm_csr_warp",
-            "spmm_csr_warp_vec",
+            "spmm_csr_block",
+            "spmm_csr_block_vec",
             "spmm_csr_fixup",
             "spmm_csr_thread",
         ];

@@ -1,35 +1,38 @@
 //! SpMM kernel bodies, `C = A ⊗ B` over a semiring with A sparse (CSR) and
 //! B, C dense; [`crate::kernels`] stamps their entry points.
 //!
-//! | family              | one … per                          | layouts      | float `+` order            |
-//! |---------------------|------------------------------------|--------------|----------------------------|
-//! | `spmm_csr_warp`     | group of lanes per (item, tile)    | row-major    | see [`spmm_csr_warp`]      |
-//! | `spmm_csr_warp_vec` | the same, 16-byte loads of B       | row-major    | as `spmm_csr_warp`         |
-//! | `spmm_csr_fixup`    | thread per (long row, column)      | row-major    | pieces in order            |
-//! | `spmm_csr_thread`   | thread per (row, 8 columns)        | any (strides)| row order (= serial)       |
+//! | family              | one … per                          | layouts      | float `+` order                |
+//! |---------------------|------------------------------------|--------------|--------------------------------|
+//! | `spmm_csr_block`    | group of lanes per (block, tile)   | row-major    | rows in order, pieces in order |
+//! | `spmm_csr_block_vec`| the same, 16-byte loads of B       | row-major    | as `spmm_csr_block`            |
+//! | `spmm_csr_fixup`    | thread per (long row, column)      | row-major    | pieces in order                |
+//! | `spmm_csr_thread`   | thread per (row, 8 columns)        | any (strides)| row order (= serial)           |
 //!
-//! The warp kernels are the fast path for row-major operands. A warp stages
-//! a tile of A's row (32 column indices and values) through shared memory
-//! with one coalesced load, then every lane of a group reads the staged
-//! entries (a broadcast) and, for each, loads the `chunks · V` values of
+//! The block kernels are the fast path for row-major operands. The host cuts
+//! A's entries into nnz-balanced blocks of whole rows (a row longer than a
+//! block into pieces). A group of lanes takes a block and a tile of
+//! columns: it stages the block's entries (column, row, value) through
+//! shared memory with coalesced loads, then every lane of the group reads
+//! the staged entries (a broadcast) and, for each, loads the `V` values of
 //! B's row it owns — consecutive lanes, consecutive columns: coalesced —
-//! and accumulates them in registers. So A is read once per tile of
-//! columns, B's rows are read whole, and C is written once, coalesced.
-//! Very long rows are cut into pieces that warps compute side by side
-//! (`pieces` mode of [`SpmmCsrArgs`]); `spmm_csr_fixup` then combines each
-//! long row's partial rows in a fixed order, so the result is the same bits
-//! on every run (no atomics).
+//! and accumulates them in registers, writing a row of C when the next
+//! row's entries begin. Four entries' loads of B are in flight a lane, across
+//! row boundaries, so a block of short rows costs one chain of memory
+//! latencies, not one a row. A is read once per tile of columns, B's rows
+//! are read whole, and C is written once, coalesced. `spmm_csr_fixup` then
+//! combines each long row's pieces in a fixed order, so the result is the
+//! same bits on every run (no atomics).
 //!
 //! All launches are one-dimensional grid-stride loops: any grid is correct.
 
 use crate::args::{
-    SPMM_THREAD_COLS, SPMM_WARP_CHUNKS, SpmmCsrArgs, SpmmCsrThreadArgs, SpmmFixupArgs,
+    SPMM_BLOCK_STAGE, SPMM_THREAD_COLS, SpmmBlockArgs, SpmmCsrThreadArgs, SpmmFixupArgs,
 };
 use crate::device::shared;
 use crate::device::thread::{
     GridStride, WARP_SIZE, block_dim_x, global_warp_id, grid_stride, grid_warps, lane_id, warp_id,
 };
-use crate::device::warp::{self, FULL_MASK, Shuffle};
+use crate::device::warp::{self, FULL_MASK};
 use crate::semiring::Semiring;
 
 /// Stops the kernel (the host sees a launch error) unless `ok`.
@@ -133,80 +136,61 @@ unsafe fn warp_max(mut v: u32) -> u32 {
     v
 }
 
-/// Row-major CSR SpMM, one value per load: any `k`. See
-/// [`SpmmCsrArgs`] for items, tiles and groups, and [`spmm_csr_warp_vec`]
-/// for the same with 16-byte loads.
+/// Row-major CSR SpMM over nnz-balanced blocks ([`SpmmBlockArgs`]), one
+/// value per load: any `k`. A group streams its block's entries through
+/// shared memory and keeps `UNROLL` entries' loads of B in flight across
+/// row boundaries, writing each row as the next begins: a block of many
+/// short rows costs one chain of latencies (descriptor, entries, B), not
+/// one per row as a warp per row pays.
 ///
-/// Sum order, for floating-point `+`: with `pack = 1`, a group sums its
-/// item's entries in row order (the serial engine's bits); with `pack = 0`,
-/// group `g` of `G` sums entries `g, g + G, …` of each staged tile of 32,
-/// and the groups' sums are combined by a tree. Deterministic either way.
+/// Sum order, for floating-point `+`: each row (or piece) in entry order;
+/// the pieces of a long row are combined in order by `spmm_csr_fixup`.
+/// Deterministic.
 ///
 /// Launch: 1D, block size a multiple of 32 (else `trap`), any grid
-/// (`⌈items · tiles / (32 / lanes if pack else 1)⌉` warps cover the work
-/// once), dynamic shared memory `block · (4 + size_of::<T>())` bytes.
-/// `chunks` at most [`SPMM_WARP_CHUNKS`]; `n_items · tiles + 32` must not
-/// pass `u32::MAX`.
+/// (`⌈n_blocks · tiles / (32 / lanes)⌉` warps cover the work once), dynamic
+/// shared memory `block · (32 / lanes) · (8 + size_of::<T>())` bytes.
+/// `n_blocks · tiles + 32` must not pass `u32::MAX`.
 ///
 /// # Safety
-/// `a` describes a valid CSR matrix (`col_idx < n`), B with `n` rows and C
-/// (or `partial`) with `n_items` rows of `k` values in device memory, and,
-/// in pieces mode, pieces whose rows are rows of A and whose first entries
-/// lie in their rows.
+/// `a` describes blocks over a valid coordinate form of A (`col_idx < n`,
+/// `rows` sorted and each entry's row in its block's rows), B with `n`
+/// rows, C with the blocks' rows and `partial` with `n_pieces` rows of `k`
+/// values in device memory.
 #[inline(always)]
-pub unsafe fn spmm_csr_warp<S: Semiring>(a: SpmmCsrArgs<S::Value>)
-where
-    S::Value: Shuffle,
-{
+pub unsafe fn spmm_csr_block<S: Semiring>(a: SpmmBlockArgs<S::Value>) {
     // SAFETY: the caller's contract.
-    unsafe { warp_body::<S, One<S::Value>, { SPMM_WARP_CHUNKS as usize }, 4>(a) }
+    unsafe { block_body::<S, One<S::Value>, 4>(a) }
 }
 
-/// [`spmm_csr_warp`] with each lane loading 16 bytes of B's row at a time
-/// (4 `f32`, 2 `f64`), for `k` a multiple of those: a quarter (half) of
-/// the load instructions. One load a lane per entry (`chunks` is 1: up to
-/// 128 `f32` columns a tile), so few registers and many warps per SM, and
-/// four entries' loads in flight a lane: 48 registers for `f32`, so
-/// that an SM holds 40 warps. (Eight entries in flight, 52 registers,
-/// measured 19% slower on 2D Poisson at k = 32 on an H100.)
+/// [`spmm_csr_block`] with 16-byte loads of B (4 `f32`, 2 `f64`): a tile
+/// of up to 128 `f32` columns a group.
 ///
 /// # Safety
-/// As [`spmm_csr_warp`], and `k · size_of::<T>()` a multiple of 16 with B
-/// and the output 16-byte aligned.
+/// As [`spmm_csr_block`], and `k · size_of::<T>()` a multiple of 16 with B
+/// and C 16-byte aligned.
 #[inline(always)]
-pub unsafe fn spmm_csr_warp_vec<S: Semiring>(a: SpmmCsrArgs<S::Value>)
+pub unsafe fn spmm_csr_block_vec<S: Semiring>(a: SpmmBlockArgs<S::Value>)
 where
-    S::Value: Shuffle + Packed,
+    S::Value: Packed,
 {
     // SAFETY: the caller's contract.
-    unsafe { warp_body::<S, <S::Value as Packed>::Vec16, 1, 4>(a) }
+    unsafe { block_body::<S, <S::Value as Packed>::Vec16, 4>(a) }
 }
 
-/// The body of the warp kernels, for chunks `P` of `P::N` values, at most
-/// `RMAX` chunks a lane, and `UNROLL` entries of A processed together
-/// (their loads of B all issued before any is used: `UNROLL · chunks`
-/// loads in flight a lane). Registers grow with `RMAX · UNROLL`, and the
-/// warps an SM holds shrink with them: the kernels keep it near 32.
+/// The body of the block kernels, for chunks `P` of `P::N` values and
+/// `UNROLL` entries whose loads of B are issued together.
 #[inline(always)]
-unsafe fn warp_body<
-    S: Semiring,
-    P: Chunk<Elem = S::Value>,
-    const RMAX: usize,
-    const UNROLL: usize,
->(
-    a: SpmmCsrArgs<S::Value>,
-) where
-    S::Value: Shuffle,
-{
+unsafe fn block_body<S: Semiring, P: Chunk<Elem = S::Value>, const UNROLL: usize>(
+    a: SpmmBlockArgs<S::Value>,
+) {
+    const STAGE: u32 = SPMM_BLOCK_STAGE;
     require(block_dim_x().is_multiple_of(WARP_SIZE));
-    let pieces = a.pieces.addr() != 0;
-    require(!pieces || a.split_len > 0);
-    let (row_ptr, col_idx, values, b, c) = (
-        a.row_ptr.as_ptr(),
+    let (rows, col_idx, values, b) = (
+        a.rows.as_ptr(),
         a.col_idx.as_ptr(),
         a.values.as_ptr(),
         a.b.as_ptr(),
-        a.c.as_mut_ptr(),
     );
     let k = a.k as usize;
     let lanes = if a.lanes.is_power_of_two() && a.lanes <= WARP_SIZE {
@@ -216,150 +200,132 @@ unsafe fn warp_body<
     };
     let groups = WARP_SIZE / lanes;
     let (group, glane) = (lane_id() / lanes, lane_id() % lanes);
-    let chunks = a.chunks.clamp(1, RMAX as u32) as usize;
-    let tile = lanes as usize * chunks * P::N;
+    let tile = lanes as usize * P::N;
     let n_tiles = k.div_ceil(tile) as u32;
-    let pack = a.pack != 0 && groups > 1;
-    let per_step = if pack { groups } else { 1 };
-    let total = a.n_items * n_tiles;
+    let total = a.n_blocks * n_tiles;
 
-    // This warp's 32 staging slots: columns after the block's other warps'
-    // columns, values after all the columns. A packed group owns `lanes`
-    // of them, an unpacked warp all 32.
+    // This group's STAGE slots in each of the three arrays (columns, rows,
+    // values), after the block's earlier groups' slots.
+    let slots = (block_dim_x() / WARP_SIZE * groups * STAGE) as usize;
     let stage_cols = shared::dynamic::<u32>();
-    // SAFETY: the launch gives `block · (4 + size_of::<T>())` bytes; the
-    // values start after `block` columns, a multiple of 128 bytes.
-    let stage_vals = unsafe { stage_cols.add(block_dim_x() as usize) }.cast::<S::Value>();
-    let warp_slots = (warp_id() * WARP_SIZE) as usize;
-    let (stage_base, stage_len, my_slot) = if pack {
-        (warp_slots + (group * lanes) as usize, lanes, glane)
-    } else {
-        (warp_slots, WARP_SIZE, lane_id())
+    // SAFETY: the launch gives `slots · (8 + size_of::<T>())` bytes; the
+    // values start at `8 · slots` bytes, a multiple of 256.
+    let (stage_rows, stage_vals) = unsafe {
+        (
+            stage_cols.add(slots),
+            stage_cols.add(2 * slots).cast::<S::Value>(),
+        )
     };
+    let base = ((warp_id() * groups + group) * STAGE) as usize;
 
     // Warp-uniform loop: every lane stays until the warp's last group is
-    // done, so the warp's shuffles and `sync_warp`s always have all lanes.
-    for first in GridStride::new(global_warp_id() * per_step, total, grid_warps() * per_step) {
-        let my = if pack { first + group } else { first };
-        let (item, t) = (my / n_tiles.max(1), (my % n_tiles.max(1)) as usize);
-        // The item's entries and its output row (`len = 0` when idle).
-        let (start, len, out_row) = if my >= total {
-            (0, 0, 0)
-        } else if pieces {
-            // SAFETY: piece `item < n_items`, its row a row of A.
+    // done, so the `sync_warp`s always have all lanes.
+    for first in GridStride::new(global_warp_id() * groups, total, grid_warps() * groups) {
+        let my = first + group;
+        let active = my < total;
+        let (w, t) = (my / n_tiles.max(1), my % n_tiles.max(1));
+        let (r0, r1, e0, e1) = if active {
+            // SAFETY: block `w < n_blocks`.
             unsafe {
-                let row = *a.pieces.as_ptr().add(2 * item as usize) as usize;
-                let start = *a.pieces.as_ptr().add(2 * item as usize + 1);
-                let end = (*row_ptr.add(row + 1)).min(start.saturating_add(a.split_len));
-                (start, end - start, item)
+                let d = a.blocks.as_ptr().add(4 * w as usize);
+                (*d, *d.add(1), *d.add(2), *d.add(3))
             }
         } else {
-            // SAFETY: row `item < n_rows`.
-            let (start, end) =
-                unsafe { (*row_ptr.add(item as usize), *row_ptr.add(item as usize + 1)) };
-            match end - start <= a.split_len {
-                true => (start, end - start, item),
-                false => (0, 0, u32::MAX),
+            (0, 0, 0, 0)
+        };
+        let len = e1 - e0;
+        // This lane's columns of the tile, and where row `r`'s go.
+        let col = t as usize * tile + glane as usize * P::N;
+        let live = active && col < k;
+        let out = |r: u32| -> *mut P {
+            // SAFETY: a piece's partial row, or row `r` of C (the caller's
+            // contract); `col + N ≤ k`.
+            unsafe {
+                match w < a.n_pieces {
+                    true => a.partial.as_mut_ptr().add(w as usize * k + col),
+                    false => a.c.as_mut_ptr().add(r as usize * k + col),
+                }
+                .cast::<P>()
             }
         };
-        let written = my < total && out_row != u32::MAX;
-        // Chunk `r` of this lane: columns `col(r) .. col(r) + N` of C's row.
-        let col = |r: usize| t * tile + (r * lanes as usize + glane as usize) * P::N;
+        // Writes `acc` to row `cur` and the semiring zero to the empty
+        // rows after it, up to `next`.
+        let finish = |cur: u32, next: u32, acc: P| {
+            if live {
+                // SAFETY: rows of this block (`out`).
+                unsafe {
+                    *out(cur) = acc;
+                    for r in cur + 1..next {
+                        *out(r) = P::splat(S::zero());
+                    }
+                }
+            }
+        };
 
-        let mut acc = [P::splat(S::zero()); RMAX];
+        let mut acc = P::splat(S::zero());
+        let mut cur = r0;
         // SAFETY: all 32 lanes (uniform loop).
-        let warp_len = if pack { unsafe { warp_max(len) } } else { len };
+        let warp_len = unsafe { warp_max(len) };
         let mut off = 0;
         while off < warp_len {
-            let e = off + my_slot;
-            if e < len {
-                // SAFETY: entry `start + e` lies in the item's range; the
-                // slot is this warp's.
-                unsafe {
-                    let src = (start + e) as usize;
-                    let slot = stage_base + my_slot as usize;
-                    *stage_cols.add(slot) = *col_idx.add(src);
-                    *stage_vals.add(slot) = *values.add(src);
+            let mut j = glane;
+            while j < STAGE {
+                if off + j < len {
+                    // SAFETY: entry `e0 + off + j` is the block's; the slot
+                    // is this group's.
+                    unsafe {
+                        let (src, slot) = ((e0 + off + j) as usize, base + j as usize);
+                        *stage_cols.add(slot) = *col_idx.add(src);
+                        *stage_rows.add(slot) = *rows.add(src);
+                        *stage_vals.add(slot) = *values.add(src);
+                    }
                 }
+                j += lanes;
             }
             // SAFETY: all 32 lanes (uniform loop).
             unsafe { warp::sync_warp(FULL_MASK) };
-            let here = stage_len.min(len.saturating_sub(off)) as usize;
-            // Slots `first_slot + s·step` for `s < count` are this group's.
-            let (first_slot, step, count) = if pack {
-                (stage_base, 1, here)
-            } else {
-                let g = group as usize;
-                let n = here.saturating_sub(g).div_ceil(groups as usize);
-                (stage_base + g, groups as usize, n)
-            };
+            let here = STAGE.min(len.saturating_sub(off)) as usize;
             let mut s = 0;
-            while s < count {
-                let n = UNROLL.min(count - s);
-                let mut rows = [0usize; UNROLL];
-                let mut vals = [S::zero(); UNROLL];
-                let mut loaded = [[P::splat(S::zero()); RMAX]; UNROLL];
+            while s < here {
+                let n = UNROLL.min(here - s);
+                let mut row = [0u32; UNROLL];
+                let mut b_row = [0usize; UNROLL];
+                let mut val = [S::zero(); UNROLL];
+                let mut loaded = [P::splat(S::zero()); UNROLL];
                 for u in 0..UNROLL {
                     if u < n {
-                        let slot = first_slot + (s + u) * step;
-                        // SAFETY: a slot written above by this warp.
+                        // SAFETY: a slot this group wrote above.
                         unsafe {
-                            rows[u] = *stage_cols.add(slot) as usize * k;
-                            vals[u] = *stage_vals.add(slot);
+                            let slot = base + s + u;
+                            b_row[u] = *stage_cols.add(slot) as usize * k;
+                            row[u] = *stage_rows.add(slot);
+                            val[u] = *stage_vals.add(slot);
                         }
                     }
                 }
                 for u in 0..UNROLL {
-                    for r in 0..RMAX {
-                        if u < n && r < chunks && col(r) < k {
-                            // SAFETY: a row of B, and `col(r) + N ≤ k`
-                            // (N divides k for vector chunks).
-                            loaded[u][r] = unsafe { *b.add(rows[u] + col(r)).cast::<P>() };
-                        }
+                    if u < n && live {
+                        // SAFETY: a row of B, `col + N ≤ k`.
+                        loaded[u] = unsafe { *b.add(b_row[u] + col).cast::<P>() };
                     }
                 }
                 for u in 0..UNROLL {
-                    for r in 0..RMAX {
-                        if u < n && r < chunks {
-                            mul_add::<S, P>(&mut acc[r], vals[u], &loaded[u][r]);
+                    if u < n {
+                        if row[u] != cur {
+                            finish(cur, row[u], acc);
+                            acc = P::splat(S::zero());
+                            cur = row[u];
                         }
+                        mul_add::<S, P>(&mut acc, val[u], &loaded[u]);
                     }
                 }
                 s += n;
             }
             // SAFETY: all 32 lanes; the slots are rewritten only after it.
             unsafe { warp::sync_warp(FULL_MASK) };
-            off += stage_len;
+            off += STAGE;
         }
-
-        // (Loops over `0..RMAX` with a test, not over `0..chunks`: a
-        // constant trip count is unrolled, which keeps `acc` in registers.)
-        if !pack && groups > 1 {
-            // The groups split the entries: combine their sums.
-            for r in 0..RMAX {
-                if r < chunks {
-                    for i in 0..P::N {
-                        let mut v = acc[r].get(i);
-                        let mut offset = lanes;
-                        while offset < WARP_SIZE {
-                            // SAFETY: all 32 lanes (uniform loop and counts).
-                            v = S::add(v, unsafe { warp::shuffle_xor(v, offset) });
-                            offset *= 2;
-                        }
-                        acc[r].set(i, v);
-                    }
-                }
-            }
-        }
-        if written && (pack || group == 0) {
-            let out = out_row as usize * k;
-            for r in 0..RMAX {
-                if r < chunks && col(r) < k {
-                    // SAFETY: row `out_row` of the output, `col(r) + N ≤ k`.
-                    unsafe { *c.add(out + col(r)).cast::<P>() = acc[r] };
-                }
-            }
-        }
+        finish(cur, r1, acc);
     }
 }
 
@@ -367,7 +333,7 @@ unsafe fn warp_body<
 /// row, column), summing the row's pieces in order.
 ///
 /// Launch: 1D, any block size and grid (`⌈n_long · k / block⌉` blocks
-/// cover the work once), after the pieces' `spmm_csr_warp` on the same
+/// cover the work once), after the pieces' `spmm_csr_block` on the same
 /// stream. `n_long · k` at most `u32::MAX`.
 ///
 /// # Safety

@@ -3,40 +3,39 @@
 //! `gpu_kernels::spmm`.
 //!
 //! An [`SpmmPlan`] holds A on the device with everything its kernel needs
-//! (for long rows, the pieces they are cut into and the scratch for their
-//! partial rows) and queues the product on any B and C already there: build
-//! it once, run it many times (what `spmx bench spmm` times). [`spmm`] is the
-//! one-shot host call behind `ops::spmm` on the cuda engine.
+//! (for `block-rows`, A's entries cut into nnz-balanced blocks, each
+//! entry's row, and scratch for the pieces of long rows) and queues the
+//! product on any B and C already there: build it once, run it many times
+//! (what `spmx bench spmm` times). [`spmm`] is the one-shot host call
+//! behind `ops::spmm` on the cuda engine.
 //!
-//! [`SpmmKernel::Auto`] picks from the layout, `k` and A's row lengths
-//! ([`choose`] says how and why).
+//! [`SpmmKernel::Auto`] picks from the layout ([`choose`]); the row-length
+//! statistics shape the blocks, and `k` the lanes a block's group takes
+//! ([`BlockShape::for_k`]).
 
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{
-    DevPtr, SPMM_THREAD_COLS, SPMM_WARP_CHUNKS, SpmmCsrArgs, SpmmCsrThreadArgs, SpmmFixupArgs,
+    DevPtrMut, SPMM_BLOCK_STAGE, SPMM_THREAD_COLS, SpmmBlockArgs, SpmmCsrThreadArgs, SpmmFixupArgs,
 };
 
 use super::Gpu;
 use super::matrix::{DevCsr, index};
 use crate::Scalar;
 use crate::error::{Error, Result};
-use crate::format::{Csr, Dense, RowStats};
+use crate::format::{Csr, Dense};
 
-/// Entries of a long row each warp takes in `split-rows`: enough that a
-/// piece's partial row (k values written, then read by the fix-up) costs
-/// little next to its 256 rows of B; and short enough that R-MAT 22's
-/// thousands of long rows do not hold their warps long after the rest.
-const PIECE: u32 = 256;
-/// Rows longer than this are cut into pieces by `split-rows` (and make
-/// `auto` choose it): at four pieces, a long row no longer holds its warp
-/// much longer than the matrix's other warps take.
-const LONG_ROW: u32 = 4 * PIECE;
-/// `auto` packs several rows into a warp when a row's columns take less
-/// than a warp and the rows are short (mean below this many entries a
-/// group) and even (longest below `PACK_MAX_SKEW` × the mean + 32).
-const PACK_MEAN_PER_GROUP: f64 = 8.0;
-const PACK_MAX_SKEW: f64 = 4.0;
+/// Work a block of `block-rows` holds, in entries plus one a row (so that
+/// a run of empty rows, each still written, is work too). A group streams
+/// a block with four entries' loads of B in flight: at 64, the block's two
+/// latencies before them (descriptor, entries) are a small part of its
+/// sixteen rounds. Measured on an H100 (f32, k = 64 and 256): 32 was 6%
+/// faster on 2D Poisson but 4–10% slower on R-MAT; 128 was 5% faster on
+/// R-MAT at k = 256 but 30% slower on 2D Poisson.
+const BLOCK_COST: usize = 64;
+/// Most pieces a row longer than a block is cut into: the fix-up sums a
+/// long row's pieces one after another.
+const MAX_PIECES: usize = 64;
 
 /// How a dense operand is stored on the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -65,35 +64,27 @@ parse_by_name!(DenseLayout, "layout");
 pub enum SpmmKernel {
     /// Chosen by [`choose`].
     Auto,
-    /// Row-major: a warp per row; when a row's columns take less than a
-    /// warp, its groups of lanes split the row's entries.
-    WarpRow,
-    /// Row-major: a group of lanes per row, several short rows per warp.
-    PackedRows,
-    /// Row-major: rows longer than 1024 entries cut into pieces of 256
-    /// that warps compute side by side, then combined in order; the other
-    /// rows as `auto` would do them.
-    SplitRows,
+    /// Row-major: nnz-balanced blocks of whole rows (rows longer than a
+    /// block cut into pieces, combined in order), a group of lanes per
+    /// block and tile of columns, streaming the block's entries across row
+    /// boundaries.
+    BlockRows,
     /// Any layout: a thread per row and 8 columns, summing in row order
     /// (the serial engine's bits). The kernel for column-major operands.
     ThreadRow,
 }
 
 impl SpmmKernel {
-    pub const ALL: [SpmmKernel; 5] = [
+    pub const ALL: [SpmmKernel; 3] = [
         SpmmKernel::Auto,
-        SpmmKernel::WarpRow,
-        SpmmKernel::PackedRows,
-        SpmmKernel::SplitRows,
+        SpmmKernel::BlockRows,
         SpmmKernel::ThreadRow,
     ];
 
     pub fn name(self) -> &'static str {
         match self {
             SpmmKernel::Auto => "auto",
-            SpmmKernel::WarpRow => "warp-row",
-            SpmmKernel::PackedRows => "packed-rows",
-            SpmmKernel::SplitRows => "split-rows",
+            SpmmKernel::BlockRows => "block-rows",
             SpmmKernel::ThreadRow => "thread-row",
         }
     }
@@ -101,45 +92,32 @@ impl SpmmKernel {
 
 parse_by_name!(SpmmKernel, "SpMM kernel");
 
-/// How the warp kernels cover `k` columns: 16-byte loads or single
-/// values, lanes per group, loads per lane per entry.
+/// How the block kernels cover `k` columns: 16-byte loads or single
+/// values, and lanes per group (a lane owns one load's values of a tile).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WarpShape {
-    /// `spmm_csr_warp_vec` (16-byte loads) rather than `spmm_csr_warp`.
+pub struct BlockShape {
+    /// `spmm_csr_block_vec` (16-byte loads) rather than `spmm_csr_block`.
     pub vec: bool,
     /// Lanes per group: a power of two up to 32.
     pub lanes: u32,
-    /// Loads per lane per entry of A.
-    pub chunks: u32,
 }
 
-impl WarpShape {
+impl BlockShape {
     /// The shape for `k` columns of `value_bytes`-byte values: 16-byte
     /// loads when `k` is a multiple of their width (so every row of B and C
     /// stays 16-byte aligned); as few lanes as cover the columns when they
-    /// take less than a warp (the rest of the warp then takes other entries
-    /// or rows); otherwise 32 lanes and as many loads each as split the
-    /// columns into the fewest, evenly filled tiles.
-    pub fn for_k(k: usize, value_bytes: usize) -> WarpShape {
+    /// take less than a warp (the rest of the warp takes other blocks);
+    /// otherwise 32 lanes and as many tiles of 32 loads as cover `k`.
+    pub fn for_k(k: usize, value_bytes: usize) -> BlockShape {
         let width = 16 / value_bytes;
         let vec = k.is_multiple_of(width);
-        let (per_load, max_chunks) = match vec {
-            true => (width, 1),
-            false => (1, SPMM_WARP_CHUNKS as usize),
+        let loads = match vec {
+            true => k / width,
+            false => k,
         };
-        let loads = k.div_ceil(per_load).max(1);
-        if loads <= 32 {
-            return WarpShape {
-                vec,
-                lanes: loads.next_power_of_two() as u32,
-                chunks: 1,
-            };
-        }
-        let tiles = loads.div_ceil(32 * max_chunks);
-        WarpShape {
+        BlockShape {
             vec,
-            lanes: 32,
-            chunks: loads.div_ceil(32 * tiles) as u32,
+            lanes: loads.clamp(1, 32).next_power_of_two() as u32,
         }
     }
 
@@ -148,9 +126,9 @@ impl WarpShape {
         if self.vec { 16 / value_bytes } else { 1 }
     }
 
-    /// Columns one group covers at once.
-    fn tile(self, value_bytes: usize) -> usize {
-        self.lanes as usize * self.chunks as usize * self.per_load(value_bytes)
+    /// Column tiles of `k`: one group's lanes cover a tile.
+    fn tiles(self, k: usize, value_bytes: usize) -> usize {
+        k.div_ceil(self.lanes as usize * self.per_load(value_bytes))
     }
 
     /// Groups in a warp.
@@ -160,71 +138,167 @@ impl WarpShape {
 
     fn family(self) -> &'static str {
         if self.vec {
-            "spmm_csr_warp_vec"
+            "spmm_csr_block_vec"
         } else {
-            "spmm_csr_warp"
+            "spmm_csr_block"
         }
     }
 }
 
-/// The kernel [`SpmmKernel::Auto`] runs, and whether it packs rows:
-///
-/// - column-major operands: `thread-row`, the one kernel that reads them;
-/// - a row longer than `LONG_ROW` entries: `split-rows`, so that no warp
-///   walks a huge row alone while the rest of the GPU idles;
-/// - rows short and even, and columns that leave a warp several groups:
-///   `packed-rows`, a group per row, no reduction between groups;
-/// - otherwise `warp-row`.
-pub fn choose(layout: DenseLayout, stats: &RowStats, shape: WarpShape) -> (SpmmKernel, bool) {
-    if layout == DenseLayout::ColMajor {
-        return (SpmmKernel::ThreadRow, false);
-    }
-    let pack = pack_rows(stats, shape);
-    if stats.max > LONG_ROW as usize {
-        return (SpmmKernel::SplitRows, pack);
-    }
-    match pack {
-        true => (SpmmKernel::PackedRows, true),
-        false => (SpmmKernel::WarpRow, false),
+/// The kernel [`SpmmKernel::Auto`] runs: `thread-row` for column-major
+/// operands, the one kernel that reads them; otherwise `block-rows`. (On an
+/// H100 `block-rows` beat the earlier warp-per-row, packed-row and
+/// split-row kernels in every case measured, by 1.1–2.4×: BENCHMARKS.md.)
+pub fn choose(layout: DenseLayout) -> SpmmKernel {
+    match layout {
+        DenseLayout::ColMajor => SpmmKernel::ThreadRow,
+        DenseLayout::RowMajor => SpmmKernel::BlockRows,
     }
 }
 
-/// Whether rows of these lengths go a group each (see [`choose`]).
-fn pack_rows(stats: &RowStats, shape: WarpShape) -> bool {
-    let groups = f64::from(shape.groups());
-    shape.groups() > 1
-        && stats.mean < PACK_MEAN_PER_GROUP * groups
-        && (stats.max as f64) < PACK_MAX_SKEW * stats.mean + 32.0
+/// A's entries cut into the blocks of `block-rows` ([`SpmmBlockArgs`]):
+/// first the pieces of the rows longer than [`BLOCK_COST`] entries, each
+/// cut into at most [`MAX_PIECES`] even pieces; then the other rows, in
+/// order, in blocks of at most `BLOCK_COST` cost (a block always takes its
+/// first row). Returns the blocks' `(first row, end row, first entry, end
+/// entry)`s, how many are pieces, the long rows, and each long row's
+/// first piece.
+fn partition_blocks<T: Scalar>(a: &Csr<T>) -> (Vec<u32>, usize, Vec<u32>, Vec<u32>) {
+    let ptr = a.row_ptr();
+    let (mut pieces, mut long_rows, mut long_first) = (Vec::new(), Vec::new(), vec![0u32]);
+    let mut blocks = Vec::new();
+    let close = |blocks: &mut Vec<u32>, first: usize, end: usize| {
+        if first < end {
+            blocks.extend([first, end, ptr[first], ptr[end]].map(|i| i as u32));
+        }
+    };
+    // The open block's first row and cost.
+    let (mut first, mut cost) = (0, 0);
+    for (row, span) in ptr.windows(2).enumerate() {
+        let (start, len) = (span[0], span[1] - span[0]);
+        if len > BLOCK_COST {
+            close(&mut blocks, first, row);
+            let n = len.div_ceil(BLOCK_COST).min(MAX_PIECES);
+            for i in 0..n {
+                let (s, e) = (start + i * len / n, start + (i + 1) * len / n);
+                pieces.extend([row, row + 1, s, e].map(|i| i as u32));
+            }
+            long_rows.push(row as u32);
+            long_first.push((pieces.len() / 4) as u32);
+            (first, cost) = (row + 1, 0);
+            continue;
+        }
+        if cost > 0 && cost + len + 1 > BLOCK_COST {
+            close(&mut blocks, first, row);
+            (first, cost) = (row, 0);
+        }
+        cost += len + 1;
+    }
+    close(&mut blocks, first, a.nrows());
+    let n_pieces = pieces.len() / 4;
+    pieces.extend(blocks);
+    (pieces, n_pieces, long_rows, long_first)
 }
 
-/// The long rows of a `split-rows` plan, cut into pieces.
-struct Split<T> {
-    /// (row, first entry) of each piece.
-    pieces: CudaSlice<u32>,
+/// The blocks of a `block-rows` plan on the device.
+struct Blocks<T> {
+    /// `(first row, end row, first entry, end entry)` per block, pieces
+    /// first.
+    blocks: CudaSlice<u32>,
+    n_blocks: u32,
     n_pieces: u32,
+    /// The row of each entry of A.
+    rows: CudaSlice<u32>,
     long_rows: CudaSlice<u32>,
     /// `n_long + 1` offsets into the pieces.
     long_first: CudaSlice<u32>,
     n_long: u32,
-    /// A partial row of C per piece.
+    /// A partial row of C per piece (one value when there are none).
     partial: CudaSlice<T>,
 }
 
-/// The pieces of the rows of `a` longer than `LONG_ROW`: the flattened
-/// (row, first entry) pairs, the long rows, and each long row's first piece.
-fn cut_long_rows<T: Scalar>(a: &Csr<T>) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-    let (mut pieces, mut long_rows, mut long_first) = (Vec::new(), Vec::new(), vec![0u32]);
-    for row in 0..a.nrows() {
-        if a.row_len(row) > LONG_ROW as usize {
-            let (start, end) = (a.row_ptr()[row], a.row_ptr()[row + 1]);
-            for first in (start..end).step_by(PIECE as usize) {
-                pieces.extend([row as u32, first as u32]);
-            }
-            long_rows.push(row as u32);
-            long_first.push((pieces.len() / 2) as u32);
+impl<T: Scalar> Blocks<T> {
+    fn new(gpu: &Gpu, a: &Csr<T>, k: usize, shape: BlockShape) -> Result<Self> {
+        let (blocks, n_pieces, long_rows, long_first) = partition_blocks(a);
+        let n_blocks = blocks.len() / 4;
+        let tiles = shape.tiles(k, size_of::<T>());
+        index(
+            n_blocks * tiles + 32,
+            "the SpMM's work items (blocks × column tiles)",
+        )?;
+        index(
+            long_rows.len() * k,
+            "the long rows' columns (fix-up threads)",
+        )?;
+        let mut rows = Vec::with_capacity(a.nnz());
+        for row in 0..a.nrows() {
+            rows.extend(std::iter::repeat_n(row as u32, a.row_len(row)));
         }
+        Ok(Blocks {
+            blocks: gpu.upload(&blocks)?,
+            n_blocks: n_blocks as u32,
+            n_pieces: n_pieces as u32,
+            rows: gpu.upload(&rows)?,
+            n_long: long_rows.len() as u32,
+            long_rows: gpu.upload(&long_rows)?,
+            long_first: gpu.upload(&long_first)?,
+            partial: gpu.zeros::<T>((n_pieces * k).max(1))?,
+        })
     }
-    (pieces, long_rows, long_first)
+
+    fn bytes(&self) -> usize {
+        4 * (self.blocks.len() + self.rows.len() + self.long_rows.len() + self.long_first.len())
+            + self.partial.len() * size_of::<T>()
+    }
+
+    /// Queues the blocks' product, then, when long rows were cut, the
+    /// fix-up that combines their pieces.
+    fn run<S: Semiring<Value = T>>(
+        &mut self,
+        gpu: &Gpu,
+        a: &DevCsr<T>,
+        shape: BlockShape,
+        k: u32,
+        b: &CudaSlice<T>,
+        c: &mut CudaSlice<T>,
+    ) -> Result<()> {
+        let value_bytes = size_of::<T>();
+        let tiles = shape.tiles(k as usize, value_bytes) as u64;
+        let partial = match self.n_pieces {
+            0 => DevPtrMut::new(0),
+            _ => gpu.ptr_mut(&mut self.partial),
+        };
+        let args = SpmmBlockArgs {
+            blocks: gpu.ptr(&self.blocks),
+            rows: gpu.ptr(&self.rows),
+            col_idx: gpu.ptr(&a.col_idx),
+            values: gpu.ptr(&a.values),
+            b: gpu.ptr(b),
+            c: gpu.ptr_mut(c),
+            partial,
+            n_blocks: self.n_blocks,
+            n_pieces: self.n_pieces,
+            k,
+            lanes: shape.lanes,
+        };
+        let warps = (u64::from(self.n_blocks) * tiles).div_ceil(u64::from(shape.groups()));
+        // A thread's share of its warp's staging: `groups · STAGE` entries.
+        let stage = shape.groups() * SPMM_BLOCK_STAGE / 32 * (8 + value_bytes as u32);
+        gpu.launch_threads_shared::<S, _>(shape.family(), warps * 32, stage, args)?;
+        if self.n_long > 0 {
+            let fixup = SpmmFixupArgs {
+                partial: gpu.ptr(&self.partial),
+                c: gpu.ptr_mut(c),
+                long_rows: gpu.ptr(&self.long_rows),
+                long_first: gpu.ptr(&self.long_first),
+                n_long: self.n_long,
+                k,
+            };
+            let threads = u64::from(self.n_long) * u64::from(k);
+            gpu.launch_threads::<S, _>("spmm_csr_fixup", threads, fixup)?;
+        }
+        Ok(())
+    }
 }
 
 /// An SpMM ready to run: A on the device, the kernel and its shape.
@@ -233,15 +307,15 @@ pub struct SpmmPlan<T> {
     layout: DenseLayout,
     k: u32,
     a: DevCsr<T>,
-    shape: WarpShape,
-    pack: bool,
-    split: Option<Split<T>>,
+    shape: BlockShape,
+    /// `block-rows`' blocks (`None` for `thread-row`).
+    blocks: Option<Blocks<T>>,
 }
 
 impl<T: Scalar> SpmmPlan<T> {
     /// Uploads A for products with `k`-column operands in `layout`.
-    /// `Auto` is resolved by [`choose`]; a warp kernel with column-major
-    /// operands is refused, naming the kernels that read them.
+    /// `Auto` is resolved by [`choose`]; `block-rows` with column-major
+    /// operands is refused, naming the kernel that reads them.
     pub fn new<S: Semiring<Value = T>>(
         gpu: &Gpu,
         a: &Csr<T>,
@@ -249,14 +323,10 @@ impl<T: Scalar> SpmmPlan<T> {
         layout: DenseLayout,
         kernel: SpmmKernel,
     ) -> Result<Self> {
-        let value_bytes = size_of::<T>();
-        let shape = WarpShape::for_k(k, value_bytes);
-        let stats = a.row_stats();
-        let (kernel, pack) = match kernel {
-            SpmmKernel::Auto => choose(layout, &stats, shape),
-            SpmmKernel::PackedRows => (SpmmKernel::PackedRows, shape.groups() > 1),
-            SpmmKernel::SplitRows => (SpmmKernel::SplitRows, pack_rows(&stats, shape)),
-            other => (other, false),
+        let shape = BlockShape::for_k(k, size_of::<T>());
+        let kernel = match kernel {
+            SpmmKernel::Auto => choose(layout),
+            other => other,
         };
         if layout == DenseLayout::ColMajor && kernel != SpmmKernel::ThreadRow {
             return Err(Error::Unavailable {
@@ -267,49 +337,25 @@ impl<T: Scalar> SpmmPlan<T> {
                 ),
             });
         }
-        // Every kernel's work items must be counted in u32.
         let k32 = index(k, "k (columns of B)")?;
-        let rows = a.nrows() as u64;
-        let work = match kernel {
-            SpmmKernel::ThreadRow => rows * k.div_ceil(SPMM_THREAD_COLS as usize) as u64,
-            _ => rows * k.div_ceil(shape.tile(value_bytes)) as u64 + 32,
-        };
-        index(work as usize, "the SpMM's work items (rows × column tiles)")?;
-        let split = match kernel {
-            SpmmKernel::SplitRows => Self::split(gpu, a, k)?,
-            _ => None,
+        let dev = DevCsr::upload(gpu, a)?;
+        let blocks = match kernel {
+            SpmmKernel::BlockRows => Some(Blocks::new(gpu, a, k, shape)?),
+            _ => {
+                // A thread per row and column tile, counted in u32.
+                let threads = a.nrows() * k.div_ceil(SPMM_THREAD_COLS as usize);
+                index(threads, "the SpMM's work items (rows × column tiles)")?;
+                None
+            }
         };
         Ok(SpmmPlan {
             kernel,
             layout,
             k: k32,
-            a: DevCsr::upload(gpu, a)?,
+            a: dev,
             shape,
-            pack,
-            split,
+            blocks,
         })
-    }
-
-    /// The pieces of A's long rows on the device, and scratch for their
-    /// partial rows; `None` when no row is long.
-    fn split(gpu: &Gpu, a: &Csr<T>, k: usize) -> Result<Option<Split<T>>> {
-        let (pieces, long_rows, long_first) = cut_long_rows(a);
-        if long_rows.is_empty() {
-            return Ok(None);
-        }
-        let n_pieces = pieces.len() / 2;
-        index(
-            long_rows.len() * k,
-            "the long rows' columns (fix-up threads)",
-        )?;
-        Ok(Some(Split {
-            pieces: gpu.upload(&pieces)?,
-            n_pieces: n_pieces as u32,
-            n_long: long_rows.len() as u32,
-            long_rows: gpu.upload(&long_rows)?,
-            long_first: gpu.upload(&long_first)?,
-            partial: gpu.zeros::<T>(n_pieces * k)?,
-        }))
     }
 
     /// The kernel this plan runs (never `Auto`).
@@ -317,21 +363,19 @@ impl<T: Scalar> SpmmPlan<T> {
         self.kernel
     }
 
-    /// The kernel and its shape: `warp-row(vec16, 8 lanes × 1)`,
-    /// `split-rows(…, 3 long rows)`.
+    /// The kernel and its shape: `block-rows(vec16, 8 lanes, 76355 blocks,
+    /// 51096 pieces of 12609 long rows)`, `thread-row(col-major)`.
     pub fn label(&self) -> String {
-        if self.kernel == SpmmKernel::ThreadRow {
-            return format!("thread-row({})", self.layout);
+        match &self.blocks {
+            None => format!("{}({})", self.kernel, self.layout),
+            Some(b) => {
+                let load = if self.shape.vec { "vec16" } else { "scalar" };
+                format!(
+                    "{}({load}, {} lanes, {} blocks, {} pieces of {} long rows)",
+                    self.kernel, self.shape.lanes, b.n_blocks, b.n_pieces, b.n_long
+                )
+            }
         }
-        let s = self.shape;
-        let load = if s.vec { "vec16" } else { "scalar" };
-        let mut label = format!("{}({load}, {} lanes × {}", self.kernel, s.lanes, s.chunks);
-        if self.kernel == SpmmKernel::SplitRows {
-            label += if self.pack { ", packed" } else { ", warp" };
-            let long = self.split.as_ref().map_or(0, |s| s.n_long);
-            label += &format!(", {long} long rows");
-        }
-        label + ")"
     }
 
     /// Rows of A, columns of A (rows of B), and `k`.
@@ -343,13 +387,9 @@ impl<T: Scalar> SpmmPlan<T> {
         )
     }
 
-    /// Bytes A and the plan's scratch occupy on the device.
+    /// Bytes A and the plan's blocks and scratch occupy on the device.
     pub fn matrix_bytes(&self) -> usize {
-        let split = self.split.as_ref().map_or(0, |s| {
-            4 * (s.pieces.len() + s.long_rows.len() + s.long_first.len())
-                + s.partial.len() * size_of::<T>()
-        });
-        self.a.bytes() + split
+        self.a.bytes() + self.blocks.as_ref().map_or(0, Blocks::bytes)
     }
 
     /// Queues `C = A ⊗ B` on the GPU's stream. `b` holds `n · k` values and
@@ -364,77 +404,28 @@ impl<T: Scalar> SpmmPlan<T> {
         assert_eq!(b.len(), n * k, "B must hold A.ncols() × k values");
         assert_eq!(c.len(), m * k, "C must hold A.nrows() × k values");
         let a = &self.a;
-        if self.kernel == SpmmKernel::ThreadRow {
-            let ((b_rs, b_cs), (c_rs, c_cs)) = match self.layout {
-                DenseLayout::RowMajor => ((self.k, 1), (self.k, 1)),
-                DenseLayout::ColMajor => ((1, a.n_cols), (1, a.n_rows)),
-            };
-            let args = SpmmCsrThreadArgs {
-                row_ptr: gpu.ptr(&a.row_ptr),
-                col_idx: gpu.ptr(&a.col_idx),
-                values: gpu.ptr(&a.values),
-                b: gpu.ptr(b),
-                c: gpu.ptr_mut(c),
-                n_rows: a.n_rows,
-                k: self.k,
-                b_row_stride: b_rs,
-                b_col_stride: b_cs,
-                c_row_stride: c_rs,
-                c_col_stride: c_cs,
-            };
-            let threads = u64::from(a.n_rows) * u64::from(self.k.div_ceil(SPMM_THREAD_COLS));
-            return gpu.launch_threads::<S, _>("spmm_csr_thread", threads, args);
+        if let Some(blocks) = self.blocks.as_mut() {
+            return blocks.run::<S>(gpu, a, self.shape, self.k, b, c);
         }
-
-        let shape = self.shape;
-        let value_bytes = size_of::<T>();
-        let tiles = k.div_ceil(shape.tile(value_bytes)) as u64;
-        let stage = (4 + value_bytes) as u32;
-        let rows = SpmmCsrArgs {
+        let ((b_rs, b_cs), (c_rs, c_cs)) = match self.layout {
+            DenseLayout::RowMajor => ((self.k, 1), (self.k, 1)),
+            DenseLayout::ColMajor => ((1, a.n_cols), (1, a.n_rows)),
+        };
+        let args = SpmmCsrThreadArgs {
             row_ptr: gpu.ptr(&a.row_ptr),
             col_idx: gpu.ptr(&a.col_idx),
             values: gpu.ptr(&a.values),
             b: gpu.ptr(b),
             c: gpu.ptr_mut(c),
-            pieces: DevPtr::new(0),
-            n_items: a.n_rows,
+            n_rows: a.n_rows,
             k: self.k,
-            lanes: shape.lanes,
-            chunks: shape.chunks,
-            pack: u32::from(self.pack),
-            split_len: self.split.as_ref().map_or(u32::MAX, |_| LONG_ROW),
+            b_row_stride: b_rs,
+            b_col_stride: b_cs,
+            c_row_stride: c_rs,
+            c_col_stride: c_cs,
         };
-        let per_warp = if self.pack {
-            u64::from(shape.groups())
-        } else {
-            1
-        };
-        let warps = (u64::from(a.n_rows) * tiles).div_ceil(per_warp);
-        gpu.launch_threads_shared::<S, _>(shape.family(), warps * 32, stage, rows)?;
-
-        if let Some(split) = self.split.as_mut() {
-            let pieces = SpmmCsrArgs {
-                c: gpu.ptr_mut(&mut split.partial),
-                pieces: gpu.ptr(&split.pieces),
-                n_items: split.n_pieces,
-                pack: 0,
-                split_len: PIECE,
-                ..rows
-            };
-            let warps = u64::from(split.n_pieces) * tiles;
-            gpu.launch_threads_shared::<S, _>(shape.family(), warps * 32, stage, pieces)?;
-            let fixup = SpmmFixupArgs {
-                partial: gpu.ptr(&split.partial),
-                c: gpu.ptr_mut(c),
-                long_rows: gpu.ptr(&split.long_rows),
-                long_first: gpu.ptr(&split.long_first),
-                n_long: split.n_long,
-                k: self.k,
-            };
-            let threads = u64::from(split.n_long) * u64::from(self.k);
-            gpu.launch_threads::<S, _>("spmm_csr_fixup", threads, fixup)?;
-        }
-        Ok(())
+        let threads = u64::from(a.n_rows) * u64::from(self.k.div_ceil(SPMM_THREAD_COLS));
+        gpu.launch_threads::<S, _>("spmm_csr_thread", threads, args)
     }
 }
 
@@ -475,87 +466,88 @@ mod tests {
     use crate::engine::cuda::spmv::tests::with_rows;
 
     #[test]
-    fn warp_shapes_cover_k_with_the_fewest_lanes_and_even_tiles() {
+    fn block_shapes_cover_k_with_the_fewest_lanes() {
         let shape = |k, bytes| {
-            let s = WarpShape::for_k(k, bytes);
-            (s.vec, s.lanes, s.chunks)
+            let s = BlockShape::for_k(k, bytes);
+            (s.vec, s.lanes, s.tiles(k, bytes))
         };
         assert_eq!(shape(32, 4), (true, 8, 1));
         assert_eq!(shape(64, 4), (true, 16, 1));
         assert_eq!(shape(128, 4), (true, 32, 1));
-        assert_eq!(shape(256, 4), (true, 32, 1));
+        assert_eq!(shape(256, 4), (true, 32, 2));
         assert_eq!(shape(32, 8), (true, 16, 1));
         assert_eq!(shape(1, 4), (false, 1, 1));
         assert_eq!(shape(3, 8), (false, 4, 1));
         assert_eq!(shape(33, 4), (false, 32, 2));
-        // 257 single loads: three tiles of 3 × 32 = 96 columns.
-        assert_eq!(shape(257, 4), (false, 32, 3));
-        assert_eq!(shape(1024, 4), (true, 32, 1));
+        assert_eq!(shape(257, 4), (false, 32, 9));
+        assert_eq!(shape(0, 4), (true, 1, 0));
         for k in 1..600 {
             for bytes in [1, 4, 8] {
-                let s = WarpShape::for_k(k, bytes);
-                let max = if s.vec { 1 } else { SPMM_WARP_CHUNKS };
+                let s = BlockShape::for_k(k, bytes);
                 assert!(s.lanes.is_power_of_two() && s.lanes <= 32, "{k}");
-                assert!((1..=max).contains(&s.chunks), "{k}");
                 if s.vec {
                     assert!(k.is_multiple_of(16 / bytes), "{k}");
                 }
                 // Every column is some lane's; no tile is all idle.
-                let tile = s.tile(bytes);
-                let tiles = k.div_ceil(tile);
+                let tile = s.lanes as usize * s.per_load(bytes);
+                let tiles = s.tiles(k, bytes);
                 assert!((tiles - 1) * tile < k && tiles * tile >= k, "{k}");
             }
         }
     }
 
     #[test]
-    fn long_rows_are_cut_into_pieces_in_order() {
-        let long = LONG_ROW as usize;
-        let lens = [3, long + 1, 0, long, 5000];
+    fn blocks_cover_every_entry_once_pieces_first_and_within_budget() {
+        let long = BLOCK_COST;
+        let lens = [0, 3, long, long + 1, 0, 0, 7, 100_000, 1, 60, 2, 0];
         let a = with_rows(&lens);
-        let (pieces, long_rows, long_first) = cut_long_rows(&a);
-        assert_eq!(long_rows, [1, 4]);
-        let first_row_pieces = (long + 1).div_ceil(PIECE as usize) as u32;
-        let last_row_pieces = 5000u32.div_ceil(PIECE);
-        assert_eq!(
-            long_first,
-            [0, first_row_pieces, first_row_pieces + last_row_pieces]
-        );
-        let starts: Vec<_> = pieces.chunks(2).map(|p| (p[0], p[1])).collect();
-        assert_eq!(starts[0], (1, 3));
-        assert_eq!(starts[1], (1, 3 + PIECE));
-        let row4 = a.row_ptr()[4] as u32;
-        let first4 = first_row_pieces as usize;
-        assert_eq!(starts[first4], (4, row4));
-        assert_eq!(
-            starts.last(),
-            Some(&(4, row4 + (last_row_pieces - 1) * PIECE))
-        );
+        let (blocks, n_pieces, long_rows, long_first) = partition_blocks(&a);
+        let blocks: Vec<[usize; 4]> = blocks
+            .chunks(4)
+            .map(|b| [b[0], b[1], b[2], b[3]].map(|v| v as usize))
+            .collect();
+        assert_eq!(long_rows, [3, 7]);
+        // Row 3: two pieces; row 7: the cap.
+        assert_eq!(long_first, [0, 2, 2 + MAX_PIECES as u32]);
+        assert_eq!(n_pieces, 2 + MAX_PIECES);
+        let ptr = a.row_ptr();
+        for (p, &[r0, r1, e0, e1]) in blocks[..n_pieces].iter().enumerate() {
+            let l = long_first.iter().rposition(|&f| f as usize <= p).unwrap();
+            assert_eq!((r0, r1), (long_rows[l] as usize, long_rows[l] as usize + 1));
+            assert!(ptr[r0] <= e0 && e0 < e1 && e1 <= ptr[r1], "{p}");
+        }
+        // Each long row's pieces tile it, in order.
+        for (l, &row) in long_rows.iter().enumerate() {
+            let row = row as usize;
+            let ps = &blocks[long_first[l] as usize..long_first[l + 1] as usize];
+            assert_eq!((ps[0][2], ps[ps.len() - 1][3]), (ptr[row], ptr[row + 1]));
+            assert!(ps.windows(2).all(|w| w[0][3] == w[1][2]), "row {row}");
+        }
+        // The row blocks: whole rows, in order, every short row once, each
+        // within budget unless it holds one row.
+        let mut covered = vec![0; a.nrows()];
+        let mut last_end = 0;
+        for &[r0, r1, e0, e1] in &blocks[n_pieces..] {
+            assert!(r0 >= last_end && r0 < r1);
+            assert_eq!((e0, e1), (ptr[r0], ptr[r1]));
+            let cost: usize = (r0..r1).map(|r| a.row_len(r) + 1).sum();
+            assert!(cost <= BLOCK_COST || r1 == r0 + 1, "{r0}..{r1}: {cost}");
+            for c in &mut covered[r0..r1] {
+                *c += 1;
+            }
+            last_end = r1;
+        }
+        for (row, &len) in lens.iter().enumerate() {
+            let want = usize::from(len <= BLOCK_COST);
+            assert_eq!(covered[row], want, "row {row}");
+        }
+        let piece_entries: usize = blocks[..n_pieces].iter().map(|b| b[3] - b[2]).sum();
+        assert_eq!(piece_entries, long + 1 + 100_000);
     }
 
     #[test]
-    fn auto_follows_layout_row_lengths_and_k() {
-        let stats = |lens: &[usize]| with_rows(lens).row_stats();
-        let k32 = WarpShape::for_k(32, 4);
-        let k128 = WarpShape::for_k(128, 4);
-        let short = stats(&[5; 100]);
-        assert_eq!(
-            choose(DenseLayout::ColMajor, &short, k32),
-            (SpmmKernel::ThreadRow, false)
-        );
-        assert_eq!(
-            choose(DenseLayout::RowMajor, &short, k32),
-            (SpmmKernel::PackedRows, true)
-        );
-        assert_eq!(
-            choose(DenseLayout::RowMajor, &short, k128),
-            (SpmmKernel::WarpRow, false)
-        );
-        let mut lens = vec![5; 100];
-        lens.push(LONG_ROW as usize + 1);
-        assert_eq!(
-            choose(DenseLayout::RowMajor, &stats(&lens), k32).0,
-            SpmmKernel::SplitRows
-        );
+    fn auto_follows_the_layout() {
+        assert_eq!(choose(DenseLayout::ColMajor), SpmmKernel::ThreadRow);
+        assert_eq!(choose(DenseLayout::RowMajor), SpmmKernel::BlockRows);
     }
 }
