@@ -157,9 +157,9 @@ fn b_for<T: spmx::Scalar>(n: usize, k: usize, seed: u64) -> Dense<T> {
 }
 
 /// Shapes that stress the mapping of rows and columns to lanes, for every
-/// `k` in [`KS`]: a power-law spread of row lengths, one row cut into the
-/// most pieces (50 000 entries), rows around the length where pieces grow
-/// past a block (64 pieces of 64), rows of 32 and 33 entries (a staging
+/// `k` in [`KS`]: a power-law spread of row lengths, one row cut into
+/// many pieces (50 000 entries), rows around the length where pieces grow
+/// past a block (64² entries), rows of 32 and 33 entries (a staging
 /// round), rows around a block's work (64), mostly empty rows, a wide and
 /// a tall rectangle.
 fn big_cases<S: Semiring>(test: &str)
@@ -177,7 +177,7 @@ where
             skewed(2_000, 60_000, |i| if i == 17 { 50_000 } else { i % 5 }, 2),
         ),
         (
-            "around the piece cap",
+            "where pieces grow",
             skewed(40, 5_000, |i| 4_086 + i % 20, 3),
         ),
         ("rows of 32 and 33", skewed(500, 700, |i| 32 + i % 2, 4)),

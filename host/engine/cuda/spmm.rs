@@ -33,9 +33,6 @@ use crate::format::{Csr, Dense};
 /// faster on 2D Poisson but 4–10% slower on R-MAT; 128 was 5% faster on
 /// R-MAT at k = 256 but 30% slower on 2D Poisson.
 const BLOCK_COST: usize = 64;
-/// Most pieces a row longer than a block is cut into: the fix-up sums a
-/// long row's pieces one after another.
-const MAX_PIECES: usize = 64;
 
 /// How a dense operand is stored on the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -156,9 +153,18 @@ pub fn choose(layout: DenseLayout) -> SpmmKernel {
     }
 }
 
+/// Entries a piece of a row of `len > BLOCK_COST` entries takes: a block's
+/// work, or `√len` when longer, so that neither the group walking a piece
+/// nor the fix-up thread summing the row's pieces one after another takes
+/// long (a piece of a 214 000-entry row capped at 64 pieces, 3 300 entries
+/// a group, held an H100 0.8 ms; power-law 1M at k = 32 took 1.7 ms).
+fn piece_len(len: usize) -> usize {
+    len.isqrt().max(BLOCK_COST)
+}
+
 /// A's entries cut into the blocks of `block-rows` ([`SpmmBlockArgs`]):
 /// first the pieces of the rows longer than [`BLOCK_COST`] entries, each
-/// cut into at most [`MAX_PIECES`] even pieces; then the other rows, in
+/// cut into even pieces of about [`piece_len`]; then the other rows, in
 /// order, in blocks of at most `BLOCK_COST` cost (a block always takes its
 /// first row). Returns the blocks' `(first row, end row, first entry, end
 /// entry)`s, how many are pieces, the long rows, and each long row's
@@ -178,7 +184,7 @@ fn partition_blocks<T: Scalar>(a: &Csr<T>) -> (Vec<u32>, usize, Vec<u32>, Vec<u3
         let (start, len) = (span[0], span[1] - span[0]);
         if len > BLOCK_COST {
             close(&mut blocks, first, row);
-            let n = len.div_ceil(BLOCK_COST).min(MAX_PIECES);
+            let n = len.div_ceil(piece_len(len));
             for i in 0..n {
                 let (s, e) = (start + i * len / n, start + (i + 1) * len / n);
                 pieces.extend([row, row + 1, s, e].map(|i| i as u32));
@@ -507,9 +513,9 @@ mod tests {
             .map(|b| [b[0], b[1], b[2], b[3]].map(|v| v as usize))
             .collect();
         assert_eq!(long_rows, [3, 7]);
-        // Row 3: two pieces; row 7: the cap.
-        assert_eq!(long_first, [0, 2, 2 + MAX_PIECES as u32]);
-        assert_eq!(n_pieces, 2 + MAX_PIECES);
+        // Row 3: two pieces of a block; row 7: 317 of about √100 000.
+        assert_eq!(long_first, [0, 2, 2 + 317]);
+        assert_eq!(n_pieces, 2 + 317);
         let ptr = a.row_ptr();
         for (p, &[r0, r1, e0, e1]) in blocks[..n_pieces].iter().enumerate() {
             let l = long_first.iter().rposition(|&f| f as usize <= p).unwrap();
