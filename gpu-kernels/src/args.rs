@@ -399,7 +399,7 @@ pub struct SpmmBlockArgs<T> {
     pub b: DevPtr<T>,
     /// C, row-major `m × k`.
     pub c: DevPtrMut<T>,
-    /// `n_pieces · k` partial sums (address 0 when there are no pieces).
+    /// `n_pieces · k` partial sums (unused when there are no pieces).
     pub partial: DevPtrMut<T>,
     pub n_blocks: u32,
     pub n_pieces: u32,

@@ -154,16 +154,21 @@ impl<T: Scalar> Csr<T> {
         }
     }
 
-    /// Entries in row-major order as COO.
-    pub fn to_coo(&self) -> Coo<T> {
+    /// The row of each stored entry, in storage order (COO's row array).
+    pub fn entry_rows(&self) -> Vec<u32> {
         let mut rows = Vec::with_capacity(self.nnz());
         for i in 0..self.nrows {
             rows.extend(std::iter::repeat_n(i as u32, self.row_len(i)));
         }
+        rows
+    }
+
+    /// Entries in row-major order as COO.
+    pub fn to_coo(&self) -> Coo<T> {
         Coo::from_parts_unchecked(
             self.nrows,
             self.ncols,
-            rows,
+            self.entry_rows(),
             self.col_idx.clone(),
             self.values.clone(),
         )

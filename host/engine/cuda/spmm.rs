@@ -16,7 +16,7 @@
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{
-    DevPtrMut, SPMM_BLOCK_STAGE, SPMM_THREAD_COLS, SpmmBlockArgs, SpmmCsrThreadArgs, SpmmFixupArgs,
+    SPMM_BLOCK_STAGE, SPMM_THREAD_COLS, SpmmBlockArgs, SpmmCsrThreadArgs, SpmmFixupArgs,
 };
 
 use super::Gpu;
@@ -236,15 +236,11 @@ impl<T: Scalar> Blocks<T> {
             long_rows.len() * k,
             "the long rows' columns (fix-up threads)",
         )?;
-        let mut rows = Vec::with_capacity(a.nnz());
-        for row in 0..a.nrows() {
-            rows.extend(std::iter::repeat_n(row as u32, a.row_len(row)));
-        }
         Ok(Blocks {
             blocks: gpu.upload(&blocks)?,
             n_blocks: n_blocks as u32,
             n_pieces: n_pieces as u32,
-            rows: gpu.upload(&rows)?,
+            rows: gpu.upload(&a.entry_rows())?,
             n_long: long_rows.len() as u32,
             long_rows: gpu.upload(&long_rows)?,
             long_first: gpu.upload(&long_first)?,
@@ -270,10 +266,6 @@ impl<T: Scalar> Blocks<T> {
     ) -> Result<()> {
         let value_bytes = size_of::<T>();
         let tiles = shape.tiles(k as usize, value_bytes) as u64;
-        let partial = match self.n_pieces {
-            0 => DevPtrMut::new(0),
-            _ => gpu.ptr_mut(&mut self.partial),
-        };
         let args = SpmmBlockArgs {
             blocks: gpu.ptr(&self.blocks),
             rows: gpu.ptr(&self.rows),
@@ -281,7 +273,7 @@ impl<T: Scalar> Blocks<T> {
             values: gpu.ptr(&a.values),
             b: gpu.ptr(b),
             c: gpu.ptr_mut(c),
-            partial,
+            partial: gpu.ptr_mut(&mut self.partial),
             n_blocks: self.n_blocks,
             n_pieces: self.n_pieces,
             k,
@@ -289,7 +281,7 @@ impl<T: Scalar> Blocks<T> {
         };
         let warps = (u64::from(self.n_blocks) * tiles).div_ceil(u64::from(shape.groups()));
         // A thread's share of its warp's staging: `groups · STAGE` entries.
-        let stage = shape.groups() * SPMM_BLOCK_STAGE / 32 * (8 + value_bytes as u32);
+        let stage = shape.groups() * SPMM_BLOCK_STAGE * (8 + value_bytes as u32) / 32;
         gpu.launch_threads_shared::<S, _>(shape.family(), warps * 32, stage, args)?;
         if self.n_long > 0 {
             let fixup = SpmmFixupArgs {
