@@ -12,7 +12,7 @@
 //! | SpMV  `y = A ⊗ x`    | CSR, ELL, HYB, SELL/JDS, BSR, dense | ✓      | ✓ ¹  | ✓ ³  |
 //! | SpMV  `y = A ⊗ x`    | COO, CSC                            | ✓      | ✓ ²  | ✓ ³  |
 //! | SpMM  `C = A ⊗ B`    | CSR × dense → dense                 | ✓      | ✓ ¹  | ✓ ³  |
-//! | SpGEMM `C = A ⊗ B`   | CSR                                 | ✓      | ✓ ¹  |      |
+//! | SpGEMM `C = A ⊗ B`   | CSR                                 | ✓      | ✓ ¹  | ✓ ⁴  |
 //! | element-wise `A ⊕ B` | CSR                                 | ✓      | ✓ ¹  |      |
 //! | transpose            | CSR (→ CSR of Aᵀ, i.e. CSC)         | ✓      | ✓ ¹  |      |
 //!
@@ -22,7 +22,9 @@
 //! order-independent semirings, but plus-times may round differently from
 //! serial (see [`cpu::spmv`]). ³ Feature `gpu`: exact semirings give the
 //! serial bits; plus-times may round differently (the kernels' sum orders
-//! are in `gpu_kernels::spmv` and `gpu_kernels::spmm`).
+//! are in `gpu_kernels::spmv` and `gpu_kernels::spmm`). ⁴ Feature `gpu`:
+//! every entry summed in the serial order, so the serial bits for every
+//! semiring; a C larger than the device is computed in row blocks.
 //!
 //! SpMV runs on each format's own layout (no conversion to CSR): every
 //! format has `a.spmv(&x)` and `a.spmv_with::<S>(&x, engine)`, and
@@ -64,6 +66,8 @@ where
 {
     Ok(match engine.resolve(Op::Spgemm)? {
         Engine::Serial => serial::spgemm::<S>(a, b),
+        #[cfg(feature = "gpu")]
+        Engine::Cuda => crate::engine::cuda::spgemm::spgemm::<S>(a, b)?,
         _ => cpu::spgemm::<S>(a, b),
     })
 }

@@ -27,6 +27,9 @@
 //! | [`SpmmFixupArgs`]    | `spmm_csr_fixup`                         | 40    |
 //! | [`SpmmCsrThreadArgs`] | `spmm_csr_thread`                       | 64    |
 //! | [`SpmmBlockArgs`]    | `spmm_csr_block`, `spmm_csr_block_vec`   | 72    |
+//! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_warp`, `spgemm_block`, `spgemm_dense` | 128 |
+//! | [`SpgemmClassifyArgs`] | `spgemm_classify`, `spgemm_bin` (utility) | 88  |
+//! | [`ScanArgs`]         | `scan_tiles`, `scan_tile_sums`, `scan_add` (utility) | 32 |
 //!
 //! Launch contracts (block and grid shape, what `y` must hold) are in each
 //! kernel's documentation in the `spmv` and `spmm` modules and in `GUIDE.md`.
@@ -138,6 +141,7 @@ kernel_args! {
     SpmmFixupArgs = 40;
     SpmmCsrThreadArgs = 64;
     SpmmBlockArgs = 72;
+    SpgemmRowsArgs = 128;
 }
 
 /// SpMV over CSR: `y[i] = ⊕ₖ values[k] ⊗ x[col_idx[k]]` for `k` in
@@ -457,6 +461,132 @@ pub struct SpmmCsrThreadArgs<T> {
 
 /// Columns one thread of `spmm_csr_thread` computes at a time.
 pub const SPMM_THREAD_COLS: u32 = 8;
+
+/// One class of rows of C = A ⊗ B, symbolic or numeric phase. The kernels
+/// of one class take the rows listed in `rows` (the host's binning) and,
+/// in the symbolic phase (`numeric == 0`), write each row's exact length
+/// to `row_len[row]`; in the numeric phase they write the row's entries,
+/// sorted by column and without duplicates, at `c_row_ptr[row] − c_base`
+/// in `c_col_idx` / `c_values` (so that a block of rows of C can live in a
+/// buffer of its own). A, B and C's offsets are `u32` for A and B (at most
+/// 2³² − 64 entries each), `u64` for C.
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpgemmRowsArgs<T> {
+    pub a_row_ptr: DevPtr<u32>,
+    pub a_col_idx: DevPtr<u32>,
+    pub a_values: DevPtr<T>,
+    pub b_row_ptr: DevPtr<u32>,
+    pub b_col_idx: DevPtr<u32>,
+    pub b_values: DevPtr<T>,
+    /// The rows of this class, `n_rows` values.
+    pub rows: DevPtr<u32>,
+    /// Symbolic: the length of each row of C (indexed by row).
+    pub row_len: DevPtrMut<u32>,
+    /// Numeric: C's `n + 1` offsets.
+    pub c_row_ptr: DevPtr<u64>,
+    pub c_col_idx: DevPtrMut<u32>,
+    pub c_values: DevPtrMut<T>,
+    /// `spgemm_dense`: a slot of `slot_words` presence words (and
+    /// `32 · slot_words` values) for each block of the grid.
+    pub scratch_flags: DevPtrMut<u32>,
+    pub scratch_values: DevPtrMut<T>,
+    /// The offset in C of `c_col_idx[0]`.
+    pub c_base: u64,
+    pub n_rows: u32,
+    /// 0: symbolic phase; 1: numeric.
+    pub numeric: u32,
+    pub slot_words: u32,
+    pub _pad: u32,
+}
+
+/// Products a row of C may have (Σ over A(i,k) of |B(k,:)|), and entries
+/// of A, for one warp to sort them in shared memory (`spgemm_warp`).
+pub const SPGEMM_WARP_MAX: u32 = 128;
+/// Products (and entries of A) a row may have for one block to sort them (`spgemm_block`);
+/// rows with more go to the dense accumulator (`spgemm_dense`).
+pub const SPGEMM_BLOCK_MAX: u32 = 1024;
+/// Threads of a block of every SpGEMM row kernel.
+pub const SPGEMM_THREADS: u32 = 256;
+/// Row classes of [`SpgemmClassifyArgs`], in order: at most one entry of A
+/// or no products (`spgemm_copy`), up to [`SPGEMM_WARP_MAX`] products
+/// (`spgemm_warp`), up to [`SPGEMM_BLOCK_MAX`] (`spgemm_block`), more
+/// (`spgemm_dense`).
+pub const SPGEMM_CLASSES: usize = 4;
+
+/// Shared memory a group sorting up to `capacity` products needs: the
+/// products' keys (8 bytes) and values, and per entry of A its first
+/// product and where its row of B starts (4 + 4 bytes, one offset more).
+pub const fn spgemm_sort_shared_bytes(capacity: u32, value_size: u32) -> u32 {
+    let bytes = capacity * (8 + 4 + 4 + value_size) + 16;
+    bytes.div_ceil(8) * 8
+}
+
+/// Shared memory of `spgemm_dense`: two scalars, then 33 `u64` slots of a
+/// block-wide scan.
+pub const SPGEMM_DENSE_SHARED: u32 = 16 + 8 * 33;
+/// Shared memory of the scan kernels: 33 `u64` slots.
+pub const SCAN_SHARED: u32 = 8 * 33;
+
+/// The row classification of C = A ⊗ B (`spgemm_classify`) and the
+/// binning of rows by class (`spgemm_bin`), for rows
+/// `row_start..row_end`. Classify writes each row's class (`class[row −
+/// row_start]`), the lengths of class-0 rows (`row_len[row]`: its
+/// products), adds the class sizes to `counts` and the products to
+/// `products`. Bin lists the rows of class `c` from `rows[offsets[c]]` on
+/// (in no particular order), counting in `cursors` (zeroed).
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpgemmClassifyArgs {
+    pub a_row_ptr: DevPtr<u32>,
+    pub a_col_idx: DevPtr<u32>,
+    pub b_row_ptr: DevPtr<u32>,
+    pub class: DevPtrMut<u8>,
+    pub row_len: DevPtrMut<u32>,
+    /// [`SPGEMM_CLASSES`] counters (classify) or cursors (bin).
+    pub counts: DevPtrMut<u32>,
+    /// Classify: total products; bin: the row list.
+    pub products: DevPtrMut<u64>,
+    pub rows: DevPtrMut<u32>,
+    pub row_start: u32,
+    pub row_end: u32,
+    /// Bin: where each class's rows start in `rows`.
+    pub offsets: [u32; SPGEMM_CLASSES],
+}
+
+/// An exclusive prefix sum of `n` `u32` values into `n + 1` `u64` offsets,
+/// in three launches: `scan_tiles` (a block per tile of
+/// [`SCAN_TILE`] values: offsets within the tile and the tile's sum),
+/// `scan_tile_sums` (one block: the tiles' sums scanned in place, the total
+/// written to `output[n]`), `scan_add` (each offset plus its tile's start).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct ScanArgs {
+    pub input: DevPtr<u32>,
+    pub output: DevPtrMut<u64>,
+    pub tile_sums: DevPtrMut<u64>,
+    pub n: u32,
+    pub n_tiles: u32,
+}
+
+/// Values a block of `scan_tiles` (256 threads, 8 values a thread) scans.
+pub const SCAN_TILE: u32 = 2048;
+/// Threads of a block of the scan kernels.
+pub const SCAN_THREADS: u32 = 256;
+
+impl Clone for SpgemmClassifyArgs {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl Copy for SpgemmClassifyArgs {}
+// SAFETY: repr(C): eight 8-byte device addresses, then six u32 (24 bytes,
+// a multiple of 8): no padding, as the size check shows.
+unsafe impl KernelArgs for SpgemmClassifyArgs {}
+const _: () = assert!(core::mem::size_of::<SpgemmClassifyArgs>() == 88);
+// SAFETY: repr(C): three 8-byte addresses and two u32: no padding.
+unsafe impl KernelArgs for ScanArgs {}
+const _: () = assert!(core::mem::size_of::<ScanArgs>() == 32);
 
 #[cfg(test)]
 mod tests {

@@ -13,10 +13,12 @@
 
 #[cfg(target_arch = "nvptx64")]
 use crate::args::{
-    SpmmBlockArgs, SpmmCsrThreadArgs, SpmmFixupArgs, SpmvBsrArgs, SpmvCooArgs, SpmvCsrAdaptiveArgs,
-    SpmvCsrArgs, SpmvCsrMergeArgs, SpmvEllArgs, SpmvSellArgs,
+    SpgemmRowsArgs, SpmmBlockArgs, SpmmCsrThreadArgs, SpmmFixupArgs, SpmvBsrArgs, SpmvCooArgs,
+    SpmvCsrAdaptiveArgs, SpmvCsrArgs, SpmvCsrMergeArgs, SpmvEllArgs, SpmvSellArgs,
 };
 use crate::semiring::{MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring};
+#[cfg(target_arch = "nvptx64")]
+use crate::spgemm::{spgemm_block, spgemm_copy, spgemm_dense, spgemm_warp};
 #[cfg(target_arch = "nvptx64")]
 use crate::spmm::{spmm_csr_block, spmm_csr_block_vec, spmm_csr_fixup, spmm_csr_thread};
 #[cfg(target_arch = "nvptx64")]
@@ -38,9 +40,17 @@ pub struct Kernel {
     pub value: &'static str,
 }
 
-/// Entry points that are not stamped per semiring (`crate::util`): the PTX
+/// Entry points that are not stamped per semiring (`crate::util`, and the
+/// SpGEMM classification, binning and scan in `crate::spgemm`): the PTX
 /// declares these and the [`KERNELS`], nothing else.
-pub const UTILITY_KERNELS: &[&str] = &["spin_ns"];
+pub const UTILITY_KERNELS: &[&str] = &[
+    "spin_ns",
+    "spgemm_classify",
+    "spgemm_bin",
+    "scan_tiles",
+    "scan_tile_sums",
+    "scan_add",
+];
 
 /// The entry point of `family` for semiring `S`, if it was stamped.
 pub fn find<S: Semiring>(family: &str) -> Option<&'static Kernel> {
@@ -121,6 +131,10 @@ stamp_kernels! {
         spmm_csr_block_vec(SpmmBlockArgs),
         spmm_csr_fixup(SpmmFixupArgs),
         spmm_csr_thread(SpmmCsrThreadArgs),
+        spgemm_copy(SpgemmRowsArgs),
+        spgemm_warp(SpgemmRowsArgs),
+        spgemm_block(SpgemmRowsArgs),
+        spgemm_dense(SpgemmRowsArgs),
     ],
     semirings: [
         plus_times f32 => PlusTimes<f32>,
@@ -187,6 +201,10 @@ mod tests {
             "spmm_csr_block_vec",
             "spmm_csr_fixup",
             "spmm_csr_thread",
+            "spgemm_copy",
+            "spgemm_warp",
+            "spgemm_block",
+            "spgemm_dense",
         ];
         for family in families {
             assert!(find::<PlusTimes<f32>>(family).is_some(), "{family}");

@@ -15,6 +15,7 @@
 //! | [`merge_path`] | all      | merge-path search, walk and fix-up of the load-balanced CSR SpMV |
 //! | `device`     | nvptx64    | thread indices, warp shuffles and votes, shared memory, atomics |
 //! | `spmv`       | nvptx64    | SpMV kernel bodies: CSR (scalar, vector, merge path), COO, ELL, SELL, BSR |
+//! | `spgemm`     | nvptx64    | SpGEMM: row classes, sort-based and dense-accumulator row kernels, prefix sum |
 //! | `spmm`       | nvptx64    | SpMM kernel bodies: CSR × dense, warp-tiled (row-major) and thread per row (any layout) |
 //!
 //! `GUIDE.md` (beside `Cargo.toml`) shows how to write a kernel or add a
@@ -47,6 +48,8 @@ pub mod semiring;
 
 #[cfg(target_arch = "nvptx64")]
 pub mod device;
+#[cfg(target_arch = "nvptx64")]
+pub mod spgemm;
 #[cfg(target_arch = "nvptx64")]
 pub mod spmm;
 #[cfg(target_arch = "nvptx64")]

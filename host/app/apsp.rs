@@ -36,7 +36,13 @@ pub fn apsp(g: &Csr<f64>, engine: Engine) -> Result<Apsp> {
         (0..n as u32).collect(),
         vec![0.0; n],
     );
-    let mut d = ops::ewise_add::<MinPlus<f64>>(g, &identity, engine)?;
+    // The GPU has no element-wise add: the diagonal goes in on the cpu.
+    let add_engine = if engine == Engine::Cuda {
+        Engine::Cpu
+    } else {
+        engine
+    };
+    let mut d = ops::ewise_add::<MinPlus<f64>>(g, &identity, add_engine)?;
     // Squarings that can still shorten a path, plus one that confirms.
     let limit = usize::BITS - n.max(2).saturating_sub(1).leading_zeros() + 1;
     for squarings in 1..=limit as usize {

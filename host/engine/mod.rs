@@ -130,7 +130,7 @@ impl Op {
 
     /// Whether the cuda engine implements this operation.
     pub fn on_cuda(self) -> bool {
-        matches!(self, Op::Spmv | Op::Spmm)
+        matches!(self, Op::Spmv | Op::Spmm | Op::Spgemm)
     }
 }
 

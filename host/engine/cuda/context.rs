@@ -166,6 +166,30 @@ impl Gpu {
             .map_err(|e| self.alloc_error::<T>(n, e))
     }
 
+    /// A new device buffer of `n` elements whose contents are undefined
+    /// until a kernel writes them (no memset: for outputs a kernel fills).
+    pub fn output<T: DeviceRepr>(&self, n: usize) -> Result<CudaSlice<T>> {
+        // SAFETY: the buffer is only handed to kernels that write it before
+        // anything reads it (the caller's use), and `T` is plain data.
+        unsafe { self.stream.alloc(n) }.map_err(|e| self.alloc_error::<T>(n, e))
+    }
+
+    /// Copies `dev[range]` into `host` (same length; waits for the stream).
+    pub fn download_into<T: DeviceRepr>(
+        &self,
+        dev: &CudaSlice<T>,
+        range: std::ops::Range<usize>,
+        host: &mut [T],
+    ) -> Result<()> {
+        assert_eq!(range.len(), host.len(), "range and host lengths differ");
+        if host.is_empty() {
+            return Ok(());
+        }
+        self.stream
+            .memcpy_dtoh(&dev.slice(range), host)
+            .map_err(|e| self.run_error("copying a result back", e))
+    }
+
     /// Copies a device buffer back (waits for the stream).
     pub fn download<T: DeviceRepr>(&self, dev: &CudaSlice<T>) -> Result<Vec<T>> {
         self.stream

@@ -1,5 +1,6 @@
 //! cuSPARSE, NVIDIA's sparse library, loaded at run time through cudarc:
-//! the vendor's CSR SpMV `y = A·x` and SpMM `C = A·B` (`f32`, `f64`) that
+//! the vendor's CSR SpMV `y = A·x`, SpMM `C = A·B` and SpGEMM (`f32`,
+//! `f64`) that
 //! `spmx bench` races our kernels against, on the same device, stream and
 //! device copy of A.
 //!
@@ -587,6 +588,203 @@ impl<T: CusparseValue> CusparseSpmm<T> {
                 ),
             )
         }
+    }
+}
+
+/// C = A·B by cuSPARSE's `cusparseSpGEMM` (`CUSPARSE_SPGEMM_DEFAULT`), C
+/// on the device: what `spmx bench spgemm` races our SpGEMM against.
+pub struct CusparseSpgemm<T> {
+    pub row_ptr: CudaSlice<u32>,
+    pub col_idx: CudaSlice<u32>,
+    pub values: CudaSlice<T>,
+    /// Entries of C, as cuSPARSE reports them.
+    pub nnz: usize,
+}
+
+/// A CSR descriptor cuSPARSE fills (C of a product), destroyed on drop.
+struct OutCsrDescr(sys::cusparseSpMatDescr_t);
+
+impl Drop for OutCsrDescr {
+    fn drop(&mut self) {
+        // SAFETY: created by cuSPARSE and destroyed once.
+        let _ = unsafe { sys::cusparseDestroySpMat(self.0) };
+    }
+}
+
+/// A `cusparseSpGEMMDescr_t`, destroyed on drop.
+struct SpgemmDescr(sys::cusparseSpGEMMDescr_t);
+
+impl Drop for SpgemmDescr {
+    fn drop(&mut self) {
+        // SAFETY: created by cuSPARSE and destroyed once.
+        let _ = unsafe { sys::cusparseSpGEMM_destroyDescr(self.0) };
+    }
+}
+
+impl<T: CusparseValue> CusparseSpgemm<T> {
+    /// C = A·B, the whole of cuSPARSE's sequence: work estimation, compute
+    /// (each sized, then run with its buffer), C's arrays allocated at the
+    /// size it reports, copy. Queued on the GPU's stream; the sizes wait
+    /// for it. Every failing call is an error naming it and its status.
+    pub fn multiply(lib: &Cusparse, gpu: &Gpu, a: &DevCsr<T>, b: &DevCsr<T>) -> Result<Self> {
+        let stream = gpu.stream();
+        let (ad, bd) = (CsrDescr::new(gpu, a)?, CsrDescr::new(gpu, b)?);
+        let m = a.n_rows as usize;
+        let mut row_ptr = gpu.zeros::<u32>(m + 1)?;
+        let mut c = std::ptr::null_mut();
+        {
+            let (rp, _) = row_ptr.device_ptr_mut(stream);
+            // SAFETY: C's offsets hold m + 1 values; columns and values are
+            // set once cuSPARSE knows C's size.
+            check("cusparseCreateCsr", unsafe {
+                sys::cusparseCreateCsr(
+                    &mut c,
+                    i64::from(a.n_rows),
+                    i64::from(b.n_cols),
+                    0,
+                    rp as *mut c_void,
+                    std::ptr::null_mut(),
+                    std::ptr::null_mut(),
+                    sys::cusparseIndexType_t::CUSPARSE_INDEX_32I,
+                    sys::cusparseIndexType_t::CUSPARSE_INDEX_32I,
+                    sys::cusparseIndexBase_t::CUSPARSE_INDEX_BASE_ZERO,
+                    T::DATA_TYPE,
+                )
+            })?;
+        }
+        let c = OutCsrDescr(c);
+        let mut desc = std::ptr::null_mut();
+        // SAFETY: creates a descriptor.
+        check("cusparseSpGEMM_createDescr", unsafe {
+            sys::cusparseSpGEMM_createDescr(&mut desc)
+        })?;
+        let desc = SpgemmDescr(desc);
+        let (one, zero) = (T::from_f64(1.0), T::from_f64(0.0));
+        let op = sys::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE;
+        let alg = sys::cusparseSpGEMMAlg_t::CUSPARSE_SPGEMM_DEFAULT;
+        // SAFETY (each call below): live handle and descriptors; alpha and
+        // beta host values of the compute type; each buffer of the size
+        // the sizing call returned.
+        let mut size1 = 0usize;
+        check("cusparseSpGEMM_workEstimation", unsafe {
+            sys::cusparseSpGEMM_workEstimation(
+                lib.handle,
+                op,
+                op,
+                scalar(&one),
+                ad.as_const(),
+                bd.as_const(),
+                scalar(&zero),
+                c.0,
+                T::DATA_TYPE,
+                alg,
+                desc.0,
+                &mut size1,
+                std::ptr::null_mut(),
+            )
+        })?;
+        let mut buf1 = gpu.zeros::<u8>(size1.max(1))?;
+        {
+            let (p1, _) = buf1.device_ptr_mut(stream);
+            check("cusparseSpGEMM_workEstimation", unsafe {
+                sys::cusparseSpGEMM_workEstimation(
+                    lib.handle,
+                    op,
+                    op,
+                    scalar(&one),
+                    ad.as_const(),
+                    bd.as_const(),
+                    scalar(&zero),
+                    c.0,
+                    T::DATA_TYPE,
+                    alg,
+                    desc.0,
+                    &mut size1,
+                    p1 as *mut c_void,
+                )
+            })?;
+        }
+        let mut size2 = 0usize;
+        check("cusparseSpGEMM_compute", unsafe {
+            sys::cusparseSpGEMM_compute(
+                lib.handle,
+                op,
+                op,
+                scalar(&one),
+                ad.as_const(),
+                bd.as_const(),
+                scalar(&zero),
+                c.0,
+                T::DATA_TYPE,
+                alg,
+                desc.0,
+                &mut size2,
+                std::ptr::null_mut(),
+            )
+        })?;
+        let mut buf2 = gpu.zeros::<u8>(size2.max(1))?;
+        {
+            let (p2, _) = buf2.device_ptr_mut(stream);
+            check("cusparseSpGEMM_compute", unsafe {
+                sys::cusparseSpGEMM_compute(
+                    lib.handle,
+                    op,
+                    op,
+                    scalar(&one),
+                    ad.as_const(),
+                    bd.as_const(),
+                    scalar(&zero),
+                    c.0,
+                    T::DATA_TYPE,
+                    alg,
+                    desc.0,
+                    &mut size2,
+                    p2 as *mut c_void,
+                )
+            })?;
+        }
+        let (mut rows, mut cols, mut nnz) = (0i64, 0i64, 0i64);
+        check("cusparseSpMatGetSize", unsafe {
+            sys::cusparseSpMatGetSize(c.0, &mut rows, &mut cols, &mut nnz)
+        })?;
+        let nnz = usize::try_from(nnz).unwrap_or(0);
+        let mut col_idx = gpu.zeros::<u32>(nnz.max(1))?;
+        let mut values = gpu.zeros::<T>(nnz.max(1))?;
+        {
+            let (rp, _) = row_ptr.device_ptr_mut(stream);
+            let (cp, _) = col_idx.device_ptr_mut(stream);
+            let (vp, _) = values.device_ptr_mut(stream);
+            check("cusparseCsrSetPointers", unsafe {
+                sys::cusparseCsrSetPointers(
+                    c.0,
+                    rp as *mut c_void,
+                    cp as *mut c_void,
+                    vp as *mut c_void,
+                )
+            })?;
+        }
+        check("cusparseSpGEMM_copy", unsafe {
+            sys::cusparseSpGEMM_copy(
+                lib.handle,
+                op,
+                op,
+                scalar(&one),
+                ad.as_const(),
+                bd.as_const(),
+                scalar(&zero),
+                c.0,
+                T::DATA_TYPE,
+                alg,
+                desc.0,
+            )
+        })?;
+        drop((buf1, buf2));
+        Ok(CusparseSpgemm {
+            row_ptr,
+            col_idx,
+            values,
+            nnz,
+        })
     }
 }
 

@@ -8,6 +8,7 @@
 //! | [`cusparse`] | the vendor's CSR SpMV and SpMM (cuSPARSE, loaded at run time), for `spmx bench` |
 //! | [`matrix`]  | device copies of every format                              |
 //! | [`spmv`]    | SpMV: the kernel family, [`SpmvPlan`], automatic choice     |
+//! | [`spgemm`]  | SpGEMM: rows classified and binned, symbolic, prefix sum, numeric; row blocks when C does not fit |
 //! | [`spmm`]    | SpMM: warp-tiled and thread-per-row kernels, [`SpmmPlan`], automatic choice |
 //! | [`ptx`]     | the embedded PTX and its table of entry points            |
 
@@ -15,6 +16,7 @@ pub mod context;
 pub mod cusparse;
 pub mod matrix;
 pub mod ptx;
+pub mod spgemm;
 pub mod spmm;
 pub mod spmv;
 

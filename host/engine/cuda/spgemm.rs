@@ -1,0 +1,480 @@
+//! SpGEMM on the GPU: `C = A ⊗ B`, all three CSR, with the kernels of
+//! `gpu_kernels::spgemm` (why sort-based rows, and how long rows go
+//! through a dense accumulator, is written there).
+//!
+//! The pipeline, all on the device but for a few counts read back:
+//!
+//! 1. *classify* every row of C by its product count, and *bin* the rows
+//!    by class (the class sizes come back: they size the launches);
+//! 2. *symbolic*: each class's kernel writes its rows' exact lengths;
+//! 3. a prefix sum gives C's row offsets; the total comes back;
+//! 4. *numeric*: each class's kernel writes its rows, sorted, in place.
+//!
+//! Memory is planned before C is allocated. When C's entries do not fit
+//! the budget (free device memory, or [`SpgemmOptions::memory_budget`]),
+//! A's rows are cut into blocks whose part of C fits, and each block is
+//! multiplied, copied to the host and its buffers reused: a C larger than
+//! the device completes. A single row of C that does not fit is an
+//! [`Error::TooLarge`] with the numbers; C is never empty or truncated.
+//!
+//! Every row is summed in the serial engine's order, so the result has the
+//! serial bits for every semiring (plus-times included) on every run.
+
+use std::ops::Range;
+
+use cudarc::driver::CudaSlice;
+use gpu_kernels::Semiring;
+use gpu_kernels::args::{
+    DevPtr, DevPtrMut, SCAN_SHARED, SCAN_THREADS, SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASSES,
+    SPGEMM_DENSE_SHARED, SPGEMM_THREADS, SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs,
+    SpgemmRowsArgs, spgemm_sort_shared_bytes,
+};
+
+use super::Gpu;
+use super::matrix::DevCsr;
+use crate::Scalar;
+use crate::error::{Error, Result};
+use crate::format::Csr;
+
+/// The row kernels, by class (see `gpu_kernels::args::SPGEMM_CLASSES`).
+const FAMILIES: [&str; SPGEMM_CLASSES] =
+    ["spgemm_copy", "spgemm_warp", "spgemm_block", "spgemm_dense"];
+
+/// Device memory left alone when the budget is the free memory: room for
+/// the driver, the kernels' modules and the allocator's rounding.
+const RESERVE: usize = 256 << 20;
+
+/// Blocks of `spgemm_dense` at most (each owns a slot of scratch as wide
+/// as B): enough to fill the device, not so many that the slots crowd C.
+const DENSE_SLOTS_PER_SM: usize = 2;
+
+/// How a GPU product may use memory.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SpgemmOptions {
+    /// Bytes of C's entries (columns and values) held on the device at
+    /// once; `None`: what is free after everything else. A smaller budget
+    /// cuts A's rows into more blocks (tests use one to exercise them).
+    pub memory_budget: Option<usize>,
+}
+
+/// A product and how it was computed.
+#[derive(Clone, Debug)]
+pub struct SpgemmRun<T> {
+    pub c: Csr<T>,
+    /// Products computed (Σ over A(i,k) of |B(k,:)|).
+    pub products: u64,
+    /// Row blocks C was computed in (1 when it fit at once).
+    pub row_blocks: usize,
+    /// Rows of each class: copy, warp-sorted, block-sorted, dense.
+    pub classes: [u32; SPGEMM_CLASSES],
+}
+
+/// C = A ⊗ B over `S` on the GPU (the cuda engine's `ops::spgemm`).
+pub fn spgemm<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<Csr<S::Value>>
+where
+    S::Value: Scalar,
+{
+    Ok(spgemm_with::<S>(a, b, SpgemmOptions::default())?.c)
+}
+
+/// C = A ⊗ B over `S` on the GPU, with `options`, and how it ran.
+pub fn spgemm_with<S: Semiring>(
+    a: &Csr<S::Value>,
+    b: &Csr<S::Value>,
+    options: SpgemmOptions,
+) -> Result<SpgemmRun<S::Value>>
+where
+    S::Value: Scalar,
+{
+    crate::engine::serial::spgemm::check_shapes(a, b);
+    let gpu = Gpu::get()?;
+    let (da, db) = (DevCsr::upload(gpu, a)?, DevCsr::upload(gpu, b)?);
+    let mut product = Product::symbolic::<S>(gpu, &da, &db)?;
+    let n = a.nrows();
+    let nnz = product.nnz as usize;
+    let entry = 4 + size_of::<S::Value>();
+    let budget = match options.memory_budget {
+        Some(b) => b,
+        None => gpu.memory()?.0.saturating_sub(RESERVE),
+    };
+    let mut row_ptr = vec![0u64; n + 1];
+    gpu.download_into(&product.row_ptr, 0..n + 1, &mut row_ptr)?;
+    let blocks = row_blocks(&row_ptr, budget / entry, entry)?;
+    let mut col_idx = vec![0u32; nnz];
+    let mut values = vec![S::zero(); nnz];
+    let largest = blocks
+        .iter()
+        .map(|r| (row_ptr[r.end] - row_ptr[r.start]) as usize)
+        .max()
+        .unwrap_or(0);
+    let mut c_cols = gpu.output::<u32>(largest.max(1))?;
+    let mut c_vals = gpu.output::<S::Value>(largest.max(1))?;
+    for rows in &blocks {
+        let (first, last) = (row_ptr[rows.start] as usize, row_ptr[rows.end] as usize);
+        product.numeric::<S>(
+            &da,
+            &db,
+            rows.clone(),
+            first as u64,
+            &mut c_cols,
+            &mut c_vals,
+        )?;
+        gpu.download_into(&c_cols, 0..last - first, &mut col_idx[first..last])?;
+        gpu.download_into(&c_vals, 0..last - first, &mut values[first..last])?;
+    }
+    let row_ptr = row_ptr.into_iter().map(|p| p as usize).collect();
+    Ok(SpgemmRun {
+        c: Csr::from_parts_unchecked(n, b.ncols(), row_ptr, col_idx, values),
+        products: product.products,
+        row_blocks: blocks.len(),
+        classes: product.classes,
+    })
+}
+
+/// C = A ⊗ B kept on the device (`u64` row offsets).
+pub struct DevProduct<T> {
+    pub n_rows: usize,
+    pub n_cols: usize,
+    pub row_ptr: CudaSlice<u64>,
+    pub col_idx: CudaSlice<u32>,
+    pub values: CudaSlice<T>,
+    pub nnz: usize,
+    /// Products computed.
+    pub products: u64,
+    /// Rows of each class: copy, warp-sorted, block-sorted, dense.
+    pub classes: [u32; SPGEMM_CLASSES],
+}
+
+impl<T: Scalar> DevProduct<T> {
+    /// C on the host.
+    pub fn download(&self, gpu: &Gpu) -> Result<Csr<T>> {
+        let row_ptr = gpu.download(&self.row_ptr)?;
+        let mut col_idx = vec![0u32; self.nnz];
+        let mut values = vec![T::ZERO; self.nnz];
+        gpu.download_into(&self.col_idx, 0..self.nnz, &mut col_idx)?;
+        gpu.download_into(&self.values, 0..self.nnz, &mut values)?;
+        let row_ptr = row_ptr.into_iter().map(|p| p as usize).collect();
+        Ok(Csr::from_parts_unchecked(
+            self.n_rows,
+            self.n_cols,
+            row_ptr,
+            col_idx,
+            values,
+        ))
+    }
+}
+
+/// C = A ⊗ B with A, B and C on the device: the whole product at once, or
+/// `None` when C's entries do not fit in the free memory (then
+/// [`spgemm_with`] computes it in row blocks to the host).
+pub fn spgemm_device<S: Semiring>(
+    gpu: &Gpu,
+    a: &DevCsr<S::Value>,
+    b: &DevCsr<S::Value>,
+) -> Result<Option<DevProduct<S::Value>>>
+where
+    S::Value: Scalar,
+{
+    assert_eq!(a.n_cols, b.n_rows, "spgemm: A's columns != B's rows");
+    let mut product = Product::symbolic::<S>(gpu, a, b)?;
+    let nnz = product.nnz as usize;
+    let entry = 4 + size_of::<S::Value>();
+    if nnz.saturating_mul(entry) > gpu.memory()?.0.saturating_sub(RESERVE) {
+        return Ok(None);
+    }
+    let mut col_idx = gpu.output::<u32>(nnz.max(1))?;
+    let mut values = gpu.output::<S::Value>(nnz.max(1))?;
+    product.numeric::<S>(a, b, 0..a.n_rows as usize, 0, &mut col_idx, &mut values)?;
+    Ok(Some(DevProduct {
+        n_rows: a.n_rows as usize,
+        n_cols: b.n_cols as usize,
+        row_ptr: product.row_ptr,
+        col_idx,
+        values,
+        nnz,
+        products: product.products,
+        classes: product.classes,
+    }))
+}
+
+/// A's rows cut into consecutive blocks whose entries of C (`row_ptr`
+/// offsets) number at most `fit` each; empty blocks are never made. One
+/// row with more entries than fit is an error naming it.
+fn row_blocks(row_ptr: &[u64], fit: usize, entry: usize) -> Result<Vec<Range<usize>>> {
+    let n = row_ptr.len() - 1;
+    let mut blocks = Vec::new();
+    let mut start = 0;
+    while start < n {
+        let mut end = start;
+        // The furthest `end` with row_ptr[end] − row_ptr[start] ≤ fit.
+        let limit = row_ptr[start] + fit as u64;
+        end += row_ptr[start..=n].partition_point(|&p| p <= limit) - 1;
+        if end == start {
+            let len = row_ptr[start + 1] - row_ptr[start];
+            return Err(Error::TooLarge(format!(
+                "row {start} of the product has {len} entries ({} bytes); the GPU memory \
+                 budget holds {fit} entries ({} bytes)",
+                len as usize * entry,
+                fit * entry
+            )));
+        }
+        blocks.push(start..end);
+        start = end;
+    }
+    if blocks.is_empty() {
+        blocks.push(0..0);
+    }
+    Ok(blocks)
+}
+
+/// Rows of C listed by class, for one range of rows.
+struct Binned {
+    counts: [u32; SPGEMM_CLASSES],
+    offsets: [u32; SPGEMM_CLASSES],
+    rows: CudaSlice<u32>,
+    products: u64,
+}
+
+/// A product between its phases: row lengths and offsets of C, and the
+/// scratch of the dense kernel.
+struct Product<'g, T> {
+    gpu: &'g Gpu,
+    /// Every row binned (reused by a numeric phase over all rows).
+    binned: Binned,
+    row_len: CudaSlice<u32>,
+    row_ptr: CudaSlice<u64>,
+    nnz: u64,
+    products: u64,
+    classes: [u32; SPGEMM_CLASSES],
+    slots: usize,
+    slot_words: u32,
+    scratch_flags: CudaSlice<u32>,
+    scratch_values: CudaSlice<T>,
+}
+
+impl<'g, T: Scalar> Product<'g, T> {
+    /// Classifies and bins every row, runs the symbolic phase and the
+    /// prefix sum: C's row offsets and size, nothing of C allocated.
+    fn symbolic<S: Semiring<Value = T>>(
+        gpu: &'g Gpu,
+        a: &DevCsr<T>,
+        b: &DevCsr<T>,
+    ) -> Result<Self> {
+        let n = a.n_rows;
+        let mut row_len = gpu.zeros::<u32>(n as usize + 1)?;
+        let binned = classify(gpu, a, b, 0..n, &mut row_len)?;
+        let slot_words = b.n_cols / 32 + 2;
+        let slot_bytes = slot_words as usize * (4 + 32 * size_of::<T>());
+        let want = (binned.counts[3] as usize).min(DENSE_SLOTS_PER_SM * gpu.sm_count() as usize);
+        let free = gpu.memory()?.0.saturating_sub(RESERVE);
+        // The dense kernel may take up to half of what is free.
+        let slots = want.min(free / 2 / slot_bytes.max(1));
+        if want > 0 && slots == 0 {
+            return Err(Error::TooLarge(format!(
+                "the long rows of this product need {slot_bytes} bytes of GPU scratch each \
+                 (B has {} columns); {free} bytes are free",
+                b.n_cols
+            )));
+        }
+        let mut product = Product {
+            gpu,
+            binned,
+            row_len,
+            row_ptr: gpu.zeros::<u64>(1)?,
+            nnz: 0,
+            products: 0,
+            classes: [0; SPGEMM_CLASSES],
+            slots,
+            slot_words,
+            scratch_flags: gpu.output::<u32>((slots * slot_words as usize).max(1))?,
+            scratch_values: gpu.output::<T>((slots * 32 * slot_words as usize).max(1))?,
+        };
+        product.products = product.binned.products;
+        product.classes = product.binned.counts;
+        product.launch_rows::<S>(a, b, None, false, None, 0)?;
+        product.row_ptr = exclusive_scan(gpu, &product.row_len, n)?;
+        let mut nnz = [0u64];
+        gpu.download_into(&product.row_ptr, n as usize..n as usize + 1, &mut nnz)?;
+        product.nnz = nnz[0];
+        Ok(product)
+    }
+
+    /// The numeric phase for `rows`, whose entries of C start at `c_base`,
+    /// into `c_cols` / `c_vals` (large enough).
+    fn numeric<S: Semiring<Value = T>>(
+        &mut self,
+        a: &DevCsr<T>,
+        b: &DevCsr<T>,
+        rows: Range<usize>,
+        c_base: u64,
+        c_cols: &mut CudaSlice<u32>,
+        c_vals: &mut CudaSlice<T>,
+    ) -> Result<()> {
+        let gpu = self.gpu;
+        let out = (gpu.ptr_mut(c_cols), gpu.ptr_mut(c_vals));
+        if rows == (0..a.n_rows as usize) {
+            return self.launch_rows::<S>(a, b, None, true, Some(out), c_base);
+        }
+        let binned = classify(
+            gpu,
+            a,
+            b,
+            rows.start as u32..rows.end as u32,
+            &mut self.row_len,
+        )?;
+        self.launch_rows::<S>(a, b, Some(&binned), true, Some(out), c_base)
+    }
+
+    /// Queues each class's row kernel for one phase, over the rows of
+    /// `binned` (all rows: `None`).
+    fn launch_rows<S: Semiring<Value = T>>(
+        &mut self,
+        a: &DevCsr<T>,
+        b: &DevCsr<T>,
+        binned: Option<&Binned>,
+        numeric: bool,
+        out: Option<(DevPtrMut<u32>, DevPtrMut<T>)>,
+        c_base: u64,
+    ) -> Result<()> {
+        let gpu = self.gpu;
+        let binned = binned.unwrap_or(&self.binned);
+        let (counts, offsets) = (binned.counts, binned.offsets);
+        let (c_col_idx, c_values) = out.unwrap_or((DevPtrMut::new(0), DevPtrMut::new(0)));
+        let rows_addr = gpu.ptr(&binned.rows).addr();
+        let size = size_of::<T>() as u32;
+        let sms = gpu.sm_count();
+        for class in 0..SPGEMM_CLASSES {
+            let count = counts[class];
+            // Class 0's lengths came from classify; it has only a numeric phase.
+            if count == 0 || (class == 0 && !numeric) {
+                continue;
+            }
+            let args = SpgemmRowsArgs {
+                a_row_ptr: gpu.ptr(&a.row_ptr),
+                a_col_idx: gpu.ptr(&a.col_idx),
+                a_values: gpu.ptr(&a.values),
+                b_row_ptr: gpu.ptr(&b.row_ptr),
+                b_col_idx: gpu.ptr(&b.col_idx),
+                b_values: gpu.ptr(&b.values),
+                rows: DevPtr::new(rows_addr + 4 * u64::from(offsets[class])),
+                row_len: gpu.ptr_mut(&mut self.row_len),
+                c_row_ptr: gpu.ptr(&self.row_ptr),
+                c_col_idx,
+                c_values,
+                scratch_flags: gpu.ptr_mut(&mut self.scratch_flags),
+                scratch_values: gpu.ptr_mut(&mut self.scratch_values),
+                c_base,
+                n_rows: count,
+                numeric: u32::from(numeric),
+                slot_words: self.slot_words,
+                _pad: 0,
+            };
+            let warps_per_block = SPGEMM_THREADS / 32;
+            let (grid, shared) = match class {
+                0 => (count.div_ceil(warps_per_block).min(sms * 64), 0),
+                1 => (
+                    count.div_ceil(warps_per_block).min(sms * 64),
+                    warps_per_block * spgemm_sort_shared_bytes(SPGEMM_WARP_MAX, size),
+                ),
+                2 => (
+                    count.min(sms * 16),
+                    spgemm_sort_shared_bytes(SPGEMM_BLOCK_MAX, size),
+                ),
+                _ => (count.min(self.slots as u32), SPGEMM_DENSE_SHARED),
+            };
+            gpu.launch::<S, _>(FAMILIES[class], grid, SPGEMM_THREADS, shared, args)?;
+        }
+        Ok(())
+    }
+}
+
+/// Classifies rows `rows` of A ⊗ B and lists them by class (the lengths of
+/// class-0 rows go to `row_len`).
+fn classify<T: Scalar>(
+    gpu: &Gpu,
+    a: &DevCsr<T>,
+    b: &DevCsr<T>,
+    rows: Range<u32>,
+    row_len: &mut CudaSlice<u32>,
+) -> Result<Binned> {
+    let n = rows.end - rows.start;
+    let mut class = gpu.output::<u8>(n.max(1) as usize)?;
+    let mut counts = gpu.zeros::<u32>(SPGEMM_CLASSES)?;
+    let mut products = gpu.zeros::<u64>(1)?;
+    let mut list = gpu.output::<u32>(n.max(1) as usize)?;
+    let mut args = SpgemmClassifyArgs {
+        a_row_ptr: gpu.ptr(&a.row_ptr),
+        a_col_idx: gpu.ptr(&a.col_idx),
+        b_row_ptr: gpu.ptr(&b.row_ptr),
+        class: gpu.ptr_mut(&mut class),
+        row_len: gpu.ptr_mut(row_len),
+        counts: gpu.ptr_mut(&mut counts),
+        products: gpu.ptr_mut(&mut products),
+        rows: gpu.ptr_mut(&mut list),
+        row_start: rows.start,
+        row_end: rows.end,
+        offsets: [0; SPGEMM_CLASSES],
+    };
+    let grid = n.div_ceil(SPGEMM_THREADS).clamp(1, gpu.sm_count() * 32);
+    gpu.launch_named("spgemm_classify", grid, SPGEMM_THREADS, 0, args)?;
+    let counts_host: [u32; SPGEMM_CLASSES] = gpu
+        .download(&counts)?
+        .try_into()
+        .expect("four class counts");
+    let products_host = gpu.download(&products)?[0];
+    let mut offsets = [0u32; SPGEMM_CLASSES];
+    for c in 1..SPGEMM_CLASSES {
+        offsets[c] = offsets[c - 1] + counts_host[c - 1];
+    }
+    let mut cursors = gpu.zeros::<u32>(SPGEMM_CLASSES)?;
+    args.counts = gpu.ptr_mut(&mut cursors);
+    args.offsets = offsets;
+    gpu.launch_named("spgemm_bin", grid, SPGEMM_THREADS, 0, args)?;
+    Ok(Binned {
+        counts: counts_host,
+        offsets,
+        rows: list,
+        products: products_host,
+    })
+}
+
+/// The exclusive prefix sum of `input[..n]`: `n + 1` offsets, the last the
+/// total.
+fn exclusive_scan(gpu: &Gpu, input: &CudaSlice<u32>, n: u32) -> Result<CudaSlice<u64>> {
+    let n_tiles = n.div_ceil(SCAN_TILE).max(1);
+    let mut output = gpu.output::<u64>(n as usize + 1)?;
+    let mut tile_sums = gpu.output::<u64>(n_tiles as usize)?;
+    let args = ScanArgs {
+        input: gpu.ptr(input),
+        output: gpu.ptr_mut(&mut output),
+        tile_sums: gpu.ptr_mut(&mut tile_sums),
+        n,
+        n_tiles,
+    };
+    gpu.launch_named("scan_tiles", n_tiles, SCAN_THREADS, SCAN_SHARED, args)?;
+    gpu.launch_named("scan_tile_sums", 1, SCAN_THREADS, SCAN_SHARED, args)?;
+    let grid = n.div_ceil(SCAN_THREADS).clamp(1, gpu.sm_count() * 32);
+    gpu.launch_named("scan_add", grid, SCAN_THREADS, 0, args)?;
+    Ok(output)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_blocks_fit_the_budget_and_cover_every_row() {
+        // Rows of 3, 0, 5, 2, 4 entries.
+        let ptr = [0u64, 3, 3, 8, 10, 14];
+        assert_eq!(row_blocks(&ptr, 100, 8).unwrap(), vec![0..5]);
+        assert_eq!(
+            row_blocks(&ptr, 5, 8).unwrap(),
+            vec![0..2, 2..3, 3..4, 4..5]
+        );
+        assert_eq!(row_blocks(&ptr, 6, 8).unwrap(), vec![0..2, 2..3, 3..5]);
+        let err = row_blocks(&ptr, 4, 8).unwrap_err().to_string();
+        assert!(err.contains("row 2") && err.contains("5 entries"), "{err}");
+        assert_eq!(row_blocks(&[0], 4, 8).unwrap(), vec![0..0]);
+        assert_eq!(row_blocks(&[0, 0, 0], 0, 8).unwrap(), vec![0..2]);
+    }
+}

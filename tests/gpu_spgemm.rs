@@ -1,0 +1,327 @@
+//! GPU SpGEMM against the serial engine, bit for bit, for every semiring
+//! the GPU has (plus-times included: every entry is summed in the serial
+//! order): random matrices of every odd shape (proptest), rows at and
+//! around each class boundary (warp, block, dense), rows with more entries
+//! of A than products, the arrow matrix's row of 46 500 entries, wide B,
+//! the real set (A·A and A·Aᵀ), row blocks under a forced small memory
+//! budget, the APSP pair, and repeated runs giving the same bits.
+//!
+//! Without a GPU the GPU tests print why and pass; the error a user gets is
+//! tested instead.
+#![cfg(feature = "gpu")]
+
+mod common;
+
+use common::gpu::{gpu, skewed};
+use common::{TestScalar, arb_csr_shaped, assert_identical};
+use proptest::prelude::*;
+use spmx::engine::cuda::Gpu;
+use spmx::engine::cuda::spgemm::{SpgemmOptions, spgemm_with};
+use spmx::engine::{Engine, Op};
+use spmx::format::Csr;
+use spmx::semiring::MaxMin;
+use spmx::{MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring, app, ops};
+
+/// C on the GPU equals C on the serial engine, bit for bit.
+#[track_caller]
+fn check<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>, what: &str)
+where
+    S::Value: TestScalar,
+{
+    let want = ops::spgemm::<S>(a, b, Engine::Serial).unwrap();
+    let got = ops::spgemm::<S>(a, b, Engine::Cuda)
+        .unwrap_or_else(|e| panic!("{what} ({}): {e}", S::NAME));
+    if got != want {
+        println!("{what} ({}): differs from serial", S::NAME);
+    }
+    assert_identical(&got, &want);
+}
+
+/// A pair `A (m × n)`, `B (n × p)` of random shapes, empty ones included.
+fn arb_pair<T: TestScalar>() -> impl Strategy<Value = (Csr<T>, Csr<T>)> {
+    (0usize..50, 0usize..50, 0usize..50)
+        .prop_flat_map(|(m, n, p)| (arb_csr_shaped::<T>(m, n), arb_csr_shaped::<T>(n, p)))
+}
+
+fn random_cases<S: Semiring>(test: &str)
+where
+    S::Value: TestScalar,
+{
+    let Some(_) = gpu(test) else { return };
+    let config = ProptestConfig {
+        cases: 40,
+        ..ProptestConfig::default()
+    };
+    proptest!(config, |((a, b) in arb_pair::<S::Value>())| {
+        check::<S>(&a, &b, "random");
+    });
+}
+
+macro_rules! random_tests {
+    ($($name:ident => $S:ty),* $(,)?) => {$(
+        #[test]
+        fn $name() {
+            random_cases::<$S>(stringify!($name));
+        }
+    )*};
+}
+
+random_tests! {
+    random_plus_times_f32 => PlusTimes<f32>,
+    random_plus_times_f64 => PlusTimes<f64>,
+    random_min_plus_f32 => MinPlus<f32>,
+    random_min_plus_f64 => MinPlus<f64>,
+    random_max_plus_f32 => MaxPlus<f32>,
+    random_max_plus_f64 => MaxPlus<f64>,
+    random_max_times_f32 => MaxTimes<f32>,
+    random_max_times_f64 => MaxTimes<f64>,
+    random_min_max_f32 => MinMax<f32>,
+    random_min_max_f64 => MinMax<f64>,
+    random_or_and => OrAnd,
+    random_max_min_f32 => MaxMin<f32>,
+    random_max_min_f64 => MaxMin<f64>,
+}
+
+/// Products per row around each class boundary (128: a warp sorts; 1024:
+/// a block sorts; beyond: the dense accumulator), rows of A longer than
+/// their products, the arrow matrix's long row, wide B, rectangles, empty
+/// rows and one dense row.
+fn big_cases<S: Semiring>(test: &str)
+where
+    S::Value: TestScalar,
+{
+    let Some(_) = gpu(test) else { return };
+    // B with 4 entries a row: a row of A with L entries has 4L products.
+    let b4: Csr<S::Value> = skewed(3_000, 2_000, |_| 4, 1);
+    let around = |centre: usize, seed| -> Csr<S::Value> {
+        skewed(200, 3_000, move |i| centre / 4 - 3 + i % 7, seed)
+    };
+    check::<S>(&around(128, 2), &b4, "around a warp's 128 products");
+    check::<S>(&around(1024, 3), &b4, "around a block's 1024 products");
+    check::<S>(&around(4000, 4), &b4, "dense rows");
+    // Rows of A whose rows of B are mostly empty: more entries than products.
+    let sparse_b: Csr<S::Value> = skewed(3_000, 500, |k| usize::from(k % 50 == 0), 5);
+    let long_a: Csr<S::Value> = skewed(100, 3_000, |i| 100 + 10 * i, 6);
+    check::<S>(&long_a, &sparse_b, "more entries than products");
+    // The arrow matrix: one row of 46 500 entries (and a dense column).
+    let arrow: Csr<S::Value> = arrow(46_500);
+    let thin: Csr<S::Value> = skewed(46_500, 300, |k| k % 3, 7);
+    check::<S>(&arrow, &thin, "arrow × thin");
+    // B wider than the dense accumulator's first slot words.
+    let wide_b: Csr<S::Value> = skewed(500, 200_000, |k| 2 + k % 9, 8);
+    let a: Csr<S::Value> = skewed(300, 500, |i| i % 400, 9);
+    check::<S>(&a, &wide_b, "wide B");
+    // Power-law rows squared: every class at once.
+    let p: Csr<S::Value> = skewed(4_000, 4_000, |i| 1 + 3_000 / (i + 1), 10);
+    check::<S>(&p, &p, "power-law squared");
+    // Rectangles, empty rows, one dense row.
+    let tall: Csr<S::Value> = skewed(5_000, 40, |i| if i % 3 == 0 { 0 } else { 1 + i % 5 }, 11);
+    let dense_row: Csr<S::Value> = skewed(40, 7_000, |i| if i == 13 { 7_000 } else { i % 4 }, 12);
+    check::<S>(&tall, &dense_row, "tall × one dense row");
+    check::<S>(&dense_row, &tall.transpose(), "dense row × wide");
+}
+
+/// The arrow pattern: row 0 and column 0 full, and the diagonal; integer
+/// values.
+fn arrow<T: spmx::Scalar>(n: usize) -> Csr<T> {
+    let mut coo = spmx::Coo::new(n, n).unwrap();
+    for j in 0..n {
+        coo.push(0, j, T::from_f64((j % 7) as f64 + 1.0)).unwrap();
+    }
+    for i in 1..n {
+        coo.push(i, 0, T::from_f64((i % 5) as f64 - 2.0)).unwrap();
+        coo.push(i, i, T::from_f64(3.0)).unwrap();
+    }
+    coo.to_csr()
+}
+
+macro_rules! big_tests {
+    ($($name:ident => $S:ty),* $(,)?) => {$(
+        #[test]
+        fn $name() {
+            big_cases::<$S>(stringify!($name));
+        }
+    )*};
+}
+
+big_tests! {
+    big_plus_times_f32 => PlusTimes<f32>,
+    big_plus_times_f64 => PlusTimes<f64>,
+    big_min_plus_f32 => MinPlus<f32>,
+    big_max_plus_f64 => MaxPlus<f64>,
+    big_or_and => OrAnd,
+}
+
+/// Products of the real set with at most this many products are checked
+/// (A·A of `arrow` is dense, 46 500² entries: its long row is checked in
+/// the big cases instead).
+const REAL_PRODUCTS: usize = 40_000_000;
+
+/// A·A and A·Aᵀ of every real matrix against the cpu engine (the serial
+/// engine's bits, on all cores): plus-times f64 and min-plus f32.
+#[test]
+fn real_matrices() {
+    let Some(_) = gpu("real_matrices") else {
+        return;
+    };
+    let dir = common::real_data_dir();
+    if !dir.join("MANIFEST.tsv").exists() {
+        println!(
+            "skipping real_matrices: no MANIFEST.tsv in {}",
+            dir.display()
+        );
+        return;
+    }
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".mtx.gz"))
+        .collect();
+    files.sort();
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let a = spmx::io::read_mtx::<f64>(&path, &Default::default())
+            .unwrap()
+            .coo
+            .to_csr();
+        let at = a.transpose();
+        let mut pairs = vec![("A·Aᵀ", &a, &at)];
+        if a.nrows() == a.ncols() {
+            pairs.push(("A·A", &a, &a));
+        }
+        for (what, x, y) in pairs {
+            let products = ops::spgemm_products(x, y);
+            if products > REAL_PRODUCTS {
+                println!("{name} {what}: {products} products, not checked here");
+                continue;
+            }
+            let label = format!("{name} {what}");
+            let want = ops::spgemm::<PlusTimes<f64>>(x, y, Engine::Cpu).unwrap();
+            let got = ops::spgemm::<PlusTimes<f64>>(x, y, Engine::Cuda).unwrap();
+            assert!(got == want, "{label}: plus-times f64 differs from cpu");
+            let (x32, y32) = (x.map(|v| v as f32), y.map(|v| v as f32));
+            let want = ops::spgemm::<MinPlus<f32>>(&x32, &y32, Engine::Cpu).unwrap();
+            let got = ops::spgemm::<MinPlus<f32>>(&x32, &y32, Engine::Cuda).unwrap();
+            assert!(got == want, "{label}: min-plus f32 differs from cpu");
+            println!("{label}: {products} products, {} entries: ok", want.nnz());
+        }
+    }
+}
+
+/// A memory budget of a few rows' entries cuts the product into many row
+/// blocks, with the same result; a budget below one row is a clear error.
+#[test]
+fn row_blocks_under_a_small_budget() {
+    let Some(_) = gpu("row_blocks_under_a_small_budget") else {
+        return;
+    };
+    type S = PlusTimes<f64>;
+    let p: Csr<f64> = skewed(3_000, 3_000, |i| 1 + 2_000 / (i + 1) + i % 9, 21);
+    let want = ops::spgemm::<S>(&p, &p, Engine::Serial).unwrap();
+    let longest = (0..want.nrows()).map(|i| want.row_len(i)).max().unwrap();
+    for budget_rows in [1, 3, 50] {
+        let budget = budget_rows * longest * 12;
+        let run = spgemm_with::<S>(
+            &p,
+            &p,
+            SpgemmOptions {
+                memory_budget: Some(budget),
+            },
+        )
+        .unwrap();
+        assert!(
+            run.row_blocks > 1,
+            "{budget} bytes: {} blocks",
+            run.row_blocks
+        );
+        assert_identical(&run.c, &want);
+        println!("budget {budget} B: {} row blocks", run.row_blocks);
+    }
+    let e = spgemm_with::<S>(
+        &p,
+        &p,
+        SpgemmOptions {
+            memory_budget: Some(longest * 12 - 1),
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("entries") && e.contains("budget"), "{e}");
+}
+
+/// The same input gives the same bits on every run.
+#[test]
+fn deterministic() {
+    let Some(_) = gpu("deterministic") else {
+        return;
+    };
+    let p: Csr<f32> = skewed(4_000, 4_000, |i| 1 + 3_000 / (i + 1), 31);
+    let first = ops::spgemm::<PlusTimes<f32>>(&p, &p, Engine::Cuda).unwrap();
+    for _ in 0..3 {
+        assert_identical(
+            &ops::spgemm::<PlusTimes<f32>>(&p, &p, Engine::Cuda).unwrap(),
+            &first,
+        );
+    }
+}
+
+/// The APSP example closes exactly with its products on the GPU.
+#[test]
+fn apsp_pair() {
+    let Some(_) = gpu("apsp_pair") else {
+        return;
+    };
+    let dir = common::real_data_dir();
+    let (input, output) = (
+        dir.join("apsp_input.mtx.gz"),
+        dir.join("apsp_output.mtx.gz"),
+    );
+    if !input.exists() {
+        println!("skipping apsp_pair: no {}", input.display());
+        return;
+    }
+    let read = |p| {
+        spmx::io::read_mtx::<f64>(p, &Default::default())
+            .unwrap()
+            .coo
+            .to_csr()
+    };
+    let got = app::apsp(&read(&input), Engine::Cuda).unwrap();
+    assert_eq!(got.distances, read(&output));
+}
+
+/// `auto` runs SpGEMM on the GPU when there is one; empty shapes work.
+#[test]
+fn through_ops() {
+    let Some(_) = gpu("through_ops") else {
+        return;
+    };
+    assert_eq!(Engine::Auto.resolve(Op::Spgemm).unwrap(), Engine::Cuda);
+    for (m, n, p) in [(0, 0, 0), (5, 0, 3), (0, 4, 2), (6, 7, 0), (300, 200, 100)] {
+        let a: Csr<f64> = if n == 0 {
+            Csr::empty(m, 0)
+        } else {
+            skewed(m, n, |i| i % 9, 3)
+        };
+        let b: Csr<f64> = if n == 0 || p == 0 {
+            Csr::empty(n, p)
+        } else {
+            skewed(n, p, |i| i % 5, 4)
+        };
+        let want = ops::spgemm::<PlusTimes<f64>>(&a, &b, Engine::Serial).unwrap();
+        assert_identical(&a.spgemm(&b).unwrap(), &want);
+    }
+}
+
+/// Without a GPU, SpGEMM on the cuda engine is an error that says what is
+/// missing; `auto` falls back to cpu.
+#[test]
+fn without_a_gpu_cuda_spgemm_is_a_clear_error() {
+    if Gpu::present() {
+        println!("skipping without_a_gpu_cuda_spgemm_is_a_clear_error: a GPU is present");
+        return;
+    }
+    let e = Engine::Cuda.resolve(Op::Spgemm).unwrap_err().to_string();
+    assert!(e.contains("cuda engine is not available"), "{e}");
+    assert_eq!(Engine::Auto.resolve(Op::Spgemm).unwrap(), Engine::Cpu);
+}
