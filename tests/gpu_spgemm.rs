@@ -118,7 +118,8 @@ where
     let tall: Csr<S::Value> = skewed(5_000, 40, |i| if i % 3 == 0 { 0 } else { 1 + i % 5 }, 11);
     let dense_row: Csr<S::Value> = skewed(40, 7_000, |i| if i == 13 { 7_000 } else { i % 4 }, 12);
     check::<S>(&tall, &dense_row, "tall × one dense row");
-    check::<S>(&dense_row, &tall.transpose(), "dense row × wide");
+    let under: Csr<S::Value> = skewed(7_000, 3_000, |k| k % 4, 13);
+    check::<S>(&dense_row, &under, "one dense row × tall");
 }
 
 /// The arrow pattern: row 0 and column 0 full, and the diagonal; integer

@@ -17,14 +17,17 @@
 //! | `timer` | (feature `gpu`) what every race shares: the device, rotated operands, checking and timing one implementation |
 //! | `spmv` | (feature `gpu`) the SpMV race on the device |
 //! | `spmm` | (feature `gpu`) the SpMM race on the device, per matrix and width of B |
+//! | `spgemm` | (feature `gpu`) the SpGEMM race on the device: whole products, host-timed, checked against the cpu engine |
 //!
-//! Everything but `timer`, `spmv` and `spmm` is host code, tested without
+//! Everything but `timer`, `spmv`, `spmm` and `spgemm` is host code, tested without
 //! a GPU.
 
 pub mod check;
 pub mod measure;
 pub mod plot;
 pub mod report;
+#[cfg(feature = "gpu")]
+pub mod spgemm;
 #[cfg(feature = "gpu")]
 pub mod spmm;
 #[cfg(feature = "gpu")]

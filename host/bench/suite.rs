@@ -37,6 +37,7 @@ pub const SUITES: &[(&str, &str)] = &[
         include_str!("../../bench-data/gpu-default.suite"),
     ),
     ("gnn", include_str!("../../bench-data/gnn.suite")),
+    ("spgemm", include_str!("../../bench-data/spgemm.suite")),
 ];
 
 /// Environment variable naming the folder of the real matrices.

@@ -26,6 +26,10 @@ enum BenchOp {
     /// SpMM, C = A ⊗ B (B dense n × k): our kernels against cuSPARSE's
     /// cusparseSpMM (CSR), per matrix and k.
     Spmm(SpmmBenchArgs),
+    /// SpGEMM, C = A ⊗ A (A ⊗ Aᵀ when A is not square): our SpGEMM against
+    /// cuSPARSE's cusparseSpGEMM, whole products timed, both checked
+    /// against the cpu engine.
+    Spgemm(SpgemmBenchArgs),
 }
 
 /// The options every `spmx bench` operation takes.
@@ -100,6 +104,20 @@ struct SpmmBenchArgs {
     layout: String,
 }
 
+#[derive(Args, Debug)]
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+struct SpgemmBenchArgs {
+    #[command(flatten)]
+    common: CommonBenchArgs,
+    /// Also race the built-in 8191² course pair (what `spmx spgemm` with
+    /// no files multiplies).
+    #[arg(long)]
+    course: bool,
+    /// Skip products with more than this many multiply-adds (saying so).
+    #[arg(long)]
+    max_products: Option<u64>,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum ValueType {
     F32,
@@ -131,12 +149,13 @@ pub fn run(args: &BenchArgs, input: &InputOpts) -> anyhow::Result<()> {
     match &args.op {
         BenchOp::Spmv(spmv) => gpu::spmv(spmv, input),
         BenchOp::Spmm(spmm) => gpu::spmm(spmm, input),
+        BenchOp::Spgemm(spgemm) => gpu::spgemm(spgemm, input),
     }
 }
 
 #[cfg(not(feature = "gpu"))]
 mod gpu {
-    use super::{InputOpts, SpmmBenchArgs, SpmvBenchArgs};
+    use super::{InputOpts, SpgemmBenchArgs, SpmmBenchArgs, SpmvBenchArgs};
 
     const NO_GPU: &str = "spmx bench runs on the GPU engine, and this spmx was built without \
                           feature gpu (build with the default features)";
@@ -148,17 +167,24 @@ mod gpu {
     pub fn spmm(_: &SpmmBenchArgs, _: &InputOpts) -> anyhow::Result<()> {
         anyhow::bail!(NO_GPU)
     }
+
+    pub fn spgemm(_: &SpgemmBenchArgs, _: &InputOpts) -> anyhow::Result<()> {
+        anyhow::bail!(NO_GPU)
+    }
 }
 
 #[cfg(feature = "gpu")]
 mod gpu {
-    use super::{CommonBenchArgs, InputOpts, SpmmBenchArgs, SpmvBenchArgs, ValueType};
+    use super::{
+        CommonBenchArgs, InputOpts, SpgemmBenchArgs, SpmmBenchArgs, SpmvBenchArgs, ValueType,
+    };
     use crate::cli::progress;
     use crate::cli::semiring_arg::SemiringArg;
     use anyhow::Context;
     use spmx::bench::check::BenchValue;
     use spmx::bench::plot::write_plots;
     use spmx::bench::report::{self, Device, MatrixResult, Outcome, Report, Status};
+    use spmx::bench::spgemm::{self, SpgemmBench, SpgemmBenchOptions};
     use spmx::bench::spmm::{SpmmBench, SpmmBenchOptions};
     use spmx::bench::spmv::{SpmvBench, SpmvBenchOptions};
     use spmx::bench::suite::{Input, Suite, real_dir};
@@ -179,6 +205,20 @@ mod gpu {
 
     pub fn spmm(args: &SpmmBenchArgs, input: &InputOpts) -> anyhow::Result<()> {
         by_type(args, &inputs(&args.common, input)?)
+    }
+
+    pub fn spgemm(args: &SpgemmBenchArgs, input: &InputOpts) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            args.common.json.is_none() && args.common.plot.is_none(),
+            "bench spgemm prints its table; --json and --plot are not implemented for it yet"
+        );
+        let inputs = if args.course && args.common.suite.is_empty() && args.common.files.is_empty()
+        {
+            Vec::new()
+        } else {
+            inputs(&args.common, input)?
+        };
+        by_type(args, &inputs)
     }
 
     /// Fails unless `s` names a `K`, or is `all` where `or_all`.
@@ -358,6 +398,68 @@ mod gpu {
                 report.fastest_vendor_text()
             );
             write_outputs(common, &report)
+        }
+    }
+
+    impl Race for SpgemmBenchArgs {
+        fn common(&self) -> &CommonBenchArgs {
+            &self.common
+        }
+
+        fn race<S>(&self, inputs: &[Input]) -> anyhow::Result<()>
+        where
+            S: Semiring,
+            S::Value: BenchValue + CusparseValue,
+        {
+            let common = &self.common;
+            let options = SpgemmBenchOptions {
+                reps: common.reps as usize,
+                warmup: common.warmup as usize,
+                cusparse: with_cusparse(common),
+            };
+            let mut bench = SpgemmBench::start(options).map_err(start_error)?;
+            println!(
+                "spmx bench spgemm: {}, {} {}, median of {} runs after {} warm-up",
+                bench.describe(),
+                S::NAME,
+                S::Value::NAME,
+                common.reps,
+                common.warmup
+            );
+            print!("{}", spgemm::table_header());
+            let mut cases = Vec::new();
+            let mut race = |name: String, a: &Csr<S::Value>, b: &Csr<S::Value>| {
+                let products = spmx::ops::spgemm_products(a, b) as u64;
+                if self.max_products.is_some_and(|m| products > m) {
+                    println!("skipping {name}: {products} products, over --max-products");
+                    return anyhow::Ok(());
+                }
+                let t = Instant::now();
+                let case = bench.run::<S>(&name, a, b)?;
+                println!("{}", spgemm::case_line(&case));
+                eprintln!("  ({name} done in {:.1} s)", t.elapsed().as_secs_f64());
+                cases.push(case);
+                anyhow::Ok(())
+            };
+            if self.course {
+                let (a, b) =
+                    super::super::spgemm::default_pair(super::super::operands::DEFAULT_SEED)?;
+                race(
+                    "course-8191 A·B".into(),
+                    &a.map(S::Value::from_f64),
+                    &b.map(S::Value::from_f64),
+                )?;
+            }
+            for input in inputs {
+                let a = load::<S::Value>(input)?;
+                if a.nrows() == a.ncols() {
+                    race(format!("{} A·A", input.name), &a, &a)?;
+                } else {
+                    race(format!("{} A·Aᵀ", input.name), &a, &a.transpose())?;
+                }
+            }
+            print!("\n{}", spgemm::summary(&cases));
+            Ok(())
         }
     }
 
