@@ -497,7 +497,9 @@ pub struct SpgemmRowsArgs<T> {
     /// 0: symbolic phase; 1: numeric.
     pub numeric: u32,
     pub slot_words: u32,
-    pub _pad: u32,
+    /// `spgemm_dense`: presence words of the accumulator in shared memory
+    /// (a row whose column span fits uses it instead of its slot).
+    pub shared_words: u32,
 }
 
 /// Products a row of C may have (Σ over A(i,k) of |B(k,:)|), and entries
@@ -522,9 +524,26 @@ pub const fn spgemm_sort_shared_bytes(capacity: u32, value_size: u32) -> u32 {
     bytes.div_ceil(8) * 8
 }
 
-/// Shared memory of `spgemm_dense`: two scalars, then 33 `u64` slots of a
-/// block-wide scan.
-pub const SPGEMM_DENSE_SHARED: u32 = 16 + 8 * 33;
+/// Shared memory of `spgemm_dense` before its accumulator: two scalars,
+/// then 33 `u64` slots of a block-wide scan (rounded up to 8 bytes).
+pub const SPGEMM_DENSE_SHARED: u32 = 288;
+
+/// Shared memory a block may take without asking the driver for more.
+pub const SHARED_DEFAULT_MAX: u32 = 48 * 1024;
+
+/// Presence words of `spgemm_dense`'s shared accumulator for values of
+/// `value_size` bytes (a word and 32 values each; an even number, so that
+/// the values stay 8-byte aligned): what fits beside
+/// [`SPGEMM_DENSE_SHARED`] in [`SHARED_DEFAULT_MAX`].
+pub const fn spgemm_dense_shared_words(value_size: u32) -> u32 {
+    (SHARED_DEFAULT_MAX - SPGEMM_DENSE_SHARED) / (4 + 32 * value_size) / 2 * 2
+}
+
+/// Bytes of dynamic shared memory of `spgemm_dense`.
+pub const fn spgemm_dense_shared_bytes(value_size: u32) -> u32 {
+    let words = spgemm_dense_shared_words(value_size);
+    SPGEMM_DENSE_SHARED + words * (4 + 32 * value_size)
+}
 /// Shared memory of the scan kernels: 33 `u64` slots.
 pub const SCAN_SHARED: u32 = 8 * 33;
 
@@ -568,6 +587,34 @@ pub struct ScanArgs {
     pub n: u32,
     pub n_tiles: u32,
 }
+
+/// `narrow_offsets`: `output[i] = input[i]` for `i < n`, `u64` offsets
+/// narrowed to `u32` (the host has checked that the last fits).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct NarrowArgs {
+    pub input: DevPtr<u64>,
+    pub output: DevPtrMut<u32>,
+    pub n: u64,
+}
+
+/// `words_differ`: sets `*differ` to 1 if `a[i] != b[i]` for some `i < n`
+/// (and leaves it alone otherwise): equality of two device buffers.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CompareArgs {
+    pub a: DevPtr<u32>,
+    pub b: DevPtr<u32>,
+    pub differ: DevPtrMut<u32>,
+    pub n: u64,
+}
+
+// SAFETY: repr(C) of 8-byte fields: no padding.
+unsafe impl KernelArgs for NarrowArgs {}
+const _: () = assert!(core::mem::size_of::<NarrowArgs>() == 24);
+// SAFETY: repr(C) of 8-byte fields: no padding.
+unsafe impl KernelArgs for CompareArgs {}
+const _: () = assert!(core::mem::size_of::<CompareArgs>() == 32);
 
 /// Values a block of `scan_tiles` (256 threads, 8 values a thread) scans.
 pub const SCAN_TILE: u32 = 2048;

@@ -40,7 +40,8 @@ pub struct Kernel {
     pub value: &'static str,
 }
 
-/// Entry points that are not stamped per semiring (`crate::util`, and the
+/// Entry points that are not stamped per semiring (`crate::util`: the spin,
+/// offsets narrowed and buffers compared; and the
 /// SpGEMM classification, binning and scan in `crate::spgemm`): the PTX
 /// declares these and the [`KERNELS`], nothing else.
 pub const UTILITY_KERNELS: &[&str] = &[
@@ -50,6 +51,8 @@ pub const UTILITY_KERNELS: &[&str] = &[
     "scan_tiles",
     "scan_tile_sums",
     "scan_add",
+    "narrow_offsets",
+    "words_differ",
 ];
 
 /// The entry point of `family` for semiring `S`, if it was stamped.

@@ -26,17 +26,18 @@
 //! of Gremse et al. needs a pass per 32 entries of A and sums in a tree.
 //!
 //! **Long rows.** A row with more products than a block can sort goes to
-//! `spgemm_dense`: a block owns a slot of global memory with a presence bit
-//! and a value for every column of B, and its 8 warps split the row's
-//! column span between them. Each warp walks A's row in order and, for each
+//! `spgemm_dense`: a dense accumulator, a presence bit and a value for
+//! every column of the row's span — in shared memory when the span fits
+//! (about 12K columns in `f32`), else in a slot of global memory as wide
+//! as B that the block owns — whose 8 warps split the span between them. Each warp walks A's row in order and, for each
 //! entry, the part of B's row inside its columns (lanes on consecutive
 //! entries: distinct columns, so no two lanes touch one value), so again
 //! each value is summed in the serial order. The row is then read out in
 //! column order by a scan of the presence words.
 
 use crate::args::{
-    SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASSES, SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs,
-    SpgemmRowsArgs,
+    SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_WARP_MAX, ScanArgs,
+    SpgemmClassifyArgs, SpgemmRowsArgs,
 };
 use crate::device::atomic::{
     atomic_add_u32, atomic_add_u64, atomic_max_u32, atomic_min_u32, atomic_or_u32,
@@ -760,8 +761,8 @@ pub unsafe fn spgemm_block<S: Semiring>(a: SpgemmRowsArgs<S::Value>) {
 /// documentation. Block `b` uses slot `b` of the scratch.
 ///
 /// Launch: 1D, block size a multiple of 32 (at most 1024), a grid of at
-/// most as many blocks as scratch slots, [`crate::args::SPGEMM_DENSE_SHARED`]
-/// bytes of dynamic shared memory.
+/// most as many blocks as scratch slots,
+/// [`crate::args::spgemm_dense_shared_bytes`] of dynamic shared memory.
 ///
 /// # Safety
 /// [`SpgemmRowsArgs`] valid for the phase; listed rows have ≥ 1 product;
@@ -778,16 +779,25 @@ where
     let slot = block_idx_x() as usize;
     let words = a.slot_words as usize;
     // SAFETY: slot `b` of the scratch is this block's.
-    let (flags, vals) = unsafe {
+    let (slot_flags, slot_vals) = unsafe {
         (
             a.scratch_flags.as_mut_ptr().add(slot * words),
             a.scratch_values.as_mut_ptr().add(slot * words * 32),
         )
     };
-    // Shared: [0] lowest column, [1] highest; then the scan's 33 slots.
+    // Shared: [0] lowest column, [1] highest; the scan's 33 slots; then the
+    // shared accumulator, `shared_words` words and their values.
     let small = shared::dynamic::<u32>();
-    // SAFETY: within the launch's SPGEMM_DENSE_SHARED bytes.
-    let warp_sums = unsafe { small.add(4).cast::<u64>() };
+    // SAFETY: within the launch's shared memory (see `spgemm_dense_shared_bytes`).
+    let (warp_sums, shared_flags, shared_vals) = unsafe {
+        let base = shared::dynamic::<u8>();
+        let flags = base.add(SPGEMM_DENSE_SHARED as usize).cast::<u32>();
+        (
+            small.add(4).cast::<u64>(),
+            flags,
+            flags.add(a.shared_words as usize).cast::<S::Value>(),
+        )
+    };
     let mut b = block_idx_x();
     while b < a.n_rows {
         // SAFETY: the contract; every barrier is reached by the whole block
@@ -819,6 +829,12 @@ where
             let (lo, hi) = (*small, *small.add(1));
             let w0 = lo / 32;
             let n_words = hi / 32 - w0 + 1;
+            // A span that fits accumulates in shared memory.
+            let (flags, vals) = if n_words <= a.shared_words {
+                (shared_flags, shared_vals)
+            } else {
+                (slot_flags, slot_vals)
+            };
             let mut w = tid;
             while w < n_words {
                 *flags.add(w as usize) = 0;

@@ -1,8 +1,11 @@
-//! Kernels that are not sparse algebra: helpers for the host's benchmarks.
+//! Kernels that are not sparse algebra: helpers for the host's benchmarks
+//! and for keeping matrices on the device (offsets narrowed, buffers
+//! compared).
 //! They are entry points of their own, not stamped per semiring; the host
 //! finds them in [`crate::kernels::UTILITY_KERNELS`].
 
-use crate::args::SpinArgs;
+use crate::args::{CompareArgs, NarrowArgs, SpinArgs};
+use crate::device::thread::{grid_size_1d, index_1d};
 use core::arch::asm;
 
 /// Holds its stream for `ns` nanoseconds: one thread reads the GPU's global
@@ -27,4 +30,42 @@ fn global_timer() -> u64 {
     // SAFETY: reads a special register; no memory is touched.
     unsafe { asm!("mov.u64 {t}, %globaltimer;", t = out(reg64) t, options(nostack)) };
     t
+}
+
+/// `u64` offsets narrowed to `u32` ([`NarrowArgs`]).
+///
+/// Launch: 1D, any grid.
+///
+/// # Safety
+/// `input` and `output` hold `n` values.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn narrow_offsets(a: NarrowArgs) {
+    let mut i = u64::from(index_1d());
+    while i < a.n {
+        // SAFETY: `i < n`.
+        unsafe {
+            *a.output.as_mut_ptr().add(i as usize) = *a.input.as_ptr().add(i as usize) as u32
+        };
+        i += u64::from(grid_size_1d());
+    }
+}
+
+/// Flags whether two buffers of `n` words differ ([`CompareArgs`]).
+///
+/// Launch: 1D, any grid.
+///
+/// # Safety
+/// `a` and `b` hold `n` words; `differ` one.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn words_differ(a: CompareArgs) {
+    let mut i = u64::from(index_1d());
+    while i < a.n {
+        // SAFETY: `i < n`.
+        unsafe {
+            if *a.a.as_ptr().add(i as usize) != *a.b.as_ptr().add(i as usize) {
+                *a.differ.as_mut_ptr() = 1;
+            }
+        }
+        i += u64::from(grid_size_1d());
+    }
 }

@@ -43,9 +43,11 @@ pub fn apsp(g: &Csr<f64>, engine: Engine) -> Result<Apsp> {
         engine
     };
     let mut d = ops::ewise_add::<MinPlus<f64>>(g, &identity, add_engine)?;
-    // Squarings that can still shorten a path, plus one that confirms.
-    let limit = usize::BITS - n.max(2).saturating_sub(1).leading_zeros() + 1;
-    for squarings in 1..=limit as usize {
+    #[cfg(feature = "gpu")]
+    if engine.resolve(crate::engine::Op::Spgemm)? == Engine::Cuda {
+        return apsp_on_gpu(d, n);
+    }
+    for squarings in 1..=squarings_limit(n) {
         let next = ops::spgemm::<MinPlus<f64>>(&d, &d, engine)?;
         if next == d {
             return Ok(Apsp {
@@ -55,8 +57,46 @@ pub fn apsp(g: &Csr<f64>, engine: Engine) -> Result<Apsp> {
         }
         d = next;
     }
-    Err(Error::invalid(
+    Err(negative_cycle())
+}
+
+/// Squarings that can still shorten a path among `n` vertices, plus one
+/// that confirms.
+fn squarings_limit(n: usize) -> usize {
+    (usize::BITS - n.max(2).saturating_sub(1).leading_zeros() + 1) as usize
+}
+
+fn negative_cycle() -> Error {
+    Error::invalid(
         "APSP input",
         "distances still fall after enough squarings to cover every simple path: the graph has a negative cycle",
-    ))
+    )
+}
+
+/// The squarings on the GPU: D stays on the device from the first product
+/// to the last (each compared with its square there); only the closure
+/// comes back.
+#[cfg(feature = "gpu")]
+fn apsp_on_gpu(d: Csr<f64>, n: usize) -> Result<Apsp> {
+    use crate::engine::cuda::{Gpu, matrix::DevCsr, spgemm::spgemm_device};
+    let gpu = Gpu::get()?;
+    let mut d = DevCsr::upload(gpu, &d)?;
+    for squarings in 1..=squarings_limit(n) {
+        let next = spgemm_device::<MinPlus<f64>>(gpu, &d, &d)?
+            .ok_or_else(|| {
+                Error::TooLarge(format!(
+                    "squaring {squarings} of the distance matrix does not fit in GPU memory \
+                     beside it; use --engine cpu"
+                ))
+            })?
+            .into_dev_csr(gpu)?;
+        if next.same_as(gpu, &d)? {
+            return Ok(Apsp {
+                distances: d.download(gpu)?,
+                squarings,
+            });
+        }
+        d = next;
+    }
+    Err(negative_cycle())
 }

@@ -624,7 +624,8 @@ impl Drop for SpgemmDescr {
 impl<T: CusparseValue> CusparseSpgemm<T> {
     /// C = A·B, the whole of cuSPARSE's sequence: work estimation, compute
     /// (each sized, then run with its buffer), C's arrays allocated at the
-    /// size it reports, copy. Queued on the GPU's stream; the sizes wait
+    /// size it reports, copy. Buffers are allocated as `cudaMalloc` does,
+    /// not cleared (as ours are). Queued on the GPU's stream; the sizes wait
     /// for it. Every failing call is an error naming it and its status.
     pub fn multiply(lib: &Cusparse, gpu: &Gpu, a: &DevCsr<T>, b: &DevCsr<T>) -> Result<Self> {
         let stream = gpu.stream();
@@ -683,7 +684,7 @@ impl<T: CusparseValue> CusparseSpgemm<T> {
                 std::ptr::null_mut(),
             )
         })?;
-        let mut buf1 = gpu.zeros::<u8>(size1.max(1))?;
+        let mut buf1 = gpu.output::<u8>(size1.max(1))?;
         {
             let (p1, _) = buf1.device_ptr_mut(stream);
             check("cusparseSpGEMM_workEstimation", unsafe {
@@ -722,7 +723,7 @@ impl<T: CusparseValue> CusparseSpgemm<T> {
                 std::ptr::null_mut(),
             )
         })?;
-        let mut buf2 = gpu.zeros::<u8>(size2.max(1))?;
+        let mut buf2 = gpu.output::<u8>(size2.max(1))?;
         {
             let (p2, _) = buf2.device_ptr_mut(stream);
             check("cusparseSpGEMM_compute", unsafe {
@@ -748,8 +749,8 @@ impl<T: CusparseValue> CusparseSpgemm<T> {
             sys::cusparseSpMatGetSize(c.0, &mut rows, &mut cols, &mut nnz)
         })?;
         let nnz = usize::try_from(nnz).unwrap_or(0);
-        let mut col_idx = gpu.zeros::<u32>(nnz.max(1))?;
-        let mut values = gpu.zeros::<T>(nnz.max(1))?;
+        let mut col_idx = gpu.output::<u32>(nnz.max(1))?;
+        let mut values = gpu.output::<T>(nnz.max(1))?;
         {
             let (rp, _) = row_ptr.device_ptr_mut(stream);
             let (cp, _) = col_idx.device_ptr_mut(stream);

@@ -5,6 +5,7 @@
 //! number, never truncated.
 
 use cudarc::driver::CudaSlice;
+use gpu_kernels::args::{CompareArgs, DevPtr};
 
 use super::Gpu;
 use crate::Scalar;
@@ -57,6 +58,68 @@ impl<T: Scalar> DevCsr<T> {
     /// Bytes the three arrays occupy on the device.
     pub fn bytes(&self) -> usize {
         4 * (self.n_rows as usize + 1) + (4 + size_of::<T>()) * self.nnz as usize
+    }
+
+    /// The matrix on the host.
+    pub fn download(&self, gpu: &Gpu) -> Result<Csr<T>> {
+        let nnz = self.nnz as usize;
+        let row_ptr = gpu.download(&self.row_ptr)?;
+        let mut col_idx = vec![0u32; nnz];
+        let mut values = vec![T::ZERO; nnz];
+        gpu.download_into(&self.col_idx, 0..nnz, &mut col_idx)?;
+        gpu.download_into(&self.values, 0..nnz, &mut values)?;
+        Ok(Csr::from_parts_unchecked(
+            self.n_rows as usize,
+            self.n_cols as usize,
+            row_ptr.into_iter().map(|p| p as usize).collect(),
+            col_idx,
+            values,
+        ))
+    }
+
+    /// Whether `self` and `other` hold the same matrix, bit for bit,
+    /// compared on the device (one flag comes back). Values of 4 or 8 bytes.
+    pub fn same_as(&self, gpu: &Gpu, other: &DevCsr<T>) -> Result<bool> {
+        assert!(
+            size_of::<T>() % 4 == 0,
+            "same_as compares values as 32-bit words"
+        );
+        if (self.n_rows, self.n_cols, self.nnz) != (other.n_rows, other.n_cols, other.nnz) {
+            return Ok(false);
+        }
+        let mut differ = gpu.zeros::<u32>(1)?;
+        let nnz = u64::from(self.nnz);
+        let words = size_of::<T>() as u64 / 4;
+        let pairs = [
+            (
+                gpu.ptr(&self.row_ptr).addr(),
+                gpu.ptr(&other.row_ptr).addr(),
+                u64::from(self.n_rows) + 1,
+            ),
+            (
+                gpu.ptr(&self.col_idx).addr(),
+                gpu.ptr(&other.col_idx).addr(),
+                nnz,
+            ),
+            (
+                gpu.ptr(&self.values).addr(),
+                gpu.ptr(&other.values).addr(),
+                nnz * words,
+            ),
+        ];
+        for (a, b, n) in pairs {
+            let args = CompareArgs {
+                a: DevPtr::new(a),
+                b: DevPtr::new(b),
+                differ: gpu.ptr_mut(&mut differ),
+                n,
+            };
+            let grid = n
+                .div_ceil(u64::from(Gpu::BLOCK))
+                .clamp(1, u64::from(gpu.sm_count()) * 32);
+            gpu.launch_named("words_differ", grid as u32, Gpu::BLOCK, 0, args)?;
+        }
+        Ok(gpu.download(&differ)?[0] == 0)
     }
 }
 

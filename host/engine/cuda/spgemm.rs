@@ -25,13 +25,13 @@ use std::ops::Range;
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{
-    DevPtr, DevPtrMut, SCAN_SHARED, SCAN_THREADS, SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASSES,
-    SPGEMM_DENSE_SHARED, SPGEMM_THREADS, SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs,
-    SpgemmRowsArgs, spgemm_sort_shared_bytes,
+    DevPtr, DevPtrMut, NarrowArgs, SCAN_SHARED, SCAN_THREADS, SCAN_TILE, SPGEMM_BLOCK_MAX,
+    SPGEMM_CLASSES, SPGEMM_THREADS, SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs, SpgemmRowsArgs,
+    spgemm_dense_shared_bytes, spgemm_dense_shared_words, spgemm_sort_shared_bytes,
 };
 
 use super::Gpu;
-use super::matrix::DevCsr;
+use super::matrix::{DevCsr, index};
 use crate::Scalar;
 use crate::error::{Error, Result};
 use crate::format::Csr;
@@ -146,6 +146,32 @@ pub struct DevProduct<T> {
 }
 
 impl<T: Scalar> DevProduct<T> {
+    /// C as a [`DevCsr`] (offsets narrowed to `u32` on the device), to
+    /// multiply again without leaving the device; a C with more entries
+    /// than the kernels index is [`Error::TooLarge`].
+    pub fn into_dev_csr(self, gpu: &Gpu) -> Result<DevCsr<T>> {
+        let nnz = index(self.nnz, "the number of entries of the product")?;
+        let mut row_ptr = gpu.output::<u32>(self.n_rows + 1)?;
+        let n = self.n_rows as u64 + 1;
+        let args = NarrowArgs {
+            input: gpu.ptr(&self.row_ptr),
+            output: gpu.ptr_mut(&mut row_ptr),
+            n,
+        };
+        let grid = n
+            .div_ceil(u64::from(Gpu::BLOCK))
+            .clamp(1, u64::from(gpu.sm_count()) * 32);
+        gpu.launch_named("narrow_offsets", grid as u32, Gpu::BLOCK, 0, args)?;
+        Ok(DevCsr {
+            n_rows: index(self.n_rows, "the number of rows")?,
+            n_cols: index(self.n_cols, "the number of columns")?,
+            nnz,
+            row_ptr,
+            col_idx: self.col_idx,
+            values: self.values,
+        })
+    }
+
     /// C on the host.
     pub fn download(&self, gpu: &Gpu) -> Result<Csr<T>> {
         let row_ptr = gpu.download(&self.row_ptr)?;
@@ -367,7 +393,7 @@ impl<'g, T: Scalar> Product<'g, T> {
                 n_rows: count,
                 numeric: u32::from(numeric),
                 slot_words: self.slot_words,
-                _pad: 0,
+                shared_words: spgemm_dense_shared_words(size),
             };
             let warps_per_block = SPGEMM_THREADS / 32;
             let (grid, shared) = match class {
@@ -380,7 +406,10 @@ impl<'g, T: Scalar> Product<'g, T> {
                     count.min(sms * 16),
                     spgemm_sort_shared_bytes(SPGEMM_BLOCK_MAX, size),
                 ),
-                _ => (count.min(self.slots as u32), SPGEMM_DENSE_SHARED),
+                _ => (
+                    count.min(self.slots as u32),
+                    spgemm_dense_shared_bytes(size),
+                ),
             };
             gpu.launch::<S, _>(FAMILIES[class], grid, SPGEMM_THREADS, shared, args)?;
         }
