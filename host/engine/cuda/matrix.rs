@@ -81,7 +81,7 @@ impl<T: Scalar> DevCsr<T> {
     /// compared on the device (one flag comes back). Values of 4 or 8 bytes.
     pub fn same_as(&self, gpu: &Gpu, other: &DevCsr<T>) -> Result<bool> {
         assert!(
-            size_of::<T>() % 4 == 0,
+            size_of::<T>().is_multiple_of(4),
             "same_as compares values as 32-bit words"
         );
         if (self.n_rows, self.n_cols, self.nnz) != (other.n_rows, other.n_cols, other.nnz) {
