@@ -457,13 +457,16 @@ mod tests {
     #[test]
     fn every_built_in_suite_parses_to_matrices_a_bench_can_hold() {
         for (suite, _) in SUITES {
+            // SpGEMM's work grows with the products, not the entries: its
+            // R-MAT 14 (260K entries) makes 53M.
+            let least = if *suite == "spgemm" { 2e5 } else { 1e6 };
             let parsed = Suite::named(suite).unwrap();
             assert!(!parsed.entries.is_empty(), "suite {suite} is empty");
             for entry in &parsed.entries {
                 if let Entry::Generated { name, spec, .. } = entry {
                     let entries = entries_of(spec);
                     assert!(
-                        (1e6..=150e6).contains(&entries),
+                        (least..=150e6).contains(&entries),
                         "{suite}: {name} has about {entries:.3e} entries"
                     );
                 }
