@@ -16,7 +16,7 @@ use common::gpu::{gpu, skewed};
 use common::{TestScalar, arb_csr_shaped, assert_identical};
 use proptest::prelude::*;
 use spmx::engine::cuda::Gpu;
-use spmx::engine::cuda::spgemm::{SpgemmOptions, spgemm_with};
+use spmx::engine::cuda::spgemm::{SpgemmOptions, spgemm_blocks, spgemm_with};
 use spmx::engine::{Engine, Op};
 use spmx::format::Csr;
 use spmx::semiring::MaxMin;
@@ -82,7 +82,7 @@ random_tests! {
     random_max_min_f64 => MaxMin<f64>,
 }
 
-/// Products per row around each class boundary (128: a warp sorts; 1024:
+/// Products per row around each class boundary (128: a warp sorts; 4096:
 /// a block sorts; beyond: the dense accumulator), rows of A longer than
 /// their products, the arrow matrix's long row, wide B, rectangles, empty
 /// rows and one dense row.
@@ -97,8 +97,8 @@ where
         skewed(200, 3_000, move |i| centre / 4 - 3 + i % 7, seed)
     };
     check::<S>(&around(128, 2), &b4, "around a warp's 128 products");
-    check::<S>(&around(1024, 3), &b4, "around a block's 1024 products");
-    check::<S>(&around(4000, 4), &b4, "dense rows");
+    check::<S>(&around(4096, 3), &b4, "around a block's 4096 products");
+    check::<S>(&around(9000, 4), &b4, "dense rows");
     // Rows of A whose rows of B are mostly empty: more entries than products.
     let sparse_b: Csr<S::Value> = skewed(3_000, 500, |k| usize::from(k % 50 == 0), 5);
     let long_a: Csr<S::Value> = skewed(100, 3_000, |i| 100 + 10 * i, 6);
@@ -107,8 +107,9 @@ where
     let arrow: Csr<S::Value> = arrow(46_500);
     let thin: Csr<S::Value> = skewed(46_500, 300, |k| k % 3, 7);
     check::<S>(&arrow, &thin, "arrow × thin");
-    // B wider than the dense accumulator's first slot words.
-    let wide_b: Csr<S::Value> = skewed(500, 200_000, |k| 2 + k % 9, 8);
+    // Dense rows spanning more columns than shared memory holds: the
+    // accumulator in global memory.
+    let wide_b: Csr<S::Value> = skewed(500, 200_000, |k| 2 + k % 30, 8);
     let a: Csr<S::Value> = skewed(300, 500, |i| i % 400, 9);
     check::<S>(&a, &wide_b, "wide B");
     // Power-law rows squared: every class at once.
@@ -248,6 +249,40 @@ fn row_blocks_under_a_small_budget() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("entries") && e.contains("budget"), "{e}");
+}
+
+/// Row blocks reach the sink in order and cover every row; a sink that
+/// fails stops the product with its error.
+#[test]
+fn row_blocks_stream_to_a_sink() {
+    let Some(_) = gpu("row_blocks_stream_to_a_sink") else {
+        return;
+    };
+    type S = MinPlus<f32>;
+    let p: Csr<f32> = skewed(2_000, 2_000, |i| 1 + 1_000 / (i + 1) + i % 5, 41);
+    let want = ops::spgemm::<S>(&p, &p, Engine::Serial).unwrap();
+    let options = SpgemmOptions {
+        memory_budget: Some(want.nnz() / 7 * 8),
+    };
+    let mut next = 0;
+    let stats = spgemm_blocks::<S>(&p, &p, options, &mut |rows, block| {
+        assert_eq!(rows.start, next);
+        next = rows.end;
+        assert_identical(&block, &want.rows(rows));
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(next, p.nrows());
+    assert!(stats.row_blocks >= 7, "{} blocks", stats.row_blocks);
+    assert_eq!(stats.nnz as usize, want.nnz());
+    let mut calls = 0;
+    let e = spgemm_blocks::<S>(&p, &p, options, &mut |_, _| {
+        calls += 1;
+        Err(spmx::Error::TooLarge("the sink is full".into()))
+    })
+    .unwrap_err();
+    assert_eq!(calls, 1);
+    assert!(e.to_string().contains("the sink is full"), "{e}");
 }
 
 /// The same input gives the same bits on every run.

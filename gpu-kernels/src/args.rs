@@ -505,9 +505,11 @@ pub struct SpgemmRowsArgs<T> {
 /// Products a row of C may have (Σ over A(i,k) of |B(k,:)|), and entries
 /// of A, for one warp to sort them in shared memory (`spgemm_warp`).
 pub const SPGEMM_WARP_MAX: u32 = 128;
-/// Products (and entries of A) a row may have for one block to sort them (`spgemm_block`);
-/// rows with more go to the dense accumulator (`spgemm_dense`).
-pub const SPGEMM_BLOCK_MAX: u32 = 1024;
+/// Products (and entries of A) a row may have for one block to sort them
+/// (`spgemm_block`: 80 KB of shared memory in `f32`, 96 KB in `f64`, more
+/// than the default 48 KB, so the launch opts in); rows with more go to
+/// the dense accumulator (`spgemm_dense`).
+pub const SPGEMM_BLOCK_MAX: u32 = 4096;
 /// Threads of a block of every SpGEMM row kernel.
 pub const SPGEMM_THREADS: u32 = 256;
 /// Row classes of [`SpgemmClassifyArgs`], in order: at most one entry of A

@@ -21,10 +21,19 @@ use crate::engine::cpu;
 use crate::engine::cuda::Gpu;
 use crate::engine::cuda::cusparse::{Cusparse, CusparseSpgemm, CusparseValue};
 use crate::engine::cuda::matrix::DevCsr;
-use crate::engine::cuda::spgemm::{SpgemmOptions, spgemm_device, spgemm_with};
+use crate::engine::cuda::spgemm::{SpgemmOptions, spgemm_blocks, spgemm_device, spgemm_with};
 use crate::error::Result;
 use crate::format::Csr;
 use crate::{PlusTimes, Scalar, Semiring};
+
+/// Products above which C is not held whole on the host: the product runs
+/// in row blocks and is checked block by block (R-MAT 20 squared has about
+/// 30 billion, and a C over 10 billion entries).
+const WHOLE_CHECK_MAX: u64 = 5_000_000_000;
+
+/// Device bytes of C's entries a row block of those products holds: the
+/// host holds a block and the cpu engine's copy of it at once.
+const BLOCK_BUDGET: usize = 4 << 30;
 
 /// What to run.
 #[derive(Clone, Copy, Debug)]
@@ -114,8 +123,11 @@ impl SpgemmBench {
         S::Value: BenchValue + CusparseValue,
     {
         let gpu = self.gpu;
-        let want = cpu::spgemm::<S>(a, b);
         let products = crate::ops::spgemm_products(a, b) as u64;
+        if products > WHOLE_CHECK_MAX {
+            return self.run_in_blocks::<S>(name, a, b, products);
+        }
+        let want = cpu::spgemm::<S>(a, b);
         let (da, db) = (DevCsr::upload(gpu, a)?, DevCsr::upload(gpu, b)?);
         let ours = self.time(
             |keep| {
@@ -162,6 +174,86 @@ impl SpgemmBench {
             name: name.to_string(),
             products,
             nnz: want.nnz(),
+            ours,
+            cusparse,
+        })
+    }
+
+    /// A product too large to check whole on the host: ours in row blocks
+    /// of [`BLOCK_BUDGET`] bytes, timed once with the blocks dropped as they
+    /// arrive, then run again with each block checked against the cpu
+    /// engine's product of those rows of A; cuSPARSE's C (if any) by its
+    /// size against ours.
+    fn run_in_blocks<S>(
+        &mut self,
+        name: &str,
+        a: &Csr<S::Value>,
+        b: &Csr<S::Value>,
+        products: u64,
+    ) -> Result<SpgemmCase>
+    where
+        S: Semiring,
+        S::Value: BenchValue + CusparseValue,
+    {
+        let gpu = self.gpu;
+        let options = SpgemmOptions {
+            memory_budget: Some(BLOCK_BUDGET),
+        };
+        let t = Instant::now();
+        let timed = spgemm_blocks::<S>(a, b, options, &mut |_, _| Ok(()));
+        let time = t.elapsed();
+        let mut mismatch = None;
+        let checked = timed.and_then(|stats| {
+            spgemm_blocks::<S>(a, b, options, &mut |rows, block| {
+                let want = cpu::spgemm::<S>(&a.rows(rows.clone()), b);
+                if block != want && mismatch.is_none() {
+                    mismatch = Some(format!("rows {rows:?}: {}", differs(&block, &want)));
+                }
+                Ok(())
+            })
+            .map(|_| stats)
+        });
+        let (ours, nnz) = match checked {
+            Err(e) => (Outcome::Failed(e.to_string()), 0),
+            Ok(stats) => match mismatch {
+                Some(m) => (Outcome::Wrong(m), stats.nnz as usize),
+                None => (
+                    Outcome::Ran {
+                        time,
+                        how: format!(
+                            "{} row blocks to the host, one run, checked block by block; classes {:?}",
+                            stats.row_blocks, stats.classes
+                        ),
+                    },
+                    stats.nnz as usize,
+                ),
+            },
+        };
+        let is_plus_times = S::NAME == "plus-times";
+        let cusparse = self.cusparse.as_ref().filter(|_| is_plus_times).map(|lib| {
+            let run = || -> Result<(Duration, usize)> {
+                let (da, db) = (DevCsr::upload(gpu, a)?, DevCsr::upload(gpu, b)?);
+                gpu.sync()?;
+                let t = Instant::now();
+                let c = CusparseSpgemm::multiply(lib, gpu, &da, &db)?;
+                gpu.sync()?;
+                Ok((t.elapsed(), c.nnz))
+            };
+            match run() {
+                Err(e) => Outcome::Failed(e.to_string()),
+                Ok((_, got)) if got != nnz => {
+                    Outcome::Wrong(format!("C has {got} entries, the product has {nnz}"))
+                }
+                Ok((time, _)) => Outcome::Ran {
+                    time,
+                    how: "one run, only C's size checked".into(),
+                },
+            }
+        });
+        Ok(SpgemmCase {
+            name: name.to_string(),
+            products,
+            nnz,
             ours,
             cusparse,
         })

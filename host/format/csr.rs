@@ -143,6 +143,27 @@ impl<T: Scalar> Csr<T> {
         )
     }
 
+    /// Rows `rows` as a matrix of their own (same columns), copied.
+    #[track_caller]
+    pub fn rows(&self, rows: std::ops::Range<usize>) -> Csr<T> {
+        assert!(
+            rows.start <= rows.end && rows.end <= self.nrows,
+            "rows {rows:?} of {} rows",
+            self.nrows
+        );
+        let (first, last) = (self.row_ptr[rows.start], self.row_ptr[rows.end]);
+        Csr {
+            nrows: rows.len(),
+            ncols: self.ncols,
+            row_ptr: self.row_ptr[rows.start..=rows.end]
+                .iter()
+                .map(|p| p - first)
+                .collect(),
+            col_idx: self.col_idx[first..last].to_vec(),
+            values: self.values[first..last].to_vec(),
+        }
+    }
+
     /// The same pattern with every value mapped through `f`.
     pub fn map<U: Scalar>(&self, f: impl Fn(T) -> U) -> Csr<U> {
         Csr {

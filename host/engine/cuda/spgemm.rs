@@ -14,7 +14,8 @@
 //! the budget (free device memory, or [`SpgemmOptions::memory_budget`]),
 //! A's rows are cut into blocks whose part of C fits, and each block is
 //! multiplied, copied to the host and its buffers reused: a C larger than
-//! the device completes. A single row of C that does not fit is an
+//! the device completes ([`spgemm_with`] assembles it; [`spgemm_blocks`]
+//! hands each block on, so C need not fit the host either). A single row of C that does not fit is an
 //! [`Error::TooLarge`] with the numbers; C is never empty or truncated.
 //!
 //! Every row is summed in the serial engine's order, so the result has the
@@ -86,12 +87,55 @@ pub fn spgemm_with<S: Semiring>(
 where
     S::Value: Scalar,
 {
+    let (mut row_ptr, mut col_idx, mut values) = (vec![0usize], Vec::new(), Vec::new());
+    let stats = spgemm_blocks::<S>(a, b, options, &mut |_, block| {
+        let base = *row_ptr.last().expect("starts with 0");
+        let (_, _, ptr, cols, vals) = block.into_parts();
+        row_ptr.extend(ptr[1..].iter().map(|p| p + base));
+        col_idx.extend(cols);
+        values.extend(vals);
+        Ok(())
+    })?;
+    Ok(SpgemmRun {
+        c: Csr::from_parts_unchecked(a.nrows(), b.ncols(), row_ptr, col_idx, values),
+        products: stats.products,
+        row_blocks: stats.row_blocks,
+        classes: stats.classes,
+    })
+}
+
+/// How a product in row blocks ran.
+#[derive(Clone, Copy, Debug)]
+pub struct SpgemmStats {
+    /// Products computed.
+    pub products: u64,
+    /// Entries of C.
+    pub nnz: u64,
+    /// Row blocks C was computed in.
+    pub row_blocks: usize,
+    /// Rows of each class: copy, warp-sorted, block-sorted, dense.
+    pub classes: [u32; SPGEMM_CLASSES],
+}
+
+/// C = A ⊗ B over `S` on the GPU, handed to `sink` one row block at a time,
+/// in order (the rows, and those rows of C as a matrix of their own): C
+/// never needs to fit the device, nor the host when `sink` writes or checks
+/// each block and lets it go. A `sink` error stops the product and is
+/// returned.
+pub fn spgemm_blocks<S: Semiring>(
+    a: &Csr<S::Value>,
+    b: &Csr<S::Value>,
+    options: SpgemmOptions,
+    sink: &mut dyn FnMut(Range<usize>, Csr<S::Value>) -> Result<()>,
+) -> Result<SpgemmStats>
+where
+    S::Value: Scalar,
+{
     crate::engine::serial::spgemm::check_shapes(a, b);
     let gpu = Gpu::get()?;
     let (da, db) = (DevCsr::upload(gpu, a)?, DevCsr::upload(gpu, b)?);
     let mut product = Product::symbolic::<S>(gpu, &da, &db)?;
     let n = a.nrows();
-    let nnz = product.nnz as usize;
     let entry = 4 + size_of::<S::Value>();
     let budget = match options.memory_budget {
         Some(b) => b,
@@ -100,8 +144,6 @@ where
     let mut row_ptr = vec![0u64; n + 1];
     gpu.download_into(&product.row_ptr, 0..n + 1, &mut row_ptr)?;
     let blocks = row_blocks(&row_ptr, budget / entry, entry)?;
-    let mut col_idx = vec![0u32; nnz];
-    let mut values = vec![S::zero(); nnz];
     let largest = blocks
         .iter()
         .map(|r| (row_ptr[r.end] - row_ptr[r.start]) as usize)
@@ -110,22 +152,23 @@ where
     let mut c_cols = gpu.output::<u32>(largest.max(1))?;
     let mut c_vals = gpu.output::<S::Value>(largest.max(1))?;
     for rows in &blocks {
-        let (first, last) = (row_ptr[rows.start] as usize, row_ptr[rows.end] as usize);
-        product.numeric::<S>(
-            &da,
-            &db,
-            rows.clone(),
-            first as u64,
-            &mut c_cols,
-            &mut c_vals,
-        )?;
-        gpu.download_into(&c_cols, 0..last - first, &mut col_idx[first..last])?;
-        gpu.download_into(&c_vals, 0..last - first, &mut values[first..last])?;
+        let (first, last) = (row_ptr[rows.start], row_ptr[rows.end]);
+        let len = (last - first) as usize;
+        product.numeric::<S>(&da, &db, rows.clone(), first, &mut c_cols, &mut c_vals)?;
+        let mut col_idx = vec![0u32; len];
+        let mut values = vec![S::zero(); len];
+        gpu.download_into(&c_cols, 0..len, &mut col_idx)?;
+        gpu.download_into(&c_vals, 0..len, &mut values)?;
+        let ptr = row_ptr[rows.start..=rows.end]
+            .iter()
+            .map(|&p| (p - first) as usize)
+            .collect();
+        let block = Csr::from_parts_unchecked(rows.len(), b.ncols(), ptr, col_idx, values);
+        sink(rows.clone(), block)?;
     }
-    let row_ptr = row_ptr.into_iter().map(|p| p as usize).collect();
-    Ok(SpgemmRun {
-        c: Csr::from_parts_unchecked(n, b.ncols(), row_ptr, col_idx, values),
+    Ok(SpgemmStats {
         products: product.products,
+        nnz: row_ptr[n],
         row_blocks: blocks.len(),
         classes: product.classes,
     })
