@@ -82,8 +82,8 @@ random_tests! {
     random_max_min_f64 => MaxMin<f64>,
 }
 
-/// Products per row around each class boundary (128: a warp sorts; 4096:
-/// a block sorts; beyond: the dense accumulator), rows of A longer than
+/// Products per row around each class boundary (128: a warp sorts; 1024
+/// and 4096: a block sorts, in two sizes; beyond: the dense accumulator), rows of A longer than
 /// their products, the arrow matrix's long row, wide B, rectangles, empty
 /// rows and one dense row.
 fn big_cases<S: Semiring>(test: &str)
@@ -97,7 +97,12 @@ where
         skewed(200, 3_000, move |i| centre / 4 - 3 + i % 7, seed)
     };
     check::<S>(&around(128, 2), &b4, "around a warp's 128 products");
-    check::<S>(&around(4096, 3), &b4, "around a block's 4096 products");
+    check::<S>(&around(1024, 3), &b4, "around a block's 1024 products");
+    check::<S>(
+        &around(4096, 14),
+        &b4,
+        "around a wide block's 4096 products",
+    );
     check::<S>(&around(9000, 4), &b4, "dense rows");
     // Rows of A whose rows of B are mostly empty: more entries than products.
     let sparse_b: Csr<S::Value> = skewed(3_000, 500, |k| usize::from(k % 50 == 0), 5);
