@@ -82,8 +82,8 @@ random_tests! {
     random_max_min_f64 => MaxMin<f64>,
 }
 
-/// Products per row around each class boundary (128: a warp sorts; 1024
-/// and 4096: a block sorts, in two sizes; beyond: the dense accumulator), rows of A longer than
+/// Products per row around each class boundary (128: a warp sorts; 1024:
+/// a block sorts; beyond: the dense accumulator), rows of A longer than
 /// their products, the arrow matrix's long row, wide B, rectangles, empty
 /// rows and one dense row.
 fn big_cases<S: Semiring>(test: &str)

@@ -27,8 +27,8 @@
 //! | [`SpmmFixupArgs`]    | `spmm_csr_fixup`                         | 40    |
 //! | [`SpmmCsrThreadArgs`] | `spmm_csr_thread`                       | 64    |
 //! | [`SpmmBlockArgs`]    | `spmm_csr_block`, `spmm_csr_block_vec`   | 72    |
-//! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_warp`, `spgemm_block`, `spgemm_dense` | 136 |
-//! | [`SpgemmClassifyArgs`] | `spgemm_classify`, `spgemm_bin` (utility) | 96  |
+//! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_warp`, `spgemm_block`, `spgemm_dense` | 128 |
+//! | [`SpgemmClassifyArgs`] | `spgemm_classify`, `spgemm_bin` (utility) | 88  |
 //! | [`ScanArgs`]         | `scan_tiles`, `scan_tile_sums`, `scan_add` (utility) | 32 |
 //!
 //! Launch contracts (block and grid shape, what `y` must hold) are in each
@@ -141,7 +141,7 @@ kernel_args! {
     SpmmFixupArgs = 40;
     SpmmCsrThreadArgs = 64;
     SpmmBlockArgs = 72;
-    SpgemmRowsArgs = 136;
+    SpgemmRowsArgs = 128;
 }
 
 /// SpMV over CSR: `y[i] = ⊕ₖ values[k] ⊗ x[col_idx[k]]` for `k` in
@@ -500,31 +500,21 @@ pub struct SpgemmRowsArgs<T> {
     /// `spgemm_dense`: presence words of the accumulator in shared memory
     /// (a row whose column span fits uses it instead of its slot).
     pub shared_words: u32,
-    /// `spgemm_block`: products (and entries of A) its shared memory holds
-    /// (a power of two, at most [`SPGEMM_WIDE_BLOCK_MAX`]).
-    pub capacity: u32,
-    pub _pad: u32,
 }
 
 /// Products a row of C may have (Σ over A(i,k) of |B(k,:)|), and entries
 /// of A, for one warp to sort them in shared memory (`spgemm_warp`).
 pub const SPGEMM_WARP_MAX: u32 = 128;
-/// Products (and entries of A) a row may have for one block to sort them
-/// in 24 KB of shared memory (`f32`: `spgemm_block`, class 2).
+/// Products (and entries of A) a row may have for one block to sort them (`spgemm_block`);
+/// rows with more go to the dense accumulator (`spgemm_dense`).
 pub const SPGEMM_BLOCK_MAX: u32 = 1024;
-/// The same in 80 KB (`f32`; 96 KB in `f64`: above the default 48 KB, so
-/// the launch opts in), for class 3. Two classes, because a block holding
-/// 80 KB leaves room for two blocks a multiprocessor, not nine: the small
-/// rows keep the small blocks. Rows with more go to the dense
-/// accumulator (`spgemm_dense`, class 4).
-pub const SPGEMM_WIDE_BLOCK_MAX: u32 = 4096;
 /// Threads of a block of every SpGEMM row kernel.
 pub const SPGEMM_THREADS: u32 = 256;
 /// Row classes of [`SpgemmClassifyArgs`], in order: at most one entry of A
 /// or no products (`spgemm_copy`), up to [`SPGEMM_WARP_MAX`] products
-/// (`spgemm_warp`), up to [`SPGEMM_BLOCK_MAX`] and up to
-/// [`SPGEMM_WIDE_BLOCK_MAX`] (`spgemm_block`), more (`spgemm_dense`).
-pub const SPGEMM_CLASSES: usize = 5;
+/// (`spgemm_warp`), up to [`SPGEMM_BLOCK_MAX`] (`spgemm_block`), more
+/// (`spgemm_dense`).
+pub const SPGEMM_CLASSES: usize = 4;
 
 /// Shared memory a group sorting up to `capacity` products needs: the
 /// products' keys (8 bytes) and values, and per entry of A its first
@@ -549,33 +539,13 @@ pub const fn spgemm_dense_shared_words(value_size: u32) -> u32 {
     (SHARED_DEFAULT_MAX - SPGEMM_DENSE_SHARED) / (4 + 32 * value_size) / 2 * 2
 }
 
-/// Shared memory of the scan kernels: 33 `u64` slots.
-pub const SCAN_SHARED: u32 = 8 * 33;
-
-/// Products a warp of `spgemm_dense` stages in shared memory at a time.
-pub const SPGEMM_DENSE_STAGE: u32 = 128;
-
-/// Where a warp's staging area of `spgemm_dense` keeps each array, in
-/// bytes from its start, and its size: 33 offsets and 32 starts (`u32`),
-/// 32 values of A, then [`SPGEMM_DENSE_STAGE`] columns and values.
-pub const fn spgemm_dense_stage_layout(value_size: u32) -> [u32; 4] {
-    const fn round(b: u32) -> u32 {
-        b.div_ceil(8) * 8
-    }
-    let x = round((33 + 32) * 4);
-    let cols = round(x + 32 * value_size);
-    let vals = round(cols + 4 * SPGEMM_DENSE_STAGE);
-    [x, cols, vals, round(vals + SPGEMM_DENSE_STAGE * value_size)]
-}
-
-/// Bytes of dynamic shared memory of `spgemm_dense` (blocks of
-/// [`SPGEMM_THREADS`]): scalars, the accumulator, a staging area per warp.
-/// Above the default 48 KB: the launch opts in.
+/// Bytes of dynamic shared memory of `spgemm_dense`.
 pub const fn spgemm_dense_shared_bytes(value_size: u32) -> u32 {
     let words = spgemm_dense_shared_words(value_size);
-    let stage = spgemm_dense_stage_layout(value_size)[3];
-    SPGEMM_DENSE_SHARED + words * (4 + 32 * value_size) + SPGEMM_THREADS / 32 * stage
+    SPGEMM_DENSE_SHARED + words * (4 + 32 * value_size)
 }
+/// Shared memory of the scan kernels: 33 `u64` slots.
+pub const SCAN_SHARED: u32 = 8 * 33;
 
 /// The row classification of C = A ⊗ B (`spgemm_classify`) and the
 /// binning of rows by class (`spgemm_bin`), for rows
@@ -601,7 +571,6 @@ pub struct SpgemmClassifyArgs {
     pub row_end: u32,
     /// Bin: where each class's rows start in `rows`.
     pub offsets: [u32; SPGEMM_CLASSES],
-    pub _pad: u32,
 }
 
 /// An exclusive prefix sum of `n` `u32` values into `n + 1` `u64` offsets,
@@ -658,10 +627,10 @@ impl Clone for SpgemmClassifyArgs {
     }
 }
 impl Copy for SpgemmClassifyArgs {}
-// SAFETY: repr(C): eight 8-byte device addresses, then eight u32 (32 bytes,
+// SAFETY: repr(C): eight 8-byte device addresses, then six u32 (24 bytes,
 // a multiple of 8): no padding, as the size check shows.
 unsafe impl KernelArgs for SpgemmClassifyArgs {}
-const _: () = assert!(core::mem::size_of::<SpgemmClassifyArgs>() == 96);
+const _: () = assert!(core::mem::size_of::<SpgemmClassifyArgs>() == 88);
 // SAFETY: repr(C): three 8-byte addresses and two u32: no padding.
 unsafe impl KernelArgs for ScanArgs {}
 const _: () = assert!(core::mem::size_of::<ScanArgs>() == 32);

@@ -11,7 +11,7 @@
 //! |----------------|-----------------------------------|---------------|---------------------------------------|
 //! | `spgemm_copy`  | ≤ 1 entry of A, or no products    | warp          | a scaled copy of B's row              |
 //! | `spgemm_warp`  | ≤ `SPGEMM_WARP_MAX` products      | warp          | sort the products by (column, order)  |
-//! | `spgemm_block` | ≤ `SPGEMM_BLOCK_MAX`, and ≤ `SPGEMM_WIDE_BLOCK_MAX` products | block | the same, in a block's shared memory (two sizes) |
+//! | `spgemm_block` | ≤ `SPGEMM_BLOCK_MAX` products     | block         | the same, in a block's shared memory  |
 //! | `spgemm_dense` | more                              | block         | dense accumulator in global memory    |
 //!
 //! **Why sort, not merge or hash.** The sort path gathers a row's products
@@ -29,20 +29,15 @@
 //! `spgemm_dense`: a dense accumulator, a presence bit and a value for
 //! every column of the row's span — in shared memory when the span fits
 //! (about 12K columns in `f32`), else in a slot of global memory as wide
-//! as B that the block owns — whose 8 warps split the span between them.
-//! Each warp takes A's row 32 entries at a time: the lanes find each
-//! entry's part of B's row inside the warp's columns (binary searches, in
-//! parallel), number those products in order, and gather them into shared
-//! memory a chunk at a time, all loads in flight together. The chunk is
-//! then applied 32 products at a time, in order; lanes holding the same
-//! column (`match.any`) are combined by the earliest, in lane order, in
-//! one update. So again every value is summed in the serial order. The row
-//! is then read out in column order by a scan of the presence words.
+//! as B that the block owns — whose 8 warps split the span between them. Each warp walks A's row in order and, for each
+//! entry, the part of B's row inside its columns (lanes on consecutive
+//! entries: distinct columns, so no two lanes touch one value), so again
+//! each value is summed in the serial order. The row is then read out in
+//! column order by a scan of the presence words.
 
 use crate::args::{
-    SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_DENSE_STAGE,
-    SPGEMM_WARP_MAX, SPGEMM_WIDE_BLOCK_MAX, ScanArgs, SpgemmClassifyArgs, SpgemmRowsArgs,
-    spgemm_dense_stage_layout,
+    SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_WARP_MAX, ScanArgs,
+    SpgemmClassifyArgs, SpgemmRowsArgs,
 };
 use crate::device::atomic::{
     atomic_add_u32, atomic_add_u64, atomic_max_u32, atomic_min_u32, atomic_or_u32,
@@ -190,10 +185,8 @@ fn class_of(len_a: u32, products: u64) -> u32 {
         1
     } else if size <= u64::from(SPGEMM_BLOCK_MAX) {
         2
-    } else if size <= u64::from(SPGEMM_WIDE_BLOCK_MAX) {
-        3
     } else {
-        4
+        3
     }
 }
 
@@ -740,26 +733,24 @@ pub unsafe fn spgemm_warp<S: Semiring>(a: SpgemmRowsArgs<S::Value>) {
     }
 }
 
-/// Rows of up to `capacity` products (and entries of A), a block each,
-/// sorted in the block's shared memory (symbolic or numeric,
-/// [`SpgemmRowsArgs`]).
+/// Rows of up to [`SPGEMM_BLOCK_MAX`] products, a block each, sorted in
+/// the block's shared memory (symbolic or numeric, [`SpgemmRowsArgs`]).
 ///
 /// Launch: 1D, block size a multiple of 32, any grid, dynamic shared
-/// memory `spgemm_sort_shared_bytes(capacity, size)`.
+/// memory `spgemm_sort_shared_bytes(SPGEMM_BLOCK_MAX, size)`.
 ///
 /// # Safety
-/// As [`spgemm_warp`], with at most `capacity` (≤ [`SPGEMM_WIDE_BLOCK_MAX`])
-/// products.
+/// As [`spgemm_warp`], with at most [`SPGEMM_BLOCK_MAX`] products.
 #[inline(always)]
 pub unsafe fn spgemm_block<S: Semiring>(a: SpgemmRowsArgs<S::Value>) {
-    require(block_dim_x().is_multiple_of(WARP_SIZE) && a.capacity <= SPGEMM_WIDE_BLOCK_MAX);
-    let space = SortSpace::at(shared::dynamic::<u8>(), a.capacity);
+    require(block_dim_x().is_multiple_of(WARP_SIZE));
+    let space = SortSpace::at(shared::dynamic::<u8>(), SPGEMM_BLOCK_MAX);
     let mut b = block_idx_x();
     while b < a.n_rows {
         // SAFETY: the contract; `b` is block-uniform.
         unsafe {
             let row = *a.rows.as_ptr().add(b as usize);
-            sort_row::<S, Block>(&a, row, &space, a.capacity);
+            sort_row::<S, Block>(&a, row, &space, SPGEMM_BLOCK_MAX);
         }
         b += grid_dim_x();
     }
@@ -806,23 +797,6 @@ where
             flags,
             flags.add(a.shared_words as usize).cast::<S::Value>(),
         )
-    };
-    // This warp's staging area, after the accumulator.
-    let stage = {
-        let [x, cols, vals, bytes] = spgemm_dense_stage_layout(size_of::<S::Value>() as u32);
-        let acc = a.shared_words as usize * (4 + 32 * size_of::<S::Value>());
-        // SAFETY: within the launch's shared memory.
-        unsafe {
-            let base = shared::dynamic::<u8>()
-                .add(SPGEMM_DENSE_SHARED as usize + acc + (wid * bytes) as usize);
-            DenseStage {
-                first: base.cast::<u32>(),
-                start: base.add(33 * 4).cast::<u32>(),
-                x: base.add(x as usize).cast::<S::Value>(),
-                cols: base.add(cols as usize).cast::<u32>(),
-                vals: base.add(vals as usize).cast::<S::Value>(),
-            }
-        }
     };
     let mut b = block_idx_x();
     while b < a.n_rows {
@@ -885,82 +859,26 @@ where
                         x = *a.a_values.as_ptr().add((start + j) as usize);
                     }
                 }
-                // The batch's products in my columns, numbered in order.
-                let n = qe - qs;
-                let incl = warp_inclusive_scan(n);
-                let total = warp::shuffle_idx(incl, WARP_SIZE - 1);
-                *stage.first.add(lane as usize) = incl - n;
-                if lane == 0 {
-                    *stage.first.add(32) = total;
-                }
-                *stage.start.add(lane as usize) = qs;
-                *stage.x.add(lane as usize) = x;
-                warp::sync_warp(FULL_MASK);
-                let mut c0 = 0;
-                while c0 < total {
-                    let c1 = total.min(c0 + SPGEMM_DENSE_STAGE);
-                    // Gather the chunk: every load in flight at once.
-                    let mut p = c0 + lane;
-                    while p < c1 {
-                        let (mut lo, mut hi) = (0u32, WARP_SIZE);
-                        while hi - lo > 1 {
-                            let mid = (lo + hi) / 2;
-                            if *stage.first.add(mid as usize) <= p {
-                                lo = mid;
-                            } else {
-                                hi = mid;
-                            }
-                        }
-                        let q = (*stage.start.add(lo as usize) + p - *stage.first.add(lo as usize))
-                            as usize;
-                        let col = *bc.add(q);
+                let batch = (len_a - j0).min(WARP_SIZE);
+                for t in 0..batch {
+                    let s = warp::shuffle_idx(qs, t);
+                    let e = warp::shuffle_idx(qe, t);
+                    let x = if numeric { warp::shuffle_idx(x, t) } else { x };
+                    let mut q = s + lane;
+                    while q < e {
+                        let idx = *bc.add(q as usize) - w0 * 32;
+                        let bit = 1u32 << (idx % 32);
+                        let old = atomic_or_u32(flags.add((idx / 32) as usize), bit);
                         if numeric {
-                            *stage.cols.add((p - c0) as usize) = col;
-                            *stage.vals.add((p - c0) as usize) =
-                                S::mul(*stage.x.add(lo as usize), *a.b_values.as_ptr().add(q));
-                        } else {
-                            let idx = col - w0 * 32;
-                            atomic_or_u32(flags.add((idx / 32) as usize), 1 << (idx % 32));
+                            let p = S::mul(x, *a.b_values.as_ptr().add(q as usize));
+                            let v = vals.add(idx as usize);
+                            *v = if old & bit == 0 { p } else { S::add(*v, p) };
                         }
-                        p += WARP_SIZE;
+                        q += WARP_SIZE;
                     }
+                    // The next entry's products see this one's.
                     warp::sync_warp(FULL_MASK);
-                    // Apply it 32 products at a time, in order: lanes on one
-                    // column combine, the earliest first, in one update.
-                    let mut w = c0;
-                    while numeric && w < c1 {
-                        let p = w + lane;
-                        let col = if p < c1 {
-                            *stage.cols.add((p - c0) as usize)
-                        } else {
-                            u32::MAX
-                        };
-                        let peers = warp::match_any_sync(FULL_MASK, col);
-                        if p < c1 && peers.trailing_zeros() == lane {
-                            let idx = col - w0 * 32;
-                            let bit = 1u32 << (idx % 32);
-                            let old = atomic_or_u32(flags.add((idx / 32) as usize), bit);
-                            let slot = vals.add(idx as usize);
-                            let first = *stage.vals.add((p - c0) as usize);
-                            let mut v = if old & bit == 0 {
-                                first
-                            } else {
-                                S::add(*slot, first)
-                            };
-                            let mut rest = peers & (peers - 1);
-                            while rest != 0 {
-                                let m = w + rest.trailing_zeros();
-                                v = S::add(v, *stage.vals.add((m - c0) as usize));
-                                rest &= rest - 1;
-                            }
-                            *slot = v;
-                        }
-                        warp::sync_warp(FULL_MASK);
-                        w += WARP_SIZE;
-                    }
-                    c0 = c1;
                 }
-                warp::sync_warp(FULL_MASK);
                 j0 += WARP_SIZE;
             }
             sync_threads();
@@ -998,18 +916,6 @@ where
         }
         b += grid_dim_x();
     }
-}
-
-/// A warp's staging area in `spgemm_dense` (see
-/// [`crate::args::spgemm_dense_stage_layout`]): for a batch of 32 entries
-/// of A, each one's first product and where its part of B's row starts,
-/// its value; then up to [`SPGEMM_DENSE_STAGE`] products, column and value.
-struct DenseStage<T> {
-    first: *mut u32,
-    start: *mut u32,
-    x: *mut T,
-    cols: *mut u32,
-    vals: *mut T,
 }
 
 /// The first position in `s..e` of the sorted `cols` whose column is at

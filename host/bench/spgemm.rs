@@ -200,7 +200,14 @@ impl SpgemmBench {
             memory_budget: Some(BLOCK_BUDGET),
         };
         let t = Instant::now();
-        let timed = spgemm_blocks::<S>(a, b, options, &mut |_, _| Ok(()));
+        let timed = spgemm_blocks::<S>(a, b, options, &mut |rows, block| {
+            eprintln!(
+                "  rows {rows:?}: {} entries ({:.1} s)",
+                block.nnz(),
+                t.elapsed().as_secs_f64()
+            );
+            Ok(())
+        });
         let time = t.elapsed();
         let mut mismatch = None;
         let checked = timed.and_then(|stats| {
@@ -209,6 +216,10 @@ impl SpgemmBench {
                 if block != want && mismatch.is_none() {
                     mismatch = Some(format!("rows {rows:?}: {}", differs(&block, &want)));
                 }
+                eprintln!(
+                    "  rows {rows:?} checked ({:.1} s)",
+                    t.elapsed().as_secs_f64()
+                );
                 Ok(())
             })
             .map(|_| stats)

@@ -190,17 +190,6 @@ pub unsafe fn ballot_sync(mask: u32, pred: bool) -> u32 {
     unsafe { llvm::vote_ballot(mask, pred) }
 }
 
-/// `__match_any_sync(mask, v)`: the lanes (in `mask`) whose `v` equals
-/// this lane's (sm_70 and later).
-///
-/// # Safety
-/// See the module documentation.
-#[inline(always)]
-pub unsafe fn match_any_sync(mask: u32, v: u32) -> u32 {
-    // SAFETY: the caller's contract.
-    unsafe { llvm::match_any_sync(mask, v) }
-}
-
 /// `__all_sync(mask, pred)`: whether `pred` holds on every lane in `mask`.
 ///
 /// # Safety

@@ -27,9 +27,8 @@ use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{
     DevPtr, DevPtrMut, NarrowArgs, SCAN_SHARED, SCAN_THREADS, SCAN_TILE, SPGEMM_BLOCK_MAX,
-    SPGEMM_CLASSES, SPGEMM_THREADS, SPGEMM_WARP_MAX, SPGEMM_WIDE_BLOCK_MAX, ScanArgs,
-    SpgemmClassifyArgs, SpgemmRowsArgs, spgemm_dense_shared_bytes, spgemm_dense_shared_words,
-    spgemm_sort_shared_bytes,
+    SPGEMM_CLASSES, SPGEMM_THREADS, SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs, SpgemmRowsArgs,
+    spgemm_dense_shared_bytes, spgemm_dense_shared_words, spgemm_sort_shared_bytes,
 };
 
 use super::Gpu;
@@ -39,13 +38,8 @@ use crate::error::{Error, Result};
 use crate::format::Csr;
 
 /// The row kernels, by class (see `gpu_kernels::args::SPGEMM_CLASSES`).
-const FAMILIES: [&str; SPGEMM_CLASSES] = [
-    "spgemm_copy",
-    "spgemm_warp",
-    "spgemm_block",
-    "spgemm_block",
-    "spgemm_dense",
-];
+const FAMILIES: [&str; SPGEMM_CLASSES] =
+    ["spgemm_copy", "spgemm_warp", "spgemm_block", "spgemm_dense"];
 
 /// Device memory left alone when the budget is the free memory: room for
 /// the driver, the kernels' modules and the allocator's rounding.
@@ -72,7 +66,7 @@ pub struct SpgemmRun<T> {
     pub products: u64,
     /// Row blocks C was computed in (1 when it fit at once).
     pub row_blocks: usize,
-    /// Rows of each class: copy, warp-sorted, block-sorted (two sizes), dense.
+    /// Rows of each class: copy, warp-sorted, block-sorted, dense.
     pub classes: [u32; SPGEMM_CLASSES],
 }
 
@@ -119,7 +113,7 @@ pub struct SpgemmStats {
     pub nnz: u64,
     /// Row blocks C was computed in.
     pub row_blocks: usize,
-    /// Rows of each class: copy, warp-sorted, block-sorted (two sizes), dense.
+    /// Rows of each class: copy, warp-sorted, block-sorted, dense.
     pub classes: [u32; SPGEMM_CLASSES],
 }
 
@@ -190,7 +184,7 @@ pub struct DevProduct<T> {
     pub nnz: usize,
     /// Products computed.
     pub products: u64,
-    /// Rows of each class: copy, warp-sorted, block-sorted (two sizes), dense.
+    /// Rows of each class: copy, warp-sorted, block-sorted, dense.
     pub classes: [u32; SPGEMM_CLASSES],
 }
 
@@ -340,7 +334,7 @@ impl<'g, T: Scalar> Product<'g, T> {
         let binned = classify(gpu, a, b, 0..n, &mut row_len)?;
         let slot_words = b.n_cols / 32 + 2;
         let slot_bytes = slot_words as usize * (4 + 32 * size_of::<T>());
-        let want = (binned.counts[4] as usize).min(DENSE_SLOTS_PER_SM * gpu.sm_count() as usize);
+        let want = (binned.counts[3] as usize).min(DENSE_SLOTS_PER_SM * gpu.sm_count() as usize);
         let free = gpu.memory()?.0.saturating_sub(RESERVE);
         // The dense kernel may take up to half of what is free.
         let slots = want.min(free / 2 / slot_bytes.max(1));
@@ -443,12 +437,6 @@ impl<'g, T: Scalar> Product<'g, T> {
                 numeric: u32::from(numeric),
                 slot_words: self.slot_words,
                 shared_words: spgemm_dense_shared_words(size),
-                capacity: if class == 3 {
-                    SPGEMM_WIDE_BLOCK_MAX
-                } else {
-                    SPGEMM_BLOCK_MAX
-                },
-                _pad: 0,
             };
             let warps_per_block = SPGEMM_THREADS / 32;
             let (grid, shared) = match class {
@@ -461,10 +449,7 @@ impl<'g, T: Scalar> Product<'g, T> {
                     count.min(sms * 16),
                     spgemm_sort_shared_bytes(SPGEMM_BLOCK_MAX, size),
                 ),
-                3 => (
-                    count.min(sms * 4),
-                    spgemm_sort_shared_bytes(SPGEMM_WIDE_BLOCK_MAX, size),
-                ),
+
                 _ => (
                     count.min(self.slots as u32),
                     spgemm_dense_shared_bytes(size),
@@ -502,7 +487,6 @@ fn classify<T: Scalar>(
         row_start: rows.start,
         row_end: rows.end,
         offsets: [0; SPGEMM_CLASSES],
-        _pad: 0,
     };
     let grid = n.div_ceil(SPGEMM_THREADS).clamp(1, gpu.sm_count() * 32);
     gpu.launch_named("spgemm_classify", grid, SPGEMM_THREADS, 0, args)?;
