@@ -45,19 +45,10 @@ use crate::device::atomic::{
 use crate::device::shared;
 use crate::device::thread::{
     WARP_SIZE, block_dim_x, block_idx_x, global_warp_id, grid_dim_x, grid_size_1d, grid_warps,
-    index_1d, lane_id, sync_threads, thread_idx_x, warp_id,
+    index_1d, lane_id, require, sync_threads, thread_idx_x, warp_id,
 };
 use crate::device::warp::{self, FULL_MASK, Shuffle, lane_mask_lt};
 use crate::semiring::Semiring;
-
-/// Stops the kernel (the host sees a launch error) unless `ok`.
-#[inline(always)]
-fn require(ok: bool) {
-    if !ok {
-        // SAFETY: `trap` aborts the kernel; always sound.
-        unsafe { core::arch::nvptx::trap() }
-    }
-}
 
 /// Key of a product: its column above, its number (A's order, then B's)
 /// below; sorting keys orders a row's products by column, ties in order.
@@ -71,31 +62,12 @@ fn key_col(k: u64) -> u32 {
     (k >> 32) as u32
 }
 
-/// The warp's inclusive prefix sum of `v`.
+/// The warp's inclusive prefix sum of `v` (`u32` or `u64`).
 ///
 /// # Safety
 /// All 32 lanes must make this call together.
 #[inline(always)]
-unsafe fn warp_inclusive_scan(mut v: u32) -> u32 {
-    let lane = lane_id();
-    let mut d = 1;
-    while d < WARP_SIZE {
-        // SAFETY: the caller's contract.
-        let t = unsafe { warp::shuffle_up(v, d) };
-        if lane >= d {
-            v += t;
-        }
-        d *= 2;
-    }
-    v
-}
-
-/// The warp's inclusive prefix sum of a `u64`.
-///
-/// # Safety
-/// All 32 lanes must make this call together.
-#[inline(always)]
-unsafe fn warp_inclusive_scan_u64(mut v: u64) -> u64 {
+unsafe fn warp_inclusive_scan<T: Shuffle + core::ops::AddAssign>(mut v: T) -> T {
     let lane = lane_id();
     let mut d = 1;
     while d < WARP_SIZE {
@@ -120,7 +92,7 @@ unsafe fn block_exclusive_scan(v: u64, warp_sums: *mut u64) -> (u64, u64) {
     let (lane, wid, warps) = (lane_id(), warp_id(), block_dim_x() / WARP_SIZE);
     // SAFETY: the caller's contract; `warp_sums` has a slot per warp.
     unsafe {
-        let incl = warp_inclusive_scan_u64(v);
+        let incl = warp_inclusive_scan(v);
         if lane == WARP_SIZE - 1 {
             *warp_sums.add(wid as usize) = incl;
         }
@@ -131,7 +103,7 @@ unsafe fn block_exclusive_scan(v: u64, warp_sums: *mut u64) -> (u64, u64) {
             } else {
                 0
             };
-            let s = warp_inclusive_scan_u64(t);
+            let s = warp_inclusive_scan(t);
             if lane < warps {
                 *warp_sums.add(lane as usize) = s - t;
             }
@@ -232,7 +204,7 @@ pub unsafe extern "ptx-kernel" fn spgemm_classify(a: SpgemmClassifyArgs) {
                     atomic_add_u32(a.counts.as_mut_ptr().add(c as usize), votes.count_ones());
                 }
             }
-            let total = warp_inclusive_scan_u64(products);
+            let total = warp_inclusive_scan(products);
             if lane == WARP_SIZE - 1 && total != 0 {
                 atomic_add_u64(a.products.as_mut_ptr(), total);
             }

@@ -30,19 +30,11 @@ use crate::args::{
 };
 use crate::device::shared;
 use crate::device::thread::{
-    GridStride, WARP_SIZE, block_dim_x, global_warp_id, grid_stride, grid_warps, lane_id, warp_id,
+    GridStride, WARP_SIZE, block_dim_x, global_warp_id, grid_stride, grid_warps, lane_id, require,
+    warp_id,
 };
 use crate::device::warp::{self, FULL_MASK};
 use crate::semiring::Semiring;
-
-/// Stops the kernel (the host sees a launch error) unless `ok`.
-#[inline(always)]
-fn require(ok: bool) {
-    if !ok {
-        // SAFETY: `trap` aborts the kernel; always sound.
-        unsafe { core::arch::nvptx::trap() }
-    }
-}
 
 /// The values one lane loads, accumulates and stores as a unit.
 pub trait Chunk: Copy {

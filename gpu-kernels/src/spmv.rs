@@ -40,21 +40,11 @@ use crate::device::atomic::{AtomicAdd, atomic_add};
 use crate::device::shared;
 use crate::device::thread::{
     GridStride, WARP_SIZE, block_dim_x, block_idx_x, global_warp_id, grid_dim_x, grid_stride,
-    grid_stride_warps, grid_warps, lane_id, sync_threads, thread_idx_x,
+    grid_stride_warps, grid_warps, lane_id, require, sync_threads, thread_idx_x,
 };
 use crate::device::warp::{self, Shuffle};
 use crate::merge_path;
 use crate::semiring::Semiring;
-
-/// Stops the kernel (the host sees a launch error) unless `ok`: a broken
-/// launch contract that would otherwise give a wrong `y`.
-#[inline(always)]
-fn require(ok: bool) {
-    if !ok {
-        // SAFETY: `trap` aborts the kernel; always sound.
-        unsafe { core::arch::nvptx::trap() }
-    }
-}
 
 /// CSR, one thread per row: each thread walks its row in column order, as
 /// the serial engine does (same bits for floating-point `+`), and stops early

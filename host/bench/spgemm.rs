@@ -20,7 +20,7 @@ use super::check::BenchValue;
 use crate::engine::cpu;
 use crate::engine::cuda::Gpu;
 use crate::engine::cuda::cusparse::{Cusparse, CusparseSpgemm, CusparseValue};
-use crate::engine::cuda::matrix::DevCsr;
+use crate::engine::cuda::matrix::{DevCsr, download_csr};
 use crate::engine::cuda::spgemm::{SpgemmOptions, spgemm_blocks, spgemm_device, spgemm_with};
 use crate::error::Result;
 use crate::format::Csr;
@@ -154,6 +154,7 @@ impl SpgemmBench {
             |c| (c == &want).then_some(()).ok_or_else(|| differs(c, &want)),
         );
         let is_plus_times = S::NAME == "plus-times";
+        let shape = (a.nrows(), b.ncols());
         let cusparse = self.cusparse.as_ref().filter(|_| is_plus_times).map(|lib| {
             self.time(
                 |keep| {
@@ -163,7 +164,7 @@ impl SpgemmBench {
                     gpu.sync()?;
                     let elapsed = t.elapsed();
                     let c = keep
-                        .then(|| download(gpu, &c, a.nrows(), b.ncols()))
+                        .then(|| download_csr(gpu, shape, &c.row_ptr, &c.col_idx, &c.values, c.nnz))
                         .transpose()?;
                     Ok((elapsed, "CUSPARSE_SPGEMM_DEFAULT".into(), c))
                 },
@@ -304,20 +305,6 @@ impl SpgemmBench {
 fn median(times: &mut [f64]) -> f64 {
     times.sort_by(f64::total_cmp);
     times[times.len() / 2]
-}
-
-/// cuSPARSE's C on the host.
-fn download<T: Scalar>(gpu: &Gpu, c: &CusparseSpgemm<T>, m: usize, n: usize) -> Result<Csr<T>> {
-    let row_ptr: Vec<usize> = gpu
-        .download(&c.row_ptr)?
-        .into_iter()
-        .map(|p| p as usize)
-        .collect();
-    let mut col_idx = vec![0u32; c.nnz];
-    let mut values = vec![T::ZERO; c.nnz];
-    gpu.download_into(&c.col_idx, 0..c.nnz, &mut col_idx)?;
-    gpu.download_into(&c.values, 0..c.nnz, &mut values)?;
-    Ok(Csr::from_parts_unchecked(m, n, row_ptr, col_idx, values))
 }
 
 /// Where `got` first differs from `want`.

@@ -1,5 +1,6 @@
 //! Where a thread is: thread, block and grid indices, lanes and warps, the
-//! block barrier, and grid-stride loops.
+//! block barrier, grid-stride loops, and `require` (stop on a broken
+//! launch contract).
 //!
 //! The `_1d` helpers and [`warp_id`] assume one-dimensional blocks and grids,
 //! which is how every spmx kernel is launched. Indices are `u32`: a launch
@@ -10,6 +11,16 @@ use core::arch::nvptx;
 
 /// Threads in a warp.
 pub const WARP_SIZE: u32 = 32;
+
+/// Stops the kernel unless `ok` (the host sees a launch error): for a
+/// broken launch contract that would otherwise give a wrong result.
+#[inline(always)]
+pub fn require(ok: bool) {
+    if !ok {
+        // SAFETY: `trap` aborts the kernel; always sound.
+        unsafe { nvptx::trap() }
+    }
+}
 
 macro_rules! special_registers {
     ($($(#[$doc:meta])* $name:ident => $intrinsic:ident;)*) => {$(

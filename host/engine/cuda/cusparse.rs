@@ -663,31 +663,13 @@ impl<T: CusparseValue> CusparseSpgemm<T> {
         let (one, zero) = (T::from_f64(1.0), T::from_f64(0.0));
         let op = sys::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE;
         let alg = sys::cusparseSpGEMMAlg_t::CUSPARSE_SPGEMM_DEFAULT;
-        // SAFETY (each call below): live handle and descriptors; alpha and
-        // beta host values of the compute type; each buffer of the size
-        // the sizing call returned.
-        let mut size1 = 0usize;
-        check("cusparseSpGEMM_workEstimation", unsafe {
-            sys::cusparseSpGEMM_workEstimation(
-                lib.handle,
-                op,
-                op,
-                scalar(&one),
-                ad.as_const(),
-                bd.as_const(),
-                scalar(&zero),
-                c.0,
-                T::DATA_TYPE,
-                alg,
-                desc.0,
-                &mut size1,
-                std::ptr::null_mut(),
-            )
-        })?;
-        let mut buf1 = gpu.output::<u8>(size1.max(1))?;
-        {
-            let (p1, _) = buf1.device_ptr_mut(stream);
-            check("cusparseSpGEMM_workEstimation", unsafe {
+        // SAFETY (both calls): live handle and descriptors; alpha and beta
+        // host values of the compute type; the buffer null (asking its size)
+        // or of the size asked for.
+        let buf1 = sized_call(
+            gpu,
+            "cusparseSpGEMM_workEstimation",
+            |size, buffer| unsafe {
                 sys::cusparseSpGEMM_workEstimation(
                     lib.handle,
                     op,
@@ -700,13 +682,12 @@ impl<T: CusparseValue> CusparseSpgemm<T> {
                     T::DATA_TYPE,
                     alg,
                     desc.0,
-                    &mut size1,
-                    p1 as *mut c_void,
+                    size,
+                    buffer,
                 )
-            })?;
-        }
-        let mut size2 = 0usize;
-        check("cusparseSpGEMM_compute", unsafe {
+            },
+        )?;
+        let buf2 = sized_call(gpu, "cusparseSpGEMM_compute", |size, buffer| unsafe {
             sys::cusparseSpGEMM_compute(
                 lib.handle,
                 op,
@@ -719,31 +700,10 @@ impl<T: CusparseValue> CusparseSpgemm<T> {
                 T::DATA_TYPE,
                 alg,
                 desc.0,
-                &mut size2,
-                std::ptr::null_mut(),
+                size,
+                buffer,
             )
         })?;
-        let mut buf2 = gpu.output::<u8>(size2.max(1))?;
-        {
-            let (p2, _) = buf2.device_ptr_mut(stream);
-            check("cusparseSpGEMM_compute", unsafe {
-                sys::cusparseSpGEMM_compute(
-                    lib.handle,
-                    op,
-                    op,
-                    scalar(&one),
-                    ad.as_const(),
-                    bd.as_const(),
-                    scalar(&zero),
-                    c.0,
-                    T::DATA_TYPE,
-                    alg,
-                    desc.0,
-                    &mut size2,
-                    p2 as *mut c_void,
-                )
-            })?;
-        }
         let (mut rows, mut cols, mut nnz) = (0i64, 0i64, 0i64);
         check("cusparseSpMatGetSize", unsafe {
             sys::cusparseSpMatGetSize(c.0, &mut rows, &mut cols, &mut nnz)
@@ -787,6 +747,24 @@ impl<T: CusparseValue> CusparseSpgemm<T> {
             nnz,
         })
     }
+}
+
+/// A cuSPARSE call that takes a buffer, made as its API asks: once with no
+/// buffer (it writes the size it needs), then with a buffer of that size,
+/// which is returned (it must live until the work it queued is done).
+fn sized_call(
+    gpu: &Gpu,
+    call: &str,
+    mut f: impl FnMut(*mut usize, *mut c_void) -> sys::cusparseStatus_t,
+) -> Result<CudaSlice<u8>> {
+    let mut size = 0usize;
+    check(call, f(&mut size, std::ptr::null_mut()))?;
+    let mut buffer = gpu.output::<u8>(size.max(1))?;
+    {
+        let (p, _) = buffer.device_ptr_mut(gpu.stream());
+        check(call, f(&mut size, p as *mut c_void))?;
+    }
+    Ok(buffer)
 }
 
 /// The algorithm's name, with `+pre` when the product was preprocessed.

@@ -4,7 +4,7 @@
 //! dimensions do not fit is refused with [`Error::TooLarge`] naming the
 //! number, never truncated.
 
-use cudarc::driver::CudaSlice;
+use cudarc::driver::{CudaSlice, DeviceRepr};
 use gpu_kernels::args::{CompareArgs, DevPtr};
 
 use super::Gpu;
@@ -31,6 +31,28 @@ pub fn index(n: usize, what: &str) -> Result<u32> {
 fn offsets(ptr: &[usize], what: &str) -> Result<Vec<u32>> {
     index(ptr.last().copied().unwrap_or(0), what)?;
     Ok(ptr.iter().map(|&p| p as u32).collect())
+}
+
+/// A CSR matrix's arrays on the device brought back as a host [`Csr`] of
+/// `shape`: offsets of any unsigned type, the first `nnz` columns and
+/// values (the buffers may be longer).
+pub fn download_csr<T: Scalar, P: DeviceRepr + Into<u64>>(
+    gpu: &Gpu,
+    (n_rows, n_cols): (usize, usize),
+    row_ptr: &CudaSlice<P>,
+    col_idx: &CudaSlice<u32>,
+    values: &CudaSlice<T>,
+    nnz: usize,
+) -> Result<Csr<T>> {
+    let row_ptr = gpu.download(row_ptr)?;
+    let mut cols = vec![0u32; nnz];
+    let mut vals = vec![T::ZERO; nnz];
+    gpu.download_into(col_idx, 0..nnz, &mut cols)?;
+    gpu.download_into(values, 0..nnz, &mut vals)?;
+    let row_ptr = row_ptr.into_iter().map(|p| p.into() as usize).collect();
+    Ok(Csr::from_parts_unchecked(
+        n_rows, n_cols, row_ptr, cols, vals,
+    ))
 }
 
 /// CSR on the device.
@@ -62,19 +84,9 @@ impl<T: Scalar> DevCsr<T> {
 
     /// The matrix on the host.
     pub fn download(&self, gpu: &Gpu) -> Result<Csr<T>> {
+        let shape = (self.n_rows as usize, self.n_cols as usize);
         let nnz = self.nnz as usize;
-        let row_ptr = gpu.download(&self.row_ptr)?;
-        let mut col_idx = vec![0u32; nnz];
-        let mut values = vec![T::ZERO; nnz];
-        gpu.download_into(&self.col_idx, 0..nnz, &mut col_idx)?;
-        gpu.download_into(&self.values, 0..nnz, &mut values)?;
-        Ok(Csr::from_parts_unchecked(
-            self.n_rows as usize,
-            self.n_cols as usize,
-            row_ptr.into_iter().map(|p| p as usize).collect(),
-            col_idx,
-            values,
-        ))
+        download_csr(gpu, shape, &self.row_ptr, &self.col_idx, &self.values, nnz)
     }
 
     /// Whether `self` and `other` hold the same matrix, bit for bit,

@@ -32,7 +32,7 @@ use gpu_kernels::args::{
 };
 
 use super::Gpu;
-use super::matrix::{DevCsr, index};
+use super::matrix::{DevCsr, download_csr, index};
 use crate::Scalar;
 use crate::error::{Error, Result};
 use crate::format::Csr;
@@ -217,19 +217,15 @@ impl<T: Scalar> DevProduct<T> {
 
     /// C on the host.
     pub fn download(&self, gpu: &Gpu) -> Result<Csr<T>> {
-        let row_ptr = gpu.download(&self.row_ptr)?;
-        let mut col_idx = vec![0u32; self.nnz];
-        let mut values = vec![T::ZERO; self.nnz];
-        gpu.download_into(&self.col_idx, 0..self.nnz, &mut col_idx)?;
-        gpu.download_into(&self.values, 0..self.nnz, &mut values)?;
-        let row_ptr = row_ptr.into_iter().map(|p| p as usize).collect();
-        Ok(Csr::from_parts_unchecked(
-            self.n_rows,
-            self.n_cols,
-            row_ptr,
-            col_idx,
-            values,
-        ))
+        let shape = (self.n_rows, self.n_cols);
+        download_csr(
+            gpu,
+            shape,
+            &self.row_ptr,
+            &self.col_idx,
+            &self.values,
+            self.nnz,
+        )
     }
 }
 
