@@ -148,16 +148,17 @@ fn mismatched_shapes_panic_naming_both() {
 #[test]
 fn unavailable_engines_say_why() {
     let a = Csr::<f64>::empty(2, 2);
-    // Without feature gpu or a GPU, cuda is missing; with one, it has no
-    // SpGEMM yet: either way it says the engine is not available.
-    {
-        let err = a
-            .spgemm_with::<PlusTimes<f64>>(&a, Engine::Cuda)
-            .unwrap_err();
-        assert!(
+    // Without feature gpu or a GPU, cuda is missing and says so; with one,
+    // it multiplies.
+    match a.spgemm_with::<PlusTimes<f64>>(&a, Engine::Cuda) {
+        Ok(c) => assert_eq!(
+            c,
+            a.spgemm_with::<PlusTimes<f64>>(&a, Engine::Serial).unwrap()
+        ),
+        Err(err) => assert!(
             err.to_string().contains("cuda engine is not available"),
             "{err}"
-        );
+        ),
     }
     #[cfg(not(feature = "mpi"))]
     {

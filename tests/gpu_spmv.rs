@@ -250,10 +250,11 @@ fn without_a_gpu_cuda_is_a_clear_error() {
     assert_eq!(Engine::Auto.resolve(Op::Spmv).unwrap(), Engine::Cpu);
 }
 
-/// The cuda engine has no SpGEMM yet: asking for it says so, even on a GPU.
+/// The cuda engine has no element-wise add yet: asking for it says so,
+/// with or without a GPU, and `auto` takes the cpu engine.
 #[test]
-fn cuda_spgemm_is_not_there_yet() {
-    let e = Engine::Cuda.resolve(Op::Spgemm).unwrap_err().to_string();
-    assert!(e.contains("no SpGEMM"), "{e}");
-    assert_eq!(Engine::Auto.resolve(Op::Spgemm).unwrap(), Engine::Cpu);
+fn cuda_ewise_add_is_not_there_yet() {
+    let e = Engine::Cuda.resolve(Op::EwiseAdd).unwrap_err().to_string();
+    assert!(e.contains("no element-wise add"), "{e}");
+    assert_eq!(Engine::Auto.resolve(Op::EwiseAdd).unwrap(), Engine::Cpu);
 }
