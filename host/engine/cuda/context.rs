@@ -16,7 +16,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 use gpu_kernels::Semiring;
-use gpu_kernels::args::{DevPtr, DevPtrMut, KernelArgs, SHARED_DEFAULT_MAX, SpinArgs};
+use gpu_kernels::args::{DevPtr, DevPtrMut, KernelArgs, SpinArgs};
 use gpu_kernels::kernels;
 
 use super::ptx::{PTX, entry_module};
@@ -297,20 +297,6 @@ impl Gpu {
             return Ok(());
         }
         let f = self.function(name)?;
-        if shared > SHARED_DEFAULT_MAX {
-            // More than 48 KB of dynamic shared memory is opt-in, per kernel.
-            f.set_attribute(
-                cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                shared as i32,
-            )
-            .map_err(|e| {
-                unavailable(format!(
-                    "kernel {name} needs {shared} B of shared memory a block, which {} \
-                     refuses: {e:?}",
-                    self.name
-                ))
-            })?;
-        }
         let cfg = LaunchConfig {
             grid_dim: (grid, 1, 1),
             block_dim: (block, 1, 1),
