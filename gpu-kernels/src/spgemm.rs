@@ -832,48 +832,21 @@ where
                     }
                 }
                 let batch = (len_a - j0).min(WARP_SIZE);
-                // Each entry's first 32 products are loaded while the
-                // previous entry's are applied: one load latency a batch,
-                // not one an entry.
-                let load = |t: u32| {
-                    let q = warp::shuffle_idx(qs, t) + lane;
-                    let e = warp::shuffle_idx(qe, t);
-                    let x = if numeric { warp::shuffle_idx(x, t) } else { x };
-                    if q < e {
-                        let v = if numeric {
-                            S::mul(x, *a.b_values.as_ptr().add(q as usize))
-                        } else {
-                            x
-                        };
-                        (*bc.add(q as usize), v)
-                    } else {
-                        (u32::MAX, x)
-                    }
-                };
-                let mut next = load(0);
                 for t in 0..batch {
-                    let (mut col, mut p) = next;
-                    if t + 1 < batch {
-                        next = load(t + 1);
-                    }
+                    let s = warp::shuffle_idx(qs, t);
                     let e = warp::shuffle_idx(qe, t);
                     let x = if numeric { warp::shuffle_idx(x, t) } else { x };
-                    let mut q = warp::shuffle_idx(qs, t) + lane;
+                    let mut q = s + lane;
                     while q < e {
-                        let idx = col - w0 * 32;
+                        let idx = *bc.add(q as usize) - w0 * 32;
                         let bit = 1u32 << (idx % 32);
                         let old = atomic_or_u32(flags.add((idx / 32) as usize), bit);
                         if numeric {
+                            let p = S::mul(x, *a.b_values.as_ptr().add(q as usize));
                             let v = vals.add(idx as usize);
                             *v = if old & bit == 0 { p } else { S::add(*v, p) };
                         }
                         q += WARP_SIZE;
-                        if q < e {
-                            col = *bc.add(q as usize);
-                            if numeric {
-                                p = S::mul(x, *a.b_values.as_ptr().add(q as usize));
-                            }
-                        }
                     }
                     // The next entry's products see this one's.
                     warp::sync_warp(FULL_MASK);
