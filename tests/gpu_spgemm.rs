@@ -19,8 +19,7 @@ use spmx::engine::cuda::Gpu;
 use spmx::engine::cuda::spgemm::{SpgemmOptions, spgemm_blocks, spgemm_with};
 use spmx::engine::{Engine, Op};
 use spmx::format::Csr;
-use spmx::semiring::MaxMin;
-use spmx::{MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring, app, ops};
+use spmx::{MaxPlus, MinPlus, OrAnd, PlusTimes, Semiring, app, ops};
 
 /// C on the GPU equals C on the serial engine, bit for bit.
 #[track_caller]
@@ -57,30 +56,7 @@ where
     });
 }
 
-macro_rules! random_tests {
-    ($($name:ident => $S:ty),* $(,)?) => {$(
-        #[test]
-        fn $name() {
-            random_cases::<$S>(stringify!($name));
-        }
-    )*};
-}
-
-random_tests! {
-    random_plus_times_f32 => PlusTimes<f32>,
-    random_plus_times_f64 => PlusTimes<f64>,
-    random_min_plus_f32 => MinPlus<f32>,
-    random_min_plus_f64 => MinPlus<f64>,
-    random_max_plus_f32 => MaxPlus<f32>,
-    random_max_plus_f64 => MaxPlus<f64>,
-    random_max_times_f32 => MaxTimes<f32>,
-    random_max_times_f64 => MaxTimes<f64>,
-    random_min_max_f32 => MinMax<f32>,
-    random_min_max_f64 => MinMax<f64>,
-    random_or_and => OrAnd,
-    random_max_min_f32 => MaxMin<f32>,
-    random_max_min_f64 => MaxMin<f64>,
-}
+common::gpu::every_gpu_semiring!(random, random_cases);
 
 /// Products per row around each class boundary (128: a warp sorts; 1024:
 /// a block sorts; beyond: the dense accumulator), rows of A longer than

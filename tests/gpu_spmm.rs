@@ -21,8 +21,7 @@ use proptest::prelude::*;
 use spmx::engine::cuda::{DenseLayout, Gpu, SpmmKernel, SpmmPlan};
 use spmx::engine::{Engine, Op};
 use spmx::format::{Csr, Dense};
-use spmx::semiring::MaxMin;
-use spmx::{MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring, ops};
+use spmx::{MaxPlus, MinPlus, OrAnd, PlusTimes, Semiring, ops};
 
 /// The column counts every kernel is tried with: one column, fewer than a
 /// 16-byte load, a warp's worth, one more (no vector loads), four warps'
@@ -126,30 +125,7 @@ where
     });
 }
 
-macro_rules! random_tests {
-    ($($name:ident => $S:ty),* $(,)?) => {$(
-        #[test]
-        fn $name() {
-            random_cases::<$S>(stringify!($name));
-        }
-    )*};
-}
-
-random_tests! {
-    random_plus_times_f32 => PlusTimes<f32>,
-    random_plus_times_f64 => PlusTimes<f64>,
-    random_min_plus_f32 => MinPlus<f32>,
-    random_min_plus_f64 => MinPlus<f64>,
-    random_max_plus_f32 => MaxPlus<f32>,
-    random_max_plus_f64 => MaxPlus<f64>,
-    random_max_times_f32 => MaxTimes<f32>,
-    random_max_times_f64 => MaxTimes<f64>,
-    random_min_max_f32 => MinMax<f32>,
-    random_min_max_f64 => MinMax<f64>,
-    random_or_and => OrAnd,
-    random_max_min_f32 => MaxMin<f32>,
-    random_max_min_f64 => MaxMin<f64>,
-}
+common::gpu::every_gpu_semiring!(random, random_cases);
 
 /// A deterministic `n × k` B.
 fn b_for<T: spmx::Scalar>(n: usize, k: usize, seed: u64) -> Dense<T> {

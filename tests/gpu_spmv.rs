@@ -20,8 +20,7 @@ use proptest::prelude::*;
 use spmx::engine::cuda::{Gpu, SpmvKernel, SpmvPlan};
 use spmx::engine::{Engine, Op};
 use spmx::format::Csr;
-use spmx::semiring::MaxMin;
-use spmx::{MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring, ops};
+use spmx::{MaxPlus, MinMax, MinPlus, OrAnd, PlusTimes, Semiring, ops};
 
 /// Runs `kernel` on `a`, `x` with a poisoned `y`, and returns `y`.
 fn run_gpu<S: Semiring>(
@@ -97,31 +96,7 @@ where
     });
 }
 
-macro_rules! random_tests {
-    ($($name:ident => $S:ty),* $(,)?) => {$(
-        #[test]
-        fn $name() {
-            random_cases::<$S>(stringify!($name));
-        }
-    )*};
-}
-
-random_tests! {
-    random_plus_times_f32 => PlusTimes<f32>,
-    random_plus_times_f64 => PlusTimes<f64>,
-    random_min_plus_f32 => MinPlus<f32>,
-    random_min_plus_f64 => MinPlus<f64>,
-    random_max_plus_f32 => MaxPlus<f32>,
-    random_max_plus_f64 => MaxPlus<f64>,
-    random_max_times_f32 => MaxTimes<f32>,
-    random_max_times_f64 => MaxTimes<f64>,
-    random_min_max_f32 => MinMax<f32>,
-    random_min_max_f64 => MinMax<f64>,
-    random_or_and => OrAnd,
-    // The guide's worked example: a semiring added in gpu-kernels alone.
-    random_max_min_f32 => MaxMin<f32>,
-    random_max_min_f64 => MaxMin<f64>,
-}
+common::gpu::every_gpu_semiring!(random, random_cases);
 
 /// Shapes that stress the mapping of rows to threads: a power-law row
 /// length distribution, one row holding most entries, rows of exactly 32
