@@ -118,22 +118,13 @@ fn arrow<T: spmx::Scalar>(n: usize) -> Csr<T> {
     coo.to_csr()
 }
 
-macro_rules! big_tests {
-    ($($name:ident => $S:ty),* $(,)?) => {$(
-        #[test]
-        fn $name() {
-            big_cases::<$S>(stringify!($name));
-        }
-    )*};
-}
-
-big_tests! {
-    big_plus_times_f32 => PlusTimes<f32>,
-    big_plus_times_f64 => PlusTimes<f64>,
-    big_min_plus_f32 => MinPlus<f32>,
-    big_max_plus_f64 => MaxPlus<f64>,
-    big_or_and => OrAnd,
-}
+common::gpu::every_gpu_semiring!(big, big_cases;
+    plus_times_f32 => PlusTimes<f32>,
+    plus_times_f64 => PlusTimes<f64>,
+    min_plus_f32 => MinPlus<f32>,
+    max_plus_f64 => MaxPlus<f64>,
+    or_and => OrAnd,
+);
 
 /// Products of the real set with at most this many products are checked
 /// (A·A of `arrow` is dense, 46 500² entries: its long row is checked in
@@ -147,26 +138,7 @@ fn real_matrices() {
     let Some(_) = gpu("real_matrices") else {
         return;
     };
-    let dir = common::real_data_dir();
-    if !dir.join("MANIFEST.tsv").exists() {
-        println!(
-            "skipping real_matrices: no MANIFEST.tsv in {}",
-            dir.display()
-        );
-        return;
-    }
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".mtx.gz"))
-        .collect();
-    files.sort();
-    for path in files {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let a = spmx::io::read_mtx::<f64>(&path, &Default::default())
-            .unwrap()
-            .coo
-            .to_csr();
+    for (name, a) in common::real_matrices("real_matrices") {
         let at = a.transpose();
         let mut pairs = vec![("A·Aᵀ", &a, &at)];
         if a.nrows() == a.ncols() {
@@ -213,12 +185,12 @@ fn row_blocks_under_a_small_budget() {
         )
         .unwrap();
         assert!(
-            run.row_blocks > 1,
+            run.stats.row_blocks > 1,
             "{budget} bytes: {} blocks",
-            run.row_blocks
+            run.stats.row_blocks
         );
         assert_identical(&run.c, &want);
-        println!("budget {budget} B: {} row blocks", run.row_blocks);
+        println!("budget {budget} B: {} row blocks", run.stats.row_blocks);
     }
     let e = spgemm_with::<S>(
         &p,

@@ -173,22 +173,13 @@ where
     }
 }
 
-macro_rules! big_tests {
-    ($($name:ident => $S:ty),* $(,)?) => {$(
-        #[test]
-        fn $name() {
-            big_cases::<$S>(stringify!($name));
-        }
-    )*};
-}
-
-big_tests! {
-    big_plus_times_f32 => PlusTimes<f32>,
-    big_plus_times_f64 => PlusTimes<f64>,
-    big_min_plus_f64 => MinPlus<f64>,
-    big_max_plus_f32 => MaxPlus<f32>,
-    big_or_and => OrAnd,
-}
+common::gpu::every_gpu_semiring!(big, big_cases;
+    plus_times_f32 => PlusTimes<f32>,
+    plus_times_f64 => PlusTimes<f64>,
+    min_plus_f64 => MinPlus<f64>,
+    max_plus_f32 => MaxPlus<f32>,
+    or_and => OrAnd,
+);
 
 /// Every kernel on every real matrix: plus-times f32 with k = 32 and
 /// min-plus f64 with k = 33.
@@ -197,24 +188,7 @@ fn real_matrices() {
     let Some(gpu) = gpu("real_matrices") else {
         return;
     };
-    let dir = common::real_data_dir();
-    if !dir.join("MANIFEST.tsv").exists() {
-        println!(
-            "skipping real_matrices: no MANIFEST.tsv in {}",
-            dir.display()
-        );
-        return;
-    }
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".mtx.gz"))
-        .collect();
-    files.sort();
-    for path in files {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let read = spmx::io::read_mtx::<f64>(&path, &Default::default()).unwrap();
-        let a = read.coo.to_csr();
+    for (name, a) in common::real_matrices("real_matrices") {
         check_kernels::<MinPlus<f64>>(gpu, &a, &b_for(a.ncols(), 33, 11), &name);
         let a32 = a.map(|v| v as f32);
         check_kernels::<PlusTimes<f32>>(gpu, &a32, &b_for(a.ncols(), 32, 12), &name);

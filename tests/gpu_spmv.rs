@@ -129,23 +129,14 @@ where
     }
 }
 
-macro_rules! big_tests {
-    ($($name:ident => $S:ty),* $(,)?) => {$(
-        #[test]
-        fn $name() {
-            big_cases::<$S>(stringify!($name));
-        }
-    )*};
-}
-
-big_tests! {
-    big_plus_times_f32 => PlusTimes<f32>,
-    big_plus_times_f64 => PlusTimes<f64>,
-    big_min_plus_f32 => MinPlus<f32>,
-    big_max_plus_f64 => MaxPlus<f64>,
-    big_or_and => OrAnd,
-    big_min_max_f32 => MinMax<f32>,
-}
+common::gpu::every_gpu_semiring!(big, big_cases;
+    plus_times_f32 => PlusTimes<f32>,
+    plus_times_f64 => PlusTimes<f64>,
+    min_plus_f32 => MinPlus<f32>,
+    max_plus_f64 => MaxPlus<f64>,
+    or_and => OrAnd,
+    min_max_f32 => MinMax<f32>,
+);
 
 /// Every kernel on every real matrix, plus-times f32 and min-plus f64.
 #[test]
@@ -153,24 +144,7 @@ fn real_matrices() {
     let Some(gpu) = gpu("real_matrices") else {
         return;
     };
-    let dir = common::real_data_dir();
-    if !dir.join("MANIFEST.tsv").exists() {
-        println!(
-            "skipping real_matrices: no MANIFEST.tsv in {}",
-            dir.display()
-        );
-        return;
-    }
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".mtx.gz"))
-        .collect();
-    files.sort();
-    for path in files {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let read = spmx::io::read_mtx::<f64>(&path, &Default::default()).unwrap();
-        let a = read.coo.to_csr();
+    for (name, a) in common::real_matrices("real_matrices") {
         let x = x_for::<f64>(a.ncols(), 11);
         check_kernels::<MinPlus<f64>>(gpu, &a, &x, &name);
         let a32 = a.map(|v| v as f32);

@@ -146,7 +146,7 @@ impl SpgemmBench {
                         // C does not fit: row blocks to the host, timed whole.
                         let t = Instant::now();
                         let run = spgemm_with::<S>(a, b, SpgemmOptions::default())?;
-                        let how = format!("{} row blocks to the host", run.row_blocks);
+                        let how = format!("{} row blocks to the host", run.stats.row_blocks);
                         (t.elapsed(), how, Some(run.c))
                     }
                 })

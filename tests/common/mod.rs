@@ -146,3 +146,28 @@ pub fn assert_identical<T: TestScalar>(got: &Csr<T>, want: &Csr<T>) {
 pub fn real_data_dir() -> PathBuf {
     spmx::bench::suite::real_dir()
 }
+
+/// Every matrix of the real set as (file name, A in CSR, f64), in name
+/// order; empty, after saying that `test` skips, when the folder has no
+/// `MANIFEST.tsv`.
+pub fn real_matrices(test: &str) -> Vec<(String, spmx::Csr<f64>)> {
+    let dir = real_data_dir();
+    if !dir.join("MANIFEST.tsv").exists() {
+        println!("skipping {test}: no MANIFEST.tsv in {}", dir.display());
+        return Vec::new();
+    }
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".mtx.gz"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let read = spmx::io::read_mtx::<f64>(&path, &Default::default()).unwrap();
+            (name, read.coo.to_csr())
+        })
+        .collect()
+}

@@ -62,12 +62,7 @@ pub struct SpgemmOptions {
 #[derive(Clone, Debug)]
 pub struct SpgemmRun<T> {
     pub c: Csr<T>,
-    /// Products computed (Σ over A(i,k) of |B(k,:)|).
-    pub products: u64,
-    /// Row blocks C was computed in (1 when it fit at once).
-    pub row_blocks: usize,
-    /// Rows of each class: copy, warp-sorted, block-sorted, dense.
-    pub classes: [u32; SPGEMM_CLASSES],
+    pub stats: SpgemmStats,
 }
 
 /// C = A ⊗ B over `S` on the GPU (the cuda engine's `ops::spgemm`).
@@ -98,20 +93,18 @@ where
     })?;
     Ok(SpgemmRun {
         c: Csr::from_parts_unchecked(a.nrows(), b.ncols(), row_ptr, col_idx, values),
-        products: stats.products,
-        row_blocks: stats.row_blocks,
-        classes: stats.classes,
+        stats,
     })
 }
 
 /// How a product in row blocks ran.
 #[derive(Clone, Copy, Debug)]
 pub struct SpgemmStats {
-    /// Products computed.
+    /// Products computed (Σ over A(i,k) of |B(k,:)|).
     pub products: u64,
     /// Entries of C.
     pub nnz: u64,
-    /// Row blocks C was computed in.
+    /// Row blocks C was computed in (1 when it fit at once).
     pub row_blocks: usize,
     /// Rows of each class: copy, warp-sorted, block-sorted, dense.
     pub classes: [u32; SPGEMM_CLASSES],
@@ -167,10 +160,10 @@ where
         sink(rows.clone(), block)?;
     }
     Ok(SpgemmStats {
-        products: product.products,
+        products: product.binned.products,
         nnz: row_ptr[n],
         row_blocks: blocks.len(),
-        classes: product.classes,
+        classes: product.binned.counts,
     })
 }
 
@@ -257,8 +250,8 @@ where
         col_idx,
         values,
         nnz,
-        products: product.products,
-        classes: product.classes,
+        products: product.binned.products,
+        classes: product.binned.counts,
     }))
 }
 
@@ -309,8 +302,6 @@ struct Product<'g, T> {
     row_len: CudaSlice<u32>,
     row_ptr: CudaSlice<u64>,
     nnz: u64,
-    products: u64,
-    classes: [u32; SPGEMM_CLASSES],
     slots: usize,
     slot_words: u32,
     scratch_flags: CudaSlice<u32>,
@@ -347,15 +338,11 @@ impl<'g, T: Scalar> Product<'g, T> {
             row_len,
             row_ptr: gpu.zeros::<u64>(1)?,
             nnz: 0,
-            products: 0,
-            classes: [0; SPGEMM_CLASSES],
             slots,
             slot_words,
             scratch_flags: gpu.output::<u32>((slots * slot_words as usize).max(1))?,
             scratch_values: gpu.output::<T>((slots * 32 * slot_words as usize).max(1))?,
         };
-        product.products = product.binned.products;
-        product.classes = product.binned.counts;
         product.launch_rows::<S>(a, b, None, false, None, 0)?;
         product.row_ptr = exclusive_scan(gpu, &product.row_len, n)?;
         let mut nnz = [0u64];
