@@ -34,6 +34,13 @@ pub enum Error {
     /// A size that cannot be represented or allocated, with the numbers.
     #[error("too large: {0}")]
     TooLarge(String),
+    /// One MPI rank failed; every rank returns this, so all exit together.
+    #[error("rank {rank} of {ranks}: {message}")]
+    Rank {
+        rank: usize,
+        ranks: usize,
+        message: String,
+    },
     /// The requested engine cannot run here (not built in, no device, ...).
     #[error("the {engine} engine is not available: {reason}")]
     Unavailable {

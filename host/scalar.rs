@@ -24,8 +24,21 @@ impl DeviceCopy for f64 {}
 impl DeviceCopy for f32 {}
 impl DeviceCopy for bool {}
 
+/// What the MPI engine needs of a value: an MPI datatype of the same bytes.
+/// Nothing without feature `mpi`.
+#[cfg(feature = "mpi")]
+pub trait MpiValue: mpi::datatype::Equivalence {}
+/// What the MPI engine needs of a value (nothing without feature `mpi`).
+#[cfg(not(feature = "mpi"))]
+pub trait MpiValue {}
+impl MpiValue for f64 {}
+impl MpiValue for f32 {}
+impl MpiValue for bool {}
+
 /// A value type stored in a sparse or dense matrix.
-pub trait Scalar: DeviceCopy + Copy + PartialEq + Debug + Default + Send + Sync + 'static {
+pub trait Scalar:
+    DeviceCopy + MpiValue + Copy + PartialEq + Debug + Default + Send + Sync + 'static
+{
     /// The numeric zero (`false` for `bool`): what an absent entry reads as
     /// when a sparse matrix is made dense.
     const ZERO: Self;

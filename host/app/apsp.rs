@@ -8,6 +8,8 @@
 //! distances fall without end: that is reported, not looped on.
 
 use crate::engine::Engine;
+#[cfg(feature = "mpi")]
+use crate::engine::mpi::{self, DistCsr, Fetch, Ranks, RowPartition};
 use crate::error::{Error, Result};
 use crate::format::Csr;
 use crate::ops;
@@ -22,6 +24,33 @@ pub struct Apsp {
 
 /// All-pairs shortest-path distances of the weighted graph `g` (square).
 pub fn apsp(g: &Csr<f64>, engine: Engine) -> Result<Apsp> {
+    // The GPU has no element-wise add: the diagonal goes in on the cpu.
+    let add_engine = if engine == Engine::Cuda {
+        Engine::Cpu
+    } else {
+        engine
+    };
+    let mut d = with_zero_diagonal(g, add_engine)?;
+    let n = g.nrows();
+    #[cfg(feature = "gpu")]
+    if engine.resolve(crate::engine::Op::Spgemm)? == Engine::Cuda {
+        return apsp_on_gpu(d, n);
+    }
+    for squarings in 1..=squarings_limit(n) {
+        let next = ops::spgemm::<MinPlus<f64>>(&d, &d, engine)?;
+        if next == d {
+            return Ok(Apsp {
+                distances: d,
+                squarings,
+            });
+        }
+        d = next;
+    }
+    Err(negative_cycle())
+}
+
+/// D₀: `g` (square) with every diagonal entry min-ed with 0.
+fn with_zero_diagonal(g: &Csr<f64>, engine: Engine) -> Result<Csr<f64>> {
     if g.nrows() != g.ncols() {
         return Err(Error::invalid(
             "APSP input",
@@ -36,21 +65,34 @@ pub fn apsp(g: &Csr<f64>, engine: Engine) -> Result<Apsp> {
         (0..n as u32).collect(),
         vec![0.0; n],
     );
-    // The GPU has no element-wise add: the diagonal goes in on the cpu.
-    let add_engine = if engine == Engine::Cuda {
-        Engine::Cpu
-    } else {
-        engine
-    };
-    let mut d = ops::ewise_add::<MinPlus<f64>>(g, &identity, add_engine)?;
-    #[cfg(feature = "gpu")]
-    if engine.resolve(crate::engine::Op::Spgemm)? == Engine::Cuda {
-        return apsp_on_gpu(d, n);
-    }
-    for squarings in 1..=squarings_limit(n) {
-        let next = ops::spgemm::<MinPlus<f64>>(&d, &d, engine)?;
-        if next == d {
-            return Ok(Apsp {
+    ops::ewise_add::<MinPlus<f64>>(g, &identity, engine)
+}
+
+/// The closure split by rows across MPI ranks, and how many products it took.
+#[cfg(feature = "mpi")]
+#[derive(Debug, Clone, PartialEq)]
+pub struct DistApsp {
+    pub distances: DistCsr<f64>,
+    pub squarings: usize,
+}
+
+/// APSP on the mpi engine: rank 0 passes the graph (the others `None`),
+/// which is split by the products of its first squaring; D stays split
+/// by those rows from the first squaring to the last. Collective.
+#[cfg(feature = "mpi")]
+pub fn apsp_mpi(ranks: &Ranks, g: Option<&Csr<f64>>) -> Result<DistApsp> {
+    let root = g.map(|g| {
+        let d = with_zero_diagonal(g, Engine::Cpu)?;
+        let rows = RowPartition::by_products(&d, &d, ranks.size());
+        Ok::<_, Error>((d, rows))
+    });
+    let root = ranks.agree(root.transpose())?;
+    let mut d = DistCsr::scatter(ranks, root.as_ref().map(|(d, rows)| (d, rows)))?;
+    drop(root);
+    for squarings in 1..=squarings_limit(d.nrows()) {
+        let next = mpi::spgemm::<MinPlus<f64>>(ranks, &d, &d, Fetch::Auto)?;
+        if ranks.all(next.local() == d.local()) {
+            return Ok(DistApsp {
                 distances: d,
                 squarings,
             });

@@ -3,3 +3,5 @@
 pub mod apsp;
 
 pub use apsp::{Apsp, apsp};
+#[cfg(feature = "mpi")]
+pub use apsp::{DistApsp, apsp_mpi};

@@ -3,6 +3,8 @@
 
 use super::engine_arg::EngineOpts;
 use super::files::{self, InputOpts};
+#[cfg(feature = "mpi")]
+use super::{semiring_arg::SemiringArg, summary::Summary};
 use clap::Args;
 use spmx::io::Field;
 use std::path::PathBuf;
@@ -20,6 +22,10 @@ pub struct ApspArgs {
 }
 
 pub fn run(args: &ApspArgs, input: &InputOpts) -> anyhow::Result<()> {
+    #[cfg(feature = "mpi")]
+    if args.engine.engine == spmx::Engine::Mpi {
+        return run_mpi(args, input);
+    }
     let engine = args.engine.start(spmx::engine::Op::Spgemm)?;
     let g = files::read(&args.graph, input)?.coo.to_csr();
     let t = Instant::now();
@@ -38,4 +44,43 @@ pub fn run(args: &ApspArgs, input: &InputOpts) -> anyhow::Result<()> {
     println!("  squarings   {}", result.squarings);
     println!("  time        {:.3} s", elapsed.as_secs_f64());
     Ok(())
+}
+
+/// `--engine mpi`: rank 0 reads G; D is split by the products of its first
+/// squaring and stays split until the closure, which is gathered only to
+/// be written.
+#[cfg(feature = "mpi")]
+fn run_mpi(args: &ApspArgs, input: &InputOpts) -> anyhow::Result<()> {
+    use super::mpi;
+    let ranks = mpi::start(&args.engine)?;
+    let g = mpi::on_root(&ranks, || Ok(files::read(&args.graph, input)?.coo.to_csr()))?;
+    let (result, elapsed, mine) = mpi::timed(&ranks, || spmx::app::apsp_mpi(&ranks, g.as_ref()))?;
+    let d = &result.distances;
+    let mine = mine.holding(d.rows().range(ranks.rank()), d.local().nnz());
+    let reachable = d.nnz(&ranks);
+    let whole = match &args.output {
+        Some(_) => d.gather(&ranks)?,
+        None => None,
+    };
+    mpi::on_root(&ranks, || match (&args.output, &whole) {
+        (Some(out), Some(d)) => files::write(out, d, Field::Real),
+        _ => Ok(()),
+    })?;
+    let mut summary = g.map(|g| {
+        let mut s = Summary::new(
+            "apsp",
+            &args.graph.display().to_string(),
+            SemiringArg::MinPlus,
+            spmx::Engine::Mpi,
+        );
+        s.line(
+            "graph",
+            format!("{} vertices, {} edges", g.nrows(), g.nnz()),
+        )
+        .line("reachable", format!("{reachable} (source, target) pairs"))
+        .line("squarings", result.squarings.to_string())
+        .time("time", elapsed);
+        s
+    });
+    mpi::print(&ranks, summary.as_mut(), mine)
 }

@@ -7,6 +7,8 @@ mod engine_arg;
 mod files;
 mod generate;
 mod info;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod operands;
 mod progress;
 mod semiring_arg;

@@ -55,31 +55,13 @@ pub fn default_pair(seed: u64) -> spmx::Result<(Csr<f64>, Csr<f64>)> {
 }
 
 pub fn run(args: &SpgemmArgs, input: &InputOpts) -> anyhow::Result<()> {
+    #[cfg(feature = "mpi")]
+    if args.engine.engine == spmx::Engine::Mpi {
+        return run_mpi(args, input);
+    }
     let engine = args.engine.start(spmx::engine::Op::Spgemm)?;
     let t0 = Instant::now();
-    let (a, b, source) = match (&args.a, &args.b) {
-        (None, _) => {
-            let (a, b) = default_pair(args.seed)?;
-            (a, b, format!("built-in course pair, seed {}", args.seed))
-        }
-        (Some(pa), None) => {
-            let a = files::read(pa, input)?.coo.to_csr();
-            (a.clone(), a, format!("{} squared", pa.display()))
-        }
-        (Some(pa), Some(pb)) => {
-            let a = files::read(pa, input)?.coo.to_csr();
-            let b = files::read(pb, input)?.coo.to_csr();
-            (a, b, format!("{} times {}", pa.display(), pb.display()))
-        }
-    };
-    anyhow::ensure!(
-        a.ncols() == b.nrows(),
-        "cannot multiply: A is {}×{} but B is {}×{} (A's columns must equal B's rows)",
-        a.nrows(),
-        a.ncols(),
-        b.nrows(),
-        b.ncols()
-    );
+    let (a, b, source) = load(args, input)?;
     let load = t0.elapsed();
     let products = ops::spgemm_products(&a, &b);
 
@@ -118,4 +100,101 @@ pub fn run(args: &SpgemmArgs, input: &InputOpts) -> anyhow::Result<()> {
     }
     summary.gflops(2 * products, multiply).print();
     Ok(())
+}
+
+/// A, B and a line saying where they came from: the built-in pair, A
+/// squared, or A times B (their shapes checked).
+fn load(args: &SpgemmArgs, input: &InputOpts) -> anyhow::Result<(Csr<f64>, Csr<f64>, String)> {
+    let (a, b, source) = match (&args.a, &args.b) {
+        (None, _) => {
+            let (a, b) = default_pair(args.seed)?;
+            (a, b, format!("built-in course pair, seed {}", args.seed))
+        }
+        (Some(pa), None) => {
+            let a = files::read(pa, input)?.coo.to_csr();
+            (a.clone(), a, format!("{} squared", pa.display()))
+        }
+        (Some(pa), Some(pb)) => {
+            let a = files::read(pa, input)?.coo.to_csr();
+            let b = files::read(pb, input)?.coo.to_csr();
+            (a, b, format!("{} times {}", pa.display(), pb.display()))
+        }
+    };
+    anyhow::ensure!(
+        a.ncols() == b.nrows(),
+        "cannot multiply: A is {}×{} but B is {}×{} (A's columns must equal B's rows)",
+        a.nrows(),
+        a.ncols(),
+        b.nrows(),
+        b.ncols()
+    );
+    Ok((a, b, source))
+}
+
+/// `--engine mpi`: rank 0 reads A and B and splits A by products, B by
+/// entries; C stays split like A and is gathered only to be written.
+#[cfg(feature = "mpi")]
+fn run_mpi(args: &SpgemmArgs, input: &InputOpts) -> anyhow::Result<()> {
+    use super::mpi;
+    use spmx::engine::mpi::{DistCsr, Fetch, RowPartition, spgemm};
+    let ranks = mpi::start(&args.engine)?;
+    let t0 = Instant::now();
+    let inputs = mpi::on_root(&ranks, || {
+        let (a, b, source) = load(args, input)?;
+        let products = ops::spgemm_products(&a, &b);
+        Ok((a, b, source, products))
+    })?;
+    let load = t0.elapsed();
+    let p = ranks.size();
+    let (c, (c_shape, c_nnz), multiply, mine) = with_semiring!(args.semiring, |S| {
+        let root = inputs.as_ref().map(|(a, b, ..)| {
+            let (a, b) = (
+                CliValue::from_input(a.clone()),
+                CliValue::from_input(b.clone()),
+            );
+            let rows = (
+                RowPartition::by_products(&a, &b, p),
+                RowPartition::by_entries(&b, p),
+            );
+            (a, b, rows)
+        });
+        let a = DistCsr::scatter(&ranks, root.as_ref().map(|(a, _, (rows, _))| (a, rows)))?;
+        let b = DistCsr::scatter(&ranks, root.as_ref().map(|(_, b, (_, rows))| (b, rows)))?;
+        drop(root);
+        let (c, multiply, mine) = mpi::timed(&ranks, || spgemm::<S>(&ranks, &a, &b, Fetch::Auto))?;
+        let mine = mine.holding(a.rows().range(ranks.rank()), a.local().nnz());
+        let shape = ((c.nrows(), c.ncols()), c.nnz(&ranks));
+        let c = match &args.output {
+            Some(_) => c.gather(&ranks)?.map(CliValue::into_output),
+            None => None,
+        };
+        (c, shape, multiply, mine)
+    });
+    let t2 = Instant::now();
+    mpi::on_root(&ranks, || match (&args.output, &c) {
+        (Some(out), Some(c)) => files::write(out, c, args.semiring.output_field()),
+        _ => Ok(()),
+    })?;
+    let write = t2.elapsed();
+    let mut summary = inputs.map(|(a, b, source, products)| {
+        let mut s = Summary::new("spgemm", &source, args.semiring, spmx::Engine::Mpi);
+        s.shape("A", a.shape(), a.nnz())
+            .shape("B", b.shape(), b.nnz())
+            .shape("C", c_shape, c_nnz)
+            .line(
+                "work",
+                format!(
+                    "{products} products = {} flops (multiply + add)",
+                    2 * products
+                ),
+            )
+            .time("load", load)
+            .time("multiply", multiply);
+        if args.output.is_some() {
+            s.time("write", write);
+        }
+        s.gflops(2 * products, multiply);
+        s
+    });
+    mpi::print(&ranks, summary.as_mut(), mine)
 }

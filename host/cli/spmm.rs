@@ -45,6 +45,10 @@ pub struct SpmmArgs {
 }
 
 pub fn run(args: &SpmmArgs, input: &InputOpts) -> anyhow::Result<()> {
+    #[cfg(feature = "mpi")]
+    if args.engine.engine == Engine::Mpi {
+        return run_mpi(args, input);
+    }
     let engine = args.engine.start(spmx::engine::Op::Spmm)?;
     #[cfg(feature = "gpu")]
     anyhow::ensure!(
@@ -53,14 +57,7 @@ pub fn run(args: &SpmmArgs, input: &InputOpts) -> anyhow::Result<()> {
          not {engine}"
     );
     let t0 = Instant::now();
-    let a = files::read(&args.a, input)?.coo.to_csr();
-    let b = match &args.b {
-        Some(path) => Operand::read(path, input, a.ncols(), None, "B")?,
-        None => {
-            anyhow::ensure!(args.k >= 1, "--k must be at least 1");
-            Operand::random(a.ncols(), args.k, args.seed)?
-        }
-    };
+    let (a, b) = load(args, input)?;
     let load = t0.elapsed();
     let ((m, n), nnz, k) = (a.shape(), a.nnz(), b.matrix.ncols());
 
@@ -120,4 +117,84 @@ where
     #[cfg(not(feature = "gpu"))]
     let _ = args;
     Ok((ops::spmm::<S>(a, b, engine)?, None))
+}
+
+/// A, and B read or drawn.
+fn load(args: &SpmmArgs, input: &InputOpts) -> anyhow::Result<(Csr<f64>, Operand)> {
+    let a = files::read(&args.a, input)?.coo.to_csr();
+    let b = match &args.b {
+        Some(path) => Operand::read(path, input, a.ncols(), None, "B")?,
+        None => {
+            anyhow::ensure!(args.k >= 1, "--k must be at least 1");
+            Operand::random(a.ncols(), args.k, args.seed)?
+        }
+    };
+    Ok((a, b))
+}
+
+/// `--engine mpi`: rank 0 reads A and B; A is split by entries, B's rows
+/// like A's rows (square A) or evenly; each rank fetches the rows of B its
+/// columns reference (the pattern built once, timed as "plan").
+#[cfg(feature = "mpi")]
+fn run_mpi(args: &SpmmArgs, input: &InputOpts) -> anyhow::Result<()> {
+    use super::mpi;
+    #[cfg(feature = "gpu")]
+    anyhow::ensure!(
+        args.kernel.is_none(),
+        "--kernel chooses a GPU kernel for --engine cuda; with --engine mpi, use --rank-engine cuda"
+    );
+    let ranks = mpi::start(&args.engine)?;
+    let t0 = Instant::now();
+    let inputs = mpi::on_root(&ranks, || load(args, input))?;
+    let load = t0.elapsed();
+    let (c, run) = with_semiring!(args.semiring, |S| {
+        let root = mpi::on_root(&ranks, || {
+            let (a, b) = inputs.as_ref().expect("rank 0 read the inputs");
+            Ok((
+                CliValue::from_input(a.clone()),
+                operands::dense::<S>(b.matrix.clone())?,
+            ))
+        })?;
+        let gather = args.output.is_some();
+        let run = mpi::dense_product(&ranks, root, gather, |plan, b| plan.spmm::<S>(&ranks, b))?;
+        let c = match &run.result {
+            Some(c) => Some(operands::into_output(
+                c.nrows(),
+                c.ncols(),
+                c.as_slice().to_vec(),
+            )?),
+            None => None,
+        };
+        (c, (run.plan, run.multiply, run.mine))
+    });
+    let (plan, multiply, mine) = run;
+    let t2 = Instant::now();
+    mpi::on_root(&ranks, || match (&args.output, &c) {
+        (Some(out), Some(c)) => operands::write(out, c, args.semiring),
+        _ => Ok(()),
+    })?;
+    let write = t2.elapsed();
+    let mut summary = inputs.map(|(a, b)| {
+        let k = b.matrix.ncols();
+        let flops = 2 * a.nnz() * k;
+        let mut s = Summary::new(
+            "spmm",
+            &args.a.display().to_string(),
+            args.semiring,
+            Engine::Mpi,
+        );
+        s.shape("A", a.shape(), a.nnz())
+            .line("B", format!("{} × {k} dense ({})", a.ncols(), b.source))
+            .line("C", format!("{} × {k} dense", a.nrows()))
+            .line("work", format!("{flops} flops (2·nnz·k)"))
+            .time("load", load)
+            .time("plan", plan)
+            .time("multiply", multiply);
+        if args.output.is_some() {
+            s.time("write", write);
+        }
+        s.gflops(flops, multiply);
+        s
+    });
+    mpi::print(&ranks, summary.as_mut(), mine)
 }

@@ -65,6 +65,10 @@ struct Timing {
 }
 
 pub fn run(args: &SpmvArgs, input: &InputOpts) -> anyhow::Result<()> {
+    #[cfg(feature = "mpi")]
+    if args.engine.engine == Engine::Mpi {
+        return run_mpi(args, input);
+    }
     let engine = args.engine.start(spmx::engine::Op::Spmv)?;
     #[cfg(feature = "gpu")]
     anyhow::ensure!(
@@ -73,11 +77,7 @@ pub fn run(args: &SpmvArgs, input: &InputOpts) -> anyhow::Result<()> {
          not {engine}"
     );
     let t0 = Instant::now();
-    let a = files::read(&args.a, input)?.coo.to_csr();
-    let x = match &args.x {
-        Some(path) => Operand::read(path, input, a.ncols(), Some(1), "x")?,
-        None => Operand::random(a.ncols(), 1, args.seed)?,
-    };
+    let (a, x) = load(args, input)?;
     let load = t0.elapsed();
     let ((m, n), nnz) = (a.shape(), a.nnz());
 
@@ -190,4 +190,78 @@ where
             kernel: None,
         },
     ))
+}
+
+/// A, and x read or drawn.
+fn load(args: &SpmvArgs, input: &InputOpts) -> anyhow::Result<(Csr<f64>, Operand)> {
+    let a = files::read(&args.a, input)?.coo.to_csr();
+    let x = match &args.x {
+        Some(path) => Operand::read(path, input, a.ncols(), Some(1), "x")?,
+        None => Operand::random(a.ncols(), 1, args.seed)?,
+    };
+    Ok((a, x))
+}
+
+/// `--engine mpi`: rank 0 reads A and x; A is split by entries, x like A's
+/// rows (square A) or evenly; each rank fetches the entries of x its
+/// columns reference (the pattern built once, timed as "plan").
+#[cfg(feature = "mpi")]
+fn run_mpi(args: &SpmvArgs, input: &InputOpts) -> anyhow::Result<()> {
+    use super::mpi;
+    anyhow::ensure!(
+        args.format == FormatArg::Csr,
+        "--engine mpi multiplies CSR row blocks: leave out --format"
+    );
+    #[cfg(feature = "gpu")]
+    anyhow::ensure!(
+        args.kernel.is_none(),
+        "--kernel chooses a GPU kernel for --engine cuda; with --engine mpi, use --rank-engine cuda"
+    );
+    let ranks = mpi::start(&args.engine)?;
+    let t0 = Instant::now();
+    let inputs = mpi::on_root(&ranks, || load(args, input))?;
+    let load = t0.elapsed();
+    let (y, run) = with_semiring!(args.semiring, |S| {
+        let root = mpi::on_root(&ranks, || {
+            let (a, x) = inputs.as_ref().expect("rank 0 read the inputs");
+            Ok((
+                CliValue::from_input(a.clone()),
+                operands::dense::<S>(x.matrix.clone())?,
+            ))
+        })?;
+        let gather = args.output.is_some();
+        let run = mpi::dense_product(&ranks, root, gather, |plan, x| plan.spmv::<S>(&ranks, x))?;
+        let y = match &run.result {
+            Some(y) => Some(operands::into_output(y.nrows(), 1, y.as_slice().to_vec())?),
+            None => None,
+        };
+        (y, (run.plan, run.multiply, run.mine))
+    });
+    let (plan, multiply, mine) = run;
+    let t2 = Instant::now();
+    mpi::on_root(&ranks, || match (&args.output, &y) {
+        (Some(out), Some(y)) => operands::write(out, y, args.semiring),
+        _ => Ok(()),
+    })?;
+    let write = t2.elapsed();
+    let mut summary = inputs.map(|(a, x)| {
+        let mut s = Summary::new(
+            "spmv",
+            &args.a.display().to_string(),
+            args.semiring,
+            Engine::Mpi,
+        );
+        s.shape("A", a.shape(), a.nnz())
+            .line("x", format!("{} entries ({})", a.ncols(), x.source))
+            .line("y", format!("{} entries", a.nrows()))
+            .line("format", "CSR row blocks")
+            .time("load", load)
+            .time("plan", plan)
+            .time("multiply", multiply);
+        if args.output.is_some() {
+            s.time("write", write);
+        }
+        s
+    });
+    mpi::print(&ranks, summary.as_mut(), mine)
 }

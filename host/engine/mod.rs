@@ -43,6 +43,9 @@ macro_rules! parse_by_name {
 pub mod cpu;
 #[cfg(feature = "gpu")]
 pub mod cuda;
+#[cfg(feature = "mpi")]
+pub mod mpi;
+pub mod partition;
 pub mod serial;
 
 use crate::error::{Error, Result};
@@ -101,7 +104,14 @@ impl Engine {
             Engine::Cuda => cuda_ready().map(|()| Engine::Cuda),
             Engine::Mpi => Err(Error::Unavailable {
                 engine: "mpi",
-                reason: "this build has no MPI engine yet; use --engine cpu".into(),
+                reason: if cfg!(feature = "mpi") {
+                    "the mpi engine multiplies matrices split across ranks \
+                     (spmx::engine::mpi), not whole ones: run `mpirun -np N spmx … --engine mpi`"
+                        .into()
+                } else {
+                    "this build has no MPI engine (build with --features mpi); use --engine cpu"
+                        .into()
+                },
             }),
         }
     }

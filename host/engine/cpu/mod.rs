@@ -13,6 +13,7 @@ pub mod transpose;
 pub use spgemm::spgemm;
 pub use spmm::spmm;
 
+use super::partition::{balanced_cuts, nonempty_ranges};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::Mutex;
@@ -24,27 +25,11 @@ const CHUNKS_PER_THREAD: usize = 4;
 /// Splits rows `0..n` into at most `CHUNKS_PER_THREAD × threads` contiguous
 /// ranges of about equal work, where `work_prefix[i]` is the work of rows
 /// `0..i` (so `work_prefix.len() == n + 1`; a CSR `row_ptr` is one).
+/// Empty ranges are left out.
 pub fn balanced_row_chunks(work_prefix: &[usize]) -> Vec<Range<usize>> {
     let n = work_prefix.len() - 1;
-    let total = work_prefix[n];
     let chunks = (CHUNKS_PER_THREAD * rayon::current_num_threads()).clamp(1, n.max(1));
-    let mut ranges = Vec::with_capacity(chunks);
-    let mut start = 0;
-    for c in 1..=chunks {
-        // First row whose prefix reaches c/chunks of the total work.
-        let target = (total as u128 * c as u128 / chunks as u128) as usize;
-        let end = if c == chunks {
-            n
-        } else {
-            start + work_prefix[start..=n].partition_point(|&w| w < target)
-        }
-        .clamp(start, n);
-        if end > start {
-            ranges.push(start..end);
-        }
-        start = end;
-    }
-    ranges
+    nonempty_ranges(&balanced_cuts(work_prefix, chunks))
 }
 
 /// Splits `out` (with `width` elements per row) into one mutable slice per

@@ -32,6 +32,7 @@ pub struct Gpu {
     functions: Mutex<HashMap<String, CudaFunction>>,
     name: String,
     sm_count: u32,
+    ordinal: usize,
 }
 
 /// A kernel argument struct as one kernel parameter: its bytes, by value.
@@ -63,9 +64,35 @@ impl Gpu {
     /// started on first use. Without a driver or a device the error says
     /// so and suggests `--engine cpu`.
     pub fn get() -> Result<&'static Gpu> {
-        GPU.get_or_init(Gpu::start)
+        GPU.get_or_init(|| Gpu::start(None))
             .as_ref()
             .map_err(|reason| unavailable(reason.clone()))
+    }
+
+    /// The GPU on device `ordinal` for a process that chooses its own (an
+    /// MPI rank takes the one its local rank names); later [`Gpu::get`]
+    /// calls return it. An error if this process already started another.
+    pub fn select(ordinal: usize) -> Result<&'static Gpu> {
+        let gpu = GPU
+            .get_or_init(|| Gpu::start(Some(ordinal)))
+            .as_ref()
+            .map_err(|reason| unavailable(reason.clone()))?;
+        if gpu.ordinal != ordinal {
+            return Err(unavailable(format!(
+                "device {ordinal} was asked for, but this process already runs on device {}",
+                gpu.ordinal
+            )));
+        }
+        Ok(gpu)
+    }
+
+    /// CUDA devices on this machine (0 without a driver).
+    pub fn device_count() -> usize {
+        // SAFETY: only tries to open the driver library.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return 0;
+        }
+        CudaContext::device_count().map_or(0, |n| n.max(0) as usize)
     }
 
     /// Whether a GPU can be used here (starting it if not yet started).
@@ -73,7 +100,8 @@ impl Gpu {
         Gpu::get().is_ok()
     }
 
-    fn start() -> std::result::Result<Gpu, String> {
+    /// Starts device `requested`, or `$SPMX_CUDA_DEVICE` (default 0).
+    fn start(requested: Option<usize>) -> std::result::Result<Gpu, String> {
         const CPU: &str = "; use --engine cpu";
         // SAFETY: only tries to open the driver library.
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
@@ -81,11 +109,12 @@ impl Gpu {
                 "no NVIDIA driver: libcuda.so could not be loaded (is this a GPU machine?){CPU}"
             ));
         }
-        let ordinal: usize = match std::env::var(DEVICE_ENV) {
-            Ok(v) => v
+        let ordinal: usize = match (requested, std::env::var(DEVICE_ENV)) {
+            (Some(ordinal), _) => ordinal,
+            (None, Ok(v)) => v
                 .parse()
                 .map_err(|_| format!("{DEVICE_ENV}={v:?} is not a device number"))?,
-            Err(_) => 0,
+            (None, Err(_)) => 0,
         };
         let count = CudaContext::device_count()
             .map_err(|e| format!("the NVIDIA driver failed to start: {e:?}{CPU}"))?;
@@ -94,7 +123,8 @@ impl Gpu {
         }
         if ordinal >= count as usize {
             return Err(format!(
-                "{DEVICE_ENV}={ordinal}, but this machine has {count} CUDA device(s)"
+                "device {ordinal} asked for (argument or {DEVICE_ENV}), but this machine has \
+                 {count} CUDA device(s)"
             ));
         }
         let ctx = CudaContext::new(ordinal)
@@ -115,6 +145,7 @@ impl Gpu {
             functions: Mutex::new(HashMap::new()),
             name,
             sm_count,
+            ordinal,
         };
         // The smallest kernel, loaded now: a PTX this driver or device
         // cannot take is an error here, where the engine is chosen.

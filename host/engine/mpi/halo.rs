@@ -1,0 +1,145 @@
+//! [`Halo`]: which rows of a row-distributed operand (x, a dense B, a sparse
+//! B) the columns of this rank's block reference, who owns them, and the
+//! exchange that brings exactly those rows here. Built once from the
+//! block's pattern; each exchange afterwards sends only row data.
+
+use super::matrix::block;
+use super::{Ranks, RowPartition};
+use crate::error::{Error, Result};
+use crate::format::Csr;
+use crate::scalar::Scalar;
+
+/// The rows this rank needs of an operand split by `RowPartition`, and the
+/// rows it must send to the ranks that need its own.
+#[derive(Clone, Debug)]
+pub struct Halo {
+    /// Global rows needed here, increasing (so grouped by owner, in rank order).
+    needed: Vec<u32>,
+    /// How many of `needed` each rank owns.
+    recv_counts: Vec<usize>,
+    /// Rows of this rank's block (numbered from its first row) that other
+    /// ranks need, grouped by the rank that needs them.
+    send_rows: Vec<u32>,
+    /// How many of `send_rows` go to each rank.
+    send_counts: Vec<usize>,
+}
+
+impl Halo {
+    /// The halo of a block whose entries have columns `cols`, against an
+    /// operand split by `operand` (one range a rank). Collective.
+    pub fn new(ranks: &Ranks, cols: &[u32], operand: &RowPartition) -> Result<Halo> {
+        let mut needed = cols.to_vec();
+        needed.sort_unstable();
+        needed.dedup();
+        let recv_counts: Vec<usize> = (0..ranks.size())
+            .map(|r| {
+                let range = operand.range(r);
+                let lo = needed.partition_point(|&c| (c as usize) < range.start);
+                let hi = needed.partition_point(|&c| (c as usize) < range.end);
+                hi - lo
+            })
+            .collect();
+        let send_counts = ranks.exchange_counts(&recv_counts);
+        let requested = ranks.exchange(&needed, &recv_counts, &send_counts)?;
+        let mine = operand.range(ranks.rank());
+        let send_rows = requested
+            .iter()
+            .map(|&row| {
+                if mine.contains(&(row as usize)) {
+                    Ok((row as usize - mine.start) as u32)
+                } else {
+                    Err(Error::invalid(
+                        "halo",
+                        format!("row {row} was requested of a rank that owns rows {mine:?}"),
+                    ))
+                }
+            })
+            .collect();
+        let send_rows = ranks.agree(send_rows)?;
+        Ok(Halo {
+            needed,
+            recv_counts,
+            send_rows,
+            send_counts,
+        })
+    }
+
+    /// The operand's rows needed here, in increasing order.
+    pub fn needed(&self) -> &[u32] {
+        &self.needed
+    }
+
+    /// `a` (this rank's block) with column `needed[j]` renumbered `j`: a
+    /// matrix of `needed().len()` columns against the fetched rows. The
+    /// renumbering keeps column order, so every row sums in the same order.
+    pub fn renumber_columns<T: Scalar>(&self, a: &Csr<T>) -> Csr<T> {
+        let cols = a
+            .col_idx()
+            .iter()
+            .map(|c| {
+                self.needed
+                    .binary_search(c)
+                    .expect("every column of the block is in its halo") as u32
+            })
+            .collect();
+        Csr::from_parts_unchecked(
+            a.nrows(),
+            self.needed.len(),
+            a.row_ptr().to_vec(),
+            cols,
+            a.values().to_vec(),
+        )
+    }
+
+    /// The needed rows of a dense operand (`width` values a row, row-major),
+    /// this rank's rows being `local`: `needed().len()` rows. Collective.
+    pub fn dense_rows<T: Scalar>(
+        &self,
+        ranks: &Ranks,
+        local: &[T],
+        width: usize,
+    ) -> Result<Vec<T>> {
+        let mut send = Vec::with_capacity(self.send_rows.len() * width);
+        for &row in &self.send_rows {
+            let at = row as usize * width;
+            send.extend_from_slice(&local[at..at + width]);
+        }
+        let times = |counts: &[usize]| counts.iter().map(|c| c * width).collect::<Vec<_>>();
+        ranks.exchange(&send, &times(&self.send_counts), &times(&self.recv_counts))
+    }
+
+    /// The needed rows of a sparse operand, this rank's rows being `local`:
+    /// a matrix of `needed().len()` rows and `local`'s columns. Collective.
+    pub fn sparse_rows<T: Scalar>(&self, ranks: &Ranks, local: &Csr<T>) -> Result<Csr<T>> {
+        let lens: Vec<u64> = self
+            .send_rows
+            .iter()
+            .map(|&r| local.row_len(r as usize) as u64)
+            .collect();
+        let recv_lens = ranks.exchange(&lens, &self.send_counts, &self.recv_counts)?;
+        // Entries to and from each rank: the sums of its rows' lengths.
+        let per_rank = |lens: &[u64], counts: &[usize]| {
+            let mut at = 0;
+            counts
+                .iter()
+                .map(|&c| {
+                    let sum: u64 = lens[at..at + c].iter().sum();
+                    at += c;
+                    sum as usize
+                })
+                .collect::<Vec<_>>()
+        };
+        let send_entries = per_rank(&lens, &self.send_counts);
+        let recv_entries = per_rank(&recv_lens, &self.recv_counts);
+        let total: usize = send_entries.iter().sum();
+        let (mut cols, mut values) = (Vec::with_capacity(total), Vec::with_capacity(total));
+        for &r in &self.send_rows {
+            let (c, v) = local.row(r as usize);
+            cols.extend_from_slice(c);
+            values.extend_from_slice(v);
+        }
+        let cols = ranks.exchange(&cols, &send_entries, &recv_entries)?;
+        let values = ranks.exchange(&values, &send_entries, &recv_entries)?;
+        Ok(block(recv_lens, local.ncols(), cols, values))
+    }
+}

@@ -1,0 +1,260 @@
+//! Matrices split by rows across MPI ranks: [`RowPartition`] (contiguous row
+//! ranges, one a rank, never splitting a row), [`DistCsr`] and
+//! [`DistDense`] (this rank's rows). Rank 0 reads a whole matrix and
+//! scatters it; results stay distributed and are gathered only to write.
+
+use super::Ranks;
+use crate::engine::partition::balanced_cuts;
+use crate::engine::serial::spgemm::row_flops;
+use crate::error::{Error, Result};
+use crate::format::{Csr, Dense};
+use crate::scalar::Scalar;
+use std::ops::Range;
+
+/// Contiguous row ranges, one a rank, in rank order: rank `r` owns rows
+/// `cuts[r]..cuts[r + 1]`. A rank may own none (more ranks than rows).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RowPartition {
+    cuts: Vec<usize>,
+}
+
+impl RowPartition {
+    /// `n` rows in `parts` ranges of about equal work, where `work_prefix`
+    /// has `n + 1` entries (the work of rows `0..i`).
+    pub fn balanced(work_prefix: &[usize], parts: usize) -> Self {
+        RowPartition {
+            cuts: balanced_cuts(work_prefix, parts),
+        }
+    }
+
+    /// `a`'s rows balanced by entries (for SpMV and SpMM).
+    pub fn by_entries<T: Scalar>(a: &Csr<T>, parts: usize) -> Self {
+        Self::balanced(a.row_ptr(), parts)
+    }
+
+    /// `a`'s rows balanced by the products each makes in `a · b` (for
+    /// SpGEMM), plus one a row so that empty rows spread too.
+    pub fn by_products<T: Scalar>(a: &Csr<T>, b: &Csr<T>, parts: usize) -> Self {
+        let mut prefix = Vec::with_capacity(a.nrows() + 1);
+        prefix.push(0);
+        for i in 0..a.nrows() {
+            prefix.push(prefix[i] + row_flops(a, b, i) + 1);
+        }
+        Self::balanced(&prefix, parts)
+    }
+
+    /// `n` rows in `parts` ranges of equal length (within one).
+    pub fn even(n: usize, parts: usize) -> Self {
+        RowPartition {
+            cuts: (0..=parts).map(|p| n * p / parts).collect(),
+        }
+    }
+
+    /// Builds a partition from its cuts, checking them.
+    pub fn from_cuts(cuts: Vec<usize>) -> Result<Self> {
+        if cuts.len() < 2 || cuts[0] != 0 || cuts.windows(2).any(|w| w[0] > w[1]) {
+            return Err(Error::invalid(
+                "row partition",
+                format!("cuts must start at 0 and never decrease, with one range a rank: {cuts:?}"),
+            ));
+        }
+        Ok(RowPartition { cuts })
+    }
+
+    /// The rows rank `rank` owns.
+    pub fn range(&self, rank: usize) -> Range<usize> {
+        self.cuts[rank]..self.cuts[rank + 1]
+    }
+
+    /// Every rank's row count, in rank order.
+    pub fn counts(&self) -> Vec<usize> {
+        self.cuts.windows(2).map(|w| w[1] - w[0]).collect()
+    }
+
+    /// The boundaries: `parts() + 1` of them.
+    pub fn cuts(&self) -> &[usize] {
+        &self.cuts
+    }
+
+    /// How many ranges (ranks).
+    pub fn parts(&self) -> usize {
+        self.cuts.len() - 1
+    }
+
+    /// Rows in all.
+    pub fn nrows(&self) -> usize {
+        self.cuts[self.parts()]
+    }
+
+    /// Rank 0's partition on every rank (others pass `None`). Collective.
+    fn broadcast(ranks: &Ranks, root: Option<&RowPartition>) -> Result<RowPartition> {
+        let cuts: Vec<u64> =
+            root.map_or_else(Vec::new, |p| p.cuts.iter().map(|&c| c as u64).collect());
+        let cuts = ranks.broadcast_from(0, cuts);
+        let partition = RowPartition::from_cuts(cuts.into_iter().map(|c| c as usize).collect())?;
+        if partition.parts() != ranks.size() {
+            return Err(Error::invalid(
+                "row partition",
+                format!("{} ranges for {} ranks", partition.parts(), ranks.size()),
+            ));
+        }
+        Ok(partition)
+    }
+}
+
+/// A sparse matrix split by rows: this rank's rows as a CSR matrix with all
+/// of the columns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DistCsr<T> {
+    rows: RowPartition,
+    local: Csr<T>,
+}
+
+impl<T: Scalar> DistCsr<T> {
+    /// Rank 0's matrix cut by `partition` (one range a rank), each rank
+    /// getting its rows. Other ranks pass `None`. Collective.
+    pub fn scatter(ranks: &Ranks, root: Option<(&Csr<T>, &RowPartition)>) -> Result<Self> {
+        let rows = RowPartition::broadcast(ranks, root.map(|(_, p)| p))?;
+        let shape: Vec<u64> =
+            root.map_or_else(Vec::new, |(a, _)| vec![a.nrows() as u64, a.ncols() as u64]);
+        let shape = ranks.broadcast_from(0, shape);
+        let (nrows, ncols) = (shape[0] as usize, shape[1] as usize);
+        if rows.nrows() != nrows {
+            return Err(Error::invalid(
+                "row partition",
+                format!("it covers {} rows, the matrix has {nrows}", rows.nrows()),
+            ));
+        }
+        let parts = root.map(|(a, _)| {
+            let lens: Vec<u64> = (0..a.nrows()).map(|i| a.row_len(i) as u64).collect();
+            let entries: Vec<usize> = (0..rows.parts())
+                .map(|r| a.row_ptr()[rows.range(r).end] - a.row_ptr()[rows.range(r).start])
+                .collect();
+            (a, lens, entries)
+        });
+        let row_counts = rows.counts();
+        let lens = ranks.scatter(parts.as_ref().map(|(_, l, _)| (&l[..], &row_counts[..])))?;
+        let cols = ranks.scatter(parts.as_ref().map(|(a, _, e)| (a.col_idx(), &e[..])))?;
+        let values = ranks.scatter(parts.as_ref().map(|(a, _, e)| (a.values(), &e[..])))?;
+        let local = block(lens, ncols, cols, values);
+        Ok(DistCsr { rows, local })
+    }
+
+    /// The distributed matrix whose rows `rows.range(rank)` are `local` on
+    /// each rank (a product's rows, say).
+    pub fn from_local(rows: RowPartition, local: Csr<T>) -> Self {
+        DistCsr { rows, local }
+    }
+
+    /// The whole matrix on rank 0 (`None` on the others). Collective.
+    pub fn gather(&self, ranks: &Ranks) -> Result<Option<Csr<T>>> {
+        let lens = ranks.gather(&self.local_lens())?;
+        let cols = ranks.gather(self.local.col_idx())?;
+        let values = ranks.gather(self.local.values())?;
+        Ok(match (lens, cols, values) {
+            (Some((lens, _)), Some((cols, _)), Some((values, _))) => {
+                Some(block(lens, self.ncols(), cols, values))
+            }
+            _ => None,
+        })
+    }
+
+    /// The whole matrix on every rank. Collective.
+    pub fn all_gather(&self, ranks: &Ranks) -> Result<Csr<T>> {
+        let (lens, _) = ranks.all_gather(&self.local_lens())?;
+        let (cols, _) = ranks.all_gather(self.local.col_idx())?;
+        let (values, _) = ranks.all_gather(self.local.values())?;
+        Ok(block(lens, self.ncols(), cols, values))
+    }
+
+    fn local_lens(&self) -> Vec<u64> {
+        (0..self.local.nrows())
+            .map(|i| self.local.row_len(i) as u64)
+            .collect()
+    }
+
+    /// This rank's rows (global column numbers).
+    pub fn local(&self) -> &Csr<T> {
+        &self.local
+    }
+
+    /// Which rank owns which rows.
+    pub fn rows(&self) -> &RowPartition {
+        &self.rows
+    }
+
+    pub fn nrows(&self) -> usize {
+        self.rows.nrows()
+    }
+
+    pub fn ncols(&self) -> usize {
+        self.local.ncols()
+    }
+
+    /// Entries on every rank together. Collective.
+    pub fn nnz(&self, ranks: &Ranks) -> usize {
+        ranks.sum(self.local.nnz() as u64) as usize
+    }
+}
+
+/// Rows of `lens[i]` entries each, from canonical rows concatenated.
+pub(super) fn block<T: Scalar>(
+    lens: Vec<u64>,
+    ncols: usize,
+    cols: Vec<u32>,
+    values: Vec<T>,
+) -> Csr<T> {
+    let mut row_ptr = Vec::with_capacity(lens.len() + 1);
+    row_ptr.push(0usize);
+    for (i, len) in lens.iter().enumerate() {
+        row_ptr.push(row_ptr[i] + *len as usize);
+    }
+    Csr::from_parts_unchecked(lens.len(), ncols, row_ptr, cols, values)
+}
+
+/// A dense matrix split by rows (row-major): this rank's rows. A vector is
+/// one column.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DistDense<T> {
+    rows: RowPartition,
+    local: Dense<T>,
+}
+
+impl<T: Scalar> DistDense<T> {
+    /// Rank 0's matrix cut by `partition`; other ranks pass `None`.
+    /// Collective.
+    pub fn scatter(ranks: &Ranks, root: Option<(&Dense<T>, &RowPartition)>) -> Result<Self> {
+        let rows = RowPartition::broadcast(ranks, root.map(|(_, p)| p))?;
+        let width = ranks.broadcast_from(
+            0,
+            root.map_or_else(Vec::new, |(d, _)| vec![d.ncols() as u64]),
+        )[0] as usize;
+        let counts: Vec<usize> = rows.counts().iter().map(|c| c * width).collect();
+        let data = ranks.scatter(root.map(|(d, _)| (d.as_slice(), &counts[..])))?;
+        let local = Dense::try_new(rows.range(ranks.rank()).len(), width, data)?;
+        Ok(DistDense { rows, local })
+    }
+
+    /// The distributed matrix whose rows `rows.range(rank)` are `local`.
+    pub fn from_local(rows: RowPartition, local: Dense<T>) -> Self {
+        DistDense { rows, local }
+    }
+
+    /// The whole matrix on rank 0 (`None` on the others). Collective.
+    pub fn gather(&self, ranks: &Ranks) -> Result<Option<Dense<T>>> {
+        Ok(match ranks.gather(self.local.as_slice())? {
+            Some((data, _)) => Some(Dense::try_new(self.rows.nrows(), self.local.ncols(), data)?),
+            None => None,
+        })
+    }
+
+    /// This rank's rows.
+    pub fn local(&self) -> &Dense<T> {
+        &self.local
+    }
+
+    /// Which rank owns which rows.
+    pub fn rows(&self) -> &RowPartition {
+        &self.rows
+    }
+}

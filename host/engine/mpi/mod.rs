@@ -1,0 +1,382 @@
+//! The mpi engine (feature `mpi`): matrices split by rows across MPI ranks,
+//! each rank computing its rows with the cpu or cuda engine.
+//!
+//! | module        | what                                                        |
+//! |---------------|-------------------------------------------------------------|
+//! | this one      | [`Ranks`]: the communicator, the engine inside each rank, agreement on errors, counted exchanges |
+//! | [`matrix`]    | [`RowPartition`], [`DistCsr`] and [`DistDense`]: scatter from rank 0, gather to it |
+//! | [`halo`]      | [`Halo`]: the rows of a distributed operand that a block's columns reference, fetched from their owners |
+//! | [`multiply`]  | SpMV and SpMM ([`HaloCsr`]: the exchange pattern built once, reused every call), SpGEMM |
+//!
+//! Every function here that takes `&Ranks` is *collective*: every rank
+//! calls it, in the same order. A step that can fail on some ranks only
+//! (reading a file on rank 0, a GPU out of memory) is followed by
+//! [`Ranks::agree`], so that all ranks return the first failing rank's
+//! error together instead of leaving the others waiting.
+//!
+//! Results are the serial engine's: a rank computes whole rows, with the
+//! same entries in the same order as the serial engine (columns renumbered
+//! in increasing order, which keeps every row's order).
+
+pub mod halo;
+pub mod matrix;
+pub mod multiply;
+
+pub use halo::Halo;
+pub use matrix::{DistCsr, DistDense, RowPartition};
+pub use multiply::{Fetch, HaloCsr, spgemm};
+
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use mpi::datatype::{Partition, PartitionMut};
+use mpi::environment::Universe;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use mpi::{Count, collective::SystemOperation};
+use std::cell::Cell;
+use std::fmt::Display;
+use std::time::{Duration, Instant};
+
+/// Bytes this rank sent to and received from other ranks (its own rows,
+/// copied to itself, are not counted), and the time spent exchanging.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Traffic {
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    pub exchange_time: Duration,
+}
+
+impl Traffic {
+    /// What was exchanged after `before` was taken.
+    pub fn since(self, before: Traffic) -> Traffic {
+        Traffic {
+            bytes_sent: self.bytes_sent - before.bytes_sent,
+            bytes_received: self.bytes_received - before.bytes_received,
+            exchange_time: self.exchange_time - before.exchange_time,
+        }
+    }
+}
+
+/// This process's place among the MPI ranks, and the engine that computes
+/// inside it. Made once per process by [`Ranks::start`]; MPI finishes when
+/// it is dropped.
+pub struct Ranks {
+    world: SimpleCommunicator,
+    inner: Engine,
+    traffic: Cell<Traffic>,
+    // Dropped last: finalizes MPI.
+    _universe: Universe,
+}
+
+impl Ranks {
+    /// Starts MPI and chooses the engine inside each rank: `cpu`, `serial`,
+    /// `cuda` (the GPU numbered by this rank's place among the ranks on its
+    /// machine, modulo the machine's GPUs) or `auto` (cuda on a machine
+    /// with GPUs, else cpu). Collective: a rank whose engine cannot start
+    /// makes every rank fail with its reason.
+    pub fn start(inner: Engine) -> Result<Ranks> {
+        let universe = mpi::initialize().ok_or_else(|| Error::Unavailable {
+            engine: "mpi",
+            reason: "MPI was already started in this process".into(),
+        })?;
+        let world = universe.world();
+        let local_rank = world.split_shared(0).rank() as usize;
+        let mut ranks = Ranks {
+            world,
+            inner: Engine::Cpu,
+            traffic: Cell::new(Traffic::default()),
+            _universe: universe,
+        };
+        let inner = ranks.agree(choose_inner(inner, local_rank))?;
+        ranks.inner = inner;
+        Ok(ranks)
+    }
+
+    /// This rank's number, from 0.
+    pub fn rank(&self) -> usize {
+        self.world.rank() as usize
+    }
+
+    /// How many ranks there are.
+    pub fn size(&self) -> usize {
+        self.world.size() as usize
+    }
+
+    /// Rank 0: the one that reads inputs and writes outputs.
+    pub fn is_root(&self) -> bool {
+        self.rank() == 0
+    }
+
+    /// The engine computing inside this rank (never `auto` or `mpi`).
+    pub fn inner(&self) -> Engine {
+        self.inner
+    }
+
+    /// Bytes exchanged with other ranks and time spent so far.
+    pub fn traffic(&self) -> Traffic {
+        self.traffic.get()
+    }
+
+    /// Every rank's `local` result, agreed: `Ok` everywhere when it is `Ok`
+    /// everywhere, else the same [`Error::Rank`] everywhere, naming the
+    /// lowest failing rank and its message. Collective.
+    pub fn agree<T, E: Display>(&self, local: std::result::Result<T, E>) -> Result<T> {
+        let failed = u8::from(local.is_err());
+        let mut flags = vec![0u8; self.size()];
+        self.world.all_gather_into(&failed, &mut flags[..]);
+        let Some(first) = flags.iter().position(|&f| f != 0) else {
+            return Ok(local.unwrap_or_else(|_| unreachable!("no rank failed")));
+        };
+        let mine = match &local {
+            Err(e) if self.rank() == first => e.to_string().into_bytes(),
+            _ => Vec::new(),
+        };
+        let message = self.broadcast_from(first, mine);
+        Err(Error::Rank {
+            rank: first,
+            ranks: self.size(),
+            message: String::from_utf8_lossy(&message).into_owned(),
+        })
+    }
+
+    /// Whether `mine` is true on every rank. Collective.
+    pub fn all(&self, mine: bool) -> bool {
+        let mut all = false;
+        self.world
+            .all_reduce_into(&mine, &mut all, SystemOperation::logical_and());
+        all
+    }
+
+    /// The sum of every rank's `mine`. Collective.
+    pub fn sum(&self, mine: u64) -> u64 {
+        let mut sum = 0u64;
+        self.world
+            .all_reduce_into(&mine, &mut sum, SystemOperation::sum());
+        sum
+    }
+
+    /// Waits for every rank. Collective.
+    pub fn barrier(&self) {
+        self.world.barrier();
+    }
+
+    /// Every rank's `mine`, in rank order, on every rank. Collective.
+    pub fn all_gather_one<T: Equivalence + Copy + Default>(&self, mine: T) -> Vec<T> {
+        let mut all = vec![T::default(); self.size()];
+        self.world.all_gather_into(&mine, &mut all[..]);
+        all
+    }
+
+    /// `data` as rank `root` has it, on every rank (other ranks' `data` is
+    /// ignored). Collective.
+    pub fn broadcast_from<T: Equivalence + Copy + Default>(
+        &self,
+        root: usize,
+        data: Vec<T>,
+    ) -> Vec<T> {
+        let root_process = self.world.process_at_rank(root as i32);
+        let mut len = data.len() as u64;
+        root_process.broadcast_into(&mut len);
+        let mut data = if self.rank() == root {
+            data
+        } else {
+            vec![T::default(); len as usize]
+        };
+        self.counted(|| root_process.broadcast_into(&mut data[..]), 0, 0);
+        data
+    }
+
+    /// Rank 0's `parts` (a buffer and each rank's count, in rank order)
+    /// cut up: every rank gets its count of elements. Other ranks pass
+    /// `None`. Collective.
+    pub fn scatter<T: Equivalence + Copy + Default>(
+        &self,
+        parts: Option<(&[T], &[usize])>,
+    ) -> Result<Vec<T>> {
+        let root = self.world.process_at_rank(0);
+        let counts = parts.map(|(_, c)| c.to_vec()).unwrap_or_default();
+        let counts = self.broadcast_from(0, counts);
+        let layout = self.agree(Layout::of(&counts))?;
+        let mut mine = vec![T::default(); counts[self.rank()]];
+        let sent: usize = counts.iter().sum::<usize>() - counts[0];
+        let elem = size_of::<T>() as u64;
+        match parts {
+            Some((buf, _)) if self.is_root() => {
+                let send = Partition::new(buf, &layout.counts[..], &layout.displs[..]);
+                self.counted(
+                    || root.scatter_varcount_into_root(&send, &mut mine[..]),
+                    sent as u64 * elem,
+                    0,
+                );
+            }
+            None if !self.is_root() => {
+                let received = mine.len() as u64 * elem;
+                self.counted(|| root.scatter_varcount_into(&mut mine[..]), 0, received);
+            }
+            _ => panic!("Ranks::scatter: rank 0, and only rank 0, passes the parts"),
+        }
+        Ok(mine)
+    }
+
+    /// Every rank's `mine`, concatenated in rank order, with each rank's
+    /// count: on rank 0 only. Collective.
+    pub fn gather<T: Equivalence + Copy + Default>(
+        &self,
+        mine: &[T],
+    ) -> Result<Option<(Vec<T>, Vec<usize>)>> {
+        let root = self.world.process_at_rank(0);
+        let counts = self.all_gather_one(mine.len() as u64);
+        let counts: Vec<usize> = counts.into_iter().map(|c| c as usize).collect();
+        let layout = self.agree(Layout::of(&counts))?;
+        let elem = size_of::<T>() as u64;
+        if !self.is_root() {
+            self.counted(
+                || root.gather_varcount_into(mine),
+                mine.len() as u64 * elem,
+                0,
+            );
+            return Ok(None);
+        }
+        let mut all = vec![T::default(); counts.iter().sum()];
+        let received = (all.len() - mine.len()) as u64 * elem;
+        let mut recv = PartitionMut::new(&mut all[..], &layout.counts[..], &layout.displs[..]);
+        self.counted(
+            || root.gather_varcount_into_root(mine, &mut recv),
+            0,
+            received,
+        );
+        Ok(Some((all, counts)))
+    }
+
+    /// Every rank's `mine`, concatenated in rank order, with each rank's
+    /// count: on every rank. Collective.
+    pub fn all_gather<T: Equivalence + Copy + Default>(
+        &self,
+        mine: &[T],
+    ) -> Result<(Vec<T>, Vec<usize>)> {
+        let counts = self.all_gather_one(mine.len() as u64);
+        let counts: Vec<usize> = counts.into_iter().map(|c| c as usize).collect();
+        let layout = self.agree(Layout::of(&counts))?;
+        let mut all = vec![T::default(); counts.iter().sum()];
+        let elem = size_of::<T>() as u64;
+        let others = (self.size() as u64 - 1) * mine.len() as u64 * elem;
+        let received = (all.len() - mine.len()) as u64 * elem;
+        let mut recv = PartitionMut::new(&mut all[..], &layout.counts[..], &layout.displs[..]);
+        self.counted(
+            || self.world.all_gather_varcount_into(mine, &mut recv),
+            others,
+            received,
+        );
+        Ok((all, counts))
+    }
+
+    /// How many elements each rank will send this one, given how many this
+    /// one sends each rank (`send_counts`, one per rank). Collective.
+    pub fn exchange_counts(&self, send_counts: &[usize]) -> Vec<usize> {
+        assert_eq!(send_counts.len(), self.size(), "one count per rank");
+        let send: Vec<u64> = send_counts.iter().map(|&c| c as u64).collect();
+        let mut recv = vec![0u64; self.size()];
+        self.world.all_to_all_into(&send[..], &mut recv[..]);
+        recv.into_iter().map(|c| c as usize).collect()
+    }
+
+    /// Sends `send` (grouped by destination rank, `send_counts[r]`
+    /// elements for rank `r`) and returns what every rank sent this one,
+    /// grouped by source rank (`recv_counts[r]` from rank `r`, as
+    /// [`Ranks::exchange_counts`] gave). Collective.
+    pub fn exchange<T: Equivalence + Copy + Default>(
+        &self,
+        send: &[T],
+        send_counts: &[usize],
+        recv_counts: &[usize],
+    ) -> Result<Vec<T>> {
+        let layouts = Layout::of(send_counts).and_then(|s| Ok((s, Layout::of(recv_counts)?)));
+        let (send_layout, recv_layout) = self.agree(layouts)?;
+        let me = self.rank();
+        let elem = size_of::<T>() as u64;
+        let sent = (send.len() - send_counts[me]) as u64 * elem;
+        let mut recv = vec![T::default(); recv_counts.iter().sum()];
+        let received = (recv.len() - recv_counts[me]) as u64 * elem;
+        let send = Partition::new(send, &send_layout.counts[..], &send_layout.displs[..]);
+        let mut recv_part = PartitionMut::new(
+            &mut recv[..],
+            &recv_layout.counts[..],
+            &recv_layout.displs[..],
+        );
+        self.counted(
+            || self.world.all_to_all_varcount_into(&send, &mut recv_part),
+            sent,
+            received,
+        );
+        Ok(recv)
+    }
+
+    /// Runs one exchange, adding its bytes and time to the traffic.
+    fn counted(&self, exchange: impl FnOnce(), sent: u64, received: u64) {
+        let t = Instant::now();
+        exchange();
+        let mut traffic = self.traffic.get();
+        traffic.bytes_sent += sent;
+        traffic.bytes_received += received;
+        traffic.exchange_time += t.elapsed();
+        self.traffic.set(traffic);
+    }
+}
+
+/// MPI's per-rank counts and offsets (C `int`s) for a buffer cut in
+/// `counts` elements per rank.
+struct Layout {
+    counts: Vec<Count>,
+    displs: Vec<Count>,
+}
+
+impl Layout {
+    /// The counts and offsets, or [`Error::TooLarge`] past MPI's `int`.
+    fn of(counts: &[usize]) -> Result<Layout> {
+        let total: usize = counts.iter().sum();
+        if total > Count::MAX as usize {
+            return Err(Error::TooLarge(format!(
+                "one MPI exchange of {total} elements: MPI counts elements in a C int (at most {})",
+                Count::MAX
+            )));
+        }
+        let mut displs = Vec::with_capacity(counts.len());
+        let mut at = 0;
+        for &c in counts {
+            displs.push(at as Count);
+            at += c;
+        }
+        Ok(Layout {
+            counts: counts.iter().map(|&c| c as Count).collect(),
+            displs,
+        })
+    }
+}
+
+/// The engine inside a rank: `auto` becomes cuda where this machine has a
+/// GPU (then the rank takes GPU `local_rank % GPUs`), else cpu.
+fn choose_inner(inner: Engine, local_rank: usize) -> Result<Engine> {
+    match inner {
+        Engine::Serial | Engine::Cpu => Ok(inner),
+        Engine::Mpi => Err(Error::invalid(
+            "engine choice",
+            "the engine inside an MPI rank must be serial, cpu, cuda or auto, not mpi",
+        )),
+        #[cfg(feature = "gpu")]
+        Engine::Cuda | Engine::Auto => {
+            use crate::engine::cuda::Gpu;
+            let gpus = Gpu::device_count();
+            if gpus == 0 && inner == Engine::Auto {
+                return Ok(Engine::Cpu);
+            }
+            Gpu::select(local_rank % gpus.max(1)).map(|_| Engine::Cuda)
+        }
+        #[cfg(not(feature = "gpu"))]
+        Engine::Auto => {
+            let _ = local_rank;
+            Ok(Engine::Cpu)
+        }
+        #[cfg(not(feature = "gpu"))]
+        Engine::Cuda => Engine::Cuda.resolve(crate::engine::Op::Spmv),
+    }
+}

@@ -1,0 +1,155 @@
+//! Distributed products, each rank computing its own rows with its inner
+//! engine ([`Ranks::inner`]):
+//!
+//! - SpMV and SpMM: [`HaloCsr`] renumbers this rank's block against the
+//!   rows of x (or of a dense B) that it references, once; every product
+//!   then moves only those rows, so the bytes a call exchanges follow the
+//!   partition boundary, not the matrix size.
+//! - SpGEMM ([`spgemm`]): each rank fetches the rows of B that its block of
+//!   A references ([`Fetch::Rows`]), or, when B is small, every rank gets
+//!   all of B at once ([`Fetch::Replicate`]). C stays split like A, so a
+//!   chain of products (APSP's squarings) never gathers between steps.
+
+use super::{DistCsr, DistDense, Halo, Ranks, RowPartition};
+use crate::error::Result;
+use crate::format::{Csr, Dense};
+use crate::ops;
+use crate::scalar::Scalar;
+use gpu_kernels::Semiring;
+
+/// B no larger than this (entries, indices and row pointers) is replicated
+/// on every rank by [`Fetch::Auto`]: one collective instead of a request
+/// round, and too little data for the saving of fetching rows to matter.
+pub const REPLICATE_B_BYTES: usize = 16 << 20;
+
+/// How [`spgemm`] brings B's rows to the ranks that need them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Fetch {
+    /// [`Fetch::Replicate`] for a B of at most [`REPLICATE_B_BYTES`], else
+    /// [`Fetch::Rows`].
+    #[default]
+    Auto,
+    /// Each rank fetches only the rows of B its block of A references.
+    Rows,
+    /// Every rank gets all of B.
+    Replicate,
+}
+
+/// This rank's block of A with its columns renumbered against the rows of
+/// the right-hand operand it references: built once, reused by every
+/// [`HaloCsr::spmv`] or [`HaloCsr::spmm`].
+#[derive(Clone, Debug)]
+pub struct HaloCsr<T> {
+    rows: RowPartition,
+    operand: RowPartition,
+    halo: Halo,
+    block: Csr<T>,
+}
+
+impl<T: Scalar> HaloCsr<T> {
+    /// The plan for `a` times operands (x, or dense B) split by `operand`,
+    /// which must cover `a`'s columns. Collective.
+    #[track_caller]
+    pub fn new(ranks: &Ranks, a: &DistCsr<T>, operand: &RowPartition) -> Result<Self> {
+        assert_eq!(
+            operand.nrows(),
+            a.ncols(),
+            "the operand's partition covers {} rows, but A has {} columns",
+            operand.nrows(),
+            a.ncols()
+        );
+        let halo = Halo::new(ranks, a.local().col_idx(), operand)?;
+        let block = halo.renumber_columns(a.local());
+        Ok(HaloCsr {
+            rows: a.rows().clone(),
+            operand: operand.clone(),
+            halo,
+            block,
+        })
+    }
+
+    /// The exchange pattern.
+    pub fn halo(&self) -> &Halo {
+        &self.halo
+    }
+
+    /// y = A ⊗ x over `S`, x a column split like the plan's operand; y is
+    /// split like A. Collective.
+    #[track_caller]
+    pub fn spmv<S: Semiring<Value = T>>(
+        &self,
+        ranks: &Ranks,
+        x: &DistDense<T>,
+    ) -> Result<DistDense<T>> {
+        assert_eq!(x.local().ncols(), 1, "x must be one column");
+        self.check_operand(x);
+        let xs = self.halo.dense_rows(ranks, x.local().as_slice(), 1)?;
+        let y = ranks.agree(ops::spmv::<S>(&self.block, &xs, ranks.inner()))?;
+        let y = Dense::try_new(y.len(), 1, y)?;
+        Ok(DistDense::from_local(self.rows.clone(), y))
+    }
+
+    /// C = A ⊗ B over `S`, B dense and split like the plan's operand; C is
+    /// split like A. Collective.
+    #[track_caller]
+    pub fn spmm<S: Semiring<Value = T>>(
+        &self,
+        ranks: &Ranks,
+        b: &DistDense<T>,
+    ) -> Result<DistDense<T>> {
+        self.check_operand(b);
+        let k = b.local().ncols();
+        let rows = self.halo.dense_rows(ranks, b.local().as_slice(), k)?;
+        let bs = Dense::try_new(self.halo.needed().len(), k, rows)?;
+        let c = ranks.agree(ops::spmm::<S>(&self.block, &bs, ranks.inner()))?;
+        Ok(DistDense::from_local(self.rows.clone(), c))
+    }
+
+    #[track_caller]
+    fn check_operand(&self, operand: &DistDense<T>) {
+        assert_eq!(
+            operand.rows(),
+            &self.operand,
+            "the operand is split differently from the plan's"
+        );
+    }
+}
+
+/// C = A ⊗ B over `S`, A and B split by rows; C is split like A, each rank
+/// holding the rows of its block of A. Collective.
+#[track_caller]
+pub fn spgemm<S: Semiring>(
+    ranks: &Ranks,
+    a: &DistCsr<S::Value>,
+    b: &DistCsr<S::Value>,
+    fetch: Fetch,
+) -> Result<DistCsr<S::Value>>
+where
+    S::Value: Scalar,
+{
+    assert_eq!(
+        a.ncols(),
+        b.nrows(),
+        "cannot multiply: A has {} columns, B has {} rows",
+        a.ncols(),
+        b.nrows()
+    );
+    let replicate = match fetch {
+        Fetch::Auto => {
+            let bytes = b.nnz(ranks) * (4 + size_of::<S::Value>()) + 8 * (b.nrows() + 1);
+            bytes <= REPLICATE_B_BYTES
+        }
+        Fetch::Rows => false,
+        Fetch::Replicate => true,
+    };
+    let c = if replicate {
+        let b = b.all_gather(ranks)?;
+        ops::spgemm::<S>(a.local(), &b, ranks.inner())
+    } else {
+        let halo = Halo::new(ranks, a.local().col_idx(), b.rows())?;
+        let b_rows = halo.sparse_rows(ranks, b.local())?;
+        ops::spgemm::<S>(&halo.renumber_columns(a.local()), &b_rows, ranks.inner())
+    };
+    let c = ranks.agree(c)?;
+    Ok(DistCsr::from_local(a.rows().clone(), c))
+}
