@@ -122,7 +122,7 @@ impl Ranks {
     /// lowest failing rank and its message. Collective.
     pub fn agree<T, E: Display>(&self, local: std::result::Result<T, E>) -> Result<T> {
         let failed = u8::from(local.is_err());
-        let mut flags = vec![0u8; self.size()];
+        let mut flags: Vec<u8> = recv_buffer(self.size());
         self.world.all_gather_into(&failed, &mut flags[..]);
         let Some(first) = flags.iter().position(|&f| f != 0) else {
             return Ok(local.unwrap_or_else(|_| unreachable!("no rank failed")));
@@ -162,7 +162,7 @@ impl Ranks {
 
     /// Every rank's `mine`, in rank order, on every rank. Collective.
     pub fn all_gather_one<T: Equivalence + Copy + Default>(&self, mine: T) -> Vec<T> {
-        let mut all = vec![T::default(); self.size()];
+        let mut all = recv_buffer(self.size());
         self.world.all_gather_into(&mine, &mut all[..]);
         all
     }
@@ -177,10 +177,10 @@ impl Ranks {
         let root_process = self.world.process_at_rank(root as i32);
         let mut len = data.len() as u64;
         root_process.broadcast_into(&mut len);
-        let mut data = if self.rank() == root {
+        let mut data = if self.rank() == root && !data.is_empty() {
             data
         } else {
-            vec![T::default(); len as usize]
+            recv_buffer(len as usize)
         };
         self.counted(|| root_process.broadcast_into(&mut data[..]), 0, 0);
         data
@@ -197,12 +197,17 @@ impl Ranks {
         let counts = parts.map(|(_, c)| c.to_vec()).unwrap_or_default();
         let counts = self.broadcast_from(0, counts);
         let layout = self.agree(Layout::of(&counts))?;
-        let mut mine = vec![T::default(); counts[self.rank()]];
+        let mut mine = recv_buffer(counts[self.rank()]);
         let sent: usize = counts.iter().sum::<usize>() - counts[0];
         let elem = size_of::<T>() as u64;
         match parts {
             Some((buf, _)) if self.is_root() => {
-                let send = Partition::new(buf, &layout.counts[..], &layout.displs[..]);
+                let spare = [T::default()];
+                let send = Partition::new(
+                    real_address(buf, &spare),
+                    &layout.counts[..],
+                    &layout.displs[..],
+                );
                 self.counted(
                     || root.scatter_varcount_into_root(&send, &mut mine[..]),
                     sent as u64 * elem,
@@ -225,6 +230,8 @@ impl Ranks {
         mine: &[T],
     ) -> Result<Option<(Vec<T>, Vec<usize>)>> {
         let root = self.world.process_at_rank(0);
+        let spare = [T::default()];
+        let mine = real_address(mine, &spare);
         let counts = self.all_gather_one(mine.len() as u64);
         let counts: Vec<usize> = counts.into_iter().map(|c| c as usize).collect();
         let layout = self.agree(Layout::of(&counts))?;
@@ -237,7 +244,7 @@ impl Ranks {
             );
             return Ok(None);
         }
-        let mut all = vec![T::default(); counts.iter().sum()];
+        let mut all = recv_buffer(counts.iter().sum());
         let received = (all.len() - mine.len()) as u64 * elem;
         let mut recv = PartitionMut::new(&mut all[..], &layout.counts[..], &layout.displs[..]);
         self.counted(
@@ -257,7 +264,7 @@ impl Ranks {
         let counts = self.all_gather_one(mine.len() as u64);
         let counts: Vec<usize> = counts.into_iter().map(|c| c as usize).collect();
         let layout = self.agree(Layout::of(&counts))?;
-        let mut all = vec![T::default(); counts.iter().sum()];
+        let mut all = recv_buffer(counts.iter().sum());
         let elem = size_of::<T>() as u64;
         let others = (self.size() as u64 - 1) * mine.len() as u64 * elem;
         let received = (all.len() - mine.len()) as u64 * elem;
@@ -295,8 +302,10 @@ impl Ranks {
         let me = self.rank();
         let elem = size_of::<T>() as u64;
         let sent = (send.len() - send_counts[me]) as u64 * elem;
-        let mut recv = vec![T::default(); recv_counts.iter().sum()];
+        let mut recv = recv_buffer(recv_counts.iter().sum());
         let received = (recv.len() - recv_counts[me]) as u64 * elem;
+        let spare = [T::default()];
+        let send = real_address(send, &spare);
         let send = Partition::new(send, &send_layout.counts[..], &send_layout.displs[..]);
         let mut recv_part = PartitionMut::new(
             &mut recv[..],
@@ -321,6 +330,24 @@ impl Ranks {
         traffic.exchange_time += t.elapsed();
         self.traffic.set(traffic);
     }
+}
+
+/// A receive buffer of `len` default values, always at a real address.
+///
+/// An empty `Vec` of a 1-byte type (`u8`, `bool`) points at address 1,
+/// which Open MPI reads as `MPI_IN_PLACE`: a collective handed it would
+/// reject it or read its other buffer instead. Every buffer passed to MPI
+/// here is made by this function or passed through [`real_address`].
+fn recv_buffer<T: Copy + Default>(len: usize) -> Vec<T> {
+    let mut buffer = Vec::with_capacity(len.max(1));
+    buffer.resize(len, T::default());
+    buffer
+}
+
+/// `data`, or, when it is empty, an empty slice of `spare` (a real
+/// address; see [`recv_buffer`]).
+fn real_address<'a, T>(data: &'a [T], spare: &'a [T; 1]) -> &'a [T] {
+    if data.is_empty() { &spare[..0] } else { data }
 }
 
 /// MPI's per-rank counts and offsets (C `int`s) for a buffer cut in

@@ -1,0 +1,371 @@
+//! The mpi engine against the serial engine, under `mpirun` (feature `mpi`;
+//! `cargo test --features mpi --test mpi`).
+//!
+//! One binary, two roles (so it has its own `main`, `harness = false`):
+//! - Started by cargo, it is the *launcher*: it runs itself under `mpirun`
+//!   with 1, 2, 3 and 4 ranks (oversubscribed) as workers, then runs
+//!   `spmx … --engine mpi` under `mpirun -np 3` on the real set and on bad
+//!   input. Every launch has a time limit: a hang fails the test.
+//! - Started by `mpirun` (with `SPMX_MPI_WORKER` set), it is a *worker*:
+//!   every rank draws the same random matrices (rank 0's seed, printed) and
+//!   checks scatter and gather, SpGEMM (rows fetched and B replicated),
+//!   SpMV, SpMM and APSP against the serial engine bit for bit, for several
+//!   semirings, on odd shapes (0×0, empty rows, a dense row, rectangular),
+//!   with balanced, uneven and empty-rank partitions; then one rank fails
+//!   on purpose and every rank must return its error.
+
+mod common;
+
+use common::{TestScalar, arb_csr_shaped, assert_identical};
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use spmx::engine::mpi::{DistCsr, DistDense, Fetch, HaloCsr, Ranks, RowPartition, spgemm};
+use spmx::engine::serial;
+use spmx::format::{Csr, Dense};
+use spmx::{Engine, Error, MaxTimes, MinPlus, OrAnd, PlusTimes, Scalar, Semiring};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const WORKER: &str = "SPMX_MPI_WORKER";
+/// Random cases each worker checks per semiring.
+const CASES: usize = 40;
+/// Longest a launch may take before it counts as a hang.
+const LIMIT: Duration = Duration::from_secs(300);
+
+fn main() {
+    if std::env::var_os(WORKER).is_some() {
+        worker();
+        return;
+    }
+    if Command::new("mpirun").arg("--version").output().is_err() {
+        println!("skipping the MPI tests: no mpirun (Debian: apt install openmpi-bin)");
+        return;
+    }
+    let me = std::env::current_exe().unwrap();
+    for n in 1..=4 {
+        let t = Instant::now();
+        let out = mpirun(n, &me, &[], true);
+        assert!(out.ok, "{n} rank(s): the workers failed:\n{}", out.text);
+        println!(
+            "workers on {n} rank(s): ok ({:.1} s)",
+            t.elapsed().as_secs_f64()
+        );
+    }
+    cli_real_set();
+    cli_unreadable_input();
+    println!("mpi tests: ok");
+}
+
+/// What a launch printed and whether every rank succeeded.
+struct Launch {
+    ok: bool,
+    text: String,
+}
+
+/// Runs `program args` on `n` ranks under mpirun, killed after [`LIMIT`].
+fn mpirun(n: usize, program: &Path, args: &[&str], worker: bool) -> Launch {
+    let mut cmd = Command::new("mpirun");
+    cmd.args([
+        "--allow-run-as-root",
+        "--oversubscribe",
+        "-np",
+        &n.to_string(),
+    ])
+    .arg(program)
+    .args(args)
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    if worker {
+        cmd.env(WORKER, "1");
+    }
+    let mut child = cmd.spawn().expect("mpirun starts");
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > LIMIT {
+            child.kill().ok();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "mpirun -np {n} {} {args:?} hung for {LIMIT:?}:\n{}{}",
+                program.display(),
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    Launch {
+        ok: out.status.success(),
+        text: format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    }
+}
+
+/// `spmx spgemm A A -o C --engine mpi` on 3 ranks equals the serial engine's
+/// C for every matrix of the real set (those of at most 100M products; the
+/// others would take minutes on two cores).
+fn cli_real_set() {
+    let spmx = Path::new(env!("CARGO_BIN_EXE_spmx"));
+    let dir = tempfile::tempdir().unwrap();
+    for (name, a) in common::real_matrices("the MPI real-set test") {
+        if a.nrows() != a.ncols() {
+            continue;
+        }
+        let products = spmx::ops::spgemm_products(&a, &a);
+        if products > 100_000_000 {
+            println!("  {name}: {products} products, skipped");
+            continue;
+        }
+        let path = common::real_data_dir().join(&name);
+        let c_path = dir.path().join("c.mtx");
+        let path_arg = path.to_string_lossy();
+        let c_arg = c_path.to_string_lossy();
+        let args = [
+            "spgemm",
+            &path_arg,
+            &path_arg,
+            "-o",
+            &c_arg,
+            "--engine",
+            "mpi",
+            "--threads",
+            "1",
+        ];
+        let out = mpirun(3, spmx, &args, false);
+        assert!(out.ok, "{name}: spmx under mpirun failed:\n{}", out.text);
+        let got = spmx::io::read_mtx::<f64>(&c_path, &Default::default()).unwrap();
+        let want = serial::spgemm::<PlusTimes<f64>>(&a, &a);
+        assert_identical(&got.coo.to_csr(), &want);
+        println!(
+            "  {name}: C = A·A on 3 ranks is the serial C ({} entries)",
+            want.nnz()
+        );
+    }
+}
+
+/// A file rank 0 cannot read ends every rank with its error, no hang.
+fn cli_unreadable_input() {
+    let spmx = Path::new(env!("CARGO_BIN_EXE_spmx"));
+    for op in ["spgemm", "spmv", "spmm", "apsp"] {
+        let args = [
+            op,
+            "/nonexistent/A.mtx",
+            "--engine",
+            "mpi",
+            "--threads",
+            "1",
+        ];
+        let out = mpirun(3, spmx, &args, false);
+        assert!(!out.ok, "{op}: a missing file must fail:\n{}", out.text);
+        assert!(
+            out.text.contains("rank 0 of 3") && out.text.contains("/nonexistent/A.mtx"),
+            "{op}: the error names the rank and the file:\n{}",
+            out.text
+        );
+    }
+    println!("  a missing input ends every rank with rank 0's error");
+}
+
+/// The worker: every check, on every rank.
+fn worker() {
+    let ranks = Ranks::start(Engine::Cpu).expect("MPI starts");
+    let seed = ranks.broadcast_from(0, vec![fresh_seed()])[0];
+    if ranks.is_root() {
+        println!(
+            "mpi worker on {} rank(s), seed {seed} (SPMX_MPI_SEED to repeat)",
+            ranks.size()
+        );
+    }
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes(seed)),
+    );
+    every_semiring::<PlusTimes<f64>>(&ranks, &mut runner);
+    every_semiring::<MinPlus<f64>>(&ranks, &mut runner);
+    every_semiring::<MaxTimes<f32>>(&ranks, &mut runner);
+    every_semiring::<OrAnd>(&ranks, &mut runner);
+    apsp_matches_serial(&ranks, &mut runner);
+    a_failing_rank_fails_every_rank(&ranks);
+    ranks.barrier();
+}
+
+fn fresh_seed() -> u64 {
+    match std::env::var("SPMX_MPI_SEED") {
+        Ok(s) => s.parse().expect("SPMX_MPI_SEED is a number"),
+        Err(_) => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64,
+    }
+}
+
+fn seed_bytes(seed: u64) -> [u8; 32] {
+    let mut bytes = [0u8; 32];
+    for (i, chunk) in bytes.chunks_mut(8).enumerate() {
+        chunk.copy_from_slice(&(seed.wrapping_mul(i as u64 * 2 + 1)).to_le_bytes());
+    }
+    bytes
+}
+
+/// A value drawn from `strategy` (the same on every rank: same seed, same draws).
+fn draw<S: Strategy>(runner: &mut TestRunner, strategy: S) -> S::Value {
+    strategy.new_tree(runner).unwrap().current()
+}
+
+/// Ways to split `n` rows (or the matrix `a`'s) across the ranks: by
+/// entries, evenly, everything on the last rank, and random cuts.
+fn partitions<T: Scalar>(ranks: &Ranks, runner: &mut TestRunner, a: &Csr<T>) -> Vec<RowPartition> {
+    let (p, n) = (ranks.size(), a.nrows());
+    let mut last = vec![0; p];
+    last.push(n);
+    let mut cuts: Vec<usize> = draw(runner, proptest::collection::vec(0..=n, p - 1));
+    cuts.push(0);
+    cuts.push(n);
+    cuts.sort_unstable();
+    vec![
+        RowPartition::by_entries(a, p),
+        RowPartition::even(n, p),
+        RowPartition::from_cuts(last).unwrap(),
+        RowPartition::from_cuts(cuts).unwrap(),
+    ]
+}
+
+/// Scatter, gather, SpGEMM, SpMV and SpMM over `S` on random odd shapes.
+fn every_semiring<S: Semiring>(ranks: &Ranks, runner: &mut TestRunner)
+where
+    S::Value: TestScalar,
+{
+    let root = ranks.is_root();
+    for case in 0..CASES {
+        // Sizes up to 2 rows a rank and beyond, so some ranks hold none.
+        let dims = draw(runner, (0..=9usize, 0..=9usize, 0..=9usize));
+        let (m, k, n) = dims;
+        let a = draw(runner, arb_csr_shaped::<S::Value>(m, k));
+        let b = draw(runner, arb_csr_shaped::<S::Value>(k, n));
+        let what = format!(
+            "{} case {case}: A {m}×{k}, B {k}×{n}",
+            std::any::type_name::<S>()
+        );
+        for a_rows in partitions(ranks, runner, &a) {
+            let b_choices = partitions(ranks, runner, &b);
+            let b_rows = draw(runner, proptest::sample::select(b_choices));
+            let da = DistCsr::scatter(ranks, root.then_some((&a, &a_rows))).unwrap();
+            let db = DistCsr::scatter(ranks, root.then_some((&b, &b_rows))).unwrap();
+            assert_eq!(
+                da.local(),
+                &a.rows(a_rows.range(ranks.rank())),
+                "{what}: scatter"
+            );
+            assert_eq!(db.all_gather(ranks).unwrap(), b, "{what}: all-gather");
+            if let Some(whole) = da.gather(ranks).unwrap() {
+                assert_eq!(whole, a, "{what}: gather");
+            }
+            let want = serial::spgemm::<S>(&a, &b);
+            for fetch in [Fetch::Rows, Fetch::Replicate, Fetch::Auto] {
+                let c = spgemm::<S>(ranks, &da, &db, fetch).unwrap();
+                assert_eq!(c.rows(), &a_rows, "{what}: C is split like A");
+                if let Some(c) = c.gather(ranks).unwrap() {
+                    assert_identical(&c, &want);
+                }
+            }
+            dense_products::<S>(ranks, runner, &a, &da, &what);
+        }
+    }
+}
+
+/// SpMV and SpMM with a random x and B, split two ways, against serial.
+fn dense_products<S: Semiring>(
+    ranks: &Ranks,
+    runner: &mut TestRunner,
+    a: &Csr<S::Value>,
+    da: &DistCsr<S::Value>,
+    what: &str,
+) where
+    S::Value: TestScalar,
+{
+    let root = ranks.is_root();
+    for width in [1usize, 3] {
+        let values = draw(
+            runner,
+            proptest::collection::vec(S::Value::arb(), a.ncols() * width),
+        );
+        let x = Dense::try_new(a.ncols(), width, values).unwrap();
+        for x_rows in [
+            RowPartition::even(a.ncols(), ranks.size()),
+            RowPartition::from_cuts({
+                let mut c = vec![0; ranks.size()];
+                c.push(a.ncols());
+                c
+            })
+            .unwrap(),
+        ] {
+            let dx = DistDense::scatter(ranks, root.then_some((&x, &x_rows))).unwrap();
+            let plan = HaloCsr::new(ranks, da, &x_rows).unwrap();
+            let got = if width == 1 {
+                plan.spmv::<S>(ranks, &dx).unwrap()
+            } else {
+                plan.spmm::<S>(ranks, &dx).unwrap()
+            };
+            let want = if width == 1 {
+                serial::spmv::spmv_csr::<S>(a, x.as_slice())
+            } else {
+                serial::spmm::<S>(a, &x).unwrap().as_slice().to_vec()
+            };
+            if let Some(got) = got.gather(ranks).unwrap() {
+                let bits = |v: &[S::Value]| v.iter().map(|x| x.bits()).collect::<Vec<_>>();
+                assert_eq!(
+                    bits(got.as_slice()),
+                    bits(&want),
+                    "{what}: A ⊗ x, width {width}"
+                );
+            }
+        }
+    }
+}
+
+/// APSP on random non-negative graphs and on the real pair, against serial.
+fn apsp_matches_serial(ranks: &Ranks, runner: &mut TestRunner) {
+    for _ in 0..CASES {
+        let n = draw(runner, 0..=12usize);
+        let g = draw(runner, arb_csr_shaped::<f64>(n, n)).map(|w| w.abs());
+        let got = spmx::app::apsp_mpi(ranks, ranks.is_root().then_some(&g)).unwrap();
+        let want = spmx::app::apsp(&g, Engine::Serial).unwrap();
+        assert_eq!(got.squarings, want.squarings, "{n} vertices: squarings");
+        if let Some(d) = got.distances.gather(ranks).unwrap() {
+            assert_identical(&d, &want.distances);
+        }
+    }
+    // A negative cycle is the same error on every rank.
+    let g = Csr::try_new(2, 2, vec![0, 1, 2], vec![1, 0], vec![-1.0, -1.0]).unwrap();
+    let err = spmx::app::apsp_mpi(ranks, ranks.is_root().then_some(&g)).unwrap_err();
+    assert!(err.to_string().contains("negative cycle"), "{err}");
+}
+
+/// One rank fails; every rank gets its error, naming it.
+fn a_failing_rank_fails_every_rank(ranks: &Ranks) {
+    let last = ranks.size() - 1;
+    let mine: Result<(), String> = if ranks.rank() == last {
+        Err("this rank could not read its input".into())
+    } else {
+        Ok(())
+    };
+    match ranks.agree(mine) {
+        Err(Error::Rank {
+            rank,
+            ranks: n,
+            message,
+        }) => {
+            assert_eq!((rank, n), (last, ranks.size()));
+            assert_eq!(message, "this rank could not read its input");
+        }
+        other => panic!("expected rank {last}'s error everywhere, got {other:?}"),
+    }
+    assert!(ranks.agree(Ok::<_, String>(7)).unwrap() == 7);
+}
