@@ -12,7 +12,9 @@
 //!   SpMV, SpMM and APSP against the serial engine bit for bit, for several
 //!   semirings, on odd shapes (0×0, empty rows, a dense row, rectangular),
 //!   with balanced, uneven and empty-rank partitions; then one rank fails
-//!   on purpose and every rank must return its error.
+//!   on purpose and every rank must return its error. The engine inside
+//!   the ranks is cpu, or `$SPMX_MPI_RANK_ENGINE` (`cuda` on a GPU machine:
+//!   `SPMX_MPI_WORKER=1 SPMX_MPI_RANK_ENGINE=cuda mpirun -np 2 <this test>`).
 
 mod common;
 
@@ -28,6 +30,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const WORKER: &str = "SPMX_MPI_WORKER";
+/// The engine inside each worker rank (default cpu): `cuda` checks the
+/// GPU ranks (run the workers by hand under mpirun on a GPU machine).
+const RANK_ENGINE: &str = "SPMX_MPI_RANK_ENGINE";
 /// Random cases each worker checks per semiring.
 const CASES: usize = 40;
 /// Longest a launch may take before it counts as a hang.
@@ -175,11 +180,13 @@ fn cli_unreadable_input() {
 
 /// The worker: every check, on every rank.
 fn worker() {
-    let ranks = Ranks::start(Engine::Cpu).expect("MPI starts");
+    let inner = std::env::var(RANK_ENGINE).map_or(Engine::Cpu, |e| e.parse().unwrap());
+    let ranks = Ranks::start(inner).expect("MPI starts");
     let seed = ranks.broadcast_from(0, vec![fresh_seed()])[0];
     if ranks.is_root() {
+        let inner = ranks.inner();
         println!(
-            "mpi worker on {} rank(s), seed {seed} (SPMX_MPI_SEED to repeat)",
+            "mpi worker on {} rank(s) × {inner}, seed {seed} (SPMX_MPI_SEED to repeat)",
             ranks.size()
         );
     }

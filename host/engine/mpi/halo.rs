@@ -28,9 +28,7 @@ impl Halo {
     /// The halo of a block whose entries have columns `cols`, against an
     /// operand split by `operand` (one range a rank). Collective.
     pub fn new(ranks: &Ranks, cols: &[u32], operand: &RowPartition) -> Result<Halo> {
-        let mut needed = cols.to_vec();
-        needed.sort_unstable();
-        needed.dedup();
+        let needed = distinct_sorted(cols, operand.nrows());
         let recv_counts: Vec<usize> = (0..ranks.size())
             .map(|r| {
                 let range = operand.range(r);
@@ -73,15 +71,23 @@ impl Halo {
     /// matrix of `needed().len()` columns against the fetched rows. The
     /// renumbering keeps column order, so every row sums in the same order.
     pub fn renumber_columns<T: Scalar>(&self, a: &Csr<T>) -> Csr<T> {
-        let cols = a
-            .col_idx()
-            .iter()
-            .map(|c| {
-                self.needed
-                    .binary_search(c)
-                    .expect("every column of the block is in its halo") as u32
-            })
-            .collect();
+        let (cols, n) = (a.col_idx(), a.ncols());
+        let cols = if dense_enough(cols.len(), n) {
+            let mut number = vec![u32::MAX; n];
+            for (j, &c) in self.needed.iter().enumerate() {
+                number[c as usize] = j as u32;
+            }
+            cols.iter().map(|&c| number[c as usize]).collect()
+        } else {
+            cols.iter()
+                .map(|c| {
+                    self.needed
+                        .binary_search(c)
+                        .expect("every column of the block is in its halo")
+                        as u32
+                })
+                .collect()
+        };
         Csr::from_parts_unchecked(
             a.nrows(),
             self.needed.len(),
@@ -141,5 +147,28 @@ impl Halo {
         let cols = ranks.exchange(&cols, &send_entries, &recv_entries)?;
         let values = ranks.exchange(&values, &send_entries, &recv_entries)?;
         Ok(block(recv_lens, local.ncols(), cols, values))
+    }
+}
+
+/// Whether `entries` column indices below `n` are many enough for a table
+/// of `n` (marks, numbers) to beat sorting or searching them.
+fn dense_enough(entries: usize, n: usize) -> bool {
+    n <= 8 * entries
+}
+
+/// The distinct values of `cols` (all below `n`), increasing: by marking a
+/// table of `n` when the columns are many, else by sorting a copy.
+fn distinct_sorted(cols: &[u32], n: usize) -> Vec<u32> {
+    if dense_enough(cols.len(), n) {
+        let mut seen = vec![false; n];
+        for &c in cols {
+            seen[c as usize] = true;
+        }
+        (0..n as u32).filter(|&c| seen[c as usize]).collect()
+    } else {
+        let mut distinct = cols.to_vec();
+        distinct.sort_unstable();
+        distinct.dedup();
+        distinct
     }
 }

@@ -7,7 +7,8 @@
 //!   partition boundary, not the matrix size.
 //! - SpGEMM ([`spgemm`]): each rank fetches the rows of B that its block of
 //!   A references ([`Fetch::Rows`]), or, when B is small, every rank gets
-//!   all of B at once ([`Fetch::Replicate`]). C stays split like A, so a
+//!   all of B at once ([`Fetch::Replicate`]); one rank multiplies its own
+//!   A and B as they are. C stays split like A, so a
 //!   chain of products (APSP's squarings) never gathers between steps.
 
 use super::{DistCsr, DistDense, Halo, Ranks, RowPartition};
@@ -142,7 +143,9 @@ where
         Fetch::Rows => false,
         Fetch::Replicate => true,
     };
-    let c = if replicate {
+    let c = if ranks.size() == 1 {
+        ops::spgemm::<S>(a.local(), b.local(), ranks.inner())
+    } else if replicate {
         let b = b.all_gather(ranks)?;
         ops::spgemm::<S>(a.local(), &b, ranks.inner())
     } else {
