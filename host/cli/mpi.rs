@@ -6,10 +6,13 @@
 //! the summary.
 
 use super::engine_arg::EngineOpts;
+use super::operands::{self, Operand};
+use super::semiring_arg::{CliValue, SemiringArg, with_semiring};
 use super::summary::Summary;
 use spmx::engine::mpi::{DistCsr, DistDense, HaloCsr, Ranks, RowPartition, Traffic};
 use spmx::format::Dense;
 use spmx::{Csr, Scalar};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// Starts MPI: the cpu engine's threads (`--threads`) and the engine inside
@@ -118,27 +121,91 @@ pub fn print(ranks: &Ranks, summary: Option<&mut Summary>, mine: RankWork) -> an
     Ok(())
 }
 
-/// A dense product on the mpi engine, and its times.
-pub struct DenseRun<T> {
-    /// The result, on rank 0 when it was asked for.
-    pub result: Option<Dense<T>>,
+/// Which dense product [`dense`] runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DenseOp {
+    Spmv,
+    Spmm,
+}
+
+/// What [`dense`] did, for the command's summary.
+pub struct DenseRun {
+    pub ranks: Ranks,
+    /// A and the dense operand, on rank 0.
+    pub inputs: Option<(Csr<f64>, Operand)>,
+    pub load: Duration,
     /// Building the exchange pattern ([`HaloCsr::new`]), done once.
     pub plan: Duration,
     /// The product, slowest rank.
     pub multiply: Duration,
+    pub write: Duration,
     pub mine: RankWork,
 }
 
-/// A ⊗ x or A ⊗ B (dense) on the mpi engine: rank 0's `root` operands
-/// split (A by entries; the dense operand like A's rows when A is square,
-/// else evenly), the exchange pattern built once, `product` run with it,
-/// and the result gathered to rank 0 when `gather`. Collective.
-pub fn dense_product<T: Scalar>(
+/// `spmx spmv` or `spmx spmm` with `--engine mpi`: MPI started, rank 0
+/// running `load`, A split by entries and the dense operand like A's rows
+/// (square A) or evenly, the exchange pattern built once, the product run
+/// with it, the result gathered to rank 0 and written there when `output`
+/// names a file. Collective.
+pub fn dense(
+    op: DenseOp,
+    opts: &EngineOpts,
+    semiring: SemiringArg,
+    output: Option<&Path>,
+    load: impl FnOnce() -> anyhow::Result<(Csr<f64>, Operand)>,
+) -> anyhow::Result<DenseRun> {
+    let ranks = start(opts)?;
+    let t0 = Instant::now();
+    let inputs = on_root(&ranks, load)?;
+    let load = t0.elapsed();
+    let (result, plan, multiply, mine) = with_semiring!(semiring, |S| {
+        let root = on_root(&ranks, || {
+            let (a, d) = inputs.as_ref().expect("rank 0 read the inputs");
+            Ok((
+                CliValue::from_input(a.clone()),
+                operands::dense::<S>(d.matrix.clone())?,
+            ))
+        })?;
+        let (result, plan, multiply, mine) =
+            split_and_multiply(&ranks, root, output.is_some(), |plan, d| match op {
+                DenseOp::Spmv => plan.spmv::<S>(&ranks, d),
+                DenseOp::Spmm => plan.spmm::<S>(&ranks, d),
+            })?;
+        let result = match result {
+            Some(r) => Some(operands::into_output(
+                r.nrows(),
+                r.ncols(),
+                r.as_slice().to_vec(),
+            )?),
+            None => None,
+        };
+        (result, plan, multiply, mine)
+    });
+    let t = Instant::now();
+    on_root(&ranks, || match (output, &result) {
+        (Some(out), Some(r)) => operands::write(out, r, semiring),
+        _ => Ok(()),
+    })?;
+    Ok(DenseRun {
+        ranks,
+        inputs,
+        load,
+        plan,
+        multiply,
+        write: t.elapsed(),
+        mine,
+    })
+}
+
+/// Rank 0's operands split, the exchange pattern built (timed), `product`
+/// run between barriers, and its result gathered to rank 0 when `gather`.
+/// Collective.
+fn split_and_multiply<T: Scalar>(
     ranks: &Ranks,
     root: Option<(Csr<T>, Dense<T>)>,
     gather: bool,
     product: impl FnOnce(&HaloCsr<T>, &DistDense<T>) -> spmx::Result<DistDense<T>>,
-) -> anyhow::Result<DenseRun<T>> {
+) -> anyhow::Result<(Option<Dense<T>>, Duration, Duration, RankWork)> {
     let p = ranks.size();
     let root = root.map(|(a, d)| {
         let rows = RowPartition::by_entries(&a, p);
@@ -158,10 +225,5 @@ pub fn dense_product<T: Scalar>(
     let (result, multiply, mine) = timed(ranks, || product(&plan, &d))?;
     let mine = mine.holding(a.rows().range(ranks.rank()), a.local().nnz());
     let result = if gather { result.gather(ranks)? } else { None };
-    Ok(DenseRun {
-        result,
-        plan: plan_time,
-        multiply,
-        mine,
-    })
+    Ok((result, plan_time, multiply, mine))
 }

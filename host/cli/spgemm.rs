@@ -9,9 +9,9 @@ use super::semiring_arg::{CliValue, SemiringArg, with_semiring};
 use super::summary::Summary;
 use clap::Args;
 use spmx::generate::GenSpec;
-use spmx::{Csr, ops};
+use spmx::{Csr, Engine, ops};
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]
 pub struct SpgemmArgs {
@@ -56,7 +56,7 @@ pub fn default_pair(seed: u64) -> spmx::Result<(Csr<f64>, Csr<f64>)> {
 
 pub fn run(args: &SpgemmArgs, input: &InputOpts) -> anyhow::Result<()> {
     #[cfg(feature = "mpi")]
-    if args.engine.engine == spmx::Engine::Mpi {
+    if args.engine.engine == Engine::Mpi {
         return run_mpi(args, input);
     }
     let engine = args.engine.start(spmx::engine::Op::Spgemm)?;
@@ -81,24 +81,17 @@ pub fn run(args: &SpgemmArgs, input: &InputOpts) -> anyhow::Result<()> {
         files::write(out, &c, args.semiring.output_field())?;
     }
     let write = args.output.as_ref().map(|_| t2.elapsed());
-    let mut summary = Summary::new("spgemm", &source, args.semiring, engine);
-    summary
-        .shape("A", a.shape(), a.nnz())
-        .shape("B", b.shape(), b.nnz())
-        .shape("C", c.shape(), c.nnz())
-        .line(
-            "work",
-            format!(
-                "{products} products = {} flops (multiply + add)",
-                2 * products
-            ),
-        )
-        .time("load", load)
-        .time("multiply", multiply);
-    if let Some(w) = write {
-        summary.time("write", w);
-    }
-    summary.gflops(2 * products, multiply).print();
+    let shapes = [
+        (a.shape(), a.nnz()),
+        (b.shape(), b.nnz()),
+        (c.shape(), c.nnz()),
+    ];
+    let times = Times {
+        load,
+        multiply,
+        write,
+    };
+    summary(&source, args.semiring, engine, shapes, products, times).print();
     Ok(())
 }
 
@@ -175,26 +168,52 @@ fn run_mpi(args: &SpgemmArgs, input: &InputOpts) -> anyhow::Result<()> {
         (Some(out), Some(c)) => files::write(out, c, args.semiring.output_field()),
         _ => Ok(()),
     })?;
-    let write = t2.elapsed();
+    let write = args.output.as_ref().map(|_| t2.elapsed());
     let mut summary = inputs.map(|(a, b, source, products)| {
-        let mut s = Summary::new("spgemm", &source, args.semiring, spmx::Engine::Mpi);
-        s.shape("A", a.shape(), a.nnz())
-            .shape("B", b.shape(), b.nnz())
-            .shape("C", c_shape, c_nnz)
-            .line(
-                "work",
-                format!(
-                    "{products} products = {} flops (multiply + add)",
-                    2 * products
-                ),
-            )
-            .time("load", load)
-            .time("multiply", multiply);
-        if args.output.is_some() {
-            s.time("write", write);
-        }
-        s.gflops(2 * products, multiply);
-        s
+        let shapes = [(a.shape(), a.nnz()), (b.shape(), b.nnz()), (c_shape, c_nnz)];
+        let times = Times {
+            load,
+            multiply,
+            write,
+        };
+        summary(&source, args.semiring, Engine::Mpi, shapes, products, times)
     });
     mpi::print(&ranks, summary.as_mut(), mine)
+}
+
+/// The times a summary shows (write: when C was written).
+struct Times {
+    load: Duration,
+    multiply: Duration,
+    write: Option<Duration>,
+}
+
+/// The summary: shapes of A, B and C (`(m, n)` and entries), the work,
+/// the times and the rate.
+fn summary(
+    source: &str,
+    semiring: SemiringArg,
+    engine: Engine,
+    [a, b, c]: [((usize, usize), usize); 3],
+    products: usize,
+    times: Times,
+) -> Summary {
+    let mut s = Summary::new("spgemm", source, semiring, engine);
+    s.shape("A", a.0, a.1)
+        .shape("B", b.0, b.1)
+        .shape("C", c.0, c.1)
+        .line(
+            "work",
+            format!(
+                "{products} products = {} flops (multiply + add)",
+                2 * products
+            ),
+        )
+        .time("load", times.load)
+        .time("multiply", times.multiply);
+    if let Some(w) = times.write {
+        s.time("write", w);
+    }
+    s.gflops(2 * products, times.multiply);
+    s
 }

@@ -143,38 +143,14 @@ fn run_mpi(args: &SpmmArgs, input: &InputOpts) -> anyhow::Result<()> {
         args.kernel.is_none(),
         "--kernel chooses a GPU kernel for --engine cuda; with --engine mpi, use --rank-engine cuda"
     );
-    let ranks = mpi::start(&args.engine)?;
-    let t0 = Instant::now();
-    let inputs = mpi::on_root(&ranks, || load(args, input))?;
-    let load = t0.elapsed();
-    let (c, run) = with_semiring!(args.semiring, |S| {
-        let root = mpi::on_root(&ranks, || {
-            let (a, b) = inputs.as_ref().expect("rank 0 read the inputs");
-            Ok((
-                CliValue::from_input(a.clone()),
-                operands::dense::<S>(b.matrix.clone())?,
-            ))
-        })?;
-        let gather = args.output.is_some();
-        let run = mpi::dense_product(&ranks, root, gather, |plan, b| plan.spmm::<S>(&ranks, b))?;
-        let c = match &run.result {
-            Some(c) => Some(operands::into_output(
-                c.nrows(),
-                c.ncols(),
-                c.as_slice().to_vec(),
-            )?),
-            None => None,
-        };
-        (c, (run.plan, run.multiply, run.mine))
-    });
-    let (plan, multiply, mine) = run;
-    let t2 = Instant::now();
-    mpi::on_root(&ranks, || match (&args.output, &c) {
-        (Some(out), Some(c)) => operands::write(out, c, args.semiring),
-        _ => Ok(()),
-    })?;
-    let write = t2.elapsed();
-    let mut summary = inputs.map(|(a, b)| {
+    let run = mpi::dense(
+        mpi::DenseOp::Spmm,
+        &args.engine,
+        args.semiring,
+        args.output.as_deref(),
+        || load(args, input),
+    )?;
+    let mut summary = run.inputs.as_ref().map(|(a, b)| {
         let k = b.matrix.ncols();
         let flops = 2 * a.nnz() * k;
         let mut s = Summary::new(
@@ -187,14 +163,14 @@ fn run_mpi(args: &SpmmArgs, input: &InputOpts) -> anyhow::Result<()> {
             .line("B", format!("{} × {k} dense ({})", a.ncols(), b.source))
             .line("C", format!("{} × {k} dense", a.nrows()))
             .line("work", format!("{flops} flops (2·nnz·k)"))
-            .time("load", load)
-            .time("plan", plan)
-            .time("multiply", multiply);
+            .time("load", run.load)
+            .time("plan", run.plan)
+            .time("multiply", run.multiply);
         if args.output.is_some() {
-            s.time("write", write);
+            s.time("write", run.write);
         }
-        s.gflops(flops, multiply);
+        s.gflops(flops, run.multiply);
         s
     });
-    mpi::print(&ranks, summary.as_mut(), mine)
+    mpi::print(&run.ranks, summary.as_mut(), run.mine)
 }

@@ -217,34 +217,14 @@ fn run_mpi(args: &SpmvArgs, input: &InputOpts) -> anyhow::Result<()> {
         args.kernel.is_none(),
         "--kernel chooses a GPU kernel for --engine cuda; with --engine mpi, use --rank-engine cuda"
     );
-    let ranks = mpi::start(&args.engine)?;
-    let t0 = Instant::now();
-    let inputs = mpi::on_root(&ranks, || load(args, input))?;
-    let load = t0.elapsed();
-    let (y, run) = with_semiring!(args.semiring, |S| {
-        let root = mpi::on_root(&ranks, || {
-            let (a, x) = inputs.as_ref().expect("rank 0 read the inputs");
-            Ok((
-                CliValue::from_input(a.clone()),
-                operands::dense::<S>(x.matrix.clone())?,
-            ))
-        })?;
-        let gather = args.output.is_some();
-        let run = mpi::dense_product(&ranks, root, gather, |plan, x| plan.spmv::<S>(&ranks, x))?;
-        let y = match &run.result {
-            Some(y) => Some(operands::into_output(y.nrows(), 1, y.as_slice().to_vec())?),
-            None => None,
-        };
-        (y, (run.plan, run.multiply, run.mine))
-    });
-    let (plan, multiply, mine) = run;
-    let t2 = Instant::now();
-    mpi::on_root(&ranks, || match (&args.output, &y) {
-        (Some(out), Some(y)) => operands::write(out, y, args.semiring),
-        _ => Ok(()),
-    })?;
-    let write = t2.elapsed();
-    let mut summary = inputs.map(|(a, x)| {
+    let run = mpi::dense(
+        mpi::DenseOp::Spmv,
+        &args.engine,
+        args.semiring,
+        args.output.as_deref(),
+        || load(args, input),
+    )?;
+    let mut summary = run.inputs.as_ref().map(|(a, x)| {
         let mut s = Summary::new(
             "spmv",
             &args.a.display().to_string(),
@@ -255,13 +235,13 @@ fn run_mpi(args: &SpmvArgs, input: &InputOpts) -> anyhow::Result<()> {
             .line("x", format!("{} entries ({})", a.ncols(), x.source))
             .line("y", format!("{} entries", a.nrows()))
             .line("format", "CSR row blocks")
-            .time("load", load)
-            .time("plan", plan)
-            .time("multiply", multiply);
+            .time("load", run.load)
+            .time("plan", run.plan)
+            .time("multiply", run.multiply);
         if args.output.is_some() {
-            s.time("write", write);
+            s.time("write", run.write);
         }
         s
     });
-    mpi::print(&ranks, summary.as_mut(), mine)
+    mpi::print(&run.ranks, summary.as_mut(), run.mine)
 }
