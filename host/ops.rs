@@ -31,6 +31,11 @@
 //! [`spmv`] takes any [`SpmvFormat`]. SpMM multiplies CSR by a row-major
 //! [`Dense`]: `a.spmm(&b)`, `a.spmm_with::<S>(&b, engine)`, [`spmm`].
 //!
+//! The mpi engine (feature `mpi`) multiplies matrices split across MPI
+//! ranks, so it has its own entry points in `engine::mpi` (`DistCsr`,
+//! `HaloCsr::spmv`, `HaloCsr::spmm`, `mpi::spgemm`); the functions here,
+//! which take whole matrices, answer [`Engine::Mpi`] with an error saying so.
+//!
 //! Shape mismatches are broken contracts and panic with the two shapes;
 //! an engine that cannot run here is an [`Error::Unavailable`](crate::Error).
 

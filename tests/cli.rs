@@ -423,6 +423,8 @@ fn spgemm_default_pair_has_about_4_2m_entries() {
     assert!(run.stdout.contains("GFLOP/s"), "{}", run.stdout);
 }
 
+/// (With feature `mpi`, `--engine mpi` outside mpirun runs on one rank.)
+#[cfg(not(feature = "mpi"))]
 #[test]
 fn an_engine_that_is_not_built_in_says_what_to_use() {
     let run = spmx(Path::new("."), &["spgemm", "--engine", "mpi"]).failure();

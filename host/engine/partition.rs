@@ -43,10 +43,11 @@ mod tests {
 
     #[test]
     fn cuts_cover_every_row_once_and_balance_work() {
-        // Row work 1, 1, 10, 1, 1: the heavy row is never split.
+        // Row work 1, 1, 10, 1, 1: the heavy row is never split; the first
+        // range ends after the row that takes it past half the work.
         let prefix = [0, 1, 2, 12, 13, 14];
         let cuts = balanced_cuts(&prefix, 2);
-        assert_eq!(cuts, vec![0, 2, 5]);
+        assert_eq!(cuts, vec![0, 3, 5]);
         assert_eq!(balanced_cuts(&prefix, 1), vec![0, 5]);
         // More parts than rows: some parts are empty, none overlap.
         let cuts = balanced_cuts(&[0, 1, 2], 4);
