@@ -388,8 +388,11 @@ pub struct SpmvBsrArgs<T> {
 /// Each block's columns are cut into tiles of `lanes · V` columns (`V`
 /// values a load: 1, or 16 bytes' worth in the `_vec` kernel); a *group*
 /// of `lanes` lanes computes one (block, tile), a lane owning `V` columns.
-/// Item `i` is block `i / tiles`, tile `i % tiles`: the groups of a warp,
-/// and warps next to each other, take the tiles of one block together.
+/// Item `i` is block `i / tiles`, tile `i % tiles` (the groups of a warp,
+/// and warps next to each other, take the tiles of one block together), or,
+/// with `tile_major`, tile `i / n_blocks`, block `i % n_blocks` (every
+/// block's first tile, then every block's second: B's rows are read one
+/// tile wide at a time, so twice as many of them fit in L2).
 #[repr(C)]
 #[derive(Debug)]
 pub struct SpmmBlockArgs<T> {
@@ -409,7 +412,9 @@ pub struct SpmmBlockArgs<T> {
     pub n_pieces: u32,
     pub k: u32,
     /// Lanes per group: 1, 2, 4, 8, 16 or 32 (another value counts as 32).
-    pub lanes: u32,
+    pub lanes: u16,
+    /// 1: items tile by tile (see above); 0: block by block.
+    pub tile_major: u16,
 }
 
 /// Entries of A a group of `spmm_csr_block` stages in shared memory at a

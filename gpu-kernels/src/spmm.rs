@@ -185,8 +185,9 @@ unsafe fn block_body<S: Semiring, P: Chunk<Elem = S::Value>, const UNROLL: usize
         a.b.as_ptr(),
     );
     let k = a.k as usize;
-    let lanes = if a.lanes.is_power_of_two() && a.lanes <= WARP_SIZE {
-        a.lanes
+    let lanes = u32::from(a.lanes);
+    let lanes = if lanes.is_power_of_two() && lanes <= WARP_SIZE {
+        lanes
     } else {
         WARP_SIZE
     };
@@ -215,7 +216,11 @@ unsafe fn block_body<S: Semiring, P: Chunk<Elem = S::Value>, const UNROLL: usize
     for first in GridStride::new(global_warp_id() * groups, total, grid_warps() * groups) {
         let my = first + group;
         let active = my < total;
-        let (w, t) = (my / n_tiles.max(1), my % n_tiles.max(1));
+        let (w, t) = if a.tile_major != 0 {
+            (my % a.n_blocks.max(1), my / a.n_blocks.max(1))
+        } else {
+            (my / n_tiles.max(1), my % n_tiles.max(1))
+        };
         let (r0, r1, e0, e1) = if active {
             // SAFETY: block `w < n_blocks`.
             unsafe {

@@ -277,7 +277,10 @@ impl<T: Scalar> Blocks<T> {
             n_blocks: self.n_blocks,
             n_pieces: self.n_pieces,
             k,
-            lanes: shape.lanes,
+            lanes: shape.lanes as u16,
+            // Tile by tile: B's rows read one tile wide at a time (measured
+            // in BENCHMARKS.md: R-MAT 20 at k = 256 3.77 → 3.48 ms).
+            tile_major: u16::from(tiles > 1),
         };
         let warps = (u64::from(self.n_blocks) * tiles).div_ceil(u64::from(shape.groups()));
         // A thread's share of its warp's staging: `groups · STAGE` entries.
