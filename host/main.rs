@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     restore_sigpipe();
+    leave_no_partial_output_on_signals();
     let args = cli::Cli::parse();
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,
@@ -33,6 +34,36 @@ fn restore_sigpipe() {
         // SAFETY: sets a signal disposition before any thread starts.
         unsafe {
             signal(SIGPIPE, SIG_DFL);
+        }
+    }
+}
+
+/// Ctrl-C (SIGINT), SIGTERM and SIGHUP while an output is being written
+/// would leave its temporary file behind (a killed process runs no
+/// destructors): remove every unfinished output, then exit as the signal
+/// would (status 128 + signal). Targets are replaced only by a finished,
+/// synced file, so the previous output stays as it was.
+fn leave_no_partial_output_on_signals() {
+    #[cfg(unix)]
+    {
+        const SIGHUP: i32 = 1;
+        const SIGINT: i32 = 2;
+        const SIGTERM: i32 = 15;
+        unsafe extern "C" {
+            fn signal(signum: i32, handler: usize) -> usize;
+            fn _exit(status: i32) -> !;
+        }
+        extern "C" fn on_signal(signum: i32) {
+            spmx::io::remove_unfinished_outputs();
+            // SAFETY: async-signal-safe; ends the process at once.
+            unsafe { _exit(128 + signum) }
+        }
+        for signum in [SIGHUP, SIGINT, SIGTERM] {
+            // SAFETY: sets a signal disposition before any thread starts;
+            // the handler only unlinks and exits.
+            unsafe {
+                signal(signum, on_signal as extern "C" fn(i32) as usize);
+            }
         }
     }
 }

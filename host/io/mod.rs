@@ -31,7 +31,7 @@ use std::fmt;
 use crate::format::Coo;
 
 pub use read::{read_mtx, read_mtx_from};
-pub use write::{write_mtx, write_mtx_to};
+pub use write::{remove_unfinished_outputs, write_mtx, write_mtx_to};
 
 /// How row and column indices are counted in the file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

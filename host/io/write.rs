@@ -4,11 +4,18 @@
 //! truncated file (and no temporary one). A target that is not a regular
 //! file (`/dev/null`, `/dev/stdout`, a FIFO) is written in place: renaming
 //! over it would replace the device node itself with a file.
+//!
+//! A process killed by a signal runs no destructors: a program that wants
+//! no temporary file left behind then (the CLI, on Ctrl-C) calls
+//! [`remove_unfinished_outputs`] from its signal handler. Every temporary
+//! file being written is listed where that function, which only reads
+//! atomics and unlinks, can find it.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::ffi::{CString, c_char};
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
 use super::Field;
 use crate::error::{Error, Result};
@@ -109,12 +116,50 @@ fn write_integer(v: f64, out: &mut Vec<u8>) -> Result<(), f64> {
     Ok(())
 }
 
+/// The temporary files being written now, as C strings for `unlink` (null:
+/// a free slot). A path stays allocated once listed (a few bytes a write):
+/// freeing it could race a signal handler reading it.
+static UNFINISHED: [AtomicPtr<c_char>; 16] = [const { AtomicPtr::new(std::ptr::null_mut()) }; 16];
+
+/// Removes every temporary file a write has not finished, leaving each
+/// target as it was before. Async-signal-safe (atomic loads and `unlink`
+/// only): for a signal handler that then exits.
+pub fn remove_unfinished_outputs() {
+    unsafe extern "C" {
+        fn unlink(path: *const c_char) -> i32;
+    }
+    for slot in &UNFINISHED {
+        let path = slot.load(Ordering::Acquire);
+        if !path.is_null() {
+            // SAFETY: a NUL-terminated path that is never freed.
+            unsafe { unlink(path) };
+        }
+    }
+}
+
+/// Lists `path` in [`UNFINISHED`]; the slot, if one was free.
+fn list_unfinished(path: &Path) -> Option<&'static AtomicPtr<c_char>> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = CString::new(path.as_os_str().as_bytes()).ok()?.into_raw();
+    let slot = UNFINISHED.iter().find(|slot| {
+        slot.compare_exchange(std::ptr::null_mut(), c, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    });
+    if slot.is_none() {
+        // SAFETY: `c` came from `into_raw` just above and was not shared.
+        drop(unsafe { CString::from_raw(c) });
+    }
+    slot
+}
+
 /// A file being written beside its destination; removed on drop unless
 /// renamed into place.
 struct TempFile {
     path: PathBuf,
     file: File,
     renamed: bool,
+    /// Where the path is listed for [`remove_unfinished_outputs`].
+    listed: Option<&'static AtomicPtr<c_char>>,
 }
 
 impl TempFile {
@@ -137,10 +182,12 @@ impl TempFile {
             let path = dir.join(tmp_name);
             match OpenOptions::new().write(true).create_new(true).open(&path) {
                 Ok(file) => {
+                    let listed = list_unfinished(&path);
                     return Ok(TempFile {
                         path,
                         file,
                         renamed: false,
+                        listed,
                     });
                 }
                 // Left by an earlier process that had the same id.
@@ -153,6 +200,7 @@ impl TempFile {
     fn rename_to(mut self, target: &Path) -> io::Result<()> {
         fs::rename(&self.path, target)?;
         self.renamed = true;
+        self.unlist();
         // Make the rename itself durable; a file system that cannot sync a
         // directory has still renamed the complete file, so this is best effort.
         #[cfg(unix)]
@@ -163,11 +211,22 @@ impl TempFile {
     }
 }
 
+impl TempFile {
+    /// Takes the path off the list (its C string stays allocated: see
+    /// [`UNFINISHED`]).
+    fn unlist(&mut self) {
+        if let Some(slot) = self.listed.take() {
+            slot.store(std::ptr::null_mut(), Ordering::Release);
+        }
+    }
+}
+
 impl Drop for TempFile {
     fn drop(&mut self) {
         if !self.renamed {
             let _ = fs::remove_file(&self.path);
         }
+        self.unlist();
     }
 }
 
