@@ -729,7 +729,10 @@ fn an_interrupted_write_leaves_the_previous_output_and_no_temporary_file() {
                 child.try_wait().unwrap().is_none(),
                 "spmx finished before its write could be interrupted"
             );
-            assert!(start.elapsed().as_secs() < 120, "no temporary file appeared");
+            assert!(
+                start.elapsed().as_secs() < 120,
+                "no temporary file appeared"
+            );
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
         let killed = Command::new("kill")
@@ -738,12 +741,19 @@ fn an_interrupted_write_leaves_the_previous_output_and_no_temporary_file() {
             .unwrap();
         assert!(killed.success());
         let status = child.wait().unwrap();
-        assert!(!status.success(), "SIG{signal}: spmx must not report success");
+        assert!(
+            !status.success(),
+            "SIG{signal}: spmx must not report success"
+        );
         assert_eq!(
             std::fs::read_to_string(&out).unwrap(),
             previous,
             "SIG{signal}: the previous output changed"
         );
-        assert_eq!(temporary(), Vec::<String>::new(), "SIG{signal}: left behind");
+        assert_eq!(
+            temporary(),
+            Vec::<String>::new(),
+            "SIG{signal}: left behind"
+        );
     }
 }

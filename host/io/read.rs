@@ -52,11 +52,10 @@ fn read_source<T: Scalar, R: Read>(
     let (source, gzip) = decompressed(reader).map_err(io_err)?;
     // A compressed file's length says nothing about the text's.
     let mut lines = Lines::new(source, size_hint.filter(|_| !gzip));
-    let reader = EntryReader {
-        name,
-        opts,
-        header: read_header(&mut lines, name)?,
-    };
+    let header = read_header(&mut lines, name)?;
+    fits_in_memory::<T>(&header, memory_bytes())
+        .map_err(|reason| Error::TooLarge(format!("{name}:{}: {reason}", lines.line())))?;
+    let reader = EntryReader { name, opts, header };
     let (coo, dropped) = match reader.header.layout {
         Layout::Coordinate => reader.coordinate(&mut lines)?,
         Layout::Array => reader.array(&mut lines)?,
@@ -74,6 +73,43 @@ fn parse_error(name: &str, line: u64, reason: impl Into<String>) -> Error {
         line,
         reason: reason.into(),
     }
+}
+
+/// Ok when the entries `header` declares (symmetric storage counted twice,
+/// as it may expand) fit in `memory` bytes as COO (row, column and value
+/// each); else why not, with the numbers. Checked before anything is
+/// allocated, so a size line that claims too much fails at once.
+fn fits_in_memory<T>(header: &Header, memory: Option<u64>) -> Result<(), String> {
+    let Some(memory) = memory else {
+        return Ok(());
+    };
+    let stored = header.declared_entries as u64;
+    let entries = match header.symmetry {
+        Symmetry::General => stored,
+        _ => stored.saturating_mul(2),
+    };
+    let per_entry = (8 + size_of::<T>()) as u64;
+    let bytes = entries.saturating_mul(per_entry);
+    if bytes <= memory {
+        return Ok(());
+    }
+    let gb = |b: u64| b as f64 / 1e9;
+    Err(format!(
+        "the size line declares {stored} entries ({entries} once expanded): holding them takes \
+         {bytes} bytes ({:.1} GB at {per_entry} bytes an entry), more than this machine's \
+         {memory} bytes ({:.1} GB) of memory",
+        gb(bytes),
+        gb(memory)
+    ))
+}
+
+/// This machine's memory in bytes (`MemTotal` in `/proc/meminfo`), or
+/// `None` where that cannot be read (the check is then skipped).
+fn memory_bytes() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kb.checked_mul(1024)
 }
 
 /// Banner, comments and blank lines, size line.
@@ -357,5 +393,37 @@ impl EntryReader<'_> {
             return Err(self.error(lines.line() + 1, self.too_few(seen)));
         }
         Ok((coo, 0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(symmetry: Symmetry, declared_entries: usize) -> Header {
+        Header {
+            layout: Layout::Coordinate,
+            field: Field::Real,
+            symmetry,
+            nrows: 1 << 20,
+            ncols: 1 << 20,
+            declared_entries,
+        }
+    }
+
+    #[test]
+    fn a_size_line_larger_than_memory_is_refused_with_the_numbers() {
+        let gib = Some(1u64 << 30);
+        // 2³³ entries of f64: 137 GB.
+        let why = fits_in_memory::<f64>(&header(Symmetry::General, 1 << 33), gib).unwrap_err();
+        assert!(why.contains("8589934592 entries"), "{why}");
+        assert!(why.contains("137438953472 bytes"), "{why}");
+        assert!(why.contains("1073741824 bytes"), "{why}");
+        // Symmetric storage counts twice; f32 takes 12 bytes an entry.
+        let half = (1usize << 30) / 24 + 1;
+        assert!(fits_in_memory::<f64>(&header(Symmetry::Symmetric, half), gib).is_err());
+        assert!(fits_in_memory::<f32>(&header(Symmetry::General, half), gib).is_ok());
+        // Unknown memory: no check.
+        assert!(fits_in_memory::<f64>(&header(Symmetry::General, usize::MAX), None).is_ok());
     }
 }

@@ -11,10 +11,10 @@
 //! file being written is listed where that function, which only reads
 //! atomics and unlinks, can find it.
 
+use std::ffi::{CString, c_char};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::ffi::{CString, c_char};
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
 use super::Field;

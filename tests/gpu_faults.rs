@@ -1,0 +1,120 @@
+//! The GPU engine's fault paths (feature `gpu`): with the device's memory
+//! nearly all taken, SpMV, SpMM and SpGEMM give a clear `TooLarge` error
+//! with the numbers (or, for SpGEMM, a result computed in row blocks, the
+//! serial one), never a panic or a driver code; afterwards everything
+//! works again. A launch the device refuses names the kernel and its grid.
+//! Without a GPU these tests print why they skip.
+#![cfg(feature = "gpu")]
+
+mod common;
+
+use common::gpu::gpu;
+use spmx::engine::cuda::Gpu;
+use spmx::format::Dense;
+use spmx::{Csr, Engine, Error, PlusTimes};
+
+/// A matrix whose operands take some tens of megabytes on the device.
+fn operand() -> Csr<f32> {
+    spmx::generate::uniform(1 << 20, 1 << 20, 8, 8, 3)
+        .unwrap()
+        .map(|v| v as f32)
+}
+
+/// Holds all but `spare` bytes of the device's free memory until dropped.
+fn hog(gpu: &Gpu, spare: usize) -> cudarc::driver::CudaSlice<u8> {
+    let free = gpu.memory().unwrap().0;
+    gpu.zeros::<u8>(free.saturating_sub(spare)).unwrap()
+}
+
+#[track_caller]
+fn too_large_or<T>(result: spmx::Result<T>, what: &str, ok: impl FnOnce(T)) {
+    match result {
+        Err(Error::TooLarge(why)) => {
+            assert!(
+                why.contains("bytes"),
+                "{what}: the error gives the numbers: {why}"
+            );
+            println!("{what}: {why}");
+        }
+        Err(other) => panic!("{what}: expected TooLarge, got {other:?}"),
+        Ok(value) => ok(value),
+    }
+}
+
+#[test]
+fn out_of_device_memory_is_a_clear_error_or_a_blocked_run() {
+    let Some(gpu) = gpu("out_of_device_memory_is_a_clear_error_or_a_blocked_run") else {
+        return;
+    };
+    let a = operand();
+    let x = vec![1.0f32; a.ncols()];
+    let b = Dense::filled(a.ncols(), 16, 1.0f32).unwrap();
+    let small = spmx::generate::uniform(2000, 2000, 4, 8, 5)
+        .unwrap()
+        .map(|v| v as f32);
+    let want_spgemm = small
+        .spgemm_with::<PlusTimes<f32>>(&small, Engine::Serial)
+        .unwrap();
+    // The kernels' modules loaded first, as in any process past its first
+    // product (loading one needs device memory too).
+    let xs = vec![1.0f32; small.ncols()];
+    small
+        .spmv_with::<PlusTimes<f32>>(&xs, Engine::Cuda)
+        .unwrap();
+    let bs = Dense::filled(small.ncols(), 16, 1.0f32).unwrap();
+    small
+        .spmm_with::<PlusTimes<f32>>(&bs, Engine::Cuda)
+        .unwrap();
+    small
+        .spgemm_with::<PlusTimes<f32>>(&small, Engine::Cuda)
+        .unwrap();
+    {
+        // 16 MB left: less than A alone (8M entries, 64 MB).
+        let _held = hog(gpu, 16 << 20);
+        too_large_or(
+            a.spmv_with::<PlusTimes<f32>>(&x, Engine::Cuda),
+            "SpMV",
+            |_| panic!("SpMV cannot fit in 16 MB"),
+        );
+        too_large_or(
+            a.spmm_with::<PlusTimes<f32>>(&b, Engine::Cuda),
+            "SpMM",
+            |_| panic!("SpMM cannot fit in 16 MB"),
+        );
+        too_large_or(
+            a.spgemm_with::<PlusTimes<f32>>(&a, Engine::Cuda),
+            "SpGEMM",
+            |_| panic!("A alone takes 64 MB"),
+        );
+        // A small product's C may be cut into row blocks: then it is exact.
+        too_large_or(
+            small.spgemm_with::<PlusTimes<f32>>(&small, Engine::Cuda),
+            "small SpGEMM",
+            |c| assert_eq!(c, want_spgemm),
+        );
+    }
+    // Memory given back: the same calls succeed.
+    let y = a.spmv_with::<PlusTimes<f32>>(&x, Engine::Cuda).unwrap();
+    assert!(y.iter().all(|&v| v == 8.0));
+    let c = small
+        .spgemm_with::<PlusTimes<f32>>(&small, Engine::Cuda)
+        .unwrap();
+    assert_eq!(c, want_spgemm);
+}
+
+#[test]
+fn a_refused_launch_names_the_kernel_and_its_grid() {
+    let Some(gpu) = gpu("a_refused_launch_names_the_kernel_and_its_grid") else {
+        return;
+    };
+    // 4096 threads a block: more than any NVIDIA GPU takes.
+    let err = gpu
+        .launch_named("spin_ns", 3, 4096, 0, gpu_kernels::args::SpinArgs { ns: 1 })
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("spin_ns"), "{err}");
+    assert!(err.contains("3 blocks × 4096 threads"), "{err}");
+    // The stream still works.
+    gpu.spin(1).unwrap();
+    gpu.sync().unwrap();
+}
