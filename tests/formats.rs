@@ -503,3 +503,34 @@ fn conversion_parameters_are_checked() {
     rejects(Bsr::from_csr(&a, 9), "outside 1..=8");
     rejects(Bsr::from_csr(&a, 0), "outside 1..=8");
 }
+
+/// Found by fuzzing `format_parts` (its first finding): COO may hold
+/// duplicate coordinates, and its SpMV takes each as a product of its own,
+/// so over a semiring other than plus-times it is the CSR whose duplicates
+/// were combined with that semiring's add, not [`Coo::to_csr`] (which sums
+/// them, as MatrixMarket assembly does). Both documented; this pins them.
+#[test]
+fn coo_duplicates_are_separate_products_in_spmv() {
+    use spmx::{Engine, MinPlus, PlusTimes, Semiring};
+    // Two parallel edges 0 → 1 of weights 3 and 5, and one of weight 2.
+    let coo = Coo::try_new(2, 2, vec![0, 0, 1], vec![1, 1, 0], vec![3.0, 5.0, 2.0]).unwrap();
+    let x = [10.0, 20.0];
+    let min_plus = coo.spmv_with::<MinPlus<f64>>(&x, Engine::Serial).unwrap();
+    assert_eq!(min_plus, [23.0, 12.0]); // the shorter edge, not 3 + 5
+    let combined = coo.to_csr_with(MinPlus::<f64>::add);
+    assert_eq!(
+        combined
+            .spmv_with::<MinPlus<f64>>(&x, Engine::Serial)
+            .unwrap(),
+        min_plus
+    );
+    // Plus-times: the same either way.
+    let plus_times = coo.spmv_with::<PlusTimes<f64>>(&x, Engine::Serial).unwrap();
+    assert_eq!(plus_times, [160.0, 20.0]);
+    assert_eq!(
+        coo.to_csr()
+            .spmv_with::<PlusTimes<f64>>(&x, Engine::Serial)
+            .unwrap(),
+        plus_times
+    );
+}
