@@ -166,8 +166,27 @@ impl Gpu {
         self.sm_count
     }
 
-    /// Free and total device memory, in bytes.
+    /// Free and total device memory, in bytes. Buffers are allocated from
+    /// the stream's memory pool, which keeps freed memory for reuse and
+    /// counts it as taken: the queued frees are finished and the pool
+    /// handed back its unused memory first, so that what was freed counts
+    /// as free (a budget taken after dropping a large buffer sees it).
     pub fn memory(&self) -> Result<(usize, usize)> {
+        self.sync()?;
+        let mut pool = std::ptr::null_mut();
+        // SAFETY: the default pool of this context's device, trimmed of
+        // memory no allocation holds (a no-op without memory pools).
+        unsafe {
+            use cudarc::driver::sys::{cuDeviceGetDefaultMemPool, cuMemPoolTrimTo};
+            if cuDeviceGetDefaultMemPool(&mut pool, self.ctx.cu_device())
+                .result()
+                .is_ok()
+            {
+                cuMemPoolTrimTo(pool, 0)
+                    .result()
+                    .map_err(|e| driver("cuMemPoolTrimTo", e))?;
+            }
+        }
         self.ctx
             .mem_get_info()
             .map_err(|e| driver("cuMemGetInfo", e))

@@ -407,3 +407,22 @@ fn choose_inner(inner: Engine, local_rank: usize) -> Result<Engine> {
         Engine::Cuda => Engine::Cuda.resolve(crate::engine::Op::Spmv),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_exchange_past_mpi_int_counts_is_too_large() {
+        let layout = Layout::of(&[3, 0, 5]).unwrap();
+        assert_eq!(
+            (layout.counts, layout.displs),
+            (vec![3, 0, 5], vec![0, 3, 3])
+        );
+        let half = Count::MAX as usize / 2 + 1;
+        match Layout::of(&[half, half]) {
+            Err(Error::TooLarge(why)) => assert!(why.contains(&(2 * half).to_string()), "{why}"),
+            other => panic!("expected TooLarge, got {:?}", other.map(|l| l.counts)),
+        }
+    }
+}
