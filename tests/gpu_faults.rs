@@ -21,6 +21,9 @@ fn operand() -> Csr<f32> {
         .map(|_| 1.0f32)
 }
 
+/// The tests here take the device's memory: one at a time.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Holds all but `spare` bytes of the device's free memory until dropped.
 fn hog(gpu: &Gpu, spare: usize) -> cudarc::driver::CudaSlice<u8> {
     let free = gpu.memory().unwrap().0;
@@ -47,6 +50,7 @@ fn out_of_device_memory_is_a_clear_error_or_a_blocked_run() {
     let Some(gpu) = gpu("out_of_device_memory_is_a_clear_error_or_a_blocked_run") else {
         return;
     };
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let a = operand();
     let x = vec![1.0f32; a.ncols()];
     let b = Dense::filled(a.ncols(), 16, 1.0f32).unwrap();
@@ -108,6 +112,7 @@ fn a_refused_launch_names_the_kernel_and_its_grid() {
     let Some(gpu) = gpu("a_refused_launch_names_the_kernel_and_its_grid") else {
         return;
     };
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     // 4096 threads a block: more than any NVIDIA GPU takes.
     let err = gpu
         .launch_named("spin_ns", 3, 4096, 0, gpu_kernels::args::SpinArgs { ns: 1 })
@@ -118,4 +123,45 @@ fn a_refused_launch_names_the_kernel_and_its_grid() {
     // The stream still works.
     gpu.spin(1).unwrap();
     gpu.sync().unwrap();
+}
+
+/// A product whose C holds more than 2³² entries (R-MAT 20 squared: about
+/// 9.7 billion): row pointers are 64-bit and C streams to the host in row
+/// blocks that a sink checks and lets go. The blocks cover every row once,
+/// in order; their entries add up past `u32`; each block's first and last
+/// rows equal the serial engine's.
+#[test]
+fn a_product_past_u32_entries_streams_in_row_blocks() {
+    use spmx::OrAnd;
+    use spmx::engine::cuda::spgemm::{SpgemmOptions, spgemm_blocks};
+    use spmx::engine::serial;
+    use spmx::generate::{RmatParams, rmat};
+    if gpu("a_product_past_u32_entries_streams_in_row_blocks").is_none() {
+        return;
+    }
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let a = rmat(RmatParams::graph500(20), 1).unwrap().map(|_| true);
+    let (mut next_row, mut total) = (0, 0u64);
+    let mut sink = |rows: std::ops::Range<usize>, block: Csr<bool>| {
+        assert_eq!(rows.start, next_row, "blocks in order, none skipped");
+        assert_eq!(block.nrows(), rows.len());
+        next_row = rows.end;
+        total += block.nnz() as u64;
+        for i in [rows.start, rows.end.saturating_sub(1)] {
+            if rows.contains(&i) {
+                let want = serial::spgemm::<OrAnd>(&a.rows(i..i + 1), &a);
+                let j = i - rows.start;
+                assert_eq!(block.rows(j..j + 1), want, "row {i}");
+            }
+        }
+        Ok(())
+    };
+    let stats = spgemm_blocks::<OrAnd>(&a, &a, SpgemmOptions::default(), &mut sink).unwrap();
+    assert_eq!(next_row, a.nrows());
+    assert_eq!(stats.nnz, total);
+    assert!(total > u64::from(u32::MAX), "{total} entries");
+    println!(
+        "R-MAT 20 squared: {total} entries in {} row blocks",
+        stats.row_blocks
+    );
 }
