@@ -38,31 +38,43 @@ fn restore_sigpipe() {
     }
 }
 
-/// Ctrl-C (SIGINT), SIGTERM and SIGHUP while an output is being written
-/// would leave its temporary file behind (a killed process runs no
-/// destructors): remove every unfinished output, then exit as the signal
-/// would (status 128 + signal). Targets are replaced only by a finished,
-/// synced file, so the previous output stays as it was.
+/// Ctrl-C (SIGINT), SIGTERM and SIGHUP while a MatrixMarket output is
+/// being written would leave its temporary file behind (a killed process
+/// runs no destructors): remove every unfinished one, then die of the
+/// signal as before (default action, raised again). Targets are replaced
+/// only by a finished, synced file, so the previous output stays as it
+/// was. A signal the process was started with ignored (`nohup`, `&` in a
+/// script) stays ignored.
 fn leave_no_partial_output_on_signals() {
     #[cfg(unix)]
     {
         const SIGHUP: i32 = 1;
         const SIGINT: i32 = 2;
         const SIGTERM: i32 = 15;
+        const SIG_DFL: usize = 0;
+        const SIG_IGN: usize = 1;
         unsafe extern "C" {
             fn signal(signum: i32, handler: usize) -> usize;
+            fn raise(signum: i32) -> i32;
             fn _exit(status: i32) -> !;
         }
         extern "C" fn on_signal(signum: i32) {
             spmx::io::remove_unfinished_outputs();
-            // SAFETY: async-signal-safe; ends the process at once.
-            unsafe { _exit(128 + signum) }
+            // SAFETY: async-signal-safe calls only; the default action of
+            // these signals ends the process, `_exit` in case it did not.
+            unsafe {
+                signal(signum, SIG_DFL);
+                raise(signum);
+                _exit(128 + signum)
+            }
         }
         for signum in [SIGHUP, SIGINT, SIGTERM] {
             // SAFETY: sets a signal disposition before any thread starts;
-            // the handler only unlinks and exits.
+            // the handler only unlinks and re-raises.
             unsafe {
-                signal(signum, on_signal as extern "C" fn(i32) as usize);
+                if signal(signum, on_signal as extern "C" fn(i32) as usize) == SIG_IGN {
+                    signal(signum, SIG_IGN);
+                }
             }
         }
     }

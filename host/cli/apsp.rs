@@ -52,35 +52,36 @@ pub fn run(args: &ApspArgs, input: &InputOpts) -> anyhow::Result<()> {
 #[cfg(feature = "mpi")]
 fn run_mpi(args: &ApspArgs, input: &InputOpts) -> anyhow::Result<()> {
     use super::mpi;
-    let ranks = mpi::start(&args.engine)?;
-    let g = mpi::on_root(&ranks, || Ok(files::read(&args.graph, input)?.coo.to_csr()))?;
-    let (result, elapsed, mine) = mpi::timed(&ranks, || spmx::app::apsp_mpi(&ranks, g.as_ref()))?;
-    let d = &result.distances;
-    let mine = mine.holding(d.rows().range(ranks.rank()), d.local().nnz());
-    let reachable = d.nnz(&ranks);
-    let whole = match &args.output {
-        Some(_) => d.gather(&ranks)?,
-        None => None,
-    };
-    mpi::on_root(&ranks, || match (&args.output, &whole) {
-        (Some(out), Some(d)) => files::write(out, d, Field::Real),
-        _ => Ok(()),
-    })?;
-    let mut summary = g.map(|g| {
-        let mut s = Summary::new(
-            "apsp",
-            &args.graph.display().to_string(),
-            SemiringArg::MinPlus,
-            spmx::Engine::Mpi,
-        );
-        s.line(
-            "graph",
-            format!("{} vertices, {} edges", g.nrows(), g.nnz()),
-        )
-        .line("reachable", format!("{reachable} (source, target) pairs"))
-        .line("squarings", result.squarings.to_string())
-        .time("time", elapsed);
-        s
-    });
-    mpi::print(&ranks, summary.as_mut(), mine)
+    mpi::run(&args.engine, |ranks| {
+        let g = mpi::on_root(ranks, || Ok(files::read(&args.graph, input)?.coo.to_csr()))?;
+        let (result, elapsed, mine) = mpi::timed(ranks, || spmx::app::apsp_mpi(ranks, g.as_ref()))?;
+        let d = &result.distances;
+        let mine = mine.holding(d.rows().range(ranks.rank()), d.local().nnz());
+        let reachable = d.nnz(ranks);
+        let whole = match &args.output {
+            Some(_) => d.gather(ranks)?,
+            None => None,
+        };
+        mpi::on_root(ranks, || match (&args.output, &whole) {
+            (Some(out), Some(d)) => files::write(out, d, Field::Real),
+            _ => Ok(()),
+        })?;
+        let mut summary = g.map(|g| {
+            let mut s = Summary::new(
+                "apsp",
+                &args.graph.display().to_string(),
+                SemiringArg::MinPlus,
+                spmx::Engine::Mpi,
+            );
+            s.line(
+                "graph",
+                format!("{} vertices, {} edges", g.nrows(), g.nnz()),
+            )
+            .line("reachable", format!("{reachable} (source, target) pairs"))
+            .line("squarings", result.squarings.to_string())
+            .time("time", elapsed);
+            s
+        });
+        mpi::print(ranks, summary.as_mut(), mine)
+    })
 }

@@ -15,11 +15,27 @@ use spmx::{Csr, Scalar};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// Starts MPI: the cpu engine's threads (`--threads`) and the engine inside
-/// each rank (`--rank-engine`). Collective.
-pub fn start(opts: &EngineOpts) -> anyhow::Result<Ranks> {
+/// Runs `command` with MPI started: the cpu engine's threads (`--threads`)
+/// and the engine inside each rank (`--rank-engine`). A failure, the same
+/// on every rank (agreed), is printed by rank 0 while MPI still runs, and
+/// every rank then exits with status 1: printed after MPI finishes, it
+/// could be lost, since mpirun ends the job once one rank exits with an
+/// error. Collective.
+pub fn run(
+    opts: &EngineOpts,
+    command: impl FnOnce(&Ranks) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
     opts.size_threads()?;
-    Ok(Ranks::start(opts.rank_engine)?)
+    let ranks = Ranks::start(opts.rank_engine)?;
+    if let Err(e) = command(&ranks) {
+        if ranks.is_root() {
+            eprintln!("spmx: error: {e:#}");
+        }
+        ranks.barrier();
+        drop(ranks);
+        std::process::exit(1);
+    }
+    Ok(())
 }
 
 /// `work()` on rank 0 (`Some` there, `None` elsewhere); its failure is
@@ -130,7 +146,6 @@ pub enum DenseOp {
 
 /// What [`dense`] did, for the command's summary.
 pub struct DenseRun {
-    pub ranks: Ranks,
     /// A and the dense operand, on rank 0.
     pub inputs: Option<(Csr<f64>, Operand)>,
     pub load: Duration,
@@ -142,24 +157,22 @@ pub struct DenseRun {
     pub mine: RankWork,
 }
 
-/// `spmx spmv` or `spmx spmm` with `--engine mpi`: MPI started, rank 0
-/// running `load`, A split by entries and the dense operand like A's rows
+/// `spmx spmv` or `spmx spmm` with `--engine mpi`: rank 0 running `load`, A split by entries and the dense operand like A's rows
 /// (square A) or evenly, the exchange pattern built once, the product run
 /// with it, the result gathered to rank 0 and written there when `output`
 /// names a file. Collective.
 pub fn dense(
+    ranks: &Ranks,
     op: DenseOp,
-    opts: &EngineOpts,
     semiring: SemiringArg,
     output: Option<&Path>,
     load: impl FnOnce() -> anyhow::Result<(Csr<f64>, Operand)>,
 ) -> anyhow::Result<DenseRun> {
-    let ranks = start(opts)?;
     let t0 = Instant::now();
-    let inputs = on_root(&ranks, load)?;
+    let inputs = on_root(ranks, load)?;
     let load = t0.elapsed();
-    let (result, plan, multiply, mine) = with_semiring!(semiring, |S| {
-        let root = on_root(&ranks, || {
+    let (t, plan, multiply, mine) = with_semiring!(semiring, |S| {
+        let root = on_root(ranks, || {
             let (a, d) = inputs.as_ref().expect("rank 0 read the inputs");
             Ok((
                 CliValue::from_input(a.clone()),
@@ -167,27 +180,23 @@ pub fn dense(
             ))
         })?;
         let (result, plan, multiply, mine) =
-            split_and_multiply(&ranks, root, output.is_some(), |plan, d| match op {
-                DenseOp::Spmv => plan.spmv::<S>(&ranks, d),
-                DenseOp::Spmm => plan.spmm::<S>(&ranks, d),
+            split_and_multiply(ranks, root, output.is_some(), |plan, d| match op {
+                DenseOp::Spmv => plan.spmv::<S>(ranks, d),
+                DenseOp::Spmm => plan.spmm::<S>(ranks, d),
             })?;
-        let result = match result {
-            Some(r) => Some(operands::into_output(
-                r.nrows(),
-                r.ncols(),
-                r.as_slice().to_vec(),
-            )?),
-            None => None,
-        };
-        (result, plan, multiply, mine)
+        // Converted and written on rank 0 inside `on_root`, so that a
+        // failure there (say, no memory for the output) ends every rank.
+        let t = Instant::now();
+        on_root(ranks, || match (output, &result) {
+            (Some(out), Some(r)) => {
+                let r = operands::into_output(r.nrows(), r.ncols(), r.as_slice().to_vec())?;
+                operands::write(out, &r, semiring)
+            }
+            _ => Ok(()),
+        })?;
+        (t, plan, multiply, mine)
     });
-    let t = Instant::now();
-    on_root(&ranks, || match (output, &result) {
-        (Some(out), Some(r)) => operands::write(out, r, semiring),
-        _ => Ok(()),
-    })?;
     Ok(DenseRun {
-        ranks,
         inputs,
         load,
         plan,

@@ -130,55 +130,57 @@ fn load(args: &SpgemmArgs, input: &InputOpts) -> anyhow::Result<(Csr<f64>, Csr<f
 fn run_mpi(args: &SpgemmArgs, input: &InputOpts) -> anyhow::Result<()> {
     use super::mpi;
     use spmx::engine::mpi::{DistCsr, Fetch, RowPartition, spgemm};
-    let ranks = mpi::start(&args.engine)?;
-    let t0 = Instant::now();
-    let inputs = mpi::on_root(&ranks, || {
-        let (a, b, source) = load(args, input)?;
-        let products = ops::spgemm_products(&a, &b);
-        Ok((a, b, source, products))
-    })?;
-    let load = t0.elapsed();
-    let p = ranks.size();
-    let (c, (c_shape, c_nnz), multiply, mine) = with_semiring!(args.semiring, |S| {
-        let root = inputs.as_ref().map(|(a, b, ..)| {
-            let (a, b) = (
-                CliValue::from_input(a.clone()),
-                CliValue::from_input(b.clone()),
-            );
-            let rows = (
-                RowPartition::by_products(&a, &b, p),
-                RowPartition::by_entries(&b, p),
-            );
-            (a, b, rows)
+    mpi::run(&args.engine, |ranks| {
+        let t0 = Instant::now();
+        let inputs = mpi::on_root(ranks, || {
+            let (a, b, source) = load(args, input)?;
+            let products = ops::spgemm_products(&a, &b);
+            Ok((a, b, source, products))
+        })?;
+        let load = t0.elapsed();
+        let p = ranks.size();
+        let (c, (c_shape, c_nnz), multiply, mine) = with_semiring!(args.semiring, |S| {
+            let root = inputs.as_ref().map(|(a, b, ..)| {
+                let (a, b) = (
+                    CliValue::from_input(a.clone()),
+                    CliValue::from_input(b.clone()),
+                );
+                let rows = (
+                    RowPartition::by_products(&a, &b, p),
+                    RowPartition::by_entries(&b, p),
+                );
+                (a, b, rows)
+            });
+            let a = DistCsr::scatter(ranks, root.as_ref().map(|(a, _, (rows, _))| (a, rows)))?;
+            let b = DistCsr::scatter(ranks, root.as_ref().map(|(_, b, (_, rows))| (b, rows)))?;
+            drop(root);
+            let (c, multiply, mine) =
+                mpi::timed(ranks, || spgemm::<S>(ranks, &a, &b, Fetch::Auto))?;
+            let mine = mine.holding(a.rows().range(ranks.rank()), a.local().nnz());
+            let shape = ((c.nrows(), c.ncols()), c.nnz(ranks));
+            let c = match &args.output {
+                Some(_) => c.gather(ranks)?.map(CliValue::into_output),
+                None => None,
+            };
+            (c, shape, multiply, mine)
         });
-        let a = DistCsr::scatter(&ranks, root.as_ref().map(|(a, _, (rows, _))| (a, rows)))?;
-        let b = DistCsr::scatter(&ranks, root.as_ref().map(|(_, b, (_, rows))| (b, rows)))?;
-        drop(root);
-        let (c, multiply, mine) = mpi::timed(&ranks, || spgemm::<S>(&ranks, &a, &b, Fetch::Auto))?;
-        let mine = mine.holding(a.rows().range(ranks.rank()), a.local().nnz());
-        let shape = ((c.nrows(), c.ncols()), c.nnz(&ranks));
-        let c = match &args.output {
-            Some(_) => c.gather(&ranks)?.map(CliValue::into_output),
-            None => None,
-        };
-        (c, shape, multiply, mine)
-    });
-    let t2 = Instant::now();
-    mpi::on_root(&ranks, || match (&args.output, &c) {
-        (Some(out), Some(c)) => files::write(out, c, args.semiring.output_field()),
-        _ => Ok(()),
-    })?;
-    let write = args.output.as_ref().map(|_| t2.elapsed());
-    let mut summary = inputs.map(|(a, b, source, products)| {
-        let shapes = [(a.shape(), a.nnz()), (b.shape(), b.nnz()), (c_shape, c_nnz)];
-        let times = Times {
-            load,
-            multiply,
-            write,
-        };
-        summary(&source, args.semiring, Engine::Mpi, shapes, products, times)
-    });
-    mpi::print(&ranks, summary.as_mut(), mine)
+        let t2 = Instant::now();
+        mpi::on_root(ranks, || match (&args.output, &c) {
+            (Some(out), Some(c)) => files::write(out, c, args.semiring.output_field()),
+            _ => Ok(()),
+        })?;
+        let write = args.output.as_ref().map(|_| t2.elapsed());
+        let mut summary = inputs.map(|(a, b, source, products)| {
+            let shapes = [(a.shape(), a.nnz()), (b.shape(), b.nnz()), (c_shape, c_nnz)];
+            let times = Times {
+                load,
+                multiply,
+                write,
+            };
+            summary(&source, args.semiring, Engine::Mpi, shapes, products, times)
+        });
+        mpi::print(ranks, summary.as_mut(), mine)
+    })
 }
 
 /// The times a summary shows (write: when C was written).

@@ -143,34 +143,36 @@ fn run_mpi(args: &SpmmArgs, input: &InputOpts) -> anyhow::Result<()> {
         args.kernel.is_none(),
         "--kernel chooses a GPU kernel for --engine cuda; with --engine mpi, use --rank-engine cuda"
     );
-    let run = mpi::dense(
-        mpi::DenseOp::Spmm,
-        &args.engine,
-        args.semiring,
-        args.output.as_deref(),
-        || load(args, input),
-    )?;
-    let mut summary = run.inputs.as_ref().map(|(a, b)| {
-        let k = b.matrix.ncols();
-        let flops = 2 * a.nnz() * k;
-        let mut s = Summary::new(
-            "spmm",
-            &args.a.display().to_string(),
+    mpi::run(&args.engine, |ranks| {
+        let run = mpi::dense(
+            ranks,
+            mpi::DenseOp::Spmm,
             args.semiring,
-            Engine::Mpi,
-        );
-        s.shape("A", a.shape(), a.nnz())
-            .line("B", format!("{} × {k} dense ({})", a.ncols(), b.source))
-            .line("C", format!("{} × {k} dense", a.nrows()))
-            .line("work", format!("{flops} flops (2·nnz·k)"))
-            .time("load", run.load)
-            .time("plan", run.plan)
-            .time("multiply", run.multiply);
-        if args.output.is_some() {
-            s.time("write", run.write);
-        }
-        s.gflops(flops, run.multiply);
-        s
-    });
-    mpi::print(&run.ranks, summary.as_mut(), run.mine)
+            args.output.as_deref(),
+            || load(args, input),
+        )?;
+        let mut summary = run.inputs.as_ref().map(|(a, b)| {
+            let k = b.matrix.ncols();
+            let flops = 2 * a.nnz() * k;
+            let mut s = Summary::new(
+                "spmm",
+                &args.a.display().to_string(),
+                args.semiring,
+                Engine::Mpi,
+            );
+            s.shape("A", a.shape(), a.nnz())
+                .line("B", format!("{} × {k} dense ({})", a.ncols(), b.source))
+                .line("C", format!("{} × {k} dense", a.nrows()))
+                .line("work", format!("{flops} flops (2·nnz·k)"))
+                .time("load", run.load)
+                .time("plan", run.plan)
+                .time("multiply", run.multiply);
+            if args.output.is_some() {
+                s.time("write", run.write);
+            }
+            s.gflops(flops, run.multiply);
+            s
+        });
+        mpi::print(ranks, summary.as_mut(), run.mine)
+    })
 }

@@ -217,31 +217,33 @@ fn run_mpi(args: &SpmvArgs, input: &InputOpts) -> anyhow::Result<()> {
         args.kernel.is_none(),
         "--kernel chooses a GPU kernel for --engine cuda; with --engine mpi, use --rank-engine cuda"
     );
-    let run = mpi::dense(
-        mpi::DenseOp::Spmv,
-        &args.engine,
-        args.semiring,
-        args.output.as_deref(),
-        || load(args, input),
-    )?;
-    let mut summary = run.inputs.as_ref().map(|(a, x)| {
-        let mut s = Summary::new(
-            "spmv",
-            &args.a.display().to_string(),
+    mpi::run(&args.engine, |ranks| {
+        let run = mpi::dense(
+            ranks,
+            mpi::DenseOp::Spmv,
             args.semiring,
-            Engine::Mpi,
-        );
-        s.shape("A", a.shape(), a.nnz())
-            .line("x", format!("{} entries ({})", a.ncols(), x.source))
-            .line("y", format!("{} entries", a.nrows()))
-            .line("format", "CSR row blocks")
-            .time("load", run.load)
-            .time("plan", run.plan)
-            .time("multiply", run.multiply);
-        if args.output.is_some() {
-            s.time("write", run.write);
-        }
-        s
-    });
-    mpi::print(&run.ranks, summary.as_mut(), run.mine)
+            args.output.as_deref(),
+            || load(args, input),
+        )?;
+        let mut summary = run.inputs.as_ref().map(|(a, x)| {
+            let mut s = Summary::new(
+                "spmv",
+                &args.a.display().to_string(),
+                args.semiring,
+                Engine::Mpi,
+            );
+            s.shape("A", a.shape(), a.nnz())
+                .line("x", format!("{} entries ({})", a.ncols(), x.source))
+                .line("y", format!("{} entries", a.nrows()))
+                .line("format", "CSR row blocks")
+                .time("load", run.load)
+                .time("plan", run.plan)
+                .time("multiply", run.multiply);
+            if args.output.is_some() {
+                s.time("write", run.write);
+            }
+            s
+        });
+        mpi::print(ranks, summary.as_mut(), run.mine)
+    })
 }

@@ -225,6 +225,14 @@ impl<T: Scalar> DistDense<T> {
     /// Collective.
     pub fn scatter(ranks: &Ranks, root: Option<(&Dense<T>, &RowPartition)>) -> Result<Self> {
         let rows = RowPartition::broadcast(ranks, root.map(|(_, p)| p))?;
+        let shapes_agree = match root {
+            Some((d, p)) if d.nrows() != p.nrows() => Err(Error::invalid(
+                "row partition",
+                format!("it covers {} rows, the matrix has {}", p.nrows(), d.nrows()),
+            )),
+            _ => Ok(()),
+        };
+        ranks.agree(shapes_agree)?;
         let width = ranks.broadcast_from(
             0,
             root.map_or_else(Vec::new, |(d, _)| vec![d.ncols() as u64]),
@@ -242,10 +250,10 @@ impl<T: Scalar> DistDense<T> {
 
     /// The whole matrix on rank 0 (`None` on the others). Collective.
     pub fn gather(&self, ranks: &Ranks) -> Result<Option<Dense<T>>> {
-        Ok(match ranks.gather(self.local.as_slice())? {
-            Some((data, _)) => Some(Dense::try_new(self.rows.nrows(), self.local.ncols(), data)?),
-            None => None,
-        })
+        Ok(ranks.gather(self.local.as_slice())?.map(|(data, _)| {
+            Dense::try_new(self.rows.nrows(), self.local.ncols(), data)
+                .expect("every rank holds its rows of the same width")
+        }))
     }
 
     /// This rank's rows.

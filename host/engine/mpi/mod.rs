@@ -14,9 +14,12 @@
 //! [`Ranks::agree`], so that all ranks return the first failing rank's
 //! error together instead of leaving the others waiting.
 //!
-//! Results are the serial engine's: a rank computes whole rows, with the
-//! same entries in the same order as the serial engine (columns renumbered
-//! in increasing order, which keeps every row's order).
+//! Results are those of the engine inside the ranks: a rank computes whole
+//! rows, with the same entries in the same order as on one machine
+//! (columns renumbered in increasing order, which keeps every row's
+//! order). With cpu or serial ranks, and for SpGEMM on any, that is the
+//! serial engine's bits; cuda ranks' SpMV and SpMM over plus-times round
+//! as the cuda engine does.
 
 pub mod halo;
 pub mod matrix;
@@ -75,10 +78,15 @@ impl Ranks {
     /// with GPUs, else cpu). Collective: a rank whose engine cannot start
     /// makes every rank fail with its reason.
     pub fn start(inner: Engine) -> Result<Ranks> {
-        let universe = mpi::initialize().ok_or_else(|| Error::Unavailable {
-            engine: "mpi",
-            reason: "MPI was already started in this process".into(),
-        })?;
+        // Funneled: other threads (rayon's, CUDA's) exist, but only this
+        // one calls MPI.
+        let (universe, _) =
+            mpi::initialize_with_threading(mpi::Threading::Funneled).ok_or_else(|| {
+                Error::Unavailable {
+                    engine: "mpi",
+                    reason: "MPI was already started in this process".into(),
+                }
+            })?;
         let world = universe.world();
         let local_rank = world.split_shared(0).rank() as usize;
         let mut ranks = Ranks {
@@ -196,7 +204,21 @@ impl Ranks {
         let root = self.world.process_at_rank(0);
         let counts = parts.map(|(_, c)| c.to_vec()).unwrap_or_default();
         let counts = self.broadcast_from(0, counts);
-        let layout = self.agree(Layout::of(&counts))?;
+        let fits = match parts {
+            Some((buf, c)) if c.len() != self.size() || buf.len() < c.iter().sum() => {
+                Err(Error::invalid(
+                    "scatter",
+                    format!(
+                        "{} values cut in {} counts for {} ranks",
+                        buf.len(),
+                        c.len(),
+                        self.size()
+                    ),
+                ))
+            }
+            _ => Layout::of(&counts),
+        };
+        let layout = self.agree(fits)?;
         let mut mine = recv_buffer(counts[self.rank()]);
         let sent: usize = counts.iter().sum::<usize>() - counts[0];
         let elem = size_of::<T>() as u64;
