@@ -239,8 +239,6 @@ fn draw<S: Strategy>(runner: &mut TestRunner, strategy: S) -> S::Value {
 /// entries, evenly, everything on the last rank, and random cuts.
 fn partitions<T: Scalar>(ranks: &Ranks, runner: &mut TestRunner, a: &Csr<T>) -> Vec<RowPartition> {
     let (p, n) = (ranks.size(), a.nrows());
-    let mut last = vec![0; p];
-    last.push(n);
     let mut cuts: Vec<usize> = draw(runner, proptest::collection::vec(0..=n, p - 1));
     cuts.push(0);
     cuts.push(n);
@@ -248,9 +246,16 @@ fn partitions<T: Scalar>(ranks: &Ranks, runner: &mut TestRunner, a: &Csr<T>) -> 
     vec![
         RowPartition::by_entries(a, p),
         RowPartition::even(n, p),
-        RowPartition::from_cuts(last).unwrap(),
+        all_on_last_rank(n, p),
         RowPartition::from_cuts(cuts).unwrap(),
     ]
+}
+
+/// `n` rows all on the last of `parts` ranks, the others empty.
+fn all_on_last_rank(n: usize, parts: usize) -> RowPartition {
+    let mut cuts = vec![0; parts];
+    cuts.push(n);
+    RowPartition::from_cuts(cuts).unwrap()
 }
 
 /// Scatter, gather, SpGEMM, SpMV and SpMM over `S` on random odd shapes.
@@ -315,12 +320,7 @@ fn dense_products<S: Semiring>(
         let x = Dense::try_new(a.ncols(), width, values).unwrap();
         for x_rows in [
             RowPartition::even(a.ncols(), ranks.size()),
-            RowPartition::from_cuts({
-                let mut c = vec![0; ranks.size()];
-                c.push(a.ncols());
-                c
-            })
-            .unwrap(),
+            all_on_last_rank(a.ncols(), ranks.size()),
         ] {
             let dx = DistDense::scatter(ranks, root.then_some((&x, &x_rows))).unwrap();
             let plan = HaloCsr::new(ranks, da, &x_rows).unwrap();

@@ -153,8 +153,30 @@ pub struct DenseRun {
     pub plan: Duration,
     /// The product, slowest rank.
     pub multiply: Duration,
-    pub write: Duration,
+    /// Converting and writing the output, when there was one.
+    pub write: Option<Duration>,
     pub mine: RankWork,
+}
+
+impl DenseRun {
+    /// The summary's time lines: load, plan, multiply and write.
+    pub fn times(&self, s: &mut Summary) {
+        s.time("load", self.load)
+            .time("plan", self.plan)
+            .time("multiply", self.multiply);
+        if let Some(write) = self.write {
+            s.time("write", write);
+        }
+    }
+}
+
+/// `--kernel` names a cuda-engine kernel: refused with `--engine mpi`.
+pub fn refuse_gpu_kernel(given: bool) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        !given,
+        "--kernel chooses a GPU kernel for --engine cuda; with --engine mpi, use --rank-engine cuda"
+    );
+    Ok(())
 }
 
 /// `spmx spmv` or `spmx spmm` with `--engine mpi`: rank 0 running `load`, A split by entries and the dense operand like A's rows
@@ -201,7 +223,7 @@ pub fn dense(
         load,
         plan,
         multiply,
-        write: t.elapsed(),
+        write: output.map(|_| t.elapsed()),
         mine,
     })
 }

@@ -139,10 +139,7 @@ fn load(args: &SpmmArgs, input: &InputOpts) -> anyhow::Result<(Csr<f64>, Operand
 fn run_mpi(args: &SpmmArgs, input: &InputOpts) -> anyhow::Result<()> {
     use super::mpi;
     #[cfg(feature = "gpu")]
-    anyhow::ensure!(
-        args.kernel.is_none(),
-        "--kernel chooses a GPU kernel for --engine cuda; with --engine mpi, use --rank-engine cuda"
-    );
+    mpi::refuse_gpu_kernel(args.kernel.is_some())?;
     mpi::run(&args.engine, |ranks| {
         let run = mpi::dense(
             ranks,
@@ -163,13 +160,8 @@ fn run_mpi(args: &SpmmArgs, input: &InputOpts) -> anyhow::Result<()> {
             s.shape("A", a.shape(), a.nnz())
                 .line("B", format!("{} × {k} dense ({})", a.ncols(), b.source))
                 .line("C", format!("{} × {k} dense", a.nrows()))
-                .line("work", format!("{flops} flops (2·nnz·k)"))
-                .time("load", run.load)
-                .time("plan", run.plan)
-                .time("multiply", run.multiply);
-            if args.output.is_some() {
-                s.time("write", run.write);
-            }
+                .line("work", format!("{flops} flops (2·nnz·k)"));
+            run.times(&mut s);
             s.gflops(flops, run.multiply);
             s
         });

@@ -213,10 +213,7 @@ fn run_mpi(args: &SpmvArgs, input: &InputOpts) -> anyhow::Result<()> {
         "--engine mpi multiplies CSR row blocks: leave out --format"
     );
     #[cfg(feature = "gpu")]
-    anyhow::ensure!(
-        args.kernel.is_none(),
-        "--kernel chooses a GPU kernel for --engine cuda; with --engine mpi, use --rank-engine cuda"
-    );
+    mpi::refuse_gpu_kernel(args.kernel.is_some())?;
     mpi::run(&args.engine, |ranks| {
         let run = mpi::dense(
             ranks,
@@ -235,13 +232,8 @@ fn run_mpi(args: &SpmvArgs, input: &InputOpts) -> anyhow::Result<()> {
             s.shape("A", a.shape(), a.nnz())
                 .line("x", format!("{} entries ({})", a.ncols(), x.source))
                 .line("y", format!("{} entries", a.nrows()))
-                .line("format", "CSR row blocks")
-                .time("load", run.load)
-                .time("plan", run.plan)
-                .time("multiply", run.multiply);
-            if args.output.is_some() {
-                s.time("write", run.write);
-            }
+                .line("format", "CSR row blocks");
+            run.times(&mut s);
             s
         });
         mpi::print(ranks, summary.as_mut(), run.mine)

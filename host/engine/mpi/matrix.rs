@@ -86,6 +86,22 @@ impl RowPartition {
         self.cuts[self.parts()]
     }
 
+    /// The columns of rank 0's matrix of `shape` (others pass `None`), on
+    /// every rank; the same error on every rank when these rows do not
+    /// cover the matrix's. Collective.
+    fn shape_of(&self, ranks: &Ranks, shape: Option<(usize, usize)>) -> Result<usize> {
+        let shape = shape.map_or_else(Vec::new, |(m, n)| vec![m as u64, n as u64]);
+        let shape = ranks.broadcast_from(0, shape);
+        let (nrows, ncols) = (shape[0] as usize, shape[1] as usize);
+        if self.nrows() != nrows {
+            return Err(Error::invalid(
+                "row partition",
+                format!("it covers {} rows, the matrix has {nrows}", self.nrows()),
+            ));
+        }
+        Ok(ncols)
+    }
+
     /// Rank 0's partition on every rank (others pass `None`). Collective.
     fn broadcast(ranks: &Ranks, root: Option<&RowPartition>) -> Result<RowPartition> {
         let cuts: Vec<u64> =
@@ -115,16 +131,7 @@ impl<T: Scalar> DistCsr<T> {
     /// getting its rows. Other ranks pass `None`. Collective.
     pub fn scatter(ranks: &Ranks, root: Option<(&Csr<T>, &RowPartition)>) -> Result<Self> {
         let rows = RowPartition::broadcast(ranks, root.map(|(_, p)| p))?;
-        let shape: Vec<u64> =
-            root.map_or_else(Vec::new, |(a, _)| vec![a.nrows() as u64, a.ncols() as u64]);
-        let shape = ranks.broadcast_from(0, shape);
-        let (nrows, ncols) = (shape[0] as usize, shape[1] as usize);
-        if rows.nrows() != nrows {
-            return Err(Error::invalid(
-                "row partition",
-                format!("it covers {} rows, the matrix has {nrows}", rows.nrows()),
-            ));
-        }
+        let ncols = rows.shape_of(ranks, root.map(|(a, _)| a.shape()))?;
         let parts = root.map(|(a, _)| {
             let lens: Vec<u64> = (0..a.nrows()).map(|i| a.row_len(i) as u64).collect();
             let entries: Vec<usize> = (0..rows.parts())
@@ -225,18 +232,7 @@ impl<T: Scalar> DistDense<T> {
     /// Collective.
     pub fn scatter(ranks: &Ranks, root: Option<(&Dense<T>, &RowPartition)>) -> Result<Self> {
         let rows = RowPartition::broadcast(ranks, root.map(|(_, p)| p))?;
-        let shapes_agree = match root {
-            Some((d, p)) if d.nrows() != p.nrows() => Err(Error::invalid(
-                "row partition",
-                format!("it covers {} rows, the matrix has {}", p.nrows(), d.nrows()),
-            )),
-            _ => Ok(()),
-        };
-        ranks.agree(shapes_agree)?;
-        let width = ranks.broadcast_from(
-            0,
-            root.map_or_else(Vec::new, |(d, _)| vec![d.ncols() as u64]),
-        )[0] as usize;
+        let width = rows.shape_of(ranks, root.map(|(d, _)| d.shape()))?;
         let counts: Vec<usize> = rows.counts().iter().map(|c| c * width).collect();
         let data = ranks.scatter(root.map(|(d, _)| (d.as_slice(), &counts[..])))?;
         let local = Dense::try_new(rows.range(ranks.rank()).len(), width, data)?;
