@@ -35,19 +35,22 @@ use crate::format::{Csr, Dense};
 const BLOCK_COST: usize = 64;
 
 /// The smallest block cost: below it a block's fixed chain (descriptor,
-/// entries) outweighs its rounds of loads.
-const MIN_BLOCK_COST: usize = 8;
+/// entries) outweighs its rounds of loads (on an H100, 16 beat 8 and 4
+/// over the real set).
+const MIN_BLOCK_COST: usize = 16;
 
 /// The block cost for `total` cost (entries plus rows) in `tiles` column
 /// tiles, `groups` groups a warp, on `sm_count` multiprocessors:
-/// [`BLOCK_COST`], or less where that would leave the GPU short of two
-/// full waves of groups (32 warps an SM), down to [`MIN_BLOCK_COST`]. A
+/// [`BLOCK_COST`], or less where that would leave the GPU short of one
+/// full wave of groups (32 warps an SM), down to [`MIN_BLOCK_COST`]. A
 /// group walks its block four loads at a time, a memory latency a round,
-/// so a small matrix in blocks of 64 is 16 latencies long on a few SMs.
-/// Measured on an H100 over the 25 real matrices at k = 32..256 (f32):
-/// geomean 0.86× → 1.01× cuSPARSE, apsp_output 11.7 → 6.0 µs.
+/// so a small matrix in blocks of 64 is 16 latencies long on a few SMs;
+/// a second wave would pay the block's fixed chain twice. Measured on an
+/// H100 over the 25 real matrices at k = 32..256 (f32), geomean against
+/// cuSPARSE: 0.86× with blocks of 64, 0.94× filling two waves with blocks
+/// down to 8, 0.98× filling one with blocks down to 16.
 fn block_cost(total: usize, tiles: usize, groups: usize, sm_count: usize) -> usize {
-    let items = 2 * 32 * sm_count * groups;
+    let items = 32 * sm_count * groups;
     (total * tiles)
         .div_ceil(items.max(1))
         .clamp(MIN_BLOCK_COST, BLOCK_COST)
@@ -582,7 +585,7 @@ mod tests {
         // 132 SMs; k = 32 in f32 is one tile of four groups a warp, k = 256
         // two tiles of one.
         assert_eq!(block_cost(4_200_000, 1, 4, 132), BLOCK_COST);
-        assert_eq!(block_cost(300_000, 1, 4, 132), 9);
+        assert_eq!(block_cost(600_000, 1, 4, 132), 36);
         assert_eq!(block_cost(300_000, 2, 1, 132), BLOCK_COST);
         assert_eq!(block_cost(50, 1, 4, 132), MIN_BLOCK_COST);
         assert_eq!(block_cost(0, 0, 4, 0), MIN_BLOCK_COST);
