@@ -26,7 +26,7 @@
 //! | [`SpmvBsrArgs`]      | `spmv_bsr`                               | 64    |
 //! | [`SpmmFixupArgs`]    | `spmm_csr_fixup`                         | 40    |
 //! | [`SpmmCsrThreadArgs`] | `spmm_csr_thread`                       | 64    |
-//! | [`SpmmBlockArgs`]    | `spmm_csr_block`, `spmm_csr_block_vec`   | 72    |
+//! | [`SpmmBlockArgs`]    | `spmm_csr_block`, `spmm_csr_block_vec` (and `_fused`) | 88 |
 //! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_warp`, `spgemm_block`, `spgemm_dense` | 128 |
 //! | [`SpgemmClassifyArgs`] | `spgemm_classify`, `spgemm_bin` (utility) | 88  |
 //! | [`ScanArgs`]         | `scan_tiles`, `scan_tile_sums`, `scan_add` (utility) | 32 |
@@ -140,7 +140,7 @@ kernel_args! {
     SpmvBsrArgs = 64;
     SpmmFixupArgs = 40;
     SpmmCsrThreadArgs = 64;
-    SpmmBlockArgs = 72;
+    SpmmBlockArgs = 88;
     SpgemmRowsArgs = 128;
 }
 
@@ -379,14 +379,21 @@ pub struct SpmvBsrArgs<T> {
 /// (the host's partition): block `w` is
 /// `blocks[4w .. 4w + 4] = (first row, end row, first entry, end entry)`,
 /// the entries `first entry .. end entry` of A, all in rows
-/// `first row .. end row`. Blocks `w < n_pieces` are *pieces* of one long
-/// row (`end row = first row + 1`), summed into `partial[w·k ..][..k]`
-/// (combined afterwards by [`SpmmFixupArgs`]); the other blocks hold whole
-/// rows, and every one of their rows is written to C, empty rows included
-/// (as the semiring zero).
+/// `first row .. end row`; every row of such a block is written to C,
+/// empty rows included (as the semiring zero).
+///
+/// Blocks `w < n_pieces` are *pieces* of a long row: each sums its entries
+/// into `partial[w·k ..][..k]`. In `spmm_csr_block` and `_vec` a piece is
+/// `(row, row + 1, first entry, end entry)` and [`SpmmFixupArgs`] combines
+/// the pieces afterwards. In the `_fused` kernels a piece is
+/// `(row, l, first entry, end entry)` for the `l`-th long row: the last of
+/// its pieces to finish a tile (counted in `done[l · tiles + tile]`, which
+/// it sets back to 0) combines the partial rows of pieces
+/// `long_first[l] .. long_first[l + 1]` in that order into the row of C,
+/// so the sum order is the same whichever finishes last.
 ///
 /// Each block's columns are cut into tiles of `lanes · V` columns (`V`
-/// values a load: 1, or 16 bytes' worth in the `_vec` kernel); a *group*
+/// values a load: 1, or 16 bytes' worth in the `_vec` kernels); a *group*
 /// of `lanes` lanes computes one (block, tile), a lane owning `V` columns.
 /// Item `i` is block `i / tiles`, tile `i % tiles` (the groups of a warp,
 /// and warps next to each other, take the tiles of one block together), or,
@@ -408,6 +415,11 @@ pub struct SpmmBlockArgs<T> {
     pub c: DevPtrMut<T>,
     /// `n_pieces · k` partial sums (unused when there are no pieces).
     pub partial: DevPtrMut<T>,
+    /// `_fused`: `n_long + 1` offsets into the pieces, a run a long row.
+    pub long_first: DevPtr<u32>,
+    /// `_fused`: `n_long · tiles` counts of finished pieces, all 0 between
+    /// launches.
+    pub done: DevPtrMut<u32>,
     pub n_blocks: u32,
     pub n_pieces: u32,
     pub k: u32,

@@ -20,7 +20,10 @@ use crate::semiring::{MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTim
 #[cfg(target_arch = "nvptx64")]
 use crate::spgemm::{spgemm_block, spgemm_copy, spgemm_dense, spgemm_warp};
 #[cfg(target_arch = "nvptx64")]
-use crate::spmm::{spmm_csr_block, spmm_csr_block_vec, spmm_csr_fixup, spmm_csr_thread};
+use crate::spmm::{
+    spmm_csr_block, spmm_csr_block_fused, spmm_csr_block_vec, spmm_csr_block_vec_fused,
+    spmm_csr_fixup, spmm_csr_thread,
+};
 #[cfg(target_arch = "nvptx64")]
 use crate::spmv::{
     spmv_bsr, spmv_coo_atomic, spmv_csr_adaptive, spmv_csr_merge, spmv_csr_merge_fixup,
@@ -132,6 +135,8 @@ stamp_kernels! {
         spmv_bsr(SpmvBsrArgs),
         spmm_csr_block(SpmmBlockArgs),
         spmm_csr_block_vec(SpmmBlockArgs),
+        spmm_csr_block_fused(SpmmBlockArgs),
+        spmm_csr_block_vec_fused(SpmmBlockArgs),
         spmm_csr_fixup(SpmmFixupArgs),
         spmm_csr_thread(SpmmCsrThreadArgs),
         spgemm_copy(SpgemmRowsArgs),
@@ -202,6 +207,8 @@ mod tests {
             "spmv_bsr",
             "spmm_csr_block",
             "spmm_csr_block_vec",
+            "spmm_csr_block_fused",
+            "spmm_csr_block_vec_fused",
             "spmm_csr_fixup",
             "spmm_csr_thread",
             "spgemm_copy",

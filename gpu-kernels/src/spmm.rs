@@ -5,6 +5,7 @@
 //! |---------------------|------------------------------------|--------------|--------------------------------|
 //! | `spmm_csr_block`    | group of lanes per (block, tile)   | row-major    | rows in order, pieces in order |
 //! | `spmm_csr_block_vec`| the same, 16-byte loads of B       | row-major    | as `spmm_csr_block`            |
+//! | `…_fused`           | the same; the last piece combines  | row-major    | as `spmm_csr_block`            |
 //! | `spmm_csr_fixup`    | thread per (long row, column)      | row-major    | pieces in order                |
 //! | `spmm_csr_thread`   | thread per (row, 8 columns)        | any (strides)| row order (= serial)           |
 //!
@@ -21,13 +22,19 @@
 //! latencies, not one a row. A is read once per tile of columns, B's rows
 //! are read whole, and C is written once, coalesced. `spmm_csr_fixup` then
 //! combines each long row's pieces in a fixed order, so the result is the
-//! same bits on every run (no atomics).
+//! same bits on every run. The `_fused` kernels save that second launch
+//! (a few microseconds, what a small product costs): the last piece of a
+//! long row to finish, by an atomic count, combines the row's pieces in the
+//! same order. They take more registers (69 against 64 for f32), so fewer
+//! warps an SM: the host uses them where the work fills one wave.
 //!
 //! All launches are one-dimensional grid-stride loops: any grid is correct.
 
 use crate::args::{
     SPMM_BLOCK_STAGE, SPMM_THREAD_COLS, SpmmBlockArgs, SpmmCsrThreadArgs, SpmmFixupArgs,
 };
+use crate::device::atomic::atomic_add_u32;
+use crate::device::memory::{fence_gpu, load_from_l2};
 use crate::device::shared;
 use crate::device::thread::{
     GridStride, WARP_SIZE, block_dim_x, global_warp_id, grid_stride, grid_warps, lane_id, require,
@@ -152,7 +159,7 @@ unsafe fn warp_max(mut v: u32) -> u32 {
 #[inline(always)]
 pub unsafe fn spmm_csr_block<S: Semiring>(a: SpmmBlockArgs<S::Value>) {
     // SAFETY: the caller's contract.
-    unsafe { block_body::<S, One<S::Value>, 4>(a) }
+    unsafe { block_body::<S, One<S::Value>, 4, false>(a) }
 }
 
 /// [`spmm_csr_block`] with 16-byte loads of B (4 `f32`, 2 `f64`): a tile
@@ -167,13 +174,46 @@ where
     S::Value: Packed,
 {
     // SAFETY: the caller's contract.
-    unsafe { block_body::<S, <S::Value as Packed>::Vec16, 4>(a) }
+    unsafe { block_body::<S, <S::Value as Packed>::Vec16, 4, false>(a) }
+}
+
+/// [`spmm_csr_block`] with the pieces of long rows combined by the last of
+/// each row's pieces to finish ([`SpmmBlockArgs`]: `_fused` pieces), not
+/// by a second launch.
+///
+/// # Safety
+/// As [`spmm_csr_block`], with `long_first` holding the long rows' runs of
+/// pieces and `done` a count, 0, per long row and tile, in device memory.
+#[inline(always)]
+pub unsafe fn spmm_csr_block_fused<S: Semiring>(a: SpmmBlockArgs<S::Value>) {
+    // SAFETY: the caller's contract.
+    unsafe { block_body::<S, One<S::Value>, 4, true>(a) }
+}
+
+/// [`spmm_csr_block_vec`] with the pieces combined as in
+/// [`spmm_csr_block_fused`].
+///
+/// # Safety
+/// As both.
+#[inline(always)]
+pub unsafe fn spmm_csr_block_vec_fused<S: Semiring>(a: SpmmBlockArgs<S::Value>)
+where
+    S::Value: Packed,
+{
+    // SAFETY: the caller's contract.
+    unsafe { block_body::<S, <S::Value as Packed>::Vec16, 4, true>(a) }
 }
 
 /// The body of the block kernels, for chunks `P` of `P::N` values and
-/// `UNROLL` entries whose loads of B are issued together.
+/// `UNROLL` entries whose loads of B are issued together; `FUSED`: the
+/// last piece of a long row combines its pieces.
 #[inline(always)]
-unsafe fn block_body<S: Semiring, P: Chunk<Elem = S::Value>, const UNROLL: usize>(
+unsafe fn block_body<
+    S: Semiring,
+    P: Chunk<Elem = S::Value>,
+    const UNROLL: usize,
+    const FUSED: bool,
+>(
     a: SpmmBlockArgs<S::Value>,
 ) {
     const STAGE: u32 = SPMM_BLOCK_STAGE;
@@ -231,6 +271,10 @@ unsafe fn block_body<S: Semiring, P: Chunk<Elem = S::Value>, const UNROLL: usize
             (0, 0, 0, 0)
         };
         let len = e1 - e0;
+        let piece = active && w < a.n_pieces;
+        // A fused piece's descriptor holds its long row where a block's
+        // holds its end row.
+        let r1 = if FUSED && piece { r0 + 1 } else { r1 };
         // This lane's columns of the tile, and where row `r`'s go.
         let col = t as usize * tile + glane as usize * P::N;
         let live = active && col < k;
@@ -238,7 +282,7 @@ unsafe fn block_body<S: Semiring, P: Chunk<Elem = S::Value>, const UNROLL: usize
             // SAFETY: a piece's partial row, or row `r` of C (the caller's
             // contract); `col + N ≤ k`.
             unsafe {
-                match w < a.n_pieces {
+                match piece {
                     true => a.partial.as_mut_ptr().add(w as usize * k + col),
                     false => a.c.as_mut_ptr().add(r as usize * k + col),
                 }
@@ -323,6 +367,79 @@ unsafe fn block_body<S: Semiring, P: Chunk<Elem = S::Value>, const UNROLL: usize
             off += STAGE;
         }
         finish(cur, r1, acc);
+        if FUSED {
+            // SAFETY: all 32 lanes (uniform loop); block `w`'s item.
+            unsafe { combine_if_last::<S, P>(&a, piece, live, w, t, n_tiles, group, lanes, col) };
+        }
+    }
+}
+
+/// The end of a `_fused` item: a piece counts itself done, and the last of
+/// its long row's pieces (for tile `t`) sums their partial rows, in order,
+/// into the row of C, each lane its columns from `col`.
+///
+/// # Safety
+/// All 32 lanes, after every lane stored its part of the item; `w` the
+/// item's block, a piece if `piece`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn combine_if_last<S: Semiring, P: Chunk<Elem = S::Value>>(
+    a: &SpmmBlockArgs<S::Value>,
+    piece: bool,
+    live: bool,
+    w: u32,
+    t: u32,
+    n_tiles: u32,
+    group: u32,
+    lanes: u32,
+    col: usize,
+) {
+    if piece {
+        // This lane's partial row before the count below.
+        fence_gpu();
+    }
+    // SAFETY: all 32 lanes (the caller's contract).
+    unsafe { warp::sync_warp(FULL_MASK) };
+    let (row, first, end) = match piece {
+        // SAFETY: piece `w` of long row `l` (the caller's contract).
+        true => unsafe {
+            let d = a.blocks.as_ptr().add(4 * w as usize);
+            let f = a.long_first.as_ptr().add(*d.add(1) as usize);
+            (*d, *f, *f.add(1))
+        },
+        false => (0, 0, 0),
+    };
+    let mut last = false;
+    if piece && lane_id() % lanes == 0 {
+        // SAFETY: the long row's count for this tile. Once it is complete no
+        // other piece touches it, so the last one sets it back to 0.
+        unsafe {
+            let l = *a.blocks.as_ptr().add(4 * w as usize + 1);
+            let count = a.done.as_mut_ptr().add((l * n_tiles + t) as usize);
+            last = atomic_add_u32(count, 1) == end - first - 1;
+            if last {
+                *count = 0;
+            }
+        }
+    }
+    // SAFETY: all 32 lanes.
+    let last = unsafe { warp::shuffle_idx(last, group * lanes) };
+    if last && live {
+        fence_gpu();
+        let k = a.k as usize;
+        let mut sum = P::splat(S::zero());
+        for p in first..end {
+            // SAFETY: piece `p`'s partial row, stored and fenced before its
+            // count; read from L2, past this SM's L1.
+            let part = unsafe {
+                load_from_l2(a.partial.as_mut_ptr().add(p as usize * k + col).cast::<P>())
+            };
+            for i in 0..P::N {
+                sum.set(i, S::add(sum.get(i), part.get(i)));
+            }
+        }
+        // SAFETY: the long row of C; `col + N ≤ k`.
+        unsafe { *a.c.as_mut_ptr().add(row as usize * k + col).cast::<P>() = sum };
     }
 }
 

@@ -34,8 +34,8 @@ pub struct SpmmArgs {
     semiring: SemiringArg,
     #[command(flatten)]
     engine: EngineOpts,
-    /// GPU kernel (--engine cuda): auto, block-rows or thread-row. Without
-    /// it the automatic choice runs.
+    /// GPU kernel (--engine cuda): auto, block-rows, block-rows-fused or
+    /// thread-row. Without it the automatic choice runs.
     #[cfg(feature = "gpu")]
     #[arg(long)]
     kernel: Option<spmx::engine::cuda::SpmmKernel>,

@@ -84,19 +84,24 @@ pub enum SpmmKernel {
     /// Chosen by [`choose`].
     Auto,
     /// Row-major: nnz-balanced blocks of whole rows (rows longer than a
-    /// block cut into pieces, combined in order), a group of lanes per
-    /// block and tile of columns, streaming the block's entries across row
-    /// boundaries.
+    /// block cut into pieces, combined in order by a second launch), a
+    /// group of lanes per block and tile of columns, streaming the block's
+    /// entries across row boundaries.
     BlockRows,
+    /// `block-rows` with each long row's pieces combined by the last of
+    /// them to finish, in the same order: one launch, more registers
+    /// (`auto` takes it for small products with long rows).
+    BlockRowsFused,
     /// Any layout: a thread per row and 8 columns, summing in row order
     /// (the serial engine's bits). The kernel for column-major operands.
     ThreadRow,
 }
 
 impl SpmmKernel {
-    pub const ALL: [SpmmKernel; 3] = [
+    pub const ALL: [SpmmKernel; 4] = [
         SpmmKernel::Auto,
         SpmmKernel::BlockRows,
+        SpmmKernel::BlockRowsFused,
         SpmmKernel::ThreadRow,
     ];
 
@@ -104,6 +109,7 @@ impl SpmmKernel {
         match self {
             SpmmKernel::Auto => "auto",
             SpmmKernel::BlockRows => "block-rows",
+            SpmmKernel::BlockRowsFused => "block-rows-fused",
             SpmmKernel::ThreadRow => "thread-row",
         }
     }
@@ -155,17 +161,21 @@ impl BlockShape {
         32 / self.lanes
     }
 
-    fn family(self) -> &'static str {
-        if self.vec {
-            "spmm_csr_block_vec"
-        } else {
-            "spmm_csr_block"
+    /// The kernel family: `_vec` for 16-byte loads, `_fused` where the
+    /// last piece of a long row combines its pieces.
+    fn family(self, fused: bool) -> &'static str {
+        match (self.vec, fused) {
+            (true, false) => "spmm_csr_block_vec",
+            (false, false) => "spmm_csr_block",
+            (true, true) => "spmm_csr_block_vec_fused",
+            (false, true) => "spmm_csr_block_fused",
         }
     }
 }
 
 /// The kernel [`SpmmKernel::Auto`] runs: `thread-row` for column-major
-/// operands, the one kernel that reads them; otherwise `block-rows`. (On an
+/// operands, the one kernel that reads them; otherwise `block-rows`, fused
+/// for small products with long rows (`Blocks::fused`). (On an
 /// H100 `block-rows` beat the earlier warp-per-row, packed-row and
 /// split-row kernels in every case measured, by 1.1–2.4×: BENCHMARKS.md.)
 pub fn choose(layout: DenseLayout) -> SpmmKernel {
@@ -230,7 +240,7 @@ fn partition_blocks<T: Scalar>(a: &Csr<T>, block: usize) -> (Vec<u32>, usize, Ve
 /// The blocks of a `block-rows` plan on the device.
 struct Blocks<T> {
     /// `(first row, end row, first entry, end entry)` per block, pieces
-    /// first.
+    /// first (as [`SpmmBlockArgs`] has them for the kernel `fused` picks).
     blocks: CudaSlice<u32>,
     n_blocks: u32,
     n_pieces: u32,
@@ -242,10 +252,29 @@ struct Blocks<T> {
     n_long: u32,
     /// A partial row of C per piece (one value when there are none).
     partial: CudaSlice<T>,
+    /// The `_fused` kernel: the last piece of a long row combines the
+    /// row's pieces (no fix-up launch). `auto` takes it where rows were cut
+    /// and the blocks shrank to fill the GPU ([`block_cost`] below
+    /// [`BLOCK_COST`]): there the work is one wave, its extra registers
+    /// cost no warps, and the fix-up launch is a good part of the time
+    /// (H100, real set: 1.05× over the two launches where rows were cut,
+    /// 0.97× where none were).
+    fused: bool,
+    /// `_fused`: a count of finished pieces per long row and tile, 0
+    /// between runs.
+    done: CudaSlice<u32>,
 }
 
 impl<T: Scalar> Blocks<T> {
-    fn new(gpu: &Gpu, a: &Csr<T>, k: usize, shape: BlockShape) -> Result<Self> {
+    /// Cuts A into blocks for `k` columns in `shape`; `fused`: the
+    /// `_fused` kernel or not, or (`None`) as `auto` chooses (`fused`).
+    fn new(
+        gpu: &Gpu,
+        a: &Csr<T>,
+        k: usize,
+        shape: BlockShape,
+        fused: Option<bool>,
+    ) -> Result<Self> {
         let tiles = shape.tiles(k, size_of::<T>());
         let cost = block_cost(
             a.nnz() + a.nrows(),
@@ -253,35 +282,50 @@ impl<T: Scalar> Blocks<T> {
             shape.groups() as usize,
             gpu.sm_count() as usize,
         );
-        let (blocks, n_pieces, long_rows, long_first) = partition_blocks(a, cost);
+        let (mut blocks, n_pieces, long_rows, long_first) = partition_blocks(a, cost);
         let n_blocks = blocks.len() / 4;
+        let n_long = long_rows.len();
         index(
             n_blocks * tiles + 32,
             "the SpMM's work items (blocks × column tiles)",
         )?;
-        index(
-            long_rows.len() * k,
-            "the long rows' columns (fix-up threads)",
-        )?;
+        index(n_long * k, "the long rows' columns (fix-up threads)")?;
+        let fused = fused.unwrap_or(cost < BLOCK_COST && n_long > 0);
+        if fused {
+            // A fused piece names its long row where a block names its
+            // end row.
+            for (l, run) in long_first.windows(2).enumerate() {
+                for p in run[0] as usize..run[1] as usize {
+                    blocks[4 * p + 1] = l as u32;
+                }
+            }
+        }
+        let counts = if fused { n_long * tiles } else { 0 };
         Ok(Blocks {
             blocks: gpu.upload(&blocks)?,
             n_blocks: n_blocks as u32,
             n_pieces: n_pieces as u32,
             rows: gpu.upload(&a.entry_rows())?,
-            n_long: long_rows.len() as u32,
+            n_long: n_long as u32,
             long_rows: gpu.upload(&long_rows)?,
             long_first: gpu.upload(&long_first)?,
             partial: gpu.zeros::<T>((n_pieces * k).max(1))?,
+            fused,
+            done: gpu.zeros::<u32>(counts.max(1))?,
         })
     }
 
     fn bytes(&self) -> usize {
-        4 * (self.blocks.len() + self.rows.len() + self.long_rows.len() + self.long_first.len())
+        4 * (self.blocks.len()
+            + self.rows.len()
+            + self.long_rows.len()
+            + self.long_first.len()
+            + self.done.len())
             + self.partial.len() * size_of::<T>()
     }
 
-    /// Queues the blocks' product, then, when long rows were cut, the
-    /// fix-up that combines their pieces.
+    /// Queues the blocks' product, then, when long rows were cut and the
+    /// kernel is not `_fused`, the fix-up that combines their pieces.
     fn run<S: Semiring<Value = T>>(
         &mut self,
         gpu: &Gpu,
@@ -301,6 +345,8 @@ impl<T: Scalar> Blocks<T> {
             b: gpu.ptr(b),
             c: gpu.ptr_mut(c),
             partial: gpu.ptr_mut(&mut self.partial),
+            long_first: gpu.ptr(&self.long_first),
+            done: gpu.ptr_mut(&mut self.done),
             n_blocks: self.n_blocks,
             n_pieces: self.n_pieces,
             k,
@@ -312,8 +358,9 @@ impl<T: Scalar> Blocks<T> {
         let warps = (u64::from(self.n_blocks) * tiles).div_ceil(u64::from(shape.groups()));
         // A thread's share of its warp's staging: `groups · STAGE` entries.
         let stage = shape.groups() * SPMM_BLOCK_STAGE * (8 + value_bytes as u32) / 32;
-        gpu.launch_threads_shared::<S, _>(shape.family(), warps * 32, stage, args)?;
-        if self.n_long > 0 {
+        let family = shape.family(self.fused);
+        gpu.launch_threads_shared::<S, _>(family, warps * 32, stage, args)?;
+        if self.n_long > 0 && !self.fused {
             let fixup = SpmmFixupArgs {
                 partial: gpu.ptr(&self.partial),
                 c: gpu.ptr_mut(c),
@@ -352,6 +399,7 @@ impl<T: Scalar> SpmmPlan<T> {
         kernel: SpmmKernel,
     ) -> Result<Self> {
         let shape = BlockShape::for_k(k, size_of::<T>());
+        let requested = kernel;
         let kernel = match kernel {
             SpmmKernel::Auto => choose(layout),
             other => other,
@@ -368,13 +416,23 @@ impl<T: Scalar> SpmmPlan<T> {
         let k32 = index(k, "k (columns of B)")?;
         let dev = DevCsr::upload(gpu, a)?;
         let blocks = match kernel {
-            SpmmKernel::BlockRows => Some(Blocks::new(gpu, a, k, shape)?),
+            SpmmKernel::BlockRows | SpmmKernel::BlockRowsFused => {
+                let fused = match requested {
+                    SpmmKernel::Auto => None,
+                    other => Some(other == SpmmKernel::BlockRowsFused),
+                };
+                Some(Blocks::new(gpu, a, k, shape, fused)?)
+            }
             _ => {
                 // A thread per row and column tile, counted in u32.
                 let threads = a.nrows() * k.div_ceil(SPMM_THREAD_COLS as usize);
                 index(threads, "the SpMM's work items (rows × column tiles)")?;
                 None
             }
+        };
+        let kernel = match &blocks {
+            Some(b) if b.fused => SpmmKernel::BlockRowsFused,
+            _ => kernel,
         };
         Ok(SpmmPlan {
             kernel,
