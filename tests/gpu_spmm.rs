@@ -75,12 +75,22 @@ where
     };
     for layout in DenseLayout::ALL {
         let bd = gpu.upload(&laid_out(b, layout)).unwrap();
+        // The row-blocks kernels' results: the same bits, fused or not.
+        let mut block_rows: Vec<(String, Vec<S::Value>)> = Vec::new();
         for kernel in kernels_for(layout) {
             let mut plan = SpmmPlan::new::<S>(gpu, a, k, layout, kernel).unwrap();
-            let mut cd = gpu.upload(&vec![S::Value::POISON; m * k]).unwrap();
-            plan.run::<S>(gpu, &bd, &mut cd).unwrap();
-            let got = gpu.download(&cd).unwrap();
+            // Twice on one plan: a second run must not see the first's
+            // state (the fused kernel's counts).
+            let mut got = Vec::new();
+            for _ in 0..2 {
+                let mut cd = gpu.upload(&vec![S::Value::POISON; m * k]).unwrap();
+                plan.run::<S>(gpu, &bd, &mut cd).unwrap();
+                got = gpu.download(&cd).unwrap();
+            }
             let label = plan.label();
+            if kernel != SpmmKernel::ThreadRow && layout == DenseLayout::RowMajor {
+                block_rows.push((label.clone(), got.clone()));
+            }
             for i in 0..m {
                 for j in 0..k {
                     let (g, w) = (at(&got, layout, (m, k), i, j), want.get(i, j));
@@ -92,6 +102,14 @@ where
                     );
                 }
             }
+        }
+        for (label, got) in block_rows.iter().skip(1) {
+            let (first, want) = &block_rows[0];
+            assert!(
+                got.iter().zip(want).all(|(g, w)| g.bits() == w.bits()),
+                "{what}: {} k={k}: {label} and {first} differ in bits",
+                S::NAME
+            );
         }
     }
 }

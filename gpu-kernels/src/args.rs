@@ -388,7 +388,7 @@ pub struct SpmvBsrArgs<T> {
 /// the pieces afterwards. In the `_fused` kernels a piece is
 /// `(row, l, first entry, end entry)` for the `l`-th long row: the last of
 /// its pieces to finish a tile (counted in `done[l · tiles + tile]`, which
-/// it sets back to 0) combines the partial rows of pieces
+/// wraps back to 0 on the last) combines the partial rows of pieces
 /// `long_first[l] .. long_first[l + 1]` in that order into the row of C,
 /// so the sum order is the same whichever finishes last.
 ///

@@ -33,7 +33,7 @@
 use crate::args::{
     SPMM_BLOCK_STAGE, SPMM_THREAD_COLS, SpmmBlockArgs, SpmmCsrThreadArgs, SpmmFixupArgs,
 };
-use crate::device::atomic::atomic_add_u32;
+use crate::device::atomic::atomic_inc_u32;
 use crate::device::memory::{fence_gpu, load_from_l2};
 use crate::device::shared;
 use crate::device::thread::{
@@ -394,43 +394,43 @@ unsafe fn combine_if_last<S: Semiring, P: Chunk<Elem = S::Value>>(
     lanes: u32,
     col: usize,
 ) {
-    if piece {
-        // This lane's partial row before the count below.
-        fence_gpu();
-    }
+    // The group's partial row, stored by all its lanes, before the
+    // leader's fence and count.
     // SAFETY: all 32 lanes (the caller's contract).
     unsafe { warp::sync_warp(FULL_MASK) };
-    let (row, first, end) = match piece {
+    // Read again rather than kept through the item (registers).
+    let (row, l, first, end) = match piece {
         // SAFETY: piece `w` of long row `l` (the caller's contract).
         true => unsafe {
             let d = a.blocks.as_ptr().add(4 * w as usize);
-            let f = a.long_first.as_ptr().add(*d.add(1) as usize);
-            (*d, *f, *f.add(1))
+            let (row, l) = (*d, *d.add(1));
+            let f = a.long_first.as_ptr().add(l as usize);
+            (row, l, *f, *f.add(1))
         },
-        false => (0, 0, 0),
+        false => (0, 0, 0, 0),
     };
     let mut last = false;
     if piece && lane_id() % lanes == 0 {
-        // SAFETY: the long row's count for this tile. Once it is complete no
-        // other piece touches it, so the last one sets it back to 0.
+        fence_gpu();
+        // SAFETY: the long row's count for this tile; it wraps to 0 on the
+        // row's last piece, ready for the next launch.
         unsafe {
-            let l = *a.blocks.as_ptr().add(4 * w as usize + 1);
             let count = a.done.as_mut_ptr().add((l * n_tiles + t) as usize);
-            last = atomic_add_u32(count, 1) == end - first - 1;
-            if last {
-                *count = 0;
-            }
+            last = atomic_inc_u32(count, end - first - 1) == end - first - 1;
         }
+        // The other pieces' partial rows, published before their counts,
+        // before this group's loads (through the barrier below).
+        fence_gpu();
     }
     // SAFETY: all 32 lanes.
     let last = unsafe { warp::shuffle_idx(last, group * lanes) };
+    // SAFETY: all 32 lanes.
+    unsafe { warp::sync_warp(FULL_MASK) };
     if last && live {
-        fence_gpu();
         let k = a.k as usize;
         let mut sum = P::splat(S::zero());
         for p in first..end {
-            // SAFETY: piece `p`'s partial row, stored and fenced before its
-            // count; read from L2, past this SM's L1.
+            // SAFETY: piece `p`'s partial row, published before its count.
             let part = unsafe {
                 load_from_l2(a.partial.as_mut_ptr().add(p as usize * k + col).cast::<P>())
             };

@@ -1,18 +1,21 @@
 //! Passing data between blocks of a running kernel through global memory,
 //! CUDA's `__threadfence()` and `__ldcg`:
 //!
-//! - [`fence_gpu`]: `fence.acq_rel.gpu`. A writer's stores before it are
-//!   visible GPU-wide before its memory operations after it (say, counting
-//!   itself done with an atomic); a reader's loads after it see what the
-//!   writers it synchronized with stored;
-//! - [`load_from_l2`]: `ld.global.cg`, a load that skips the multiprocessor's
-//!   L1 (which other multiprocessors' stores do not update) and reads L2,
-//!   where every store lands.
+//! - [`fence_gpu`]: `fence.acq_rel.gpu`. Before a thread's atomic that
+//!   publishes results, it makes the stores the thread has observed (its
+//!   own, and those a `bar.warp.sync` or `bar.sync` ordered before it)
+//!   visible GPU-wide first; after a thread's atomic that observes the
+//!   publication, it makes the published stores visible to the thread's
+//!   later loads (and, through a following barrier, to its warp's or
+//!   block's);
+//! - [`load_from_l2`]: `ld.global.cg`, a load that reads L2, where every
+//!   store lands, not a line this multiprocessor's L1 may hold from
+//!   before.
 //!
-//! The pattern (the last of several pieces combining their results): each
-//! writer stores, calls [`fence_gpu`], then one thread counts the piece
-//! done with an atomic; the thread that sees the count complete calls
-//! [`fence_gpu`] and reads the others' results with [`load_from_l2`].
+//! The pattern (the last of several pieces combining their results): the
+//! writers store; a barrier; one thread calls [`fence_gpu`] and counts its
+//! piece done with an atomic; the thread that sees the count complete
+//! calls [`fence_gpu`]; a barrier; the readers load the others' results.
 
 use core::arch::asm;
 use core::mem::{align_of, size_of, transmute_copy};

@@ -289,8 +289,10 @@ impl<T: Scalar> Blocks<T> {
             n_blocks * tiles + 32,
             "the SpMM's work items (blocks × column tiles)",
         )?;
-        index(n_long * k, "the long rows' columns (fix-up threads)")?;
         let fused = fused.unwrap_or(cost < BLOCK_COST && n_long > 0);
+        if !fused {
+            index(n_long * k, "the long rows' columns (fix-up threads)")?;
+        }
         if fused {
             // A fused piece names its long row where a block names its
             // end row.
