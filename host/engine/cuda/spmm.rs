@@ -258,7 +258,7 @@ struct Blocks<T> {
     /// [`BLOCK_COST`]): there the work is one wave, its extra registers
     /// cost no warps, and the fix-up launch is a good part of the time
     /// (H100, real set: 1.05× over the two launches where rows were cut,
-    /// 0.97× where none were).
+    /// 0.98× where none were).
     fused: bool,
     /// `_fused`: a count of finished pieces per long row and tile, 0
     /// between runs.
