@@ -20,21 +20,30 @@ fn main() -> ExitCode {
     }
 }
 
+/// The C library's signal calls the two functions below need.
+#[cfg(unix)]
+mod libc {
+    pub const SIGHUP: i32 = 1;
+    pub const SIGINT: i32 = 2;
+    pub const SIGPIPE: i32 = 13;
+    pub const SIGTERM: i32 = 15;
+    pub const SIG_DFL: usize = 0;
+    pub const SIG_IGN: usize = 1;
+    unsafe extern "C" {
+        pub fn signal(signum: i32, handler: usize) -> usize;
+        pub fn raise(signum: i32) -> i32;
+        pub fn _exit(status: i32) -> !;
+    }
+}
+
 /// Rust ignores SIGPIPE, so `spmx info A.mtx | head` would panic on its
 /// next print once `head` exits. A command-line tool should just stop, as
 /// `cat` does: put the default action back.
 fn restore_sigpipe() {
+    // SAFETY: sets a signal disposition before any thread starts.
     #[cfg(unix)]
-    {
-        const SIGPIPE: i32 = 13;
-        const SIG_DFL: usize = 0;
-        unsafe extern "C" {
-            fn signal(signum: i32, handler: usize) -> usize;
-        }
-        // SAFETY: sets a signal disposition before any thread starts.
-        unsafe {
-            signal(SIGPIPE, SIG_DFL);
-        }
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 
@@ -48,16 +57,7 @@ fn restore_sigpipe() {
 fn leave_no_partial_output_on_signals() {
     #[cfg(unix)]
     {
-        const SIGHUP: i32 = 1;
-        const SIGINT: i32 = 2;
-        const SIGTERM: i32 = 15;
-        const SIG_DFL: usize = 0;
-        const SIG_IGN: usize = 1;
-        unsafe extern "C" {
-            fn signal(signum: i32, handler: usize) -> usize;
-            fn raise(signum: i32) -> i32;
-            fn _exit(status: i32) -> !;
-        }
+        use libc::{_exit, SIG_DFL, SIG_IGN, SIGHUP, SIGINT, SIGTERM, raise, signal};
         extern "C" fn on_signal(signum: i32) {
             spmx::io::remove_unfinished_outputs();
             // SAFETY: async-signal-safe calls only; the default action of

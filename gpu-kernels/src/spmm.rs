@@ -26,7 +26,8 @@
 //! (a few microseconds, what a small product costs): the last piece of a
 //! long row to finish, by an atomic count, combines the row's pieces in the
 //! same order. They take more registers (69 against 64 for f32), so fewer
-//! warps an SM: the host uses them where the work fills one wave.
+//! warps an SM: the host uses them where rows were cut and the whole
+//! product is at most one wave.
 //!
 //! All launches are one-dimensional grid-stride loops: any grid is correct.
 

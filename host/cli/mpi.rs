@@ -179,10 +179,11 @@ pub fn refuse_gpu_kernel(given: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `spmx spmv` or `spmx spmm` with `--engine mpi`: rank 0 running `load`, A split by entries and the dense operand like A's rows
-/// (square A) or evenly, the exchange pattern built once, the product run
-/// with it, the result gathered to rank 0 and written there when `output`
-/// names a file. Collective.
+/// `spmx spmv` or `spmx spmm` with `--engine mpi`: rank 0 running `load`,
+/// A split by entries and the dense operand like A's rows (square A) or
+/// evenly, the exchange pattern built once, the product run with it, the
+/// result gathered to rank 0 and written there when `output` names a file.
+/// Collective.
 pub fn dense(
     ranks: &Ranks,
     op: DenseOp,

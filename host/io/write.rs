@@ -209,9 +209,7 @@ impl TempFile {
         }
         Ok(())
     }
-}
 
-impl TempFile {
     /// Takes the path off the list (its C string stays allocated: see
     /// [`UNFINISHED`]).
     fn unlist(&mut self) {

@@ -197,9 +197,9 @@ fn piece_len(len: usize, block: usize) -> usize {
 /// A's entries cut into the blocks of `block-rows` ([`SpmmBlockArgs`]) of
 /// at most `block` cost: first the pieces of the rows longer than `block`
 /// entries, each cut into even pieces of about [`piece_len`]; then the
-/// other rows, in order (a block always takes its first row). Returns the blocks' `(first row, end row, first entry, end
-/// entry)`s, how many are pieces, the long rows, and each long row's
-/// first piece.
+/// other rows, in order (a block always takes its first row). Returns the
+/// blocks' `(first row, end row, first entry, end entry)`s, how many are
+/// pieces, the long rows, and each long row's first piece.
 fn partition_blocks<T: Scalar>(a: &Csr<T>, block: usize) -> (Vec<u32>, usize, Vec<u32>, Vec<u32>) {
     let ptr = a.row_ptr();
     let (mut pieces, mut long_rows, mut long_first) = (Vec::new(), Vec::new(), vec![0u32]);
@@ -290,9 +290,6 @@ impl<T: Scalar> Blocks<T> {
             "the SpMM's work items (blocks × column tiles)",
         )?;
         let fused = fused.unwrap_or(cost < BLOCK_COST && n_long > 0);
-        if !fused {
-            index(n_long * k, "the long rows' columns (fix-up threads)")?;
-        }
         if fused {
             // A fused piece names its long row where a block names its
             // end row.
@@ -301,6 +298,8 @@ impl<T: Scalar> Blocks<T> {
                     blocks[4 * p + 1] = l as u32;
                 }
             }
+        } else {
+            index(n_long * k, "the long rows' columns (fix-up threads)")?;
         }
         let counts = if fused { n_long * tiles } else { 0 };
         Ok(Blocks {
