@@ -306,51 +306,71 @@ unsafe fn block_body<
 
         let mut acc = P::splat(S::zero());
         let mut cur = r0;
+        // Lanes past `k` load column 0 (valid, never stored): no predicate
+        // on the loads of B.
+        let b_col = if live { col } else { 0 };
         // SAFETY: all 32 lanes (uniform loop).
         let warp_len = unsafe { warp_max(len) };
         let mut off = 0;
         while off < warp_len {
-            let mut j = glane;
-            while j < STAGE {
-                if off + j < len {
-                    // SAFETY: entry `e0 + off + j` is the block's; the slot
-                    // is this group's.
-                    unsafe {
-                        let (src, slot) = ((e0 + off + j) as usize, base + j as usize);
-                        *stage_cols.add(slot) = *col_idx.add(src);
-                        *stage_rows.add(slot) = *rows.add(src);
-                        *stage_vals.add(slot) = *values.add(src);
-                    }
-                }
-                j += lanes;
-            }
+            // SAFETY: entries `e0 + off + j < e1` are the block's; the
+            // slots `base + j < base + STAGE` are this group's.
+            unsafe {
+                stage::<S::Value>(
+                    (col_idx, rows, values),
+                    (stage_cols, stage_rows, stage_vals),
+                    (e0 + off, len - len.min(off)),
+                    base,
+                    glane,
+                    lanes,
+                )
+            };
             // SAFETY: all 32 lanes (uniform loop).
             unsafe { warp::sync_warp(FULL_MASK) };
             let here = STAGE.min(len.saturating_sub(off)) as usize;
-            let mut s = 0;
-            while s < here {
-                let n = UNROLL.min(here - s);
+            // Reads `n` staged entries from slot `s` and issues their loads
+            // of B, all before the first is used.
+            let round = |s: usize, n: usize| {
                 let mut row = [0u32; UNROLL];
-                let mut b_row = [0usize; UNROLL];
                 let mut val = [S::zero(); UNROLL];
                 let mut loaded = [P::splat(S::zero()); UNROLL];
-                for u in 0..UNROLL {
-                    if u < n {
-                        // SAFETY: a slot this group wrote above.
-                        unsafe {
-                            let slot = base + s + u;
-                            b_row[u] = *stage_cols.add(slot) as usize * k;
-                            row[u] = *stage_rows.add(slot);
-                            val[u] = *stage_vals.add(slot);
+                for u in 0..n {
+                    // SAFETY: slots this group wrote above; a row of B,
+                    // `b_col + N ≤ k`.
+                    unsafe {
+                        let slot = base + s + u;
+                        let b_row = *stage_cols.add(slot) as usize * k;
+                        row[u] = *stage_rows.add(slot);
+                        val[u] = *stage_vals.add(slot);
+                        loaded[u] = *b.add(b_row + b_col).cast::<P>();
+                    }
+                }
+                (row, val, loaded)
+            };
+            let mut s = 0;
+            // Full rounds: when the last entry is in the current row (rows
+            // ascend in a block), so are all, and no row ends.
+            while s + UNROLL <= here {
+                let (row, val, loaded) = round(s, UNROLL);
+                if row[UNROLL - 1] == cur {
+                    for u in 0..UNROLL {
+                        mul_add::<S, P>(&mut acc, val[u], &loaded[u]);
+                    }
+                } else {
+                    for u in 0..UNROLL {
+                        if row[u] != cur {
+                            finish(cur, row[u], acc);
+                            acc = P::splat(S::zero());
+                            cur = row[u];
                         }
+                        mul_add::<S, P>(&mut acc, val[u], &loaded[u]);
                     }
                 }
-                for u in 0..UNROLL {
-                    if u < n && live {
-                        // SAFETY: a row of B, `col + N ≤ k`.
-                        loaded[u] = unsafe { *b.add(b_row[u] + col).cast::<P>() };
-                    }
-                }
+                s += UNROLL;
+            }
+            if s < here {
+                let n = here - s;
+                let (row, val, loaded) = round(s, n);
                 for u in 0..UNROLL {
                     if u < n {
                         if row[u] != cur {
@@ -361,7 +381,6 @@ unsafe fn block_body<
                         mul_add::<S, P>(&mut acc, val[u], &loaded[u]);
                     }
                 }
-                s += n;
             }
             // SAFETY: all 32 lanes; the slots are rewritten only after it.
             unsafe { warp::sync_warp(FULL_MASK) };
@@ -372,6 +391,52 @@ unsafe fn block_body<
             // SAFETY: all 32 lanes (uniform loop); block `w`'s item.
             unsafe { combine_if_last::<S, P>(&a, piece, live, w, t, n_tiles, group, lanes, col) };
         }
+    }
+}
+
+/// Stages a group's next entries in shared memory: the `len` (at most
+/// [`SPMM_BLOCK_STAGE`] are taken) from entry `e`, each entry's column, row
+/// and value into slot `base + j` of the three arrays. A lane takes every
+/// `lanes`-th entry from `glane`, issuing up to four entries' loads before
+/// storing any, so that they cost one latency, not four.
+///
+/// # Safety
+/// Entries `e .. e + min(len, STAGE)` valid in the three sources; slots
+/// `base .. base + STAGE` in the three destinations.
+#[inline(always)]
+unsafe fn stage<T: Copy>(
+    (cols, rows, vals): (*const u32, *const u32, *const T),
+    (stage_cols, stage_rows, stage_vals): (*mut u32, *mut u32, *mut T),
+    (e, len): (u32, u32),
+    base: usize,
+    glane: u32,
+    lanes: u32,
+) {
+    const BATCH: usize = 4;
+    let take = len.min(SPMM_BLOCK_STAGE);
+    let mut j = glane;
+    while j < take {
+        let mut got = [(0u32, 0u32, None::<T>); BATCH];
+        for (c, g) in got.iter_mut().enumerate() {
+            let jc = j + c as u32 * lanes;
+            if jc < take {
+                let src = (e + jc) as usize;
+                // SAFETY: the caller's contract.
+                *g = unsafe { (*cols.add(src), *rows.add(src), Some(*vals.add(src))) };
+            }
+        }
+        for (c, &(col, row, val)) in got.iter().enumerate() {
+            if let Some(val) = val {
+                let slot = base + (j + c as u32 * lanes) as usize;
+                // SAFETY: the caller's contract.
+                unsafe {
+                    *stage_cols.add(slot) = col;
+                    *stage_rows.add(slot) = row;
+                    *stage_vals.add(slot) = val;
+                }
+            }
+        }
+        j += BATCH as u32 * lanes;
     }
 }
 
