@@ -121,21 +121,6 @@ fn mul_add<S: Semiring, P: Chunk<Elem = S::Value>>(acc: &mut P, a: S::Value, b: 
     }
 }
 
-/// The largest `v` over the warp.
-///
-/// # Safety
-/// All 32 lanes must make this call together.
-#[inline(always)]
-unsafe fn warp_max(mut v: u32) -> u32 {
-    let mut offset = WARP_SIZE / 2;
-    while offset > 0 {
-        // SAFETY: the caller's contract.
-        v = v.max(unsafe { warp::shuffle_xor(v, offset) });
-        offset /= 2;
-    }
-    v
-}
-
 /// Row-major CSR SpMM over nnz-balanced blocks ([`SpmmBlockArgs`]), one
 /// value per load: any `k`. A group streams its block's entries through
 /// shared memory and keeps `UNROLL` entries' loads of B in flight across
@@ -232,10 +217,14 @@ unsafe fn block_body<
     } else {
         WARP_SIZE
     };
-    let groups = WARP_SIZE / lanes;
-    let (group, glane) = (lane_id() / lanes, lane_id() % lanes);
+    // Powers of two: shifts and masks, not divisions (a division by a
+    // value known only at run time is a subroutine of dozens of
+    // instructions, on every item's critical path).
+    let shift = lanes.trailing_zeros();
+    let groups = WARP_SIZE >> shift;
+    let (group, glane) = (lane_id() >> shift, lane_id() & (lanes - 1));
     let tile = lanes as usize * P::N;
-    let n_tiles = k.div_ceil(tile) as u32;
+    let n_tiles = ((u64::from(a.k) + tile as u64 - 1) >> (shift + P::N.trailing_zeros())) as u32;
     let total = a.n_blocks * n_tiles;
 
     // This group's STAGE slots in each of the three arrays (columns, rows,
@@ -257,7 +246,9 @@ unsafe fn block_body<
     for first in GridStride::new(global_warp_id() * groups, total, grid_warps() * groups) {
         let my = first + group;
         let active = my < total;
-        let (w, t) = if a.tile_major != 0 {
+        let (w, t) = if n_tiles == 1 {
+            (my, 0)
+        } else if a.tile_major != 0 {
             (my % a.n_blocks.max(1), my / a.n_blocks.max(1))
         } else {
             (my / n_tiles.max(1), my % n_tiles.max(1))
@@ -309,10 +300,9 @@ unsafe fn block_body<
         // Lanes past `k` load column 0 (valid, never stored): no predicate
         // on the loads of B.
         let b_col = if live { col } else { 0 };
-        // SAFETY: all 32 lanes (uniform loop).
-        let warp_len = unsafe { warp_max(len) };
         let mut off = 0;
-        while off < warp_len {
+        // SAFETY: all 32 lanes (uniform loop).
+        while unsafe { warp::any(off < len) } {
             // SAFETY: entries `e0 + off + j < e1` are the block's; the
             // slots `base + j < base + STAGE` are this group's.
             unsafe {
@@ -334,15 +324,17 @@ unsafe fn block_body<
                 let mut row = [0u32; UNROLL];
                 let mut val = [S::zero(); UNROLL];
                 let mut loaded = [P::splat(S::zero()); UNROLL];
-                for u in 0..n {
-                    // SAFETY: slots this group wrote above; a row of B,
-                    // `b_col + N ≤ k`.
-                    unsafe {
-                        let slot = base + s + u;
-                        let b_row = *stage_cols.add(slot) as usize * k;
-                        row[u] = *stage_rows.add(slot);
-                        val[u] = *stage_vals.add(slot);
-                        loaded[u] = *b.add(b_row + b_col).cast::<P>();
+                for u in 0..UNROLL {
+                    if u < n {
+                        // SAFETY: slots this group wrote above; a row of B,
+                        // `b_col + N ≤ k`.
+                        unsafe {
+                            let slot = base + s + u;
+                            let b_row = *stage_cols.add(slot) as usize * k;
+                            row[u] = *stage_rows.add(slot);
+                            val[u] = *stage_vals.add(slot);
+                            loaded[u] = *b.add(b_row + b_col).cast::<P>();
+                        }
                     }
                 }
                 (row, val, loaded)
@@ -476,7 +468,7 @@ unsafe fn combine_if_last<S: Semiring, P: Chunk<Elem = S::Value>>(
         false => (0, 0, 0, 0),
     };
     let mut last = false;
-    if piece && lane_id() % lanes == 0 {
+    if piece && lane_id() & (lanes - 1) == 0 {
         fence_gpu();
         // SAFETY: the long row's count for this tile; it wraps to 0 on the
         // row's last piece, ready for the next launch.
