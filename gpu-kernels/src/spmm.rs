@@ -34,7 +34,7 @@
 use crate::args::{
     SPMM_BLOCK_STAGE, SPMM_THREAD_COLS, SpmmBlockArgs, SpmmCsrThreadArgs, SpmmFixupArgs,
 };
-use crate::device::atomic::atomic_inc_u32;
+use crate::device::atomic::atomic_inc_release_u32;
 use crate::device::memory::{fence_gpu, load_from_l2};
 use crate::device::shared;
 use crate::device::thread::{
@@ -254,11 +254,15 @@ unsafe fn block_body<
             (my / n_tiles.max(1), my % n_tiles.max(1))
         };
         let (r0, r1, e0, e1) = if active {
-            // SAFETY: block `w < n_blocks`.
-            unsafe {
-                let d = a.blocks.as_ptr().add(4 * w as usize);
-                (*d, *d.add(1), *d.add(2), *d.add(3))
-            }
+            // SAFETY: block `w < n_blocks`, 16 bytes at a multiple of 16
+            // (one vector load).
+            let Vec16([r0, r1, e0, e1]) = unsafe {
+                *a.blocks
+                    .as_ptr()
+                    .add(4 * w as usize)
+                    .cast::<Vec16<[u32; 4]>>()
+            };
+            (r0, r1, e0, e1)
         } else {
             (0, 0, 0, 0)
         };
@@ -453,7 +457,7 @@ unsafe fn combine_if_last<S: Semiring, P: Chunk<Elem = S::Value>>(
     col: usize,
 ) {
     // The group's partial row, stored by all its lanes, before the
-    // leader's fence and count.
+    // leader's releasing count.
     // SAFETY: all 32 lanes (the caller's contract).
     unsafe { warp::sync_warp(FULL_MASK) };
     // Read again rather than kept through the item (registers).
@@ -469,16 +473,17 @@ unsafe fn combine_if_last<S: Semiring, P: Chunk<Elem = S::Value>>(
     };
     let mut last = false;
     if piece && lane_id() & (lanes - 1) == 0 {
-        fence_gpu();
         // SAFETY: the long row's count for this tile; it wraps to 0 on the
         // row's last piece, ready for the next launch.
         unsafe {
             let count = a.done.as_mut_ptr().add((l * n_tiles + t) as usize);
-            last = atomic_inc_u32(count, end - first - 1) == end - first - 1;
+            last = atomic_inc_release_u32(count, end - first - 1) == end - first - 1;
         }
-        // The other pieces' partial rows, published before their counts,
-        // before this group's loads (through the barrier below).
-        fence_gpu();
+        if last {
+            // The other pieces' partial rows, released with their counts,
+            // before this group's loads (through the barrier below).
+            fence_gpu();
+        }
     }
     // SAFETY: all 32 lanes.
     let last = unsafe { warp::shuffle_idx(last, group * lanes) };

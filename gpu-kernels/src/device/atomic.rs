@@ -1,10 +1,10 @@
 //! Atomics on device memory (global or shared), CUDA's `atomicAdd` and
-//! friends: relaxed ordering, GPU scope, generic addresses. Each returns the
-//! value the location held before.
+//! friends: relaxed ordering (but the increment, a release), GPU scope,
+//! generic addresses. Each returns the value the location held before.
 //!
 //! - add: `u32`, `i32`, `u64`, `f32`, `f64` (native `atom.add`);
 //! - and / or on `u32`, exchange on 32 and 64 bits, a wrapping increment
-//!   on `u32`;
+//!   on `u32` that releases the thread's observed stores;
 //! - min / max: `u32`, `i32`, `u64`, `i64` native; `f32` / `f64` through the
 //!   integer ones (a non-negative float orders like its bits as a signed
 //!   integer, a negative one like its bits as an unsigned integer, reversed),
@@ -83,9 +83,11 @@ atom_op! {
     atomic_exch_u32(u32, reg32) = "atom.exch.b32";
     /// `atomicExch` on 64 bits.
     atomic_exch_u64(u64, reg64) = "atom.exch.b64";
-    /// `atomicInc` on `u32`: stores `old + 1`, or 0 once `old ≥ v` (a
-    /// counter of `v + 1` events that wraps to 0 on the last).
-    atomic_inc_u32(u32, reg32) = "atom.inc.u32";
+    /// `atomicInc` on `u32` with release ordering: stores `old + 1`, or 0
+    /// once `old ≥ v` (a counter of `v + 1` events that wraps to 0 on the
+    /// last), after every store the thread has observed is visible
+    /// GPU-wide (`atom.release.gpu`: see `device::memory`).
+    atomic_inc_release_u32(u32, reg32) = "atom.release.gpu.inc.u32";
 }
 
 macro_rules! atom_cas {

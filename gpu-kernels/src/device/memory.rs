@@ -1,21 +1,21 @@
 //! Passing data between blocks of a running kernel through global memory,
 //! CUDA's `__threadfence()` and `__ldcg`:
 //!
-//! - [`fence_gpu`]: `fence.acq_rel.gpu`. Before a thread's atomic that
-//!   publishes results, it makes the stores the thread has observed (its
-//!   own, and those a `bar.warp.sync` or `bar.sync` ordered before it)
-//!   visible GPU-wide first; after a thread's atomic that observes the
-//!   publication, it makes the published stores visible to the thread's
-//!   later loads (and, through a following barrier, to its warp's or
-//!   block's);
+//! - [`fence_gpu`]: `fence.acq_rel.gpu`. After a thread's atomic that
+//!   observes a publication, it makes the published stores visible to the
+//!   thread's later loads (and, through a following barrier, to its warp's
+//!   or block's). It also invalidates the multiprocessor's L1, so it
+//!   belongs only where a thread acquires, not on every publisher's path;
 //! - [`load_from_l2`]: `ld.global.cg`, a load that reads L2, where every
 //!   store lands, not a line this multiprocessor's L1 may hold from
 //!   before.
 //!
 //! The pattern (the last of several pieces combining their results): the
-//! writers store; a barrier; one thread calls [`fence_gpu`] and counts its
-//! piece done with an atomic; the thread that sees the count complete
-//! calls [`fence_gpu`]; a barrier; the readers load the others' results.
+//! writers store; a barrier; one thread counts its piece done with a
+//! releasing atomic (`device::atomic::atomic_inc_release_u32`: the stores
+//! it has observed, its own and those the barrier ordered before it, are
+//! visible GPU-wide first); the thread that sees the count complete calls
+//! [`fence_gpu`]; a barrier; the readers load the others' results.
 
 use core::arch::asm;
 use core::mem::{align_of, size_of, transmute_copy};

@@ -114,11 +114,11 @@ mod tests {
     fn ptx_is_small_and_targets_an_sm() {
         assert!(PTX.contains(".target sm_"), "no .target line");
         // internalize + globaldce keep compiler_builtins out (MBs otherwise):
-        // the PTX is its entry points, about 13 KB each (the unrolled SpMM
-        // tiles are the largest).
+        // the PTX is its entry points, about 22 KB each (the unrolled SpMM
+        // row blocks are the largest, 60–110 KB).
         let entries = KERNELS.len() + UTILITY_KERNELS.len();
         assert!(
-            PTX.len() < 20_000 * entries,
+            PTX.len() < 30_000 * entries,
             "PTX is {} bytes for {entries} entry points",
             PTX.len()
         );
