@@ -13,21 +13,29 @@
 //! A's entries into nnz-balanced blocks of whole rows (a row longer than a
 //! block into pieces). A group of lanes takes a block and a tile of
 //! columns: it stages the block's entries (column, row, value) through
-//! shared memory with coalesced loads, then every lane of the group reads
-//! the staged entries (a broadcast) and, for each, loads the `V` values of
-//! B's row it owns — consecutive lanes, consecutive columns: coalesced —
-//! and accumulates them in registers, writing a row of C when the next
-//! row's entries begin. Four entries' loads of B are in flight a lane, across
-//! row boundaries, so a block of short rows costs one chain of memory
-//! latencies, not one a row. A is read once per tile of columns, B's rows
-//! are read whole, and C is written once, coalesced. `spmm_csr_fixup` then
+//! shared memory with coalesced loads (each lane's loads all issued before
+//! it stores any: one memory latency, not one per entry it takes), then
+//! every lane of the group reads the staged entries (a broadcast) and, for
+//! each, loads the `V` values of B's row it owns — consecutive lanes,
+//! consecutive columns: coalesced — and accumulates them in registers,
+//! writing a row of C when the next row's entries begin. Four entries'
+//! loads of B are in flight a lane, across row boundaries, so a block of
+//! short rows costs one chain of memory latencies, not one a row; a round
+//! of four whose last entry is in the current row (rows ascend) skips the
+//! per-entry row checks. A is read once per tile of columns, B's rows are
+//! read whole, and C is written once, coalesced. `spmm_csr_fixup` then
 //! combines each long row's pieces in a fixed order, so the result is the
 //! same bits on every run. The `_fused` kernels save that second launch
 //! (a few microseconds, what a small product costs): the last piece of a
-//! long row to finish, by an atomic count, combines the row's pieces in the
-//! same order. They take more registers (69 against 64 for f32), so fewer
-//! warps an SM: the host uses them where rows were cut and the whole
-//! product is at most one wave.
+//! long row to finish, by a releasing atomic count, combines the row's
+//! pieces in the same order. The host uses them where rows were cut and
+//! the whole product is at most one wave; on large products they were
+//! within ±5% of the two launches (H100: faster on power-law graphs,
+//! slower on R-MAT).
+//!
+//! Every item's path is short: lanes, groups and tiles are powers of two
+//! (shifts and masks, no division subroutine), the staging loop ends on a
+//! warp vote, and a block's descriptor is one 16-byte load.
 //!
 //! All launches are one-dimensional grid-stride loops: any grid is correct.
 

@@ -89,8 +89,8 @@ pub enum SpmmKernel {
     /// entries across row boundaries.
     BlockRows,
     /// `block-rows` with each long row's pieces combined by the last of
-    /// them to finish, in the same order: one launch, more registers
-    /// (`auto` takes it for small products with long rows).
+    /// them to finish, in the same order: one launch, an atomic count a
+    /// piece (`auto` takes it for small products with long rows).
     BlockRowsFused,
     /// Any layout: a thread per row and 8 columns, summing in row order
     /// (the serial engine's bits). The kernel for column-major operands.
@@ -255,10 +255,10 @@ struct Blocks<T> {
     /// The `_fused` kernel: the last piece of a long row combines the
     /// row's pieces (no fix-up launch). `auto` takes it where rows were cut
     /// and the blocks shrank to fill the GPU ([`block_cost`] below
-    /// [`BLOCK_COST`]): there the work is one wave, its extra registers
-    /// cost no warps, and the fix-up launch is a good part of the time
-    /// (H100, real set: 1.05× over the two launches where rows were cut,
-    /// 0.98× where none were).
+    /// [`BLOCK_COST`]): there the work is one wave and the fix-up launch
+    /// is a good part of the time (H100, real set: 1.12× over the two
+    /// launches where rows were cut, 0.99× where none were). On large
+    /// products the two kernels were within ±5%, so those keep the fix-up.
     fused: bool,
     /// `_fused`: a count of finished pieces per long row and tile, 0
     /// between runs.
