@@ -499,15 +499,31 @@ unsafe fn combine_if_last<S: Semiring, P: Chunk<Elem = S::Value>>(
     unsafe { warp::sync_warp(FULL_MASK) };
     if last && live {
         let k = a.k as usize;
+        // Four pieces' loads issued before any is summed (one latency, not
+        // four), summed in piece order.
+        const BATCH: u32 = 4;
         let mut sum = P::splat(S::zero());
-        for p in first..end {
-            // SAFETY: piece `p`'s partial row, published before its count.
-            let part = unsafe {
-                load_from_l2(a.partial.as_mut_ptr().add(p as usize * k + col).cast::<P>())
-            };
-            for i in 0..P::N {
-                sum.set(i, S::add(sum.get(i), part.get(i)));
+        let mut p = first;
+        while p < end {
+            let mut parts = [P::splat(S::zero()); BATCH as usize];
+            for (b, part) in parts.iter_mut().enumerate() {
+                if p + (b as u32) < end {
+                    let q = (p + b as u32) as usize;
+                    // SAFETY: piece `q`'s partial row, published before its
+                    // count.
+                    *part = unsafe {
+                        load_from_l2(a.partial.as_mut_ptr().add(q * k + col).cast::<P>())
+                    };
+                }
             }
+            for (b, part) in parts.iter().enumerate() {
+                if p + (b as u32) < end {
+                    for i in 0..P::N {
+                        sum.set(i, S::add(sum.get(i), part.get(i)));
+                    }
+                }
+            }
+            p += BATCH;
         }
         // SAFETY: the long row of C; `col + N ≤ k`.
         unsafe { *a.c.as_mut_ptr().add(row as usize * k + col).cast::<P>() = sum };
