@@ -403,7 +403,8 @@ pub struct SpmvBsrArgs<T> {
 #[repr(C)]
 #[derive(Debug)]
 pub struct SpmmBlockArgs<T> {
-    /// `4 · n_blocks` values, as above; pieces first.
+    /// `4 · n_blocks` values, as above; pieces first. 16-byte aligned (a
+    /// block's four are one vector load).
     pub blocks: DevPtr<u32>,
     /// The row of each entry of A (A in coordinate form, rows sorted).
     pub rows: DevPtr<u32>,

@@ -13,8 +13,9 @@
 //! A's entries into nnz-balanced blocks of whole rows (a row longer than a
 //! block into pieces). A group of lanes takes a block and a tile of
 //! columns: it stages the block's entries (column, row, value) through
-//! shared memory with coalesced loads (each lane's loads all issued before
-//! it stores any: one memory latency, not one per entry it takes), then
+//! shared memory with coalesced loads (a lane issues up to four entries'
+//! loads before it stores any: one memory latency for four entries, not
+//! one an entry), then
 //! every lane of the group reads the staged entries (a broadcast) and, for
 //! each, loads the `V` values of B's row it owns — consecutive lanes,
 //! consecutive columns: coalesced — and accumulates them in registers,
@@ -34,8 +35,9 @@
 //! slower on R-MAT).
 //!
 //! Every item's path is short: lanes, groups and tiles are powers of two
-//! (shifts and masks, no division subroutine), the staging loop ends on a
-//! warp vote, and a block's descriptor is one 16-byte load.
+//! (shifts and masks; a division only to split an item into block and
+//! tile when there are several tiles), the staging loop ends on a warp
+//! vote, and a block's descriptor is one 16-byte load.
 //!
 //! All launches are one-dimensional grid-stride loops: any grid is correct.
 
@@ -147,9 +149,9 @@ fn mul_add<S: Semiring, P: Chunk<Elem = S::Value>>(acc: &mut P, a: S::Value, b: 
 ///
 /// # Safety
 /// `a` describes blocks over a valid coordinate form of A (`col_idx < n`,
-/// `rows` sorted and each entry's row in its block's rows), B with `n`
-/// rows, C with the blocks' rows and `partial` with `n_pieces` rows of `k`
-/// values in device memory.
+/// `rows` sorted and each entry's row in its block's rows; `blocks`
+/// 16-byte aligned), B with `n` rows, C with the blocks' rows and
+/// `partial` with `n_pieces` rows of `k` values in device memory.
 #[inline(always)]
 pub unsafe fn spmm_csr_block<S: Semiring>(a: SpmmBlockArgs<S::Value>) {
     // SAFETY: the caller's contract.
@@ -509,7 +511,7 @@ unsafe fn combine_if_last<S: Semiring, P: Chunk<Elem = S::Value>>(
             for (b, part) in parts.iter_mut().enumerate() {
                 if p + (b as u32) < end {
                     let q = (p + b as u32) as usize;
-                    // SAFETY: piece `q`'s partial row, published before its
+                    // SAFETY: piece `q`'s partial row, released by its
                     // count.
                     *part = unsafe {
                         load_from_l2(a.partial.as_mut_ptr().add(q * k + col).cast::<P>())

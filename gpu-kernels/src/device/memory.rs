@@ -1,5 +1,5 @@
 //! Passing data between blocks of a running kernel through global memory,
-//! CUDA's `__threadfence()` and `__ldcg`:
+//! as CUDA's `__threadfence()` and `__ldcg` do:
 //!
 //! - [`fence_gpu`]: `fence.acq_rel.gpu`. After a thread's atomic that
 //!   observes a publication, it makes the published stores visible to the
@@ -20,7 +20,8 @@
 use core::arch::asm;
 use core::mem::{align_of, size_of, transmute_copy};
 
-/// `fence.acq_rel.gpu` (CUDA's `__threadfence()`).
+/// `fence.acq_rel.gpu` (CUDA's `__threadfence()` is the stronger
+/// `fence.sc.gpu`; acquire-release is what the pattern needs).
 #[inline(always)]
 pub fn fence_gpu() {
     // SAFETY: a fence has no operands; it only orders this thread's memory
