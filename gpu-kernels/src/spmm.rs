@@ -29,10 +29,9 @@
 //! same bits on every run. The `_fused` kernels save that second launch
 //! (a few microseconds, what a small product costs): the last piece of a
 //! long row to finish, by a releasing atomic count, combines the row's
-//! pieces in the same order. The host uses them where rows were cut and
-//! the whole product is at most one wave; on large products they were
-//! within ±5% of the two launches (H100: faster on power-law graphs,
-//! slower on R-MAT).
+//! pieces in the same order. The host uses them where no long row has more
+//! than 64 pieces: one group sums a row's pieces one after another, where
+//! the fix-up spreads a row over `k` threads.
 //!
 //! Every item's path is short: lanes, groups and tiles are powers of two
 //! (shifts and masks; a division only to split an item into block and

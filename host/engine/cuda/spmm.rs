@@ -39,6 +39,15 @@ const BLOCK_COST: usize = 64;
 /// over the real set).
 const MIN_BLOCK_COST: usize = 16;
 
+/// The most pieces a long row may have for `auto` to take the `_fused`
+/// kernel: its last piece sums the row's pieces one after another (four
+/// loads at a time), where the fix-up launch spreads a row over `k`
+/// threads. Measured on an H100 over the real set (both kernels in one
+/// process), where rows were cut into at most 49 pieces: fused 1.14×
+/// faster (0.97–1.37×, 57 cases, blocks of 64 included); on arrow, a row
+/// of 217 pieces, 0.88–0.94×.
+const FUSED_MAX_PIECES: usize = 64;
+
 /// The block cost for `total` cost (entries plus rows) in `tiles` column
 /// tiles, `groups` groups a warp, on `sm_count` multiprocessors:
 /// [`BLOCK_COST`], or less where that would leave the GPU short of one
@@ -90,7 +99,7 @@ pub enum SpmmKernel {
     BlockRows,
     /// `block-rows` with each long row's pieces combined by the last of
     /// them to finish, in the same order: one launch, an atomic count a
-    /// piece (`auto` takes it for small products with long rows).
+    /// piece (`auto` takes it where no long row has many pieces).
     BlockRowsFused,
     /// Any layout: a thread per row and 8 columns, summing in row order
     /// (the serial engine's bits). The kernel for column-major operands.
@@ -175,7 +184,7 @@ impl BlockShape {
 
 /// The kernel [`SpmmKernel::Auto`] runs: `thread-row` for column-major
 /// operands, the one kernel that reads them; otherwise `block-rows`, fused
-/// for small products with long rows (`Blocks::fused`). (On an
+/// where rows were cut into few pieces (`Blocks::fused`). (On an
 /// H100 `block-rows` beat the earlier warp-per-row, packed-row and
 /// split-row kernels in every case measured, by 1.1–2.4×: BENCHMARKS.md.)
 pub fn choose(layout: DenseLayout) -> SpmmKernel {
@@ -237,6 +246,14 @@ fn partition_blocks<T: Scalar>(a: &Csr<T>, block: usize) -> (Vec<u32>, usize, Ve
     (pieces, n_pieces, long_rows, long_first)
 }
 
+/// Whether `auto` takes the `_fused` kernel for long rows whose pieces
+/// start at `long_first` (`n_long + 1` offsets): rows were cut, none into
+/// more than [`FUSED_MAX_PIECES`].
+fn auto_fuses(long_first: &[u32]) -> bool {
+    let most = long_first.windows(2).map(|w| (w[1] - w[0]) as usize).max();
+    most.is_some_and(|p| p <= FUSED_MAX_PIECES)
+}
+
 /// The blocks of a `block-rows` plan on the device.
 struct Blocks<T> {
     /// `(first row, end row, first entry, end entry)` per block, pieces
@@ -254,11 +271,11 @@ struct Blocks<T> {
     partial: CudaSlice<T>,
     /// The `_fused` kernel: the last piece of a long row combines the
     /// row's pieces (no fix-up launch). `auto` takes it where rows were cut
-    /// and the blocks shrank to fill the GPU ([`block_cost`] below
-    /// [`BLOCK_COST`]): there the work is one wave and the fix-up launch
-    /// is a good part of the time (H100, real set: 1.12× over the two
-    /// launches where rows were cut, 0.99× where none were). On large
-    /// products the two kernels were within ±5%, so those keep the fix-up.
+    /// into at most [`FUSED_MAX_PIECES`] pieces each: it saves the fix-up
+    /// launch and its partial rows' trip (H100, real set: 1.14× faster
+    /// there). Where a row has more (a hub of R-MAT or power-law,
+    /// arrow's dense row), one group summing them all takes longer than
+    /// the fix-up.
     fused: bool,
     /// `_fused`: a count of finished pieces per long row and tile, 0
     /// between runs.
@@ -289,7 +306,7 @@ impl<T: Scalar> Blocks<T> {
             n_blocks * tiles + 32,
             "the SpMM's work items (blocks × column tiles)",
         )?;
-        let fused = fused.unwrap_or(cost < BLOCK_COST && n_long > 0);
+        let fused = fused.unwrap_or_else(|| auto_fuses(&long_first));
         if fused {
             // A fused piece names its long row where a block names its
             // end row.
@@ -648,6 +665,15 @@ mod tests {
         assert_eq!(block_cost(300_000, 2, 1, 132), BLOCK_COST);
         assert_eq!(block_cost(50, 1, 4, 132), MIN_BLOCK_COST);
         assert_eq!(block_cost(0, 0, 4, 0), MIN_BLOCK_COST);
+    }
+
+    #[test]
+    fn auto_fuses_rows_cut_into_few_pieces() {
+        // No long rows: nothing to combine.
+        assert!(!auto_fuses(&[0]));
+        // Rows of 2 and 64 pieces; then one of 65.
+        assert!(auto_fuses(&[0, 2, 2 + FUSED_MAX_PIECES as u32]));
+        assert!(!auto_fuses(&[0, 2, 3 + FUSED_MAX_PIECES as u32]));
     }
 
     #[test]
