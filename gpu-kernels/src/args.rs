@@ -392,6 +392,14 @@ pub struct SpmvBsrArgs<T> {
 /// `long_first[l] .. long_first[l + 1]` in that order into the row of C,
 /// so the sum order is the same whichever finishes last.
 ///
+/// A block whose end row has [`SPMM_LOCAL_PIECE`] set is a *local piece*:
+/// `(row, SPMM_LOCAL_PIECE | width, first entry, end entry)`, one of
+/// `width` (a power of two) pieces of a row that lie side by side in one
+/// warp, the first at an item a multiple of `width`; the row's groups sum
+/// their parts by shuffles and the first writes the row of C. A width of 0
+/// pads: no entries, nothing written. Local pieces come after the other
+/// blocks and exist only with one tile.
+///
 /// Each block's columns are cut into tiles of `lanes · V` columns (`V`
 /// values a load: 1, or 16 bytes' worth in the `_vec` kernels); a *group*
 /// of `lanes` lanes computes one (block, tile), a lane owning `V` columns.
@@ -429,6 +437,9 @@ pub struct SpmmBlockArgs<T> {
     /// 1: items tile by tile (see above); 0: block by block.
     pub tile_major: u16,
 }
+
+/// The flag of a local piece in its block's end row ([`SpmmBlockArgs`]).
+pub const SPMM_LOCAL_PIECE: u32 = 1 << 31;
 
 /// Entries of A a group of `spmm_csr_block` stages in shared memory at a
 /// time: the launch gives each group `SPMM_BLOCK_STAGE · (8 + size_of T)`

@@ -3,7 +3,7 @@
 //!
 //! | family              | one … per                          | layouts      | float `+` order                |
 //! |---------------------|------------------------------------|--------------|--------------------------------|
-//! | `spmm_csr_block`    | group of lanes per (block, tile)   | row-major    | rows in order, pieces in order |
+//! | `spmm_csr_block`    | group of lanes per (block, tile)   | row-major    | rows in order, pieces in order (local pieces: a butterfly) |
 //! | `spmm_csr_block_vec`| the same, 16-byte loads of B       | row-major    | as `spmm_csr_block`            |
 //! | `…_fused`           | the same; the last piece combines  | row-major    | as `spmm_csr_block`            |
 //! | `spmm_csr_fixup`    | thread per (long row, column)      | row-major    | pieces in order                |
@@ -31,7 +31,11 @@
 //! long row to finish, by a releasing atomic count, combines the row's
 //! pieces in the same order. The host uses them where no long row has more
 //! than 64 pieces: one group sums a row's pieces one after another, where
-//! the fix-up spreads a row over `k` threads.
+//! the fix-up spreads a row over `k` threads. A row of few pieces (at most
+//! a warp's groups: rows of 17 to 64 entries in blocks of 16 at k = 32)
+//! needs neither: its *local* pieces lie side by side in one warp, and
+//! their groups sum their parts by shuffles (a butterfly, the same bits
+//! every run) before the first writes the row: no partial rows, no count.
 //!
 //! Every item's path is short: lanes, groups and tiles are powers of two
 //! (shifts and masks; a division only to split an item into block and
@@ -41,7 +45,8 @@
 //! All launches are one-dimensional grid-stride loops: any grid is correct.
 
 use crate::args::{
-    SPMM_BLOCK_STAGE, SPMM_THREAD_COLS, SpmmBlockArgs, SpmmCsrThreadArgs, SpmmFixupArgs,
+    SPMM_BLOCK_STAGE, SPMM_LOCAL_PIECE, SPMM_THREAD_COLS, SpmmBlockArgs, SpmmCsrThreadArgs,
+    SpmmFixupArgs,
 };
 use crate::device::atomic::atomic_inc_release_u32;
 use crate::device::memory::{fence_gpu, load_from_l2};
@@ -50,7 +55,7 @@ use crate::device::thread::{
     GridStride, WARP_SIZE, block_dim_x, global_warp_id, grid_stride, grid_warps, lane_id, require,
     warp_id,
 };
-use crate::device::warp::{self, FULL_MASK};
+use crate::device::warp::{self, FULL_MASK, Shuffle};
 use crate::semiring::Semiring;
 
 /// The values one lane loads, accumulates and stores as a unit.
@@ -138,8 +143,8 @@ fn mul_add<S: Semiring, P: Chunk<Elem = S::Value>>(acc: &mut P, a: S::Value, b: 
 /// one per row as a warp per row pays.
 ///
 /// Sum order, for floating-point `+`: each row (or piece) in entry order;
-/// the pieces of a long row are combined in order by `spmm_csr_fixup`.
-/// Deterministic.
+/// the pieces of a long row are combined in order by `spmm_csr_fixup`, a
+/// row's local pieces by a butterfly across their groups. Deterministic.
 ///
 /// Launch: 1D, block size a multiple of 32 (else `trap`), any grid
 /// (`⌈n_blocks · tiles / (32 / lanes)⌉` warps cover the work once), dynamic
@@ -149,10 +154,14 @@ fn mul_add<S: Semiring, P: Chunk<Elem = S::Value>>(acc: &mut P, a: S::Value, b: 
 /// # Safety
 /// `a` describes blocks over a valid coordinate form of A (`col_idx < n`,
 /// `rows` sorted and each entry's row in its block's rows; `blocks`
-/// 16-byte aligned), B with `n` rows, C with the blocks' rows and
-/// `partial` with `n_pieces` rows of `k` values in device memory.
+/// 16-byte aligned; local pieces in aligned runs, with one tile), B with
+/// `n` rows, C with the blocks' rows and `partial` with `n_pieces` rows of
+/// `k` values in device memory.
 #[inline(always)]
-pub unsafe fn spmm_csr_block<S: Semiring>(a: SpmmBlockArgs<S::Value>) {
+pub unsafe fn spmm_csr_block<S: Semiring>(a: SpmmBlockArgs<S::Value>)
+where
+    S::Value: Shuffle,
+{
     // SAFETY: the caller's contract.
     unsafe { block_body::<S, One<S::Value>, 4, false>(a) }
 }
@@ -166,7 +175,7 @@ pub unsafe fn spmm_csr_block<S: Semiring>(a: SpmmBlockArgs<S::Value>) {
 #[inline(always)]
 pub unsafe fn spmm_csr_block_vec<S: Semiring>(a: SpmmBlockArgs<S::Value>)
 where
-    S::Value: Packed,
+    S::Value: Packed + Shuffle,
 {
     // SAFETY: the caller's contract.
     unsafe { block_body::<S, <S::Value as Packed>::Vec16, 4, false>(a) }
@@ -180,7 +189,10 @@ where
 /// As [`spmm_csr_block`], with `long_first` holding the long rows' runs of
 /// pieces and `done` a count, 0, per long row and tile, in device memory.
 #[inline(always)]
-pub unsafe fn spmm_csr_block_fused<S: Semiring>(a: SpmmBlockArgs<S::Value>) {
+pub unsafe fn spmm_csr_block_fused<S: Semiring>(a: SpmmBlockArgs<S::Value>)
+where
+    S::Value: Shuffle,
+{
     // SAFETY: the caller's contract.
     unsafe { block_body::<S, One<S::Value>, 4, true>(a) }
 }
@@ -193,7 +205,7 @@ pub unsafe fn spmm_csr_block_fused<S: Semiring>(a: SpmmBlockArgs<S::Value>) {
 #[inline(always)]
 pub unsafe fn spmm_csr_block_vec_fused<S: Semiring>(a: SpmmBlockArgs<S::Value>)
 where
-    S::Value: Packed,
+    S::Value: Packed + Shuffle,
 {
     // SAFETY: the caller's contract.
     unsafe { block_body::<S, <S::Value as Packed>::Vec16, 4, true>(a) }
@@ -210,7 +222,9 @@ unsafe fn block_body<
     const FUSED: bool,
 >(
     a: SpmmBlockArgs<S::Value>,
-) {
+) where
+    S::Value: Shuffle,
+{
     const STAGE: u32 = SPMM_BLOCK_STAGE;
     require(block_dim_x().is_multiple_of(WARP_SIZE));
     let (rows, col_idx, values, b) = (
@@ -391,12 +405,57 @@ unsafe fn block_body<
             unsafe { warp::sync_warp(FULL_MASK) };
             off += STAGE;
         }
-        finish(cur, r1, acc);
+        // A local piece's row (`cur`, its one row): the sum of its run of
+        // groups' parts. (No flag in an inactive item's 0 nor in a fused
+        // piece's `r0 + 1`.)
+        let local = r1 & SPMM_LOCAL_PIECE != 0;
+        let width = if local { r1 & !SPMM_LOCAL_PIECE } else { 1 };
+        // SAFETY: all 32 lanes (uniform loop).
+        if unsafe { warp::any(local) } {
+            // SAFETY: all 32 lanes (a warp-uniform branch).
+            acc = unsafe { sum_across_groups::<S, P>(acc, lanes, width) };
+        }
+        if !local {
+            finish(cur, r1, acc);
+        } else if live && width > 0 && group & (width - 1) == 0 {
+            // SAFETY: the local piece's row of C; `col + N ≤ k`.
+            unsafe { *a.c.as_mut_ptr().add(cur as usize * k + col).cast::<P>() = acc };
+        }
         if FUSED {
             // SAFETY: all 32 lanes (uniform loop); block `w`'s item.
             unsafe { combine_if_last::<S, P>(&a, piece, live, w, t, n_tiles, group, lanes, col) };
         }
     }
+}
+
+/// The semiring sum of `acc` over each run of `width` groups of `lanes`
+/// lanes (runs aligned to `width`; a power of two, 1 for none), by
+/// butterfly: every group of a run ends with the same bits. A lane's
+/// `width` is its own run's; all 32 lanes shuffle.
+///
+/// # Safety
+/// All 32 lanes, `width · lanes ≤ 32`.
+#[inline(always)]
+unsafe fn sum_across_groups<S: Semiring, P: Chunk<Elem = S::Value>>(
+    mut acc: P,
+    lanes: u32,
+    width: u32,
+) -> P
+where
+    S::Value: Shuffle,
+{
+    let mut offset = lanes;
+    while offset < WARP_SIZE {
+        for i in 0..P::N {
+            // SAFETY: all 32 lanes (the caller's contract).
+            let other = unsafe { warp::shuffle_xor(acc.get(i), offset) };
+            if offset < width * lanes {
+                acc.set(i, S::add(acc.get(i), other));
+            }
+        }
+        offset <<= 1;
+    }
+    acc
 }
 
 /// Stages a group's next entries in shared memory: the `len` (at most

@@ -16,7 +16,8 @@
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{
-    SPMM_BLOCK_STAGE, SPMM_THREAD_COLS, SpmmBlockArgs, SpmmCsrThreadArgs, SpmmFixupArgs,
+    SPMM_BLOCK_STAGE, SPMM_LOCAL_PIECE, SPMM_THREAD_COLS, SpmmBlockArgs, SpmmCsrThreadArgs,
+    SpmmFixupArgs,
 };
 
 use super::Gpu;
@@ -203,15 +204,35 @@ fn piece_len(len: usize, block: usize) -> usize {
     len.isqrt().max(block)
 }
 
-/// A's entries cut into the blocks of `block-rows` ([`SpmmBlockArgs`]) of
-/// at most `block` cost: first the pieces of the rows longer than `block`
-/// entries, each cut into even pieces of about [`piece_len`]; then the
-/// other rows, in order (a block always takes its first row). Returns the
-/// blocks' `(first row, end row, first entry, end entry)`s, how many are
-/// pieces, the long rows, and each long row's first piece.
-fn partition_blocks<T: Scalar>(a: &Csr<T>, block: usize) -> (Vec<u32>, usize, Vec<u32>, Vec<u32>) {
+/// A's entries cut into the blocks of `block-rows` ([`SpmmBlockArgs`]).
+#[derive(Debug)]
+struct Partition {
+    /// `(first row, end row, first entry, end entry)` per block: the
+    /// pieces of long rows, the blocks of whole rows, then the local
+    /// pieces (end row [`SPMM_LOCAL_PIECE`] `| width`).
+    blocks: Vec<u32>,
+    n_pieces: usize,
+    /// Rows cut into local pieces.
+    n_local_rows: usize,
+    /// The long rows (cut into pieces combined through `partial`), and
+    /// each one's first piece (`n_long + 1` offsets).
+    long_rows: Vec<u32>,
+    long_first: Vec<u32>,
+}
+
+/// Cuts A into blocks of at most `block` cost: the rows longer than `block`
+/// entries into even pieces of about [`piece_len`], the other rows, in
+/// order, into blocks of whole rows (a block always takes its first row).
+/// A long row of at most `groups` pieces (a warp's groups, 1 for none) is
+/// cut into a power of two of *local* pieces instead, summed within a warp
+/// (no partial rows): they come last, the widest rows first, so that each
+/// row's run is aligned to its width, with padding before them to align
+/// the first to `groups`.
+fn partition_blocks<T: Scalar>(a: &Csr<T>, block: usize, groups: usize) -> Partition {
     let ptr = a.row_ptr();
     let (mut pieces, mut long_rows, mut long_first) = (Vec::new(), Vec::new(), vec![0u32]);
+    // Local pieces by log2 of their row's width.
+    let mut local: Vec<Vec<u32>> = vec![Vec::new(); groups.ilog2() as usize + 1];
     let mut blocks = Vec::new();
     let close = |blocks: &mut Vec<u32>, first: usize, end: usize| {
         if first < end {
@@ -225,12 +246,21 @@ fn partition_blocks<T: Scalar>(a: &Csr<T>, block: usize) -> (Vec<u32>, usize, Ve
         if len > block {
             close(&mut blocks, first, row);
             let n = len.div_ceil(piece_len(len, block));
-            for i in 0..n {
-                let (s, e) = (start + i * len / n, start + (i + 1) * len / n);
-                pieces.extend([row, row + 1, s, e].map(|i| i as u32));
+            let cut = |n: usize, out: &mut Vec<u32>, end: u32| {
+                for i in 0..n {
+                    let (s, e) = (start + i * len / n, start + (i + 1) * len / n);
+                    out.extend([row as u32, end, s as u32, e as u32]);
+                }
+            };
+            if n <= groups && groups > 1 {
+                let width = n.next_power_of_two();
+                let flag = SPMM_LOCAL_PIECE | width as u32;
+                cut(width, &mut local[width.ilog2() as usize], flag);
+            } else {
+                cut(n, &mut pieces, row as u32 + 1);
+                long_rows.push(row as u32);
+                long_first.push((pieces.len() / 4) as u32);
             }
-            long_rows.push(row as u32);
-            long_first.push((pieces.len() / 4) as u32);
             (first, cost) = (row + 1, 0);
             continue;
         }
@@ -242,8 +272,28 @@ fn partition_blocks<T: Scalar>(a: &Csr<T>, block: usize) -> (Vec<u32>, usize, Ve
     }
     close(&mut blocks, first, a.nrows());
     let n_pieces = pieces.len() / 4;
+    let n_local_rows = local
+        .iter()
+        .enumerate()
+        .map(|(l, p)| (p.len() / 4) >> l)
+        .sum();
     pieces.extend(blocks);
-    (pieces, n_pieces, long_rows, long_first)
+    if n_local_rows > 0 {
+        // Padding (width 0): no entries, nothing written.
+        while (pieces.len() / 4) % groups != 0 {
+            pieces.extend([0, SPMM_LOCAL_PIECE, 0, 0]);
+        }
+        for run in local.iter().rev() {
+            pieces.extend(run);
+        }
+    }
+    Partition {
+        blocks: pieces,
+        n_pieces,
+        n_local_rows,
+        long_rows,
+        long_first,
+    }
 }
 
 /// Whether `auto` takes the `_fused` kernel for long rows whose pieces
@@ -257,10 +307,13 @@ fn auto_fuses(long_first: &[u32]) -> bool {
 /// The blocks of a `block-rows` plan on the device.
 struct Blocks<T> {
     /// `(first row, end row, first entry, end entry)` per block, pieces
-    /// first (as [`SpmmBlockArgs`] has them for the kernel `fused` picks).
+    /// first, local pieces last (as [`SpmmBlockArgs`] has them for the
+    /// kernel `fused` picks).
     blocks: CudaSlice<u32>,
     n_blocks: u32,
     n_pieces: u32,
+    /// Rows cut into local pieces (summed within a warp).
+    n_local_rows: usize,
     /// The row of each entry of A.
     rows: CudaSlice<u32>,
     long_rows: CudaSlice<u32>,
@@ -299,7 +352,17 @@ impl<T: Scalar> Blocks<T> {
             shape.groups() as usize,
             gpu.sm_count() as usize,
         );
-        let (mut blocks, n_pieces, long_rows, long_first) = partition_blocks(a, cost);
+        // Local pieces: side by side in a warp, so one tile (an item a
+        // block), and rows below the flag bit.
+        let local_ok = tiles == 1 && a.nrows() < SPMM_LOCAL_PIECE as usize;
+        let groups = if local_ok { shape.groups() as usize } else { 1 };
+        let Partition {
+            mut blocks,
+            n_pieces,
+            n_local_rows,
+            long_rows,
+            long_first,
+        } = partition_blocks(a, cost, groups);
         let n_blocks = blocks.len() / 4;
         let n_long = long_rows.len();
         index(
@@ -323,6 +386,7 @@ impl<T: Scalar> Blocks<T> {
             blocks: gpu.upload(&blocks)?,
             n_blocks: n_blocks as u32,
             n_pieces: n_pieces as u32,
+            n_local_rows,
             rows: gpu.upload(&a.entry_rows())?,
             n_long: n_long as u32,
             long_rows: gpu.upload(&long_rows)?,
@@ -475,8 +539,9 @@ impl<T: Scalar> SpmmPlan<T> {
             Some(b) => {
                 let load = if self.shape.vec { "vec16" } else { "scalar" };
                 format!(
-                    "{}({load}, {} lanes, {} blocks, {} pieces of {} long rows)",
-                    self.kernel, self.shape.lanes, b.n_blocks, b.n_pieces, b.n_long
+                    "{}({load}, {} lanes, {} blocks, {} rows in local pieces, {} pieces of {} \
+                     long rows)",
+                    self.kernel, self.shape.lanes, b.n_blocks, b.n_local_rows, b.n_pieces, b.n_long
                 )
             }
         }
@@ -605,7 +670,14 @@ mod tests {
         let long = BLOCK_COST;
         let lens = [0, 3, long, long + 1, 0, 0, 7, 100_000, 1, 60, 2, 0];
         let a = with_rows(&lens);
-        let (blocks, n_pieces, long_rows, long_first) = partition_blocks(&a, BLOCK_COST);
+        let Partition {
+            blocks,
+            n_pieces,
+            n_local_rows,
+            long_rows,
+            long_first,
+        } = partition_blocks(&a, BLOCK_COST, 1);
+        assert_eq!(n_local_rows, 0);
         let blocks: Vec<[usize; 4]> = blocks
             .chunks(4)
             .map(|b| [b[0], b[1], b[2], b[3]].map(|v| v as usize))
@@ -648,12 +720,69 @@ mod tests {
         let piece_entries: usize = blocks[..n_pieces].iter().map(|b| b[3] - b[2]).sum();
         assert_eq!(piece_entries, long + 1 + 100_000);
         // A smaller budget cuts more rows, into even pieces of about its size.
-        let (blocks, n_pieces, long_rows, _) = partition_blocks(&a, MIN_BLOCK_COST);
-        assert_eq!(long_rows, [2, 3, 7, 9]);
-        for p in blocks[..4 * n_pieces].chunks(4) {
+        let p = partition_blocks(&a, MIN_BLOCK_COST, 1);
+        assert_eq!(p.long_rows, [2, 3, 7, 9]);
+        for p in p.blocks[..4 * p.n_pieces].chunks(4) {
             let most = piece_len(lens[p[0] as usize], MIN_BLOCK_COST) as u32;
             assert!((most / 2..=most).contains(&(p[3] - p[2])), "{p:?}");
         }
+    }
+
+    #[test]
+    fn rows_of_few_pieces_become_local_runs_aligned_to_their_width() {
+        // Blocks of 16 in warps of 4 groups: rows of 17..=64 entries (2..=4
+        // pieces) are local, a row of 65 (5 pieces) is not.
+        let lens = [3, 17, 0, 40, 5, 65, 64, 33, 2, 1000, 20];
+        let a = with_rows(&lens);
+        let groups = 4;
+        let p = partition_blocks(&a, MIN_BLOCK_COST, groups);
+        assert_eq!(p.long_rows, [5, 9]);
+        assert_eq!(p.n_local_rows, 5);
+        let blocks: Vec<[u32; 4]> = p
+            .blocks
+            .chunks(4)
+            .map(|b| [b[0], b[1], b[2], b[3]])
+            .collect();
+        // Padding, then runs from a multiple of the groups.
+        let flagged = |b: &[u32; 4]| b[1] & SPMM_LOCAL_PIECE != 0;
+        let padding = blocks.iter().position(flagged).unwrap();
+        let first_run = blocks
+            .iter()
+            .position(|b| flagged(b) && b[1] != SPMM_LOCAL_PIECE);
+        assert_eq!(first_run.unwrap() % groups, 0);
+        let ptr = a.row_ptr();
+        let mut covered = vec![0usize; a.nrows()];
+        let mut i = padding;
+        while i < blocks.len() {
+            let [row, end, _, _] = blocks[i];
+            assert_ne!(end & SPMM_LOCAL_PIECE, 0, "locals come last");
+            let width = (end & !SPMM_LOCAL_PIECE) as usize;
+            if width == 0 {
+                assert_eq!(blocks[i][2..], [0, 0], "padding has no entries");
+                i += 1;
+                continue;
+            }
+            // A run: `width` pieces of one row, aligned, tiling the row.
+            assert!(width.is_power_of_two() && width <= groups && i % width == 0);
+            let run = &blocks[i..i + width];
+            let row = row as usize;
+            assert!(run.iter().all(|b| b[0] as usize == row && b[1] == end));
+            assert_eq!(run[0][2] as usize, ptr[row]);
+            assert_eq!(run[width - 1][3] as usize, ptr[row + 1]);
+            assert!(run.windows(2).all(|w| w[0][3] == w[1][2]));
+            assert!(
+                width / 2 < lens[row].div_ceil(MIN_BLOCK_COST),
+                "row {row}: {width}"
+            );
+            covered[row] += 1;
+            i += width;
+        }
+        let locals: Vec<usize> = (0..a.nrows()).filter(|&r| covered[r] == 1).collect();
+        assert_eq!(locals, [1, 3, 6, 7, 10]);
+        // Without groups to share, the same rows are long rows.
+        let p = partition_blocks(&a, MIN_BLOCK_COST, 1);
+        assert_eq!(p.n_local_rows, 0);
+        assert_eq!(p.long_rows, [1, 3, 5, 6, 7, 9, 10]);
     }
 
     #[test]
