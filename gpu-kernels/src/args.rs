@@ -398,7 +398,9 @@ pub struct SpmvBsrArgs<T> {
 /// warp, the first at an item a multiple of `width`; the row's groups sum
 /// their parts by shuffles and the first writes the row of C. A width of 0
 /// pads: no entries, nothing written. Local pieces come after the other
-/// blocks and exist only with one tile.
+/// pieces, from a multiple of the groups in a warp, and the blocks after
+/// them, padded to a multiple too (so that with several tiles,
+/// `tile_major`, a warp's groups share a tile).
 ///
 /// Each block's columns are cut into tiles of `lanes · V` columns (`V`
 /// values a load: 1, or 16 bytes' worth in the `_vec` kernels); a *group*

@@ -32,10 +32,11 @@
 //! pieces in the same order. The host uses them where no long row has more
 //! than 64 pieces: one group sums a row's pieces one after another, where
 //! the fix-up spreads a row over `k` threads. A row of few pieces (at most
-//! a warp's groups: rows of 17 to 64 entries in blocks of 16 at k = 32)
-//! needs neither: its *local* pieces lie side by side in one warp, and
-//! their groups sum their parts by shuffles (a butterfly, the same bits
-//! every run) before the first writes the row: no partial rows, no count.
+//! twice a warp's groups: rows of 17 to 128 entries in blocks of 16 at
+//! k = 32) needs neither: it is cut into at most a warp's groups of
+//! *local* pieces, side by side in one warp, whose groups sum their parts
+//! by shuffles (a butterfly, the same bits every run) before the first
+//! writes the row: no partial rows, no count.
 //!
 //! Every item's path is short: lanes, groups and tiles are powers of two
 //! (shifts and masks; a division only to split an item into block and

@@ -11,7 +11,8 @@
 //!
 //! [`SpmmKernel::Auto`] picks from the layout ([`choose`]); the row-length
 //! statistics shape the blocks, and `k` the lanes a block's group takes
-//! ([`BlockShape::for_k`]).
+//! ([`BlockShape::for_k`]), halved where most entries would otherwise be
+//! in pieces summed through partial rows (`BlockShape::narrow`).
 
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
@@ -58,13 +59,22 @@ const FUSED_MAX_PIECES: usize = 64;
 /// a second wave would pay the block's fixed chain twice. Measured on an
 /// H100 over the 25 real matrices at k = 32..256 (f32), geomean against
 /// cuSPARSE: 0.86× with blocks of 64, 0.94× filling two waves with blocks
-/// down to 8, 0.98× filling one with blocks down to 16.
+/// down to 8, 0.98× filling one with blocks down to 16. A tiny product,
+/// less than a block of [`MIN_BLOCK_COST`] a multiprocessor, takes blocks
+/// of [`TINY_BLOCK_COST`]: most SMs idle anyway, so only the chain counts
+/// (the 7 × 7 APSP matrices: 0.82–0.89× → 0.90–0.96× cuSPARSE).
 fn block_cost(total: usize, tiles: usize, groups: usize, sm_count: usize) -> usize {
     let items = 32 * sm_count * groups;
+    if total * tiles <= sm_count * MIN_BLOCK_COST {
+        return TINY_BLOCK_COST;
+    }
     (total * tiles)
         .div_ceil(items.max(1))
         .clamp(MIN_BLOCK_COST, BLOCK_COST)
 }
+
+/// The block cost of a tiny product ([`block_cost`]).
+const TINY_BLOCK_COST: usize = 8;
 
 /// How a dense operand is stored on the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -161,6 +171,20 @@ impl BlockShape {
         if self.vec { 16 / value_bytes } else { 1 }
     }
 
+    /// The shape of half the lanes over twice the tiles, from 32 lanes:
+    /// two groups a warp, so that a row cut in up to four pieces can be
+    /// summed within a warp (local pieces), where with one group it takes
+    /// partial rows; and B is read half as wide a tile at a time (more of
+    /// its rows in L1 and L2), at the cost of staging A's entries twice as
+    /// often. `Blocks::new` takes it where at least half the entries would
+    /// be in such pieces. H100, f32, against cuSPARSE: R-MAT 20 at k = 128
+    /// and 256 1.15× → 1.25× and 1.12× → 1.24×, bcsstk13 at k = 128 0.80× →
+    /// 0.98×, MIT8 at k = 256 0.84× → 0.90×; on short-row graphs it was a
+    /// loss (PGP, astro-ph: 5%), which keep few entries in pieces.
+    fn narrow(self) -> Option<BlockShape> {
+        (self.lanes == 32).then_some(BlockShape { lanes: 16, ..self })
+    }
+
     /// Column tiles of `k`: one group's lanes cover a tile.
     fn tiles(self, k: usize, value_bytes: usize) -> usize {
         k.div_ceil(self.lanes as usize * self.per_load(value_bytes))
@@ -220,14 +244,23 @@ struct Partition {
     long_first: Vec<u32>,
 }
 
+impl Partition {
+    /// Entries in pieces combined through partial rows.
+    fn piece_entries(&self) -> usize {
+        let pieces = self.blocks[..4 * self.n_pieces].chunks(4);
+        pieces.map(|b| (b[3] - b[2]) as usize).sum()
+    }
+}
+
 /// Cuts A into blocks of at most `block` cost: the rows longer than `block`
 /// entries into even pieces of about [`piece_len`], the other rows, in
 /// order, into blocks of whole rows (a block always takes its first row).
-/// A long row of at most `groups` pieces (a warp's groups, 1 for none) is
-/// cut into a power of two of *local* pieces instead, summed within a warp
-/// (no partial rows): they come last, the widest rows first, so that each
-/// row's run is aligned to its width, with padding before them to align
-/// the first to `groups`.
+/// A long row of at most `2 · groups` pieces (`groups`: a warp's groups,
+/// 1 for none) is cut instead into a power of two of *local* pieces, at
+/// most `groups` (so up to twice as long), summed within a warp (no
+/// partial rows). Order: the pieces, the local pieces (the widest rows
+/// first, so that each row's run is aligned to its width, from a multiple
+/// of `groups`), the blocks: the longest work starts first.
 fn partition_blocks<T: Scalar>(a: &Csr<T>, block: usize, groups: usize) -> Partition {
     let ptr = a.row_ptr();
     let (mut pieces, mut long_rows, mut long_first) = (Vec::new(), Vec::new(), vec![0u32]);
@@ -252,8 +285,8 @@ fn partition_blocks<T: Scalar>(a: &Csr<T>, block: usize, groups: usize) -> Parti
                     out.extend([row as u32, end, s as u32, e as u32]);
                 }
             };
-            if n <= groups && groups > 1 {
-                let width = n.next_power_of_two();
+            if n <= 2 * groups && groups > 1 {
+                let width = n.next_power_of_two().min(groups);
                 let flag = SPMM_LOCAL_PIECE | width as u32;
                 cut(width, &mut local[width.ilog2() as usize], flag);
             } else {
@@ -277,15 +310,23 @@ fn partition_blocks<T: Scalar>(a: &Csr<T>, block: usize, groups: usize) -> Parti
         .enumerate()
         .map(|(l, p)| (p.len() / 4) >> l)
         .sum();
-    pieces.extend(blocks);
     if n_local_rows > 0 {
-        // Padding (width 0): no entries, nothing written.
-        while (pieces.len() / 4) % groups != 0 {
-            pieces.extend([0, SPMM_LOCAL_PIECE, 0, 0]);
-        }
+        // Padding (width 0: no entries, nothing written) to a multiple of
+        // the groups, before the runs and at the end (so that with several
+        // tiles, item by item, a warp's groups share a tile).
+        let pad = |pieces: &mut Vec<u32>| {
+            while !(pieces.len() / 4).is_multiple_of(groups) {
+                pieces.extend([0, SPMM_LOCAL_PIECE, 0, 0]);
+            }
+        };
+        pad(&mut pieces);
         for run in local.iter().rev() {
             pieces.extend(run);
         }
+        pieces.extend(blocks);
+        pad(&mut pieces);
+    } else {
+        pieces.extend(blocks);
     }
     Partition {
         blocks: pieces,
@@ -306,6 +347,7 @@ fn auto_fuses(long_first: &[u32]) -> bool {
 
 /// The blocks of a `block-rows` plan on the device.
 struct Blocks<T> {
+    shape: BlockShape,
     /// `(first row, end row, first entry, end entry)` per block, pieces
     /// first, local pieces last (as [`SpmmBlockArgs`] has them for the
     /// kernel `fused` picks).
@@ -336,33 +378,37 @@ struct Blocks<T> {
 }
 
 impl<T: Scalar> Blocks<T> {
-    /// Cuts A into blocks for `k` columns in `shape`; `fused`: the
-    /// `_fused` kernel or not, or (`None`) as `auto` chooses (`fused`).
-    fn new(
-        gpu: &Gpu,
-        a: &Csr<T>,
-        k: usize,
-        shape: BlockShape,
-        fused: Option<bool>,
-    ) -> Result<Self> {
-        let tiles = shape.tiles(k, size_of::<T>());
-        let cost = block_cost(
-            a.nnz() + a.nrows(),
-            tiles,
-            shape.groups() as usize,
-            gpu.sm_count() as usize,
-        );
-        // Local pieces: side by side in a warp, so one tile (an item a
-        // block), and rows below the flag bit.
-        let local_ok = tiles == 1 && a.nrows() < SPMM_LOCAL_PIECE as usize;
-        let groups = if local_ok { shape.groups() as usize } else { 1 };
+    /// Cuts A into blocks for `k` columns in the shape [`BlockShape::for_k`]
+    /// gives, or in groups of half the lanes where that leaves most entries
+    /// in pieces of a warp's one group ([`BlockShape::narrow`]); `fused`:
+    /// the `_fused` kernel or not, or (`None`) as `auto` chooses
+    /// (`fused`).
+    fn new(gpu: &Gpu, a: &Csr<T>, k: usize, fused: Option<bool>) -> Result<Self> {
+        let cut = |shape: BlockShape| {
+            let tiles = shape.tiles(k, size_of::<T>());
+            let groups = shape.groups() as usize;
+            let cost = block_cost(a.nnz() + a.nrows(), tiles, groups, gpu.sm_count() as usize);
+            // Local pieces need the flag bit free in row numbers.
+            let local = if a.nrows() < SPMM_LOCAL_PIECE as usize {
+                groups
+            } else {
+                1
+            };
+            (shape, tiles, partition_blocks(a, cost, local))
+        };
+        let (mut shape, mut tiles, mut partition) = cut(BlockShape::for_k(k, size_of::<T>()));
+        if let Some(narrow) = shape.narrow()
+            && 2 * partition.piece_entries() >= a.nnz()
+        {
+            (shape, tiles, partition) = cut(narrow);
+        }
         let Partition {
             mut blocks,
             n_pieces,
             n_local_rows,
             long_rows,
             long_first,
-        } = partition_blocks(a, cost, groups);
+        } = partition;
         let n_blocks = blocks.len() / 4;
         let n_long = long_rows.len();
         index(
@@ -383,6 +429,7 @@ impl<T: Scalar> Blocks<T> {
         }
         let counts = if fused { n_long * tiles } else { 0 };
         Ok(Blocks {
+            shape,
             blocks: gpu.upload(&blocks)?,
             n_blocks: n_blocks as u32,
             n_pieces: n_pieces as u32,
@@ -412,12 +459,11 @@ impl<T: Scalar> Blocks<T> {
         &mut self,
         gpu: &Gpu,
         a: &DevCsr<T>,
-        shape: BlockShape,
         k: u32,
         b: &CudaSlice<T>,
         c: &mut CudaSlice<T>,
     ) -> Result<()> {
-        let value_bytes = size_of::<T>();
+        let (shape, value_bytes) = (self.shape, size_of::<T>());
         let tiles = shape.tiles(k as usize, value_bytes) as u64;
         let args = SpmmBlockArgs {
             blocks: gpu.ptr(&self.blocks),
@@ -464,7 +510,6 @@ pub struct SpmmPlan<T> {
     layout: DenseLayout,
     k: u32,
     a: DevCsr<T>,
-    shape: BlockShape,
     /// `block-rows`' blocks (`None` for `thread-row`).
     blocks: Option<Blocks<T>>,
 }
@@ -480,7 +525,6 @@ impl<T: Scalar> SpmmPlan<T> {
         layout: DenseLayout,
         kernel: SpmmKernel,
     ) -> Result<Self> {
-        let shape = BlockShape::for_k(k, size_of::<T>());
         let requested = kernel;
         let kernel = match kernel {
             SpmmKernel::Auto => choose(layout),
@@ -503,7 +547,7 @@ impl<T: Scalar> SpmmPlan<T> {
                     SpmmKernel::Auto => None,
                     other => Some(other == SpmmKernel::BlockRowsFused),
                 };
-                Some(Blocks::new(gpu, a, k, shape, fused)?)
+                Some(Blocks::new(gpu, a, k, fused)?)
             }
             _ => {
                 // A thread per row and column tile, counted in u32.
@@ -521,7 +565,6 @@ impl<T: Scalar> SpmmPlan<T> {
             layout,
             k: k32,
             a: dev,
-            shape,
             blocks,
         })
     }
@@ -537,11 +580,11 @@ impl<T: Scalar> SpmmPlan<T> {
         match &self.blocks {
             None => format!("{}({})", self.kernel, self.layout),
             Some(b) => {
-                let load = if self.shape.vec { "vec16" } else { "scalar" };
+                let load = if b.shape.vec { "vec16" } else { "scalar" };
                 format!(
                     "{}({load}, {} lanes, {} blocks, {} rows in local pieces, {} pieces of {} \
                      long rows)",
-                    self.kernel, self.shape.lanes, b.n_blocks, b.n_local_rows, b.n_pieces, b.n_long
+                    self.kernel, b.shape.lanes, b.n_blocks, b.n_local_rows, b.n_pieces, b.n_long
                 )
             }
         }
@@ -574,7 +617,7 @@ impl<T: Scalar> SpmmPlan<T> {
         assert_eq!(c.len(), m * k, "C must hold A.nrows() × k values");
         let a = &self.a;
         if let Some(blocks) = self.blocks.as_mut() {
-            return blocks.run::<S>(gpu, a, self.shape, self.k, b, c);
+            return blocks.run::<S>(gpu, a, self.k, b, c);
         }
         let ((b_rs, b_cs), (c_rs, c_cs)) = match self.layout {
             DenseLayout::RowMajor => ((self.k, 1), (self.k, 1)),
@@ -650,6 +693,10 @@ mod tests {
         assert_eq!(shape(33, 4), (false, 32, 2));
         assert_eq!(shape(257, 4), (false, 32, 9));
         assert_eq!(shape(0, 4), (true, 1, 0));
+        // Narrowed: 32 lanes to 16, over twice the tiles.
+        let narrow = BlockShape::for_k(256, 4).narrow().unwrap();
+        assert_eq!((narrow.lanes, narrow.tiles(256, 4)), (16, 4));
+        assert_eq!(BlockShape::for_k(32, 4).narrow(), None);
         for k in 1..600 {
             for bytes in [1, 4, 8] {
                 let s = BlockShape::for_k(k, bytes);
@@ -730,59 +777,72 @@ mod tests {
 
     #[test]
     fn rows_of_few_pieces_become_local_runs_aligned_to_their_width() {
-        // Blocks of 16 in warps of 4 groups: rows of 17..=64 entries (2..=4
-        // pieces) are local, a row of 65 (5 pieces) is not.
-        let lens = [3, 17, 0, 40, 5, 65, 64, 33, 2, 1000, 20];
+        // Blocks of 16 in warps of 4 groups: rows of 17..=128 entries (2..=8
+        // pieces of 16) are local, in at most 4 pieces; rows of 129 (9
+        // pieces) and 1000 (33 of 31) are long.
+        let lens = [3, 17, 0, 40, 5, 65, 64, 33, 2, 1000, 20, 128, 129];
         let a = with_rows(&lens);
         let groups = 4;
         let p = partition_blocks(&a, MIN_BLOCK_COST, groups);
-        assert_eq!(p.long_rows, [5, 9]);
-        assert_eq!(p.n_local_rows, 5);
+        assert_eq!(p.long_rows, [9, 12]);
+        assert_eq!(p.n_local_rows, 7);
         let blocks: Vec<[u32; 4]> = p
             .blocks
             .chunks(4)
             .map(|b| [b[0], b[1], b[2], b[3]])
             .collect();
-        // Padding, then runs from a multiple of the groups.
-        let flagged = |b: &[u32; 4]| b[1] & SPMM_LOCAL_PIECE != 0;
-        let padding = blocks.iter().position(flagged).unwrap();
-        let first_run = blocks
-            .iter()
-            .position(|b| flagged(b) && b[1] != SPMM_LOCAL_PIECE);
-        assert_eq!(first_run.unwrap() % groups, 0);
+        assert_eq!(blocks.len() % groups, 0, "padded to whole warps");
         let ptr = a.row_ptr();
+        let width_of = |b: &[u32; 4]| match b[1] & SPMM_LOCAL_PIECE {
+            0 => None,
+            _ => Some((b[1] & !SPMM_LOCAL_PIECE) as usize),
+        };
+        // After the pieces: padding, runs from a multiple of the groups,
+        // widest first, then the blocks and padding.
         let mut covered = vec![0usize; a.nrows()];
-        let mut i = padding;
+        let (mut i, mut last_width) = (p.n_pieces, groups);
         while i < blocks.len() {
-            let [row, end, _, _] = blocks[i];
-            assert_ne!(end & SPMM_LOCAL_PIECE, 0, "locals come last");
-            let width = (end & !SPMM_LOCAL_PIECE) as usize;
-            if width == 0 {
-                assert_eq!(blocks[i][2..], [0, 0], "padding has no entries");
-                i += 1;
-                continue;
+            match width_of(&blocks[i]) {
+                None => {
+                    let [r0, r1, ..] = blocks[i].map(|v| v as usize);
+                    assert!(r0 < r1);
+                    for c in &mut covered[r0..r1] {
+                        *c += 1;
+                    }
+                    i += 1;
+                }
+                Some(0) => {
+                    assert_eq!(blocks[i][2..], [0, 0], "padding has no entries");
+                    i += 1;
+                }
+                Some(width) => {
+                    assert!(i.is_multiple_of(width) && width <= last_width);
+                    last_width = width;
+                    let run = &blocks[i..i + width];
+                    let row = run[0][0] as usize;
+                    assert!(
+                        run.iter()
+                            .all(|b| b[0] as usize == row && b[1] == run[0][1])
+                    );
+                    assert_eq!(run[0][2] as usize, ptr[row]);
+                    assert_eq!(run[width - 1][3] as usize, ptr[row + 1]);
+                    assert!(run.windows(2).all(|w| w[0][3] == w[1][2]));
+                    let n = lens[row].div_ceil(MIN_BLOCK_COST);
+                    assert_eq!(width, n.next_power_of_two().min(groups), "row {row}");
+                    covered[row] += 1;
+                    i += width;
+                }
             }
-            // A run: `width` pieces of one row, aligned, tiling the row.
-            assert!(width.is_power_of_two() && width <= groups && i % width == 0);
-            let run = &blocks[i..i + width];
-            let row = row as usize;
-            assert!(run.iter().all(|b| b[0] as usize == row && b[1] == end));
-            assert_eq!(run[0][2] as usize, ptr[row]);
-            assert_eq!(run[width - 1][3] as usize, ptr[row + 1]);
-            assert!(run.windows(2).all(|w| w[0][3] == w[1][2]));
-            assert!(
-                width / 2 < lens[row].div_ceil(MIN_BLOCK_COST),
-                "row {row}: {width}"
-            );
-            covered[row] += 1;
-            i += width;
         }
-        let locals: Vec<usize> = (0..a.nrows()).filter(|&r| covered[r] == 1).collect();
-        assert_eq!(locals, [1, 3, 6, 7, 10]);
+        // Every row once, in a run, a block or pieces.
+        for &row in &p.long_rows {
+            covered[row as usize] += 1;
+        }
+        assert!(covered.iter().all(|&c| c == 1), "{covered:?}");
         // Without groups to share, the same rows are long rows.
         let p = partition_blocks(&a, MIN_BLOCK_COST, 1);
         assert_eq!(p.n_local_rows, 0);
-        assert_eq!(p.long_rows, [1, 3, 5, 6, 7, 9, 10]);
+        assert_eq!(p.long_rows, [1, 3, 5, 6, 7, 9, 10, 11, 12]);
     }
 
     #[test]
@@ -792,8 +852,11 @@ mod tests {
         assert_eq!(block_cost(4_200_000, 1, 4, 132), BLOCK_COST);
         assert_eq!(block_cost(600_000, 1, 4, 132), 36);
         assert_eq!(block_cost(300_000, 2, 1, 132), BLOCK_COST);
-        assert_eq!(block_cost(50, 1, 4, 132), MIN_BLOCK_COST);
-        assert_eq!(block_cost(0, 0, 4, 0), MIN_BLOCK_COST);
+        assert_eq!(block_cost(132 * 16 + 1, 1, 4, 132), MIN_BLOCK_COST);
+        // Less than a smallest block a multiprocessor: tiny blocks.
+        assert_eq!(block_cost(132 * 16, 1, 4, 132), TINY_BLOCK_COST);
+        assert_eq!(block_cost(50, 2, 1, 132), TINY_BLOCK_COST);
+        assert_eq!(block_cost(0, 0, 4, 0), TINY_BLOCK_COST);
     }
 
     #[test]
