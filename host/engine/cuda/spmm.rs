@@ -41,6 +41,14 @@ const BLOCK_COST: usize = 64;
 /// over the real set).
 const MIN_BLOCK_COST: usize = 16;
 
+/// The smallest block cost with four or more groups a warp (`k` ≤ 32 in
+/// f32): a warp's groups share its fixed costs, so smaller blocks pay. On
+/// an H100 at k = 32, against 16 (rows that cross a block are local
+/// pieces): bcspwr10, G61 and commanche_dual 0.86–0.90× → 0.93–0.97×
+/// cuSPARSE, the real set +0.7%; 8 lost bcsstk13 (1.05× → 0.81×). With
+/// two groups (k = 64), 12 lost up to 18% (4elt, bayer10).
+const MIN_BLOCK_COST_SHARED: usize = 12;
+
 /// The most pieces a long row may have for `auto` to take the `_fused`
 /// kernel: its last piece sums the row's pieces one after another (four
 /// loads at a time), where the fix-up launch spreads a row over `k`
@@ -53,7 +61,8 @@ const FUSED_MAX_PIECES: usize = 64;
 /// The block cost for `total` cost (entries plus rows) in `tiles` column
 /// tiles, `groups` groups a warp, on `sm_count` multiprocessors:
 /// [`BLOCK_COST`], or less where that would leave the GPU short of one
-/// full wave of groups (32 warps an SM), down to [`MIN_BLOCK_COST`]. A
+/// full wave of groups (32 warps an SM), down to [`MIN_BLOCK_COST`] (or
+/// [`MIN_BLOCK_COST_SHARED`] with four groups a warp or more). A
 /// group walks its block four loads at a time, a memory latency a round,
 /// so a small matrix in blocks of 64 is 16 latencies long on a few SMs;
 /// a second wave would pay the block's fixed chain twice. Measured on an
@@ -68,9 +77,13 @@ fn block_cost(total: usize, tiles: usize, groups: usize, sm_count: usize) -> usi
     if total * tiles <= sm_count * MIN_BLOCK_COST {
         return TINY_BLOCK_COST;
     }
+    let min = match groups {
+        4.. => MIN_BLOCK_COST_SHARED,
+        _ => MIN_BLOCK_COST,
+    };
     (total * tiles)
         .div_ceil(items.max(1))
-        .clamp(MIN_BLOCK_COST, BLOCK_COST)
+        .clamp(min, BLOCK_COST)
 }
 
 /// The block cost of a tiny product ([`block_cost`]).
@@ -852,7 +865,8 @@ mod tests {
         assert_eq!(block_cost(4_200_000, 1, 4, 132), BLOCK_COST);
         assert_eq!(block_cost(600_000, 1, 4, 132), 36);
         assert_eq!(block_cost(300_000, 2, 1, 132), BLOCK_COST);
-        assert_eq!(block_cost(132 * 16 + 1, 1, 4, 132), MIN_BLOCK_COST);
+        assert_eq!(block_cost(132 * 16 + 1, 1, 4, 132), MIN_BLOCK_COST_SHARED);
+        assert_eq!(block_cost(132 * 16 + 1, 1, 2, 132), MIN_BLOCK_COST);
         // Less than a smallest block a multiprocessor: tiny blocks.
         assert_eq!(block_cost(132 * 16, 1, 4, 132), TINY_BLOCK_COST);
         assert_eq!(block_cost(50, 2, 1, 132), TINY_BLOCK_COST);
