@@ -192,8 +192,8 @@ impl BlockShape {
     /// often. `Blocks::new` takes it where at least half the entries would
     /// be in such pieces. H100, f32, against cuSPARSE: R-MAT 20 at k = 128
     /// and 256 1.15× → 1.25× and 1.12× → 1.24×, bcsstk13 at k = 128 0.80× →
-    /// 0.98×, MIT8 at k = 256 0.84× → 0.90×; on short-row graphs it was a
-    /// loss (PGP, astro-ph: 5%), which keep few entries in pieces.
+    /// 0.98×, MIT8 at k = 256 0.84× → 0.90×. Where few entries are in
+    /// pieces it lost up to 13% (bcsstk25 at k = 128).
     fn narrow(self) -> Option<BlockShape> {
         (self.lanes == 32).then_some(BlockShape { lanes: 16, ..self })
     }
