@@ -392,15 +392,16 @@ pub struct SpmvBsrArgs<T> {
 /// `long_first[l] .. long_first[l + 1]` in that order into the row of C,
 /// so the sum order is the same whichever finishes last.
 ///
-/// A block whose end row has [`SPMM_LOCAL_PIECE`] set is a *local piece*:
+/// With `local` set, a block whose end row has [`SPMM_LOCAL_PIECE`] set is
+/// a *local piece*:
 /// `(row, SPMM_LOCAL_PIECE | width, first entry, end entry)`, one of
 /// `width` (a power of two) pieces of a row that lie side by side in one
 /// warp, the first at an item a multiple of `width`; the row's groups sum
 /// their parts by shuffles and the first writes the row of C. A width of 0
 /// pads: no entries, nothing written. Local pieces come after the other
 /// pieces, from a multiple of the groups in a warp, and the blocks after
-/// them, padded to a multiple too (so that with several tiles,
-/// `tile_major`, a warp's groups share a tile).
+/// them, padded to a multiple too; with several tiles, local pieces need
+/// `tile_major` (so that a warp's groups share a tile).
 ///
 /// Each block's columns are cut into tiles of `lanes · V` columns (`V`
 /// values a load: 1, or 16 bytes' worth in the `_vec` kernels); a *group*
@@ -435,7 +436,10 @@ pub struct SpmmBlockArgs<T> {
     pub n_pieces: u32,
     pub k: u32,
     /// Lanes per group: 1, 2, 4, 8, 16 or 32 (another value counts as 32).
-    pub lanes: u16,
+    pub lanes: u8,
+    /// 1: the blocks include local pieces (and every end row is below
+    /// 2³¹); 0: none, and no end row is read as a flag.
+    pub local: u8,
     /// 1: items tile by tile (see above); 0: block by block.
     pub tile_major: u16,
 }

@@ -155,9 +155,10 @@ fn mul_add<S: Semiring, P: Chunk<Elem = S::Value>>(acc: &mut P, a: S::Value, b: 
 /// # Safety
 /// `a` describes blocks over a valid coordinate form of A (`col_idx < n`,
 /// `rows` sorted and each entry's row in its block's rows; `blocks`
-/// 16-byte aligned; local pieces in aligned runs, with one tile), B with
-/// `n` rows, C with the blocks' rows and `partial` with `n_pieces` rows of
-/// `k` values in device memory.
+/// 16-byte aligned; with `local`, end rows below 2³¹ and local pieces in
+/// runs aligned as [`SpmmBlockArgs`] says, tile by tile if several tiles),
+/// B with `n` rows, C with the blocks' rows and `partial` with `n_pieces`
+/// rows of `k` values in device memory.
 #[inline(always)]
 pub unsafe fn spmm_csr_block<S: Semiring>(a: SpmmBlockArgs<S::Value>)
 where
@@ -407,12 +408,13 @@ unsafe fn block_body<
             off += STAGE;
         }
         // A local piece's row (`cur`, its one row): the sum of its run of
-        // groups' parts. (No flag in an inactive item's 0 nor in a fused
-        // piece's `r0 + 1`.)
-        let local = r1 & SPMM_LOCAL_PIECE != 0;
+        // groups' parts. (With `local`, rows are below 2³¹: no flag in an
+        // inactive item's 0, a block's end row nor a fused piece's
+        // `r0 + 1`.)
+        let local = a.local != 0 && r1 & SPMM_LOCAL_PIECE != 0;
         let width = if local { r1 & !SPMM_LOCAL_PIECE } else { 1 };
-        // SAFETY: all 32 lanes (uniform loop).
-        if unsafe { warp::any(local) } {
+        // SAFETY: all 32 lanes (uniform loop; `a.local` is the launch's).
+        if a.local != 0 && unsafe { warp::any(local) } {
             // SAFETY: all 32 lanes (a warp-uniform branch).
             acc = unsafe { sum_across_groups::<S, P>(acc, lanes, width) };
         }

@@ -36,9 +36,10 @@ use crate::format::{Csr, Dense};
 /// R-MAT at k = 256 but 30% slower on 2D Poisson.
 const BLOCK_COST: usize = 64;
 
-/// The smallest block cost: below it a block's fixed chain (descriptor,
-/// entries) outweighs its rounds of loads (on an H100, 16 beat 8 and 4
-/// over the real set).
+/// The smallest block cost with fewer than four groups a warp (tiny
+/// products aside, [`block_cost`]): below it a block's fixed chain
+/// (descriptor, entries) outweighs its rounds of loads (on an H100, 16
+/// beat 8 and 4 over the real set).
 const MIN_BLOCK_COST: usize = 16;
 
 /// The smallest block cost with four or more groups a warp (`k` ≤ 32 in
@@ -69,7 +70,7 @@ const FUSED_MAX_PIECES: usize = 64;
 /// H100 over the 25 real matrices at k = 32..256 (f32), geomean against
 /// cuSPARSE: 0.86× with blocks of 64, 0.94× filling two waves with blocks
 /// down to 8, 0.98× filling one with blocks down to 16. A tiny product,
-/// less than a block of [`MIN_BLOCK_COST`] a multiprocessor, takes blocks
+/// at most a block of [`MIN_BLOCK_COST`] a multiprocessor, takes blocks
 /// of [`TINY_BLOCK_COST`]: most SMs idle anyway, so only the chain counts
 /// (the 7 × 7 APSP matrices: 0.82–0.89× → 0.90–0.96× cuSPARSE).
 fn block_cost(total: usize, tiles: usize, groups: usize, sm_count: usize) -> usize {
@@ -245,8 +246,9 @@ fn piece_len(len: usize, block: usize) -> usize {
 #[derive(Debug)]
 struct Partition {
     /// `(first row, end row, first entry, end entry)` per block: the
-    /// pieces of long rows, the blocks of whole rows, then the local
-    /// pieces (end row [`SPMM_LOCAL_PIECE`] `| width`).
+    /// pieces of long rows, the local pieces (end row
+    /// [`SPMM_LOCAL_PIECE`] `| width`) and padding, then the blocks of
+    /// whole rows and padding ([`partition_blocks`]).
     blocks: Vec<u32>,
     n_pieces: usize,
     /// Rows cut into local pieces.
@@ -362,8 +364,8 @@ fn auto_fuses(long_first: &[u32]) -> bool {
 struct Blocks<T> {
     shape: BlockShape,
     /// `(first row, end row, first entry, end entry)` per block, pieces
-    /// first, local pieces last (as [`SpmmBlockArgs`] has them for the
-    /// kernel `fused` picks).
+    /// first, then local pieces, then whole rows (as [`SpmmBlockArgs`] has
+    /// them for the kernel `fused` picks).
     blocks: CudaSlice<u32>,
     n_blocks: u32,
     n_pieces: u32,
@@ -397,20 +399,19 @@ impl<T: Scalar> Blocks<T> {
     /// the `_fused` kernel or not, or (`None`) as `auto` chooses
     /// (`fused`).
     fn new(gpu: &Gpu, a: &Csr<T>, k: usize, fused: Option<bool>) -> Result<Self> {
+        // Local pieces need the flag bit free in row numbers.
+        let local_ok = a.nrows() < SPMM_LOCAL_PIECE as usize;
         let cut = |shape: BlockShape| {
             let tiles = shape.tiles(k, size_of::<T>());
             let groups = shape.groups() as usize;
             let cost = block_cost(a.nnz() + a.nrows(), tiles, groups, gpu.sm_count() as usize);
-            // Local pieces need the flag bit free in row numbers.
-            let local = if a.nrows() < SPMM_LOCAL_PIECE as usize {
-                groups
-            } else {
-                1
-            };
+            let local = if local_ok { groups } else { 1 };
             (shape, tiles, partition_blocks(a, cost, local))
         };
         let (mut shape, mut tiles, mut partition) = cut(BlockShape::for_k(k, size_of::<T>()));
         if let Some(narrow) = shape.narrow()
+            && local_ok
+            && partition.piece_entries() > 0
             && 2 * partition.piece_entries() >= a.nnz()
         {
             (shape, tiles, partition) = cut(narrow);
@@ -491,7 +492,8 @@ impl<T: Scalar> Blocks<T> {
             n_blocks: self.n_blocks,
             n_pieces: self.n_pieces,
             k,
-            lanes: shape.lanes as u16,
+            lanes: shape.lanes as u8,
+            local: u8::from(self.n_local_rows > 0),
             // Tile by tile: B's rows read one tile wide at a time (measured
             // in BENCHMARKS.md: R-MAT 20 at k = 256 3.77 → 3.48 ms).
             tile_major: u16::from(tiles > 1),
@@ -587,8 +589,9 @@ impl<T: Scalar> SpmmPlan<T> {
         self.kernel
     }
 
-    /// The kernel and its shape: `block-rows(vec16, 8 lanes, 76355 blocks,
-    /// 51096 pieces of 12609 long rows)`, `thread-row(col-major)`.
+    /// The kernel and its shape: `block-rows(vec16, 8 lanes, 76748 blocks,
+    /// 8636 rows in local pieces, 34063 pieces of 3973 long rows)` (blocks
+    /// counting padding), `thread-row(col-major)`.
     pub fn label(&self) -> String {
         match &self.blocks {
             None => format!("{}({})", self.kernel, self.layout),
