@@ -409,10 +409,11 @@ impl<T: Scalar> Blocks<T> {
             (shape, tiles, partition_blocks(a, cost, local))
         };
         let (mut shape, mut tiles, mut partition) = cut(BlockShape::for_k(k, size_of::<T>()));
+        let in_pieces = partition.piece_entries();
         if let Some(narrow) = shape.narrow()
             && local_ok
-            && partition.piece_entries() > 0
-            && 2 * partition.piece_entries() >= a.nnz()
+            && in_pieces > 0
+            && 2 * in_pieces >= a.nnz()
         {
             (shape, tiles, partition) = cut(narrow);
         }
