@@ -43,12 +43,23 @@ const BLOCK_COST: usize = 64;
 const MIN_BLOCK_COST: usize = 16;
 
 /// The smallest block cost with four or more groups a warp (`k` ≤ 32 in
-/// f32): a warp's groups share its fixed costs, so smaller blocks pay. On
-/// an H100 at k = 32, against 16 (rows that cross a block are local
-/// pieces): bcspwr10, G61 and commanche_dual 0.86–0.90× → 0.93–0.97×
-/// cuSPARSE, the real set +0.7%; 8 lost bcsstk13 (1.05× → 0.81×). With
-/// two groups (k = 64), 12 lost up to 18% (4elt, bayer10).
+/// f32) where rows are long: a warp's groups share its fixed costs, so
+/// smaller blocks pay. On an H100 at k = 32, against 16 (rows that cross a
+/// block are local pieces): bcspwr10, G61 and commanche_dual 0.86–0.90× →
+/// 0.93–0.97× cuSPARSE, the real set +0.7%; 8 lost bcsstk13 (1.05× →
+/// 0.81×), whose rows of 42 entries it cut into pieces. With two groups
+/// (k = 64), 12 lost up to 18% (4elt, bayer10).
 const MIN_BLOCK_COST_SHARED: usize = 12;
+
+/// The smallest block cost with four or more groups a warp where A's mean
+/// row (entries plus one) is shorter than [`MIN_BLOCK_COST_SHARED`]: about
+/// a row a block, down to this. A small matrix of short rows fills a few
+/// groups an SM, and a block of one row is one round of loads of B where
+/// a block of two or three is two. H100, k = 32, against 12: G61 0.90× →
+/// 0.97× cuSPARSE, bcspwr10 0.93× → 1.04×, commanche_dual 0.98× → 1.03×,
+/// 4elt 1.16× → 1.23×; bcsstk13 and bcsstk25, with longer rows, keep 12
+/// (6 for every matrix took them to 0.80×).
+const MIN_BLOCK_COST_SHORT_ROWS: usize = 6;
 
 /// The most pieces a long row may have for `auto` to take the `_fused`
 /// kernel: its last piece sums the row's pieces one after another (four
@@ -59,31 +70,39 @@ const MIN_BLOCK_COST_SHARED: usize = 12;
 /// of 217 pieces, 0.88–0.94×.
 const FUSED_MAX_PIECES: usize = 64;
 
-/// The block cost for `total` cost (entries plus rows) in `tiles` column
-/// tiles, `groups` groups a warp, on `sm_count` multiprocessors:
-/// [`BLOCK_COST`], or less where that would leave the GPU short of one
-/// full wave of groups (32 warps an SM), down to [`MIN_BLOCK_COST`] (or
-/// [`MIN_BLOCK_COST_SHARED`] with four groups a warp or more). A
-/// group walks its block four loads at a time, a memory latency a round,
-/// so a small matrix in blocks of 64 is 16 latencies long on a few SMs;
-/// a second wave would pay the block's fixed chain twice. Measured on an
-/// H100 over the 25 real matrices at k = 32..256 (f32), geomean against
-/// cuSPARSE: 0.86× with blocks of 64, 0.94× filling two waves with blocks
-/// down to 8, 0.98× filling one with blocks down to 16. A tiny product,
-/// at most a block of [`MIN_BLOCK_COST`] a multiprocessor, takes blocks
-/// of [`TINY_BLOCK_COST`]: most SMs idle anyway, so only the chain counts
+/// Groups resident on `sm_count` multiprocessors at once, `groups` a warp:
+/// 32 warps an SM (the block kernels' 64 registers a thread).
+fn wave(groups: usize, sm_count: usize) -> usize {
+    32 * sm_count * groups
+}
+
+/// The block cost for `total` cost (entries plus rows) over `rows` rows in
+/// `tiles` column tiles, `groups` groups a warp, on `sm_count`
+/// multiprocessors: [`BLOCK_COST`], or less where that would leave the GPU
+/// short of one full [`wave`] of groups, down to [`MIN_BLOCK_COST`] (or,
+/// with four groups a warp or more, [`MIN_BLOCK_COST_SHARED`], or the mean
+/// row's cost down to [`MIN_BLOCK_COST_SHORT_ROWS`]). A group walks its
+/// block four loads at a time, a memory latency a round, so a small
+/// matrix in blocks of 64 is 16 latencies long on a few SMs; a second wave
+/// would pay the block's fixed chain twice. Measured on an H100 over the
+/// 25 real matrices at k = 32..256 (f32), geomean against cuSPARSE: 0.86×
+/// with blocks of 64, 0.94× filling two waves with blocks down to 8, 0.98×
+/// filling one with blocks down to 16. A tiny product, at most a block of
+/// [`MIN_BLOCK_COST`] a multiprocessor, takes blocks of
+/// [`TINY_BLOCK_COST`]: most SMs idle anyway, so only the chain counts
 /// (the 7 × 7 APSP matrices: 0.82–0.89× → 0.90–0.96× cuSPARSE).
-fn block_cost(total: usize, tiles: usize, groups: usize, sm_count: usize) -> usize {
-    let items = 32 * sm_count * groups;
+fn block_cost(total: usize, rows: usize, tiles: usize, groups: usize, sm_count: usize) -> usize {
     if total * tiles <= sm_count * MIN_BLOCK_COST {
         return TINY_BLOCK_COST;
     }
     let min = match groups {
-        4.. => MIN_BLOCK_COST_SHARED,
+        4.. => total
+            .div_ceil(rows.max(1))
+            .clamp(MIN_BLOCK_COST_SHORT_ROWS, MIN_BLOCK_COST_SHARED),
         _ => MIN_BLOCK_COST,
     };
     (total * tiles)
-        .div_ceil(items.max(1))
+        .div_ceil(wave(groups, sm_count).max(1))
         .clamp(min, BLOCK_COST)
 }
 
@@ -352,6 +371,38 @@ fn partition_blocks<T: Scalar>(a: &Csr<T>, block: usize, groups: usize) -> Parti
     }
 }
 
+/// A's blocks for `tiles` column tiles of `groups` groups a warp (`local`:
+/// the groups local pieces may span, [`partition_blocks`]), in blocks of
+/// [`block_cost`], or larger where those spill past one [`wave`] into
+/// part of a second: that cost aims at one wave, but rows cut into pieces
+/// or kept whole make more blocks than it counts, and the groups of a
+/// second wave start only as the first wave's finish, paying a block's
+/// whole chain again for a few blocks. The cost grows until the blocks fit
+/// one wave (or reach [`BLOCK_COST`]). H100, f32, against cuSPARSE:
+/// bcsstk13 at k = 256 0.88× → 1.06× (5 654 items over a wave of 4 224 at
+/// cost 41; at 64, 3 726 and wide groups), the real set 1.41× → 1.46×
+/// (bayer10 at k = 128 1.42× → 1.73×, delaunay_n16 at k = 32 1.31× →
+/// 1.61×), no case more than 3% slower.
+fn partition_in_waves<T: Scalar>(
+    a: &Csr<T>,
+    tiles: usize,
+    groups: usize,
+    local: usize,
+    sm_count: usize,
+) -> Partition {
+    let wave = wave(groups, sm_count);
+    let mut cost = block_cost(a.nnz() + a.nrows(), a.nrows(), tiles, groups, sm_count);
+    let mut partition = partition_blocks(a, cost, local);
+    let items = |p: &Partition| p.blocks.len() / 4 * tiles;
+    while items(&partition) > wave && cost < BLOCK_COST {
+        cost = (cost * items(&partition))
+            .div_ceil(wave)
+            .clamp(cost + 1, BLOCK_COST);
+        partition = partition_blocks(a, cost, local);
+    }
+    partition
+}
+
 /// Whether `auto` takes the `_fused` kernel for long rows whose pieces
 /// start at `long_first` (`n_long + 1` offsets): rows were cut, none into
 /// more than [`FUSED_MAX_PIECES`].
@@ -404,9 +455,13 @@ impl<T: Scalar> Blocks<T> {
         let cut = |shape: BlockShape| {
             let tiles = shape.tiles(k, size_of::<T>());
             let groups = shape.groups() as usize;
-            let cost = block_cost(a.nnz() + a.nrows(), tiles, groups, gpu.sm_count() as usize);
             let local = if local_ok { groups } else { 1 };
-            (shape, tiles, partition_blocks(a, cost, local))
+            let sm_count = gpu.sm_count() as usize;
+            (
+                shape,
+                tiles,
+                partition_in_waves(a, tiles, groups, local, sm_count),
+            )
         };
         let (mut shape, mut tiles, mut partition) = cut(BlockShape::for_k(k, size_of::<T>()));
         let in_pieces = partition.piece_entries();
@@ -865,16 +920,44 @@ mod tests {
     #[test]
     fn small_matrices_get_small_blocks_to_fill_the_gpu() {
         // 132 SMs; k = 32 in f32 is one tile of four groups a warp, k = 256
-        // two tiles of one.
-        assert_eq!(block_cost(4_200_000, 1, 4, 132), BLOCK_COST);
-        assert_eq!(block_cost(600_000, 1, 4, 132), 36);
-        assert_eq!(block_cost(300_000, 2, 1, 132), BLOCK_COST);
-        assert_eq!(block_cost(132 * 16 + 1, 1, 4, 132), MIN_BLOCK_COST_SHARED);
-        assert_eq!(block_cost(132 * 16 + 1, 1, 2, 132), MIN_BLOCK_COST);
+        // two tiles of one. Rows of 20 entries, then of 4.
+        let cost = |total: usize, tiles, groups| block_cost(total, total / 21, tiles, groups, 132);
+        assert_eq!(cost(4_200_000, 1, 4), BLOCK_COST);
+        assert_eq!(cost(600_000, 1, 4), 36);
+        assert_eq!(cost(300_000, 2, 1), BLOCK_COST);
+        assert_eq!(cost(132 * 16 + 1, 1, 4), MIN_BLOCK_COST_SHARED);
+        assert_eq!(cost(132 * 16 + 1, 1, 2), MIN_BLOCK_COST);
+        // Short rows with four groups a warp: about a row a block.
+        let short = |total: usize, rows, groups| block_cost(total, rows, 1, groups, 132);
+        assert_eq!(short(50_000, 10_000, 4), MIN_BLOCK_COST_SHORT_ROWS);
+        assert_eq!(short(50_000, 5_000, 4), 10);
+        assert_eq!(short(50_000, 5_000, 2), MIN_BLOCK_COST);
+        assert_eq!(short(50_000, 0, 4), MIN_BLOCK_COST_SHARED);
         // Less than a smallest block a multiprocessor: tiny blocks.
-        assert_eq!(block_cost(132 * 16, 1, 4, 132), TINY_BLOCK_COST);
-        assert_eq!(block_cost(50, 2, 1, 132), TINY_BLOCK_COST);
-        assert_eq!(block_cost(0, 0, 4, 0), TINY_BLOCK_COST);
+        assert_eq!(cost(132 * 16, 1, 4), TINY_BLOCK_COST);
+        assert_eq!(block_cost(50, 5, 2, 1, 132), TINY_BLOCK_COST);
+        assert_eq!(block_cost(0, 0, 0, 4, 0), TINY_BLOCK_COST);
+    }
+
+    #[test]
+    fn blocks_spilling_past_one_wave_grow_to_fit_it() {
+        // One SM, one group a warp: a wave is 32 groups. 40 rows of 20:
+        // cost 27 keeps a row a block (40 > 32); 43 takes two (20 blocks).
+        let one_wave = with_rows(&[20; 40]);
+        assert_eq!(block_cost(840, 40, 1, 1, 1), 27);
+        assert_eq!(partition_blocks(&one_wave, 27, 1).blocks.len() / 4, 40);
+        let p = partition_in_waves(&one_wave, 1, 1, 1, 1);
+        assert_eq!(p.blocks.len() / 4, 20);
+        assert!(p.blocks.chunks(4).all(|b| b[1] - b[0] == 2));
+        // Two tiles count twice: 40 items of 20 blocks fit no wave below
+        // cost 64, where blocks of three rows make 14 blocks, 28 items.
+        let p = partition_in_waves(&one_wave, 2, 1, 1, 1);
+        assert_eq!(p.blocks.len() / 4, 14);
+        // At the largest cost they stay past a wave: 200 rows of 10, five
+        // a block, 40 blocks.
+        let many = with_rows(&[10; 200]);
+        assert_eq!(block_cost(2200, 200, 1, 1, 1), BLOCK_COST);
+        assert_eq!(partition_in_waves(&many, 1, 1, 1, 1).blocks.len() / 4, 40);
     }
 
     #[test]
