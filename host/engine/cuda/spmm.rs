@@ -375,9 +375,9 @@ fn partition_blocks<T: Scalar>(a: &Csr<T>, block: usize, groups: usize) -> Parti
 /// the groups local pieces may span, [`partition_blocks`]), in blocks of
 /// [`block_cost`], or larger where those spill past one [`wave`] into
 /// part of a second: that cost aims at one wave, but rows cut into pieces
-/// or kept whole make more blocks than it counts, and the groups of a
-/// second wave start only as the first wave's finish, paying a block's
-/// whole chain again for a few blocks. The cost grows until the blocks fit
+/// or kept whole make more blocks than it counts, and a second wave's
+/// groups start only as the first wave's finish, paying a block's whole
+/// chain again for a few blocks. The cost grows until the blocks fit
 /// one wave (or reach [`BLOCK_COST`]). H100, f32, against cuSPARSE:
 /// bcsstk13 at k = 256 0.88× → 1.06× (5 654 items over a wave of 4 224 at
 /// cost 41; at 64, 3 726 and wide groups), the real set 1.41× → 1.46×
