@@ -6,8 +6,14 @@
 #   tests/        the GPU test executables (release, stripped): the library's
 #                 unit tests and tests/gpu_*.rs
 #   real/         the real matrices (../shared/bench-data/real), if present
+#   cusparse_reference.py   cuSPARSE through CuPy, warm pool (from
+#                 ../shared/tools), and race_vs_reference.py, which runs a
+#                 race and the reference on the same matrices and tables both
 #   run.sh        runs every test executable, then `spmx bench` with the
 #                 arguments it is given (none: the SpMV gpu-default suite)
+#
+# SPMX_BUNDLE_TESTS (a regular expression, default: every one) picks the
+# test executables by name, to keep what travels small (`gpu_pool|gpu_bench`).
 #
 # Copy the folder to the GPU machine and run `bash gpu-bundle/run.sh`; or
 # `bash gpu-bundle/run.sh tests` for the tests alone. SPMX_CUDA_ARCH
@@ -39,9 +45,16 @@ mkdir -p "$out/tests"
 cp "$target/release/spmx" "$out/spmx"
 for exe in $tests; do
     name=$(basename "$exe" | sed 's/-[0-9a-f]*$//')
-    cp "$exe" "$out/tests/$name"
+    [[ $name =~ ${SPMX_BUNDLE_TESTS:-.} ]] && cp "$exe" "$out/tests/$name"
 done
-strip "$out/spmx" "$out"/tests/*
+strip "$out/spmx" "$out"/tests/* 2>/dev/null || strip "$out/spmx"
+cp scripts/race_vs_reference.py "$out/"
+reference=../shared/tools/cusparse_reference.py
+if [[ -f $reference ]]; then
+    cp "$reference" "$out/"
+else
+    echo "note: no $reference; race_vs_reference.py needs it beside it"
+fi
 real=${SPMX_REAL_DATA:-../shared/bench-data/real}
 if [[ -f "$real/MANIFEST.tsv" ]]; then
     cp -r "$real" "$out/real"
@@ -54,6 +67,9 @@ cat >"$out/run.sh" <<'EOF'
 # Runs spmx's GPU tests, then `spmx bench` (arguments: what to bench; none:
 # `spmv --suite gpu-default`; `tests`: the tests alone). Exit status: non-zero
 # if any test or the bench failed.
+#   run.sh race DIR NAME BENCH-ARGS...   no tests: the race and
+#       cusparse_reference.py on the same matrices (race_vs_reference.py),
+#       results in DIR/NAME.{json,md} and DIR/NAME-ref.jsonl
 cd "$(dirname "$0")"
 export SPMX_REAL_DATA=$PWD/real
 # cuSPARSE: the CUDA toolkit's, else the one pip installed beside PyTorch.
@@ -62,10 +78,18 @@ for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
     [[ -d $d ]] && LD_LIBRARY_PATH=$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 done
 export LD_LIBRARY_PATH
+if [[ "${1:-}" == race ]]; then
+    shift
+    dir=$1 name=$2
+    shift 2
+    exec python3 race_vs_reference.py --out "$dir" --name "$name" --spmx ./spmx \
+        --reference cusparse_reference.py --inputs "/tmp/spmx-inputs-$name" -- "$@"
+fi
 status=0
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 log=$(mktemp)
 for t in tests/*; do
+    [[ -x $t ]] || continue
     echo "== $t"
     "$t" --nocapture >"$log" 2>&1
     rc=$?

@@ -1,7 +1,8 @@
 //! The vendor side of `spmx bench` and the races themselves on the GPU:
 //! cuSPARSE's SpMV (every algorithm) and SpMM (every algorithm, both
-//! layouts of B and C) against the serial engine, and the SpMV and SpMM
-//! benches end to end (SpMM with cuSPARSE alone until our kernels land).
+//! layouts of B and C) against the serial engine, and the SpMV, SpMM and
+//! SpGEMM races end to end: every implementation checked, timed warm and
+//! cold, its case placed in its set.
 //!
 //! An SpMM algorithm may refuse a layout: that must be an error naming the
 //! call (the bench skips the algorithm, saying why), never a crash.
@@ -11,7 +12,8 @@
 #![cfg(feature = "gpu")]
 
 use spmx::bench::check::{Reference, SpmmReference, random_x};
-use spmx::bench::report::{MatrixResult, Status};
+use spmx::bench::report::{CaseId, MatrixResult, Status};
+use spmx::bench::spgemm::{OURS, SpgemmBench, SpgemmBenchOptions, VENDOR};
 use spmx::bench::spmm::{SpmmBench, SpmmBenchOptions};
 use spmx::bench::spmv::{SpmvBench, SpmvBenchOptions};
 use spmx::engine::cuda::cusparse::{Cusparse, CusparseSpmm, CusparseSpmv, SpmmAlg, SpmvAlg};
@@ -31,6 +33,15 @@ fn gpu_and_cusparse(test: &str) -> Option<(&'static Gpu, Cusparse)> {
             println!("skipping {test}: {e}");
             None
         }
+    }
+}
+
+/// The case every race here runs, in the validate set.
+fn case_id() -> CaseId {
+    CaseId {
+        name: "pl".into(),
+        source: "power-law".into(),
+        set: "validate".into(),
     }
 }
 
@@ -115,6 +126,14 @@ fn assert_raced(case: &MatrixResult, vendor_algorithms: usize) {
     let vendors = case.results.iter().filter(|o| o.vendor).count();
     assert_eq!(vendors, vendor_algorithms);
     assert!(case.fastest_vendor.is_some());
+    assert_eq!(case.set, "validate");
+    assert!(
+        case.results
+            .iter()
+            .all(|o| o.ms.is_none() || o.cold_ms.is_some_and(|c| c > 0.0)),
+        "every timed implementation has its cold call: {:?}",
+        case.results
+    );
     assert!(
         case.results
             .iter()
@@ -137,7 +156,7 @@ fn spmv_bench_races_auto_and_cusparse() {
     .unwrap();
     let a = matrix();
     let case = bench
-        .run::<PlusTimes<f32>>("pl", "power-law".into(), &a, &mut |_| {})
+        .run::<PlusTimes<f32>>(&case_id(), &a, &mut |_| {})
         .unwrap();
     assert_raced(&case, SpmvAlg::ALL.len());
     assert_eq!(case.results.len(), 2 + SpmvAlg::ALL.len());
@@ -160,7 +179,7 @@ fn spmm_bench_races_cusparse_in_both_layouts_and_refuses_what_does_not_fit() {
         })
         .unwrap();
         let case = bench
-            .run::<PlusTimes<f32>>("pl", "power-law".into(), &a, 16, &mut |_| {})
+            .run::<PlusTimes<f32>>(&case_id(), &a, 16, &mut |_| {})
             .unwrap();
         assert_eq!(case.name, "pl k=16");
         assert_raced(&case, SpmmAlg::ALL.len());
@@ -174,11 +193,42 @@ fn spmm_bench_races_cusparse_in_both_layouts_and_refuses_what_does_not_fit() {
         // A B wider than the device's memory: refused before allocating.
         let free = gpu.memory().unwrap().0;
         let k = free / (size_of::<f32>() * a.ncols()) + 1;
-        let refused = bench.run::<PlusTimes<f32>>("pl", "power-law".into(), &a, k, &mut |_| {});
+        let refused = bench.run::<PlusTimes<f32>>(&case_id(), &a, k, &mut |_| {});
         assert!(
             matches!(refused, Err(Error::TooLarge(_))),
             "{:?}",
             refused.err()
         );
     }
+}
+
+#[test]
+fn spgemm_bench_races_cusparse_warm_and_cold() {
+    let Some(_) = gpu_and_cusparse("spgemm_bench_races_cusparse_warm_and_cold") else {
+        return;
+    };
+    let mut bench = SpgemmBench::start(SpgemmBenchOptions {
+        reps: 3,
+        warmup: 1,
+        cusparse: true,
+    })
+    .unwrap();
+    let a = matrix();
+    let at = a.transpose();
+    let case = bench.run::<PlusTimes<f32>>(&case_id(), &a, &at).unwrap();
+    assert_raced(&case, 1);
+    let names: Vec<&str> = case
+        .results
+        .iter()
+        .map(|o| o.implementation.as_str())
+        .collect();
+    assert_eq!(names, [OURS, VENDOR]);
+    assert_eq!(
+        case.nnz,
+        spmx::ops::spgemm::<PlusTimes<f32>>(&a, &at, spmx::Engine::Serial)
+            .unwrap()
+            .nnz()
+    );
+    assert!(case.results.iter().all(|o| o.gflop_per_s.is_some()));
+    assert!(case.results[0].vs_cusparse.is_some());
 }

@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 /// Everything one `spmx bench` run measured.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
-    /// `spmv` or `spmm`.
+    /// `spmv`, `spmm` or `spgemm`.
     pub operation: String,
     /// The command line.
     pub command: String,
@@ -30,8 +30,9 @@ pub struct Report {
     pub semiring: String,
     pub reps: usize,
     pub warmup: usize,
-    /// Seed of the random `x` (SpMV) or B (SpMM).
-    pub seed: u64,
+    /// Seed of the random `x` (SpMV) or B (SpMM); SpGEMM has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
     /// SpMM: how B and C are stored, `row-major` or `col-major`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub layout: Option<String>,
@@ -54,6 +55,16 @@ pub struct Device {
     pub memory_bytes: usize,
 }
 
+/// What names a case and places it in a set, before it runs: its matrix's
+/// name, where the matrix comes from, and the set (`tune`, `validate`,
+/// `files`; see [`crate::bench::suite::Input::set`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CaseId {
+    pub name: String,
+    pub source: String,
+    pub set: String,
+}
+
 /// One case — a matrix; for SpMM, a matrix and `k` — and every
 /// implementation's outcome on it.
 #[derive(Clone, Debug, Serialize)]
@@ -62,6 +73,9 @@ pub struct MatrixResult {
     pub name: String,
     /// Generator and parameters, or the file.
     pub source: String,
+    /// Which set its ratios are summarized in: `tune` (the suites rules are
+    /// set on), `validate` (where they are scored) or `files`.
+    pub set: String,
     pub rows: usize,
     pub cols: usize,
     pub nnz: usize,
@@ -94,8 +108,12 @@ pub struct Outcome {
     pub status: Status,
     /// Why it was skipped or wrong; for `ok`, anything worth knowing.
     pub note: Option<String>,
-    /// Median, least and greatest per-run time (ms), when `ok`.
+    /// Median, least and greatest per-run time (ms), when `ok`: warm, every
+    /// buffer from the memory pool that earlier runs filled.
     pub ms: Option<Times>,
+    /// The cold call (ms): building it and its first run, from a memory
+    /// pool handed back to the driver, as a fresh process makes it.
+    pub cold_ms: Option<f64>,
     /// Copies of the inputs the runs rotated through.
     pub rotation_sets: usize,
     pub gb_per_s: Option<f64>,
@@ -119,11 +137,14 @@ pub enum Status {
     Wrong,
 }
 
-/// One of our implementations over the whole run: its ratio to cuSPARSE's
-/// fastest, over the cases where both were timed.
+/// One of our implementations over one set of cases: its ratio to
+/// cuSPARSE's fastest, over the cases where both were timed.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
     pub implementation: String,
+    /// `tune`, `validate`, `files`, or `all` (every case, where the run
+    /// had more than one set).
+    pub set: String,
     /// Cases with a ratio.
     pub matrices: usize,
     pub geomean_vs_cusparse: f64,
@@ -172,6 +193,7 @@ impl Outcome {
             status,
             note,
             ms: None,
+            cold_ms: None,
             rotation_sets: 0,
             gb_per_s: None,
             copy_fraction: None,
@@ -230,31 +252,46 @@ impl MatrixResult {
 }
 
 impl Report {
-    /// One summary per implementation of ours that has a ratio somewhere,
-    /// in the order they first appear.
+    /// Per implementation of ours that has a ratio somewhere, in the order
+    /// they first appear, one summary per set of cases (tune, validate,
+    /// files) and, where there are several, one over all.
     pub fn summarize(&mut self) {
+        let mut sets: Vec<&str> = Vec::new();
+        for m in &self.matrices {
+            if !sets.contains(&m.set.as_str()) {
+                sets.push(&m.set);
+            }
+        }
+        sets.sort_by_key(|s| ["tune", "validate", "files"].iter().position(|x| x == s));
+        if sets.len() > 1 {
+            sets.push("all");
+        }
         let mut summary = Vec::new();
         for name in self.our_implementations() {
-            let ratios: Vec<(f64, &str)> = self
-                .outcomes_of(name)
-                .filter_map(|(m, o)| o.vs_cusparse.map(|r| (r, m.name.as_str())))
-                .collect();
-            let values: Vec<f64> = ratios.iter().map(|r| r.0).collect();
-            let Some(geomean) = geomean(&values) else {
-                continue;
-            };
-            let (min, min_matrix) = ratios
-                .iter()
-                .copied()
-                .min_by(|a, b| a.0.total_cmp(&b.0))
-                .expect("ratios is not empty");
-            summary.push(Summary {
-                implementation: name.to_string(),
-                matrices: ratios.len(),
-                geomean_vs_cusparse: geomean,
-                min_vs_cusparse: min,
-                min_matrix: min_matrix.to_string(),
-            });
+            for &set in &sets {
+                let ratios: Vec<(f64, &str)> = self
+                    .outcomes_of(name)
+                    .filter(|(m, _)| set == "all" || m.set == set)
+                    .filter_map(|(m, o)| o.vs_cusparse.map(|r| (r, m.name.as_str())))
+                    .collect();
+                let values: Vec<f64> = ratios.iter().map(|r| r.0).collect();
+                let Some(geomean) = geomean(&values) else {
+                    continue;
+                };
+                let (min, min_matrix) = ratios
+                    .iter()
+                    .copied()
+                    .min_by(|a, b| a.0.total_cmp(&b.0))
+                    .expect("ratios is not empty");
+                summary.push(Summary {
+                    implementation: name.to_string(),
+                    set: set.to_string(),
+                    matrices: ratios.len(),
+                    geomean_vs_cusparse: geomean,
+                    min_vs_cusparse: min,
+                    min_matrix: min_matrix.to_string(),
+                });
+            }
         }
         self.summary = summary;
     }
@@ -307,14 +344,20 @@ impl Report {
             d.copy_gb_per_s
         );
         let _ = writeln!(s, "date       {}", self.date);
-        let operand = match &self.layout {
-            None => "x".to_string(),
-            Some(layout) => format!("B ({layout})"),
+        let operand = match (&self.layout, self.seed) {
+            (_, None) => "C = A·A (A·Aᵀ for a rectangular A), timed whole".to_string(),
+            (None, Some(seed)) => format!("x random on (0, 1] seed {seed}"),
+            (Some(layout), Some(seed)) => format!("B ({layout}) random on (0, 1] seed {seed}"),
         };
         let _ = writeln!(
             s,
-            "run        {} {} {}, median of {} runs after {} warm-up, {operand} random on (0, 1] seed {}",
-            self.operation, self.value_type, self.semiring, self.reps, self.warmup, self.seed
+            "run        {} {} {}, median of {} warm runs after {} warm-up, {operand}",
+            self.operation, self.value_type, self.semiring, self.reps, self.warmup
+        );
+        let _ = writeln!(
+            s,
+            "memory     every buffer from the device's pool, kept warm; cold ms: the first \
+             call, from a pool handed back to the driver"
         );
         s
     }
@@ -363,8 +406,8 @@ pub fn table_header(gflops: bool) -> String {
         String::new()
     };
     format!(
-        "{:<18} {:>9} {:>10}  {:<28} {:>9} {:>8} {:>6}{rate} {:>8}\n",
-        "matrix", "rows", "nnz", "implementation", "ms", "GB/s", "copy", "vs cuSP"
+        "{:<18} {:>9} {:>10}  {:<28} {:>9} {:>8} {:>6}{rate} {:>8} {:>9}\n",
+        "matrix", "rows", "nnz", "implementation", "ms", "GB/s", "copy", "vs cuSP", "cold ms"
     )
 }
 
@@ -386,9 +429,10 @@ pub fn matrix_table(m: &MatrixResult) -> String {
                 let rate = o
                     .gflop_per_s
                     .map_or(String::new(), |g| format!(" {g:>8.1}"));
+                let cold = o.cold_ms.map_or(String::new(), |c| format!(" {c:>9.3}"));
                 let _ = write!(
                     s,
-                    "{:>9.4} {:>8.1} {:>5.1}%{rate} {:>8}",
+                    "{:>9.4} {:>8.1} {:>5.1}%{rate} {:>8}{cold}",
                     t.median,
                     o.gb_per_s.unwrap_or(0.0),
                     100.0 * o.copy_fraction.unwrap_or(0.0),
@@ -420,8 +464,13 @@ pub fn summary_text(summary: &[Summary], cases: &str) -> String {
     for x in summary {
         let _ = writeln!(
             s,
-            "{:<24} geomean {:.2}× cuSPARSE over {} {cases}, min {:.2}× ({})",
-            x.implementation, x.geomean_vs_cusparse, x.matrices, x.min_vs_cusparse, x.min_matrix
+            "{:<16} {:<9} geomean {:.2}× cuSPARSE over {} {cases}, min {:.2}× ({})",
+            x.implementation,
+            x.set,
+            x.geomean_vs_cusparse,
+            x.matrices,
+            x.min_vs_cusparse,
+            x.min_matrix
         );
     }
     s
@@ -493,6 +542,7 @@ pub(crate) mod tests {
         let matrix = |name: &str, ms: [f64; 4], max: usize, cv: f64| MatrixResult {
             name: name.into(),
             source: format!("{name} source"),
+            set: "tune".into(),
             rows: 1000,
             cols: 1000,
             nnz: 32_000,
@@ -531,7 +581,7 @@ pub(crate) mod tests {
             semiring: "plus-times".into(),
             reps: 50,
             warmup: 10,
-            seed: 1,
+            seed: Some(1),
             layout: None,
             matrices: vec![
                 matrix("uniform", [1.0, 2.0, 1.0, 0.9], 56, 0.4),
@@ -551,6 +601,22 @@ pub(crate) mod tests {
         }
         report.summarize();
         report
+    }
+
+    #[test]
+    fn summaries_per_set_and_over_all() {
+        let mut r = sample();
+        r.matrices[1].set = "validate".into();
+        r.summarize();
+        let auto: Vec<(&str, usize)> = r
+            .summary
+            .iter()
+            .filter(|s| s.implementation == "auto")
+            .map(|s| (s.set.as_str(), s.matrices))
+            .collect();
+        assert_eq!(auto, [("tune", 1), ("validate", 1), ("all", 2)]);
+        let text = summary_text(&r.summary, "matrices");
+        assert!(text.contains("validate  geomean 2.00×"), "{text}");
     }
 
     #[test]
@@ -589,7 +655,9 @@ pub(crate) mod tests {
         assert!(!table_header(false).contains("GFLOP/s"));
         let text = summary_text(&r.summary, "matrices");
         assert!(text.starts_with("auto"), "{text}");
-        assert!(text.contains("geomean 1.34× cuSPARSE over 2 matrices, min 0.90× (uniform)"));
+        assert!(
+            text.contains("tune      geomean 1.34× cuSPARSE over 2 matrices, min 0.90× (uniform)")
+        );
         let header = r.header_text();
         assert!(header.contains("Made-up GPU") && header.contains("12.6.3"));
         assert!(header.contains("4.0 GB/s") && header.contains("1970-01-01 00:00 UTC"));

@@ -1,24 +1,32 @@
 //! The SpGEMM race on the GPU (feature `gpu`): per product C = A ⊗ B, our
 //! SpGEMM ([`spgemm_device`]: A, B and C on the device) and cuSPARSE's
 //! `cusparseSpGEMM` ([`CusparseSpgemm`]), in one process on one device and
-//! stream, from the same device copies of A and B.
+//! stream, from the same device copies of A and B, into the report every
+//! race writes ([`MatrixResult`]: GFLOP/s, the fraction of copy bandwidth
+//! for the bytes of A, B and C, the ratio to cuSPARSE).
 //!
 //! A run is timed whole, as a user calls it: from A and B on the device to
 //! C on the device, every phase, allocation and read-back of sizes
 //! included (both libraries stop for sizes in the middle), by the host
-//! clock with the stream drained before and after. The median of the
-//! timed runs counts. Each result is checked against the cpu engine (the
-//! serial engine's bits): ours must match bit for bit, cuSPARSE's pattern
-//! exactly and its values within the rounding of another summation order — so an empty or truncated C
-//! is reported as wrong, not timed. When our C does not fit the device,
-//! the product runs in row blocks to the host ([`spgemm_with`]) and that
-//! time is reported, marked.
+//! clock with the stream drained before and after. Every buffer of both
+//! comes from the device's memory pool, which keeps what is freed (as
+//! CuPy's and PyTorch's do): the warm median reuses what earlier runs
+//! allocated. The first run of each starts from a pool handed back to the
+//! driver, and is reported as the cold call. Each result is checked
+//! against the cpu engine (the serial engine's bits): ours must match bit
+//! for bit, cuSPARSE's pattern exactly and its values within the rounding
+//! of another summation order — so an empty or truncated C is reported as
+//! wrong, not timed. When our C does not fit the device, the product runs
+//! in row blocks to the host ([`spgemm_with`]) and that time is reported,
+//! marked.
 
 use std::time::{Duration, Instant};
 
 use super::check::BenchValue;
+use super::measure::{RowSpread, Times};
+use super::report::{CaseId, Device, MatrixResult, Outcome, Status};
+use super::timer::{Harness, is_plus_times};
 use crate::engine::cpu;
-use crate::engine::cuda::Gpu;
 use crate::engine::cuda::cusparse::{Cusparse, CusparseSpgemm, CusparseValue};
 use crate::engine::cuda::matrix::{DevCsr, download_csr};
 use crate::engine::cuda::spgemm::{SpgemmOptions, spgemm_blocks, spgemm_device, spgemm_with};
@@ -35,6 +43,11 @@ const WHOLE_CHECK_MAX: u64 = 5_000_000_000;
 /// host holds a block and the cpu engine's copy of it at once.
 const BLOCK_BUDGET: usize = 4 << 30;
 
+/// Our implementation's name in the report.
+pub const OURS: &str = "spgemm";
+/// cuSPARSE's.
+pub const VENDOR: &str = "cusparse-spgemm";
+
 /// What to run.
 #[derive(Clone, Copy, Debug)]
 pub struct SpgemmBenchOptions {
@@ -46,92 +59,84 @@ pub struct SpgemmBenchOptions {
     pub cusparse: bool,
 }
 
-/// How one implementation did on one case.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Outcome {
-    /// Correct; the median time, and how it ran.
-    Ran { time: Duration, how: String },
-    /// It returned a C that is not the product.
-    Wrong(String),
-    /// It failed with an error.
-    Failed(String),
-}
-
-impl Outcome {
-    pub fn time(&self) -> Option<Duration> {
-        match self {
-            Outcome::Ran { time, .. } => Some(*time),
-            _ => None,
-        }
-    }
-}
-
-/// One product's results.
-#[derive(Clone, Debug)]
-pub struct SpgemmCase {
-    pub name: String,
-    /// Products (multiply-add pairs): twice this is the flop count.
-    pub products: u64,
-    pub nnz: usize,
-    pub ours: Outcome,
-    pub cusparse: Option<Outcome>,
-}
-
-impl SpgemmCase {
-    /// cuSPARSE's time over ours, where both ran.
-    pub fn ratio(&self) -> Option<f64> {
-        let ours = self.ours.time()?;
-        let theirs = self.cusparse.as_ref()?.time()?;
-        Some(theirs.as_secs_f64() / ours.as_secs_f64())
-    }
-}
-
 /// A started SpGEMM bench.
 pub struct SpgemmBench {
-    gpu: &'static Gpu,
-    cusparse: Option<Cusparse>,
+    harness: Harness,
     options: SpgemmBenchOptions,
 }
 
 impl SpgemmBench {
-    /// Starts the GPU and, when asked for, cuSPARSE (an error without them).
+    /// Starts the GPU and, when asked for, cuSPARSE (an error without
+    /// them), and measures the copy bandwidth.
     pub fn start(options: SpgemmBenchOptions) -> Result<SpgemmBench> {
         assert!(options.reps > 0, "a bench needs at least one timed run");
-        let gpu = Gpu::get()?;
-        let cusparse = options.cusparse.then(|| Cusparse::new(gpu)).transpose()?;
         Ok(SpgemmBench {
-            gpu,
-            cusparse,
+            harness: Harness::start(options.cusparse)?,
             options,
         })
     }
 
-    /// The device's name and cuSPARSE's version.
-    pub fn describe(&self) -> String {
-        let lib = self.cusparse.as_ref().map_or("no cuSPARSE".into(), |l| {
-            format!("cuSPARSE {}", l.version())
-        });
-        format!("{}, {lib}", self.gpu.name())
+    /// The device and what was measured of it.
+    pub fn device(&self) -> &Device {
+        &self.harness.device
     }
 
-    /// Races both on `C = A ⊗ B` (cuSPARSE only for plus-times). Device
-    /// failures of an implementation are its outcome; errors here are the
-    /// reference's.
-    pub fn run<S>(&mut self, name: &str, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<SpgemmCase>
+    /// Races both on `C = A ⊗ B` (cuSPARSE only for plus-times), the case
+    /// named and placed in a set as `case` says. Device failures of an
+    /// implementation are its outcome; errors here are the reference's.
+    pub fn run<S>(
+        &mut self,
+        case: &CaseId,
+        a: &Csr<S::Value>,
+        b: &Csr<S::Value>,
+    ) -> Result<MatrixResult>
     where
         S: Semiring,
         S::Value: BenchValue + CusparseValue,
     {
-        let gpu = self.gpu;
         let products = crate::ops::spgemm_products(a, b) as u64;
-        if products > WHOLE_CHECK_MAX {
-            return self.run_in_blocks::<S>(name, a, b, products);
-        }
+        let (results, nnz) = if products > WHOLE_CHECK_MAX {
+            self.run_in_blocks::<S>(a, b)?
+        } else {
+            self.run_whole::<S>(a, b)?
+        };
+        let value = size_of::<S::Value>() as u64;
+        let csr_bytes = |rows: usize, nnz: usize| (value + 4) * nnz as u64 + 4 * (rows as u64 + 1);
+        let product = if std::ptr::eq(a, b) { "A·A" } else { "A·B" };
+        let mut case = MatrixResult {
+            name: case.name.clone(),
+            source: format!("{product}: {}", case.source),
+            set: case.set.clone(),
+            rows: a.nrows(),
+            cols: b.ncols(),
+            nnz,
+            k: None,
+            bytes: csr_bytes(a.nrows(), a.nnz())
+                + csr_bytes(b.nrows(), b.nnz())
+                + csr_bytes(a.nrows(), nnz),
+            flops: Some(2 * products),
+            row_lengths: RowSpread::of(a),
+            results,
+            fastest_vendor: None,
+        };
+        case.derive(self.harness.device.copy_gb_per_s);
+        Ok(case)
+    }
+
+    /// A product checked whole: both timed, `warmup` + `reps` runs each
+    /// after the cold one. Returns the outcomes and C's entries.
+    fn run_whole<S>(&self, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<(Vec<Outcome>, usize)>
+    where
+        S: Semiring,
+        S::Value: BenchValue + CusparseValue,
+    {
+        let gpu = self.harness.gpu;
         let want = cpu::spgemm::<S>(a, b);
         let (da, db) = (DevCsr::upload(gpu, a)?, DevCsr::upload(gpu, b)?);
         let ours = self.time(
+            OURS,
+            false,
             |keep| {
-                gpu.sync()?;
                 let t = Instant::now();
                 let c = spgemm_device::<S>(gpu, &da, &db)?;
                 gpu.sync()?;
@@ -153,12 +158,13 @@ impl SpgemmBench {
             },
             |c| (c == &want).then_some(()).ok_or_else(|| differs(c, &want)),
         );
-        let is_plus_times = S::NAME == "plus-times";
+        let mut results = vec![ours];
         let shape = (a.nrows(), b.ncols());
-        let cusparse = self.cusparse.as_ref().filter(|_| is_plus_times).map(|lib| {
-            self.time(
+        if let Some(lib) = self.cusparse::<S>() {
+            results.push(self.time(
+                VENDOR,
+                true,
                 |keep| {
-                    gpu.sync()?;
                     let t = Instant::now();
                     let c = CusparseSpgemm::multiply(lib, gpu, &da, &db)?;
                     gpu.sync()?;
@@ -169,34 +175,34 @@ impl SpgemmBench {
                     Ok((elapsed, "CUSPARSE_SPGEMM_DEFAULT".into(), c))
                 },
                 |c| close(c, &want, a, b),
-            )
-        });
-        Ok(SpgemmCase {
-            name: name.to_string(),
-            products,
-            nnz: want.nnz(),
-            ours,
-            cusparse,
-        })
+            ));
+        }
+        Ok((results, want.nnz()))
+    }
+
+    /// cuSPARSE, where it races: asked for, and the semiring plus-times.
+    fn cusparse<S: Semiring>(&self) -> Option<&Cusparse> {
+        self.harness
+            .cusparse
+            .as_ref()
+            .filter(|_| is_plus_times::<S>())
     }
 
     /// A product too large to check whole on the host: ours in row blocks
     /// of [`BLOCK_BUDGET`] bytes, timed once with the blocks dropped as they
     /// arrive, then run again with each block checked against the cpu
     /// engine's product of those rows of A; cuSPARSE's C (if any) by its
-    /// size against ours.
+    /// size against ours. Returns the outcomes and C's entries.
     fn run_in_blocks<S>(
-        &mut self,
-        name: &str,
+        &self,
         a: &Csr<S::Value>,
         b: &Csr<S::Value>,
-        products: u64,
-    ) -> Result<SpgemmCase>
+    ) -> Result<(Vec<Outcome>, usize)>
     where
         S: Semiring,
         S::Value: BenchValue + CusparseValue,
     {
-        let gpu = self.gpu;
+        let gpu = self.harness.gpu;
         let options = SpgemmOptions {
             memory_budget: Some(BLOCK_BUDGET),
         };
@@ -225,24 +231,35 @@ impl SpgemmBench {
             })
             .map(|_| stats)
         });
+        let once = |name: &str, vendor: bool, time: Duration, how: String| {
+            let ms = time.as_secs_f64() * 1e3;
+            let mut o = Outcome::timed(name, name.into(), vendor, Times::of(&[ms]), 1);
+            o.note = Some(how);
+            o
+        };
+        let failed = |name: &str, vendor: bool, status, why: String| {
+            Outcome::failed(name, name.into(), vendor, status, why)
+        };
         let (ours, nnz) = match checked {
-            Err(e) => (Outcome::Failed(e.to_string()), 0),
+            Err(e) => (failed(OURS, false, Status::Skipped, e.to_string()), 0),
             Ok(stats) => match mismatch {
-                Some(m) => (Outcome::Wrong(m), stats.nnz as usize),
+                Some(m) => (failed(OURS, false, Status::Wrong, m), stats.nnz as usize),
                 None => (
-                    Outcome::Ran {
+                    once(
+                        OURS,
+                        false,
                         time,
-                        how: format!(
+                        format!(
                             "{} row blocks to the host, one run, checked block by block; classes {:?}",
                             stats.row_blocks, stats.classes
                         ),
-                    },
+                    ),
                     stats.nnz as usize,
                 ),
             },
         };
-        let is_plus_times = S::NAME == "plus-times";
-        let cusparse = self.cusparse.as_ref().filter(|_| is_plus_times).map(|lib| {
+        let mut results = vec![ours];
+        if let Some(lib) = self.cusparse::<S>() {
             let run = || -> Result<(Duration, usize)> {
                 let (da, db) = (DevCsr::upload(gpu, a)?, DevCsr::upload(gpu, b)?);
                 gpu.sync()?;
@@ -251,60 +268,63 @@ impl SpgemmBench {
                 gpu.sync()?;
                 Ok((t.elapsed(), c.nnz))
             };
-            match run() {
-                Err(e) => Outcome::Failed(e.to_string()),
-                Ok((_, got)) if got != nnz => {
-                    Outcome::Wrong(format!("C has {got} entries, the product has {nnz}"))
-                }
-                Ok((time, _)) => Outcome::Ran {
-                    time,
-                    how: "one run, only C's size checked".into(),
-                },
-            }
-        });
-        Ok(SpgemmCase {
-            name: name.to_string(),
-            products,
-            nnz,
-            ours,
-            cusparse,
-        })
+            results.push(match run() {
+                Err(e) => failed(VENDOR, true, Status::Skipped, e.to_string()),
+                Ok((_, got)) if got != nnz => failed(
+                    VENDOR,
+                    true,
+                    Status::Wrong,
+                    format!("C has {got} entries, the product has {nnz}"),
+                ),
+                Ok((time, _)) => once(VENDOR, true, time, "one run, only C's size checked".into()),
+            });
+        }
+        Ok((results, nnz))
     }
 
-    /// Warm-up and timed runs of `run`, the first result checked (`run`
-    /// brings C back to the host when told to keep it).
+    /// The cold run (from a trimmed pool), then `warmup` untimed and `reps`
+    /// timed runs of `run`, the first result checked (`run` brings C back
+    /// to the host when told to keep it). The median of the timed runs
+    /// counts.
     fn time<T>(
         &self,
+        name: &str,
+        vendor: bool,
         mut run: impl FnMut(bool) -> Result<(Duration, String, Option<Csr<T>>)>,
         check: impl Fn(&Csr<T>) -> std::result::Result<(), String>,
     ) -> Outcome {
-        let mut times = Vec::new();
-        let mut how = String::new();
-        for i in 0..self.options.warmup + self.options.reps {
+        let gpu = self.harness.gpu;
+        let fail = |status, why: String| Outcome::failed(name, name.into(), vendor, status, why);
+        let (mut times, mut cold_ms, mut ran) = (Vec::new(), 0.0, String::new());
+        for i in 0..1 + self.options.warmup + self.options.reps {
+            let drained = match i {
+                0 => gpu.trim_pool(),
+                _ => gpu.sync(),
+            };
+            if let Err(e) = drained {
+                return fail(Status::Skipped, e.to_string());
+            }
             match run(i == 0) {
-                Err(e) => return Outcome::Failed(e.to_string()),
-                Ok((t, h, c)) => {
+                Err(e) => return fail(Status::Skipped, e.to_string()),
+                Ok((t, how, c)) => {
                     if let Some(Err(e)) = c.as_ref().map(&check) {
-                        return Outcome::Wrong(e);
+                        return fail(Status::Wrong, e);
                     }
-                    if i >= self.options.warmup {
-                        times.push(t.as_secs_f64());
+                    let ms = t.as_secs_f64() * 1e3;
+                    match i {
+                        0 => cold_ms = ms,
+                        i if i > self.options.warmup => times.push(ms),
+                        _ => {}
                     }
-                    how = h;
+                    ran = how;
                 }
             }
         }
-        Outcome::Ran {
-            time: Duration::from_secs_f64(median(&mut times)),
-            how,
-        }
+        let mut o = Outcome::timed(name, name.into(), vendor, Times::of(&times), 1);
+        o.cold_ms = Some(cold_ms);
+        o.note = Some(ran);
+        o
     }
-}
-
-/// The median of `times` (not empty).
-fn median(times: &mut [f64]) -> f64 {
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
 }
 
 /// Where `got` first differs from `want`.
@@ -366,74 +386,4 @@ impl Bound {
             terms: cpu::spgemm::<PlusTimes<f64>>(&ones(a), &ones(b)),
         }
     }
-}
-
-/// A line of the table for `case`: sizes, each time and rate, the ratio.
-pub fn case_line(case: &SpgemmCase) -> String {
-    let cell = |o: &Outcome| match o {
-        Outcome::Ran { time, .. } => format!(
-            "{:>10.3} {:>8.1}",
-            time.as_secs_f64() * 1e3,
-            2.0 * case.products as f64 / time.as_secs_f64() / 1e9
-        ),
-        Outcome::Wrong(_) => format!("{:>19}", "WRONG"),
-        Outcome::Failed(_) => format!("{:>19}", "FAILED"),
-    };
-    let theirs = case.cusparse.as_ref().map_or(format!("{:>19}", "-"), cell);
-    let ratio = case.ratio().map_or("-".into(), |r| format!("{r:.2}×"));
-    let mut line = format!(
-        "{:<28} {:>13} {:>12} {} {} {:>7}",
-        case.name,
-        case.products,
-        case.nnz,
-        cell(&case.ours),
-        theirs,
-        ratio
-    );
-    for (who, o) in [
-        ("spmx", Some(&case.ours)),
-        ("cuSPARSE", case.cusparse.as_ref()),
-    ] {
-        match o {
-            Some(Outcome::Wrong(e)) | Some(Outcome::Failed(e)) => {
-                line += &format!("\n    {who}: {e}")
-            }
-            Some(Outcome::Ran { how, .. }) if who == "spmx" => line += &format!("  ({how})"),
-            _ => {}
-        }
-    }
-    line
-}
-
-/// The table's header.
-pub fn table_header() -> String {
-    format!(
-        "{:<28} {:>13} {:>12} {:>10} {:>8} {:>10} {:>8} {:>7}\n",
-        "product", "products", "C entries", "spmx ms", "GFLOP/s", "cuSP ms", "GFLOP/s", "ratio"
-    )
-}
-
-/// Geometric mean, least and greatest of the ratios to cuSPARSE, over the
-/// cases where both ran.
-pub fn summary(cases: &[SpgemmCase]) -> String {
-    let ratios: Vec<f64> = cases.iter().filter_map(SpgemmCase::ratio).collect();
-    let failed: Vec<&str> = cases
-        .iter()
-        .filter(|c| matches!(c.cusparse, Some(Outcome::Wrong(_) | Outcome::Failed(_))))
-        .map(|c| c.name.as_str())
-        .collect();
-    let mut s = String::new();
-    if !ratios.is_empty() {
-        let geo = (ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp();
-        let min = ratios.iter().copied().fold(f64::INFINITY, f64::min);
-        let max = ratios.iter().copied().fold(0.0, f64::max);
-        s += &format!(
-            "speedup over cuSPARSE, {} products both completed: geomean {geo:.2}×, min {min:.2}×, max {max:.2}×\n",
-            ratios.len()
-        );
-    }
-    if !failed.is_empty() {
-        s += &format!("cuSPARSE did not complete: {}\n", failed.join(", "));
-    }
-    s
 }

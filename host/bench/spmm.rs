@@ -20,7 +20,7 @@ use std::borrow::Cow;
 
 use super::check::{BenchValue, SpmmReference, random_x};
 use super::measure::{RowSpread, rotation_sets, spmm_bytes, spmm_flops};
-use super::report::{Device, MatrixResult, Outcome};
+use super::report::{CaseId, Device, MatrixResult, Outcome};
 use super::timer::{Built, Harness, Operands, Timing, is_plus_times};
 use crate::engine::cuda::cusparse::{CusparseSpmm, CusparseValue, SpmmAlg};
 use crate::engine::cuda::matrix::DevCsr;
@@ -79,8 +79,7 @@ impl SpmmBench {
     /// so.
     pub fn run<S>(
         &mut self,
-        name: &str,
-        source: String,
+        case: &CaseId,
         a: &Csr<S::Value>,
         k: usize,
         progress: &mut dyn FnMut(&Outcome),
@@ -157,8 +156,9 @@ impl SpmmBench {
             }
         }
         let mut case = MatrixResult {
-            name: format!("{name} k={k}"),
-            source,
+            name: format!("{} k={k}", case.name),
+            source: case.source.clone(),
+            set: case.set.clone(),
             rows: m,
             cols: n,
             nnz: a.nnz(),

@@ -11,7 +11,7 @@
 
 use super::check::{BenchValue, Reference, random_x};
 use super::measure::{RowSpread, rotation_sets, spmv_bytes};
-use super::report::{Device, MatrixResult, Outcome};
+use super::report::{CaseId, Device, MatrixResult, Outcome};
 use super::timer::{Built, Harness, Operands, Timing, is_plus_times};
 use crate::engine::cuda::cusparse::{CusparseSpmv, CusparseValue, SpmvAlg};
 use crate::engine::cuda::matrix::DevCsr;
@@ -65,8 +65,7 @@ impl SpmvBench {
     /// is wrong is an [`Outcome`] saying so.
     pub fn run<S>(
         &mut self,
-        name: &str,
-        source: String,
+        case: &CaseId,
         a: &Csr<S::Value>,
         progress: &mut dyn FnMut(&Outcome),
     ) -> Result<MatrixResult>
@@ -124,8 +123,9 @@ impl SpmvBench {
             }
         }
         let mut m = MatrixResult {
-            name: name.to_string(),
-            source,
+            name: case.name.clone(),
+            source: case.source.clone(),
+            set: case.set.clone(),
             rows: a.nrows(),
             cols: a.ncols(),
             nnz: a.nnz(),

@@ -25,6 +25,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::report::CaseId;
 use crate::error::{Error, Result};
 use crate::format::Csr;
 use crate::generate::{GenSpec, RmatParams};
@@ -38,7 +39,12 @@ pub const SUITES: &[(&str, &str)] = &[
     ),
     ("gnn", include_str!("../../bench-data/gnn.suite")),
     ("spgemm", include_str!("../../bench-data/spgemm.suite")),
+    ("validate", include_str!("../../bench-data/validate.suite")),
 ];
+
+/// The suite selection rules are scored on and never tuned on: its
+/// geomeans are reported apart from the others' ([`Input::set`]).
+pub const VALIDATE: &str = "validate";
 
 /// Environment variable naming the folder of the real matrices.
 pub const REAL_DATA_ENV: &str = "SPMX_REAL_DATA";
@@ -69,6 +75,8 @@ pub struct Input {
     /// Short name for tables and charts (`rmat22`, `bcsstk13`).
     pub name: String,
     pub source: Source,
+    /// The suite it came from; `None` for a file named on the command line.
+    pub suite: Option<String>,
 }
 
 /// Where an input comes from.
@@ -127,9 +135,13 @@ impl Suite {
                         spec: spec.clone(),
                         seed: *seed,
                     },
+                    suite: Some(self.name.clone()),
                 }),
                 Entry::RealSet => match real_set(real_dir)? {
-                    Some(real) => inputs.extend(real),
+                    Some(real) => inputs.extend(real.into_iter().map(|input| Input {
+                        suite: Some(self.name.clone()),
+                        ..input
+                    })),
                     None => notes.push(format!(
                         "skipping the real matrices: no folder {} (set {REAL_DATA_ENV})",
                         real_dir.display()
@@ -150,6 +162,27 @@ impl Input {
                 path: path.to_path_buf(),
                 options,
             },
+            suite: None,
+        }
+    }
+
+    /// Its name, source and set, for a race's report.
+    pub fn case_id(&self) -> CaseId {
+        CaseId {
+            name: self.name.clone(),
+            source: self.describe(),
+            set: self.set().into(),
+        }
+    }
+
+    /// Which set its ratios are summarized in: `validate` for the validate
+    /// suite, `tune` for the suites rules are set on, `files` for files
+    /// named on the command line.
+    pub fn set(&self) -> &'static str {
+        match self.suite.as_deref() {
+            Some(VALIDATE) => "validate",
+            Some(_) => "tune",
+            None => "files",
         }
     }
 

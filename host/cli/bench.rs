@@ -41,7 +41,9 @@ struct CommonBenchArgs {
     /// Built-in suites, comma-separated, regenerated from their definitions
     /// in bench-data/ (gpu-default: uniform 4M², R-MAT 22, Poisson 2000²
     /// and 160³, the real set in $SPMX_REAL_DATA or
-    /// ../shared/bench-data/real; gnn: R-MAT and power-law graphs).
+    /// ../shared/bench-data/real; gnn: R-MAT and power-law graphs;
+    /// spgemm: the SpGEMM products; validate: where selection rules are
+    /// scored, never tuned, summarized apart).
     #[arg(long, value_delimiter = ',')]
     suite: Vec<String>,
     /// Timed runs per implementation and case (the median counts).
@@ -58,21 +60,33 @@ struct CommonBenchArgs {
     /// row-length spread.
     #[arg(long)]
     plot: Option<PathBuf>,
-    /// Value type of A and the dense operands.
+    /// Value type of the matrices (and of x, B and C).
     #[arg(long = "type", value_enum, default_value = "f32")]
     value_type: ValueType,
-    /// Semiring of our kernels (cuSPARSE runs only with plus-times).
-    #[arg(long, value_enum, default_value = "plus-times")]
+    /// Semiring of our kernels (cuSPARSE runs only with plus-times); the
+    /// races compare floating-point values, so or-and is not among them.
+    #[arg(long, default_value = "plus-times", value_parser = numeric_semiring())]
     semiring: SemiringArg,
     /// Only the matrices whose names contain this (repeatable: any of them).
     #[arg(long)]
     only: Vec<String>,
-    /// Seed of the random x (spmv) or B (spmm).
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
     /// Time our kernels alone, without cuSPARSE (no ratio column).
     #[arg(long)]
     no_cusparse: bool,
+    /// Write each generated input to DIR/NAME.mtx before racing it, so that
+    /// cusparse_reference.py can time cuSPARSE through CuPy on the same
+    /// matrices (files and the real set are read from where they are).
+    #[arg(long, value_name = "DIR")]
+    write_inputs: Option<PathBuf>,
+}
+
+/// The seed of the dense operand, for the races that have one.
+#[derive(Args, Debug)]
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+struct SeedArg {
+    /// Seed of the random x (spmv) or B (spmm).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
 }
 
 #[derive(Args, Debug)]
@@ -80,6 +94,8 @@ struct CommonBenchArgs {
 struct SpmvBenchArgs {
     #[command(flatten)]
     common: CommonBenchArgs,
+    #[command(flatten)]
+    seed: SeedArg,
     /// Our kernels, comma-separated: auto, csr-scalar, csr-vector,
     /// csr-merge, coo, ell, hyb, sell, bsr; or all (each one, to tune auto).
     #[arg(long, value_delimiter = ',', default_value = "auto", value_parser = spmv_kernel_name)]
@@ -91,6 +107,8 @@ struct SpmvBenchArgs {
 struct SpmmBenchArgs {
     #[command(flatten)]
     common: CommonBenchArgs,
+    #[command(flatten)]
+    seed: SeedArg,
     /// Columns of B and C, comma-separated: a case per matrix and k.
     #[arg(long, value_delimiter = ',', default_value = "32,64,128,256",
           value_parser = clap::value_parser!(u32).range(1..))]
@@ -122,6 +140,17 @@ struct SpgemmBenchArgs {
 enum ValueType {
     F32,
     F64,
+}
+
+/// `--semiring`: the CLI's semirings over floating-point values.
+fn numeric_semiring() -> impl clap::builder::TypedValueParser<Value = SemiringArg> {
+    use clap::builder::TypedValueParser;
+    let names = SemiringArg::value_variants()
+        .iter()
+        .filter(|s| **s != SemiringArg::OrAnd)
+        .filter_map(|s| s.to_possible_value());
+    clap::builder::PossibleValuesParser::new(names)
+        .map(|name: String| SemiringArg::from_str(&name, false).expect("a listed name"))
 }
 
 /// `bench spmv --kernel`: an SpMV kernel name or `all`.
@@ -183,11 +212,11 @@ mod gpu {
     use anyhow::Context;
     use spmx::bench::check::BenchValue;
     use spmx::bench::plot::write_plots;
-    use spmx::bench::report::{self, Device, MatrixResult, Outcome, Report, Status};
-    use spmx::bench::spgemm::{self, SpgemmBench, SpgemmBenchOptions};
+    use spmx::bench::report::{self, CaseId, Device, MatrixResult, Outcome, Report, Status};
+    use spmx::bench::spgemm::{SpgemmBench, SpgemmBenchOptions};
     use spmx::bench::spmm::{SpmmBench, SpmmBenchOptions};
     use spmx::bench::spmv::{SpmvBench, SpmvBenchOptions};
-    use spmx::bench::suite::{Input, Suite, real_dir};
+    use spmx::bench::suite::{Input, Source, Suite, real_dir};
     use spmx::engine::cuda::SpmvKernel;
     use spmx::engine::cuda::cusparse::CusparseValue;
     use spmx::engine::cuda::spmm::SpmmKernel;
@@ -208,10 +237,6 @@ mod gpu {
     }
 
     pub fn spgemm(args: &SpgemmBenchArgs, input: &InputOpts) -> anyhow::Result<()> {
-        anyhow::ensure!(
-            args.common.json.is_none() && args.common.plot.is_none(),
-            "bench spgemm prints its table; --json and --plot are not implemented for it yet"
-        );
         let inputs = if args.course && args.common.suite.is_empty() && args.common.files.is_empty()
         {
             Vec::new()
@@ -289,11 +314,7 @@ mod gpu {
             SemiringArg::MaxPlus => r.race::<MaxPlus<T>>(inputs),
             SemiringArg::MaxTimes => r.race::<MaxTimes<T>>(inputs),
             SemiringArg::MinMax => r.race::<MinMax<T>>(inputs),
-            SemiringArg::OrAnd => {
-                anyhow::bail!(
-                    "--semiring or-and has boolean values; bench it with f32 or f64 semirings"
-                )
-            }
+            SemiringArg::OrAnd => unreachable!("--semiring takes no or-and for a race"),
         }
     }
 
@@ -332,15 +353,16 @@ mod gpu {
                 kernels: kernels(&self.kernel, &SpmvKernel::ALL),
                 reps: common.reps as usize,
                 warmup: common.warmup as usize,
-                seed: common.seed,
+                seed: self.seed.seed,
                 cusparse: with_cusparse(common),
             };
             let mut bench = SpmvBench::start(options).map_err(start_error)?;
-            let mut report = new_report::<S>(common, "spmv", None, bench.device());
+            let seed = Some(self.seed.seed);
+            let mut report = new_report::<S>(common, "spmv", None, seed, bench.device());
             print!("{}\n{}", report.header_text(), report::table_header(false));
             for input in inputs {
-                let a = load::<S::Value>(input)?;
-                let m = bench.run::<S>(&input.name, input.describe(), &a, &mut print_progress)?;
+                let a = load::<S::Value>(common, input)?;
+                let m = bench.run::<S>(&input.case_id(), &a, &mut print_progress)?;
                 push_case(common, &mut report, m)?;
             }
             report.summarize();
@@ -366,21 +388,22 @@ mod gpu {
                 layout,
                 reps: common.reps as usize,
                 warmup: common.warmup as usize,
-                seed: common.seed,
+                seed: self.seed.seed,
                 cusparse: with_cusparse(common),
             };
             let mut bench = SpmmBench::start(options).map_err(start_error)?;
             let layout = Some(layout.to_string());
-            let mut report = new_report::<S>(common, "spmm", layout, bench.device());
+            let seed = Some(self.seed.seed);
+            let mut report = new_report::<S>(common, "spmm", layout, seed, bench.device());
             print!("{}\n{}", report.header_text(), report::table_header(true));
             for input in inputs {
-                let a = load::<S::Value>(input)?;
+                let a = load::<S::Value>(common, input)?;
+                let id = input.case_id();
                 for &k in &self.k {
                     let k = k as usize;
                     eprintln!("{} k={k}:", input.name);
                     let t = Instant::now();
-                    let case =
-                        bench.run::<S>(&input.name, input.describe(), &a, k, &mut print_progress);
+                    let case = bench.run::<S>(&id, &a, k, &mut print_progress);
                     eprintln!("  (case done in {:.1} s)", t.elapsed().as_secs_f64());
                     match case {
                         Ok(case) => push_case(common, &mut report, case)?,
@@ -418,48 +441,43 @@ mod gpu {
                 cusparse: with_cusparse(common),
             };
             let mut bench = SpgemmBench::start(options).map_err(start_error)?;
-            println!(
-                "spmx bench spgemm: {}, {} {}, median of {} runs after {} warm-up",
-                bench.describe(),
-                S::NAME,
-                S::Value::NAME,
-                common.reps,
-                common.warmup
-            );
-            print!("{}", spgemm::table_header());
-            let mut cases = Vec::new();
-            let mut race = |name: String, a: &Csr<S::Value>, b: &Csr<S::Value>| {
+            let mut report = new_report::<S>(common, "spgemm", None, None, bench.device());
+            print!("{}\n{}", report.header_text(), report::table_header(true));
+            let mut race = |id: CaseId, a: &Csr<S::Value>, b: &Csr<S::Value>| {
                 let products = spmx::ops::spgemm_products(a, b) as u64;
                 if self.max_products.is_some_and(|m| products > m) {
-                    println!("skipping {name}: {products} products, over --max-products");
+                    println!(
+                        "skipping {}: {products} products, over --max-products",
+                        id.name
+                    );
                     return anyhow::Ok(());
                 }
                 let t = Instant::now();
-                let case = bench.run::<S>(&name, a, b)?;
-                println!("{}", spgemm::case_line(&case));
-                eprintln!("  ({name} done in {:.1} s)", t.elapsed().as_secs_f64());
-                cases.push(case);
-                anyhow::Ok(())
+                let case = bench.run::<S>(&id, a, b)?;
+                eprintln!("  ({} done in {:.1} s)", id.name, t.elapsed().as_secs_f64());
+                push_case(common, &mut report, case)
             };
             if self.course {
                 let (a, b) =
                     super::super::spgemm::default_pair(super::super::operands::DEFAULT_SEED)?;
-                race(
-                    "course-8191 A·B".into(),
-                    &a.map(S::Value::from_f64),
-                    &b.map(S::Value::from_f64),
-                )?;
+                let id = CaseId {
+                    name: "course-8191".into(),
+                    source: "the built-in 8191² course pair of `spmx spgemm`".into(),
+                    set: "tune".into(),
+                };
+                race(id, &a.map(S::Value::from_f64), &b.map(S::Value::from_f64))?;
             }
             for input in inputs {
-                let a = load::<S::Value>(input)?;
+                let a = load::<S::Value>(common, input)?;
                 if a.nrows() == a.ncols() {
-                    race(format!("{} A·A", input.name), &a, &a)?;
+                    race(input.case_id(), &a, &a)?;
                 } else {
-                    race(format!("{} A·Aᵀ", input.name), &a, &a.transpose())?;
+                    race(input.case_id(), &a, &a.transpose())?;
                 }
             }
-            print!("\n{}", spgemm::summary(&cases));
-            Ok(())
+            report.summarize();
+            print!("\n{}", report::summary_text(&report.summary, "products"));
+            write_outputs(common, &report)
         }
     }
 
@@ -478,11 +496,13 @@ mod gpu {
         }
     }
 
-    /// An empty report of `operation` over `S` on `device`.
+    /// An empty report of `operation` over `S` on `device` (`seed`: of the
+    /// dense operand, where there is one).
     fn new_report<S>(
         common: &CommonBenchArgs,
         operation: &str,
         layout: Option<String>,
+        seed: Option<u64>,
         device: &Device,
     ) -> Report
     where
@@ -498,22 +518,28 @@ mod gpu {
             semiring: S::NAME.into(),
             reps: common.reps as usize,
             warmup: common.warmup as usize,
-            seed: common.seed,
+            seed,
             layout,
             matrices: Vec::new(),
             summary: Vec::new(),
         }
     }
 
-    /// Generates or reads `input` in `T`, saying what it is on stderr.
-    fn load<T: Scalar>(input: &Input) -> anyhow::Result<Csr<T>> {
+    /// Generates or reads `input` in `T`, saying what it is on stderr; a
+    /// generated one is written under `--write-inputs` first.
+    fn load<T: Scalar>(common: &CommonBenchArgs, input: &Input) -> anyhow::Result<Csr<T>> {
         let t = Instant::now();
         let bar = progress::start(format!("loading {}", input.name), None);
         let a = input.load();
         bar.finish_and_clear();
-        let a = a
-            .with_context(|| format!("loading {}", input.describe()))?
-            .map(T::from_f64);
+        let a = a.with_context(|| format!("loading {}", input.describe()))?;
+        if let (Some(dir), Source::Generated { .. }) = (&common.write_inputs, &input.source) {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            let path = dir.join(format!("{}.mtx", input.name));
+            spmx::io::write_mtx(&path, &a, spmx::io::Field::Real)?;
+            eprintln!("spmx: wrote {}", path.display());
+        }
+        let a = a.map(T::from_f64);
         eprintln!(
             "{}: {} × {}, {} entries, {} (ready in {:.1} s)",
             input.name,
@@ -602,7 +628,7 @@ mod tests {
         let a = parse(&["--suite", "gpu-default"]).unwrap();
         let c = &a.common;
         assert_eq!(c.suite, ["gpu-default"]);
-        assert_eq!((c.reps, c.warmup, c.seed), (50, 10, 1));
+        assert_eq!((c.reps, c.warmup, a.seed.seed), (50, 10, 1));
         assert_eq!(a.kernel, ["auto"]);
         assert_eq!(c.value_type, ValueType::F32);
         assert_eq!(c.semiring, SemiringArg::PlusTimes);
@@ -639,7 +665,7 @@ mod tests {
             (a.kernel.as_slice(), a.layout.as_str()),
             (&["auto".to_string()][..], "row-major")
         );
-        assert_eq!((a.common.reps, a.common.warmup, a.common.seed), (50, 10, 1));
+        assert_eq!((a.common.reps, a.common.warmup, a.seed.seed), (50, 10, 1));
         let a = parse_spmm(&[
             "A.mtx",
             "--k",
@@ -682,11 +708,44 @@ mod tests {
             (c.value_type, c.semiring),
             (ValueType::F64, SemiringArg::MinPlus)
         );
-        assert_eq!((c.reps, c.warmup, c.seed), (5, 0, 9));
+        assert_eq!((c.reps, c.warmup, a.seed.seed), (5, 0, 9));
         assert!(c.no_cusparse && c.json.is_some() && c.plot.is_some());
         assert_eq!((c.files.len(), c.only.len()), (1, 1));
         assert!(parse_spmm(&["--k", "0"]).is_err());
         assert!(parse_spmm(&["--k", "32,x"]).is_err());
+    }
+
+    #[test]
+    fn spgemm_takes_json_and_plot_but_no_seed_or_or_and() {
+        let parse_spgemm = |args: &[&str]| {
+            Cli::try_parse_from(["spmx", "bench", "spgemm"].iter().chain(args)).map(|cli| match cli
+                .command
+            {
+                Command::Bench(BenchArgs {
+                    op: BenchOp::Spgemm(spgemm),
+                }) => spgemm,
+                other => panic!("parsed as {other:?}"),
+            })
+        };
+        let a = parse_spgemm(&[
+            "--suite",
+            "spgemm,validate",
+            "--json",
+            "r.json",
+            "--plot",
+            "p",
+            "--write-inputs",
+            "in",
+            "--max-products",
+            "2000000000",
+        ])
+        .unwrap();
+        assert_eq!(a.common.suite, ["spgemm", "validate"]);
+        assert!(a.common.json.is_some() && a.common.plot.is_some());
+        assert_eq!(a.max_products, Some(2_000_000_000));
+        assert!(parse_spgemm(&["--seed", "3"]).is_err(), "no dense operand");
+        assert!(parse_spgemm(&["--semiring", "or-and"]).is_err());
+        assert!(parse_spgemm(&["--semiring", "min-plus"]).is_ok());
     }
 
     #[cfg(feature = "gpu")]

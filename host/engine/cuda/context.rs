@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use cudarc::driver::sys::CUresult;
+use cudarc::driver::sys::{CUmemPool_attribute, CUresult};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
     DriverError, LaunchConfig, PushKernelArg, ValidAsZeroBits,
@@ -33,6 +33,46 @@ pub struct Gpu {
     name: String,
     sm_count: u32,
     ordinal: usize,
+    /// The memory pool every allocation comes from (`None` on a device
+    /// without stream-ordered allocation, where cudarc calls `cuMemAlloc`).
+    pool: Option<MemPool>,
+}
+
+/// The device's current memory pool, which `cuMemAllocAsync` draws on. Its
+/// release threshold is set to the maximum at start: freed memory stays in
+/// the pool for the next allocation instead of going back to the driver at
+/// each synchronization, as in CuPy's and PyTorch's caching allocators.
+/// Without it every product pays the driver's allocation again.
+#[derive(Clone, Copy)]
+struct MemPool(cudarc::driver::sys::CUmemoryPool);
+// SAFETY: a pool handle is a driver object usable from any thread.
+unsafe impl Send for MemPool {}
+unsafe impl Sync for MemPool {}
+
+impl MemPool {
+    /// The current pool of `ctx`'s device, set to keep what is freed.
+    fn keeping(ctx: &CudaContext) -> std::result::Result<Option<MemPool>, String> {
+        use cudarc::driver::sys::{cuDeviceGetMemPool, cuMemPoolSetAttribute};
+        if !ctx.has_async_alloc() {
+            return Ok(None);
+        }
+        let mut pool = std::ptr::null_mut();
+        let mut keep_all = u64::MAX;
+        // SAFETY: the context's device; the release threshold is a u64.
+        unsafe {
+            cuDeviceGetMemPool(&mut pool, ctx.cu_device())
+                .result()
+                .map_err(|e| format!("cuDeviceGetMemPool: {e:?}"))?;
+            cuMemPoolSetAttribute(
+                pool,
+                CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                (&raw mut keep_all).cast(),
+            )
+            .result()
+            .map_err(|e| format!("cuMemPoolSetAttribute: {e:?}"))?;
+        }
+        Ok(Some(MemPool(pool)))
+    }
 }
 
 /// A kernel argument struct as one kernel parameter: its bytes, by value.
@@ -139,7 +179,9 @@ impl Gpu {
                 cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
             )
             .map_or(1, |n| n.max(1) as u32);
+        let pool = MemPool::keeping(&ctx)?;
         let gpu = Gpu {
+            pool,
             ctx,
             stream,
             functions: Mutex::new(HashMap::new()),
@@ -166,30 +208,59 @@ impl Gpu {
         self.sm_count
     }
 
-    /// Free and total device memory, in bytes. Buffers are allocated from
-    /// the stream's memory pool, which keeps freed memory for reuse and
-    /// counts it as taken: the queued frees are finished and the pool
-    /// handed back its unused memory first, so that what was freed counts
-    /// as free (a budget taken after dropping a large buffer sees it).
+    /// Free and total device memory, in bytes. Free counts what the
+    /// driver has not handed out plus what the memory pool keeps for reuse
+    /// (freed by spmx, not yet reused): a budget taken after dropping a
+    /// large buffer sees it, and nothing is handed back to the driver.
     pub fn memory(&self) -> Result<(usize, usize)> {
         self.sync()?;
-        let mut pool = std::ptr::null_mut();
-        // SAFETY: the default pool of this context's device, trimmed of
-        // memory no allocation holds (a no-op without memory pools).
-        unsafe {
-            use cudarc::driver::sys::{cuDeviceGetDefaultMemPool, cuMemPoolTrimTo};
-            if cuDeviceGetDefaultMemPool(&mut pool, self.ctx.cu_device())
-                .result()
-                .is_ok()
-            {
-                cuMemPoolTrimTo(pool, 0)
-                    .result()
-                    .map_err(|e| driver("cuMemPoolTrimTo", e))?;
-            }
-        }
-        self.ctx
+        let (free, total) = self
+            .ctx
             .mem_get_info()
-            .map_err(|e| driver("cuMemGetInfo", e))
+            .map_err(|e| driver("cuMemGetInfo", e))?;
+        let kept = self.pool_reserved()?.saturating_sub(self.pool_used()?);
+        Ok(((free + kept).min(total), total))
+    }
+
+    /// Bytes the memory pool holds from the driver: in use, or kept for
+    /// reuse. Unchanged across a repeated operation of the same sizes,
+    /// since every buffer then comes from what the pool kept.
+    pub fn pool_reserved(&self) -> Result<usize> {
+        self.pool_attribute(CUmemPool_attribute::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT)
+    }
+
+    /// Bytes of the memory pool that live buffers hold.
+    fn pool_used(&self) -> Result<usize> {
+        self.pool_attribute(CUmemPool_attribute::CU_MEMPOOL_ATTR_USED_MEM_CURRENT)
+    }
+
+    fn pool_attribute(&self, attribute: CUmemPool_attribute) -> Result<usize> {
+        let Some(pool) = self.pool else {
+            return Ok(0);
+        };
+        let mut value = 0u64;
+        // SAFETY: the pool is the device's, and these attributes are u64.
+        unsafe {
+            cudarc::driver::sys::cuMemPoolGetAttribute(pool.0, attribute, (&raw mut value).cast())
+        }
+        .result()
+        .map_err(|e| driver("cuMemPoolGetAttribute", e))?;
+        Ok(usize::try_from(value).unwrap_or(usize::MAX))
+    }
+
+    /// Waits for the stream, then hands the driver back every byte the
+    /// memory pool keeps and no buffer holds: the state of a fresh process.
+    /// spmx calls it only when an allocation fails; benches call it to time
+    /// a cold first call.
+    pub fn trim_pool(&self) -> Result<()> {
+        self.sync()?;
+        let Some(pool) = self.pool else {
+            return Ok(());
+        };
+        // SAFETY: the device's pool; trimming never touches live buffers.
+        unsafe { cudarc::driver::sys::cuMemPoolTrimTo(pool.0, 0) }
+            .result()
+            .map_err(|e| driver("cuMemPoolTrimTo", e))
     }
 
     /// The stream all spmx work runs on (for events and vendor libraries).
@@ -204,16 +275,12 @@ impl Gpu {
 
     /// Copies `host` to a new device buffer.
     pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<CudaSlice<T>> {
-        self.stream
-            .clone_htod(host)
-            .map_err(|e| self.alloc_error::<T>(host.len(), e))
+        self.allocate::<T, _>(host.len(), || self.stream.clone_htod(host))
     }
 
     /// A new device buffer of `n` zero bytes-worth elements.
     pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(&self, n: usize) -> Result<CudaSlice<T>> {
-        self.stream
-            .alloc_zeros(n)
-            .map_err(|e| self.alloc_error::<T>(n, e))
+        self.allocate::<T, _>(n, || self.stream.alloc_zeros(n))
     }
 
     /// A new device buffer of `n` elements whose contents are undefined
@@ -221,7 +288,24 @@ impl Gpu {
     pub fn output<T: DeviceRepr>(&self, n: usize) -> Result<CudaSlice<T>> {
         // SAFETY: the buffer is only handed to kernels that write it before
         // anything reads it (the caller's use), and `T` is plain data.
-        unsafe { self.stream.alloc(n) }.map_err(|e| self.alloc_error::<T>(n, e))
+        self.allocate::<T, _>(n, || unsafe { self.stream.alloc(n) })
+    }
+
+    /// Runs `alloc` (of `n` elements of `T`). Out of memory, the pool hands
+    /// back what it keeps and `alloc` runs once more; out of memory again
+    /// is [`Error::TooLarge`] with the numbers.
+    fn allocate<T, R>(
+        &self,
+        n: usize,
+        alloc: impl Fn() -> std::result::Result<R, DriverError>,
+    ) -> Result<R> {
+        match alloc() {
+            Err(e) if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY && self.pool.is_some() => {
+                self.trim_pool()?;
+                alloc().map_err(|e| self.alloc_error::<T>(n, e))
+            }
+            other => other.map_err(|e| self.alloc_error::<T>(n, e)),
+        }
     }
 
     /// Copies `dev[range]` into `host` (same length; waits for the stream).
