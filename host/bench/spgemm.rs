@@ -282,10 +282,10 @@ impl SpgemmBench {
         Ok((results, nnz))
     }
 
-    /// The cold run (from a trimmed pool), then `warmup` untimed and `reps`
-    /// timed runs of `run`, the first result checked (`run` brings C back
-    /// to the host when told to keep it). The median of the timed runs
-    /// counts.
+    /// The cold run (from a trimmed pool), then `warmup` untimed and at
+    /// least `reps` timed runs of `run` (more for short products: see
+    /// [`more_runs`]), the first result checked (`run` brings C back to the
+    /// host when told to keep it). The median of the timed runs counts.
     fn time<T>(
         &self,
         name: &str,
@@ -296,7 +296,9 @@ impl SpgemmBench {
         let gpu = self.harness.gpu;
         let fail = |status, why: String| Outcome::failed(name, name.into(), vendor, status, why);
         let (mut times, mut cold_ms, mut ran) = (Vec::new(), 0.0, String::new());
-        for i in 0..1 + self.options.warmup + self.options.reps {
+        let warm = 1 + self.options.warmup;
+        let mut i = 0;
+        while i < warm + self.options.reps || more_runs(&times, self.options.reps) {
             let drained = match i {
                 0 => gpu.trim_pool(),
                 _ => gpu.sync(),
@@ -313,18 +315,31 @@ impl SpgemmBench {
                     let ms = t.as_secs_f64() * 1e3;
                     match i {
                         0 => cold_ms = ms,
-                        i if i > self.options.warmup => times.push(ms),
+                        i if i >= warm => times.push(ms),
                         _ => {}
                     }
                     ran = how;
                 }
             }
+            i += 1;
         }
         let mut o = Outcome::timed(name, name.into(), vendor, Times::of(&times), 1);
         o.cold_ms = Some(cold_ms);
         o.note = Some(ran);
         o
     }
+}
+
+/// Timed runs of a product add up to at least this (ms), up to
+/// [`MAX_REPS_FACTOR`] times `--reps` runs: a host-timed run of under a
+/// millisecond varies by a few tens of percent (launches, synchronizations),
+/// and a median of 5 such runs misplaces a case by as much.
+const MIN_TIMED_MS: f64 = 100.0;
+const MAX_REPS_FACTOR: usize = 20;
+
+/// Whether to time another run after `times` (ms), for `reps` asked.
+fn more_runs(times: &[f64], reps: usize) -> bool {
+    times.len() < reps * MAX_REPS_FACTOR && times.iter().sum::<f64>() < MIN_TIMED_MS
 }
 
 /// Where `got` first differs from `want`.
@@ -385,5 +400,21 @@ impl Bound {
             magnitude: cpu::spgemm::<PlusTimes<f64>>(&abs(a), &abs(b)),
             terms: cpu::spgemm::<PlusTimes<f64>>(&ones(a), &ones(b)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_products_get_more_runs_up_to_a_limit() {
+        // Long runs: --reps is enough.
+        assert!(!more_runs(&[60.0; 5], 5));
+        // Sub-millisecond runs: more, until 100 ms ...
+        assert!(more_runs(&[0.3; 5], 5));
+        assert!(!more_runs(&[0.5; 200], 500));
+        // ... or 20 times --reps.
+        assert!(!more_runs(&[0.01; 100], 5));
     }
 }
