@@ -194,7 +194,7 @@ mod gpu {
     use spmx::format::Csr;
     use spmx::io::ReadOptions;
     use spmx::semiring::Float;
-    use spmx::{MaxPlus, MaxTimes, MinMax, MinPlus, PlusTimes, Scalar, Semiring};
+    use spmx::{MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, PlusTimes, Scalar, Semiring};
     use std::io::Write;
     use std::str::FromStr;
     use std::time::Instant;
@@ -289,6 +289,7 @@ mod gpu {
             SemiringArg::MaxPlus => r.race::<MaxPlus<T>>(inputs),
             SemiringArg::MaxTimes => r.race::<MaxTimes<T>>(inputs),
             SemiringArg::MinMax => r.race::<MinMax<T>>(inputs),
+            SemiringArg::MaxMin => r.race::<MaxMin<T>>(inputs),
             SemiringArg::OrAnd => {
                 anyhow::bail!(
                     "--semiring or-and has boolean values; bench it with f32 or f64 semirings"
