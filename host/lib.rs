@@ -18,7 +18,7 @@ pub use engine::Engine;
 pub use error::{Error, Result};
 pub use format::{Coo, Csr};
 pub use gpu_kernels::semiring::{
-    self, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring,
+    self, MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring,
 };
 pub use ops::DefaultSemiring;
 pub use scalar::Scalar;

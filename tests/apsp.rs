@@ -1,6 +1,10 @@
 //! All-pairs shortest paths by min-plus squaring: the seed repository's
 //! example (`apsp_input` → its exact closure `apsp_output`) on every
-//! engine, random graphs against Floyd–Warshall, and the error paths.
+//! engine, random graphs against Floyd–Warshall, and the error paths:
+//! negative cycles (through −∞ too), NaN weights, +∞ meeting −∞, in the
+//! library and through `spmx apsp`.
+
+mod common;
 
 use spmx::engine::Engine;
 use spmx::io::{ReadOptions, read_mtx};
@@ -105,4 +109,109 @@ fn non_square_graph_is_an_error() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("must be square, not 2×3"), "{err}");
+}
+
+/// The engines APSP runs on here (`auto`: cuda where there is a GPU).
+const ENGINES: [Engine; 3] = [Engine::Serial, Engine::Cpu, Engine::Auto];
+
+/// Issue 20: a cycle through a −∞ edge converges (−∞ wherever it reaches)
+/// instead of falling without end, so only the diagonal tells: it is
+/// reported on every engine, naming a vertex on it.
+#[test]
+fn apsp_negative_cycle_through_neg_inf() {
+    let g = common::neg_inf_cycle_graph();
+    for engine in ENGINES {
+        let err = app::apsp(&g, engine).unwrap_err().to_string();
+        assert!(
+            err.contains("negative cycle") && err.contains("vertex 1 to itself is -inf"),
+            "{engine}: {err}"
+        );
+    }
+}
+
+/// A file of the issue's kind, read as a user's would be.
+fn read_text(text: &str) -> Csr<f64> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.mtx");
+    std::fs::write(&path, text).unwrap();
+    read_mtx(&path, &ReadOptions::default())
+        .unwrap()
+        .coo
+        .to_csr()
+}
+
+/// Issue 20: a skew-symmetric file with ±∞, whose cycle 1 → 2 → 3 → 1
+/// weighs −∞ − 1 − 1, is a negative cycle (every distance was −∞).
+const SKEW_INF: &str = "%%MatrixMarket matrix coordinate real skew-symmetric\n\
+                        3 3 3\n2 1 inf\n3 1 -1\n3 2 1\n";
+
+#[test]
+fn apsp_negative_cycle_through_neg_inf_skew_symmetric() {
+    let g = read_text(SKEW_INF);
+    for engine in ENGINES {
+        let err = app::apsp(&g, engine).unwrap_err().to_string();
+        assert!(err.contains("negative cycle"), "{engine}: {err}");
+    }
+}
+
+/// An edge of +∞ is no edge: meeting a −∞ edge it makes no NaN distance
+/// (which never converged and was called a negative cycle), on every engine.
+#[test]
+fn apsp_inf_meets_neg_inf_is_not_a_cycle() {
+    let g = common::inf_meets_neg_inf_graph();
+    let want = Csr::try_new(
+        3,
+        3,
+        vec![0, 2, 3, 4],
+        vec![0, 1, 1, 2],
+        vec![0.0, f64::NEG_INFINITY, 0.0, 0.0],
+    )
+    .unwrap();
+    for engine in ENGINES {
+        let got = app::apsp(&g, engine).unwrap();
+        assert_eq!(got.distances, want, "{engine}");
+    }
+}
+
+/// A NaN weight reaching the algorithm is named as such, never taken for
+/// a negative cycle (the reader names its file and line before that).
+#[test]
+fn apsp_nan_weight_is_named_not_a_cycle() {
+    let g = Csr::try_new(3, 3, vec![0, 1, 2, 2], vec![1, 2], vec![f64::NAN, 1.0]).unwrap();
+    for engine in ENGINES {
+        let err = app::apsp(&g, engine).unwrap_err().to_string();
+        assert!(
+            err.contains("edge from vertex 1 to vertex 2 has weight NaN") && !err.contains("cycle"),
+            "{engine}: {err}"
+        );
+    }
+}
+
+/// `spmx apsp` on the issue's files: an error naming the negative cycle,
+/// a non-zero exit, no output written.
+#[test]
+fn apsp_negative_cycle_through_neg_inf_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let eight = "%%MatrixMarket matrix coordinate real general\n\
+                 8 8 3\n1 2 -inf\n2 1 1\n1 3 1\n";
+    for (name, text) in [("eight.mtx", eight), ("skew.mtx", SKEW_INF)] {
+        let (input, output) = (dir.path().join(name), dir.path().join("d.mtx"));
+        std::fs::write(&input, text).unwrap();
+        for engine in ["serial", "cpu", "auto"] {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_spmx"))
+                .arg("apsp")
+                .arg(&input)
+                .arg("-o")
+                .arg(&output)
+                .args(["--engine", engine])
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                !out.status.success() && stderr.contains("negative cycle"),
+                "{name} on {engine}: {stderr}"
+            );
+            assert!(!output.exists(), "{name} on {engine}: no output");
+        }
+    }
 }

@@ -14,7 +14,7 @@ use common::{TestScalar, arb_csr_shaped, assert_identical};
 use proptest::prelude::*;
 use spmx::engine::{Engine, cpu, serial};
 use spmx::generate;
-use spmx::{Csr, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Scalar, Semiring};
+use spmx::{Csr, MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Scalar, Semiring};
 use std::collections::BTreeMap;
 
 fn reference<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>) -> Csr<S::Value>
@@ -112,6 +112,18 @@ semiring_tests!(max_plus_f64, MaxPlus<f64>, f64, same);
 semiring_tests!(or_and, OrAnd, bool, same);
 semiring_tests!(max_times_f64, MaxTimes<f64>, f64, f64::abs);
 semiring_tests!(min_max_f64, MinMax<f64>, f64, same);
+semiring_tests!(max_min_f64, MaxMin<f64>, f64, same);
+semiring_tests!(max_min_f32, MaxMin<f32>, f32, same);
+
+/// Issue 20: a stored `false` is false in or-and (`0 ∧ 1 = 0`), and the
+/// false entry it makes is kept, on every engine here.
+#[test]
+fn or_and_stored_zero_is_false_spgemm() {
+    let a = common::or_and_stored_zero();
+    let want = common::or_and_stored_zero_squared();
+    assert_identical(&reference::<OrAnd>(&a, &a), &want);
+    check_all_engines::<OrAnd>(&a, &a);
+}
 
 /// B wider than the dense accumulator's limit: the hash accumulator runs.
 #[test]

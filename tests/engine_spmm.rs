@@ -16,7 +16,9 @@ use proptest::prelude::*;
 use spmx::engine::cpu::spmm::SERIAL_BELOW_WORK;
 use spmx::format::{Csr, Dense};
 use spmx::ops;
-use spmx::{Engine, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Scalar, Semiring};
+use spmx::{
+    Engine, MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Scalar, Semiring,
+};
 
 /// A value squeezed into the small integers `-8..=8` (kept if it is one
 /// already, so `0.0` and `-0.0` survive): sums of them are exact.
@@ -120,6 +122,19 @@ small_cases! {
     or_and: OrAnd, id;
     max_times_f64: MaxTimes<f64>, nonneg;
     min_max_f64: MinMax<f64>, id;
+    max_min_f64: MaxMin<f64>, id;
+}
+
+/// Issue 20: a stored `false` is false in or-and, on both engines: B's
+/// columns are the x's of the SpMV example.
+#[test]
+fn or_and_stored_zero_is_false_spmm() {
+    let a = common::or_and_stored_zero();
+    let [(x0, y0), (x1, y1)] = common::OR_AND_STORED_ZERO_SPMV;
+    let b = Dense::try_new(2, 2, vec![x0[0], x1[0], x0[1], x1[1]]).unwrap();
+    let want = Dense::try_new(2, 2, vec![y0[0], y1[0], y0[1], y1[1]]).unwrap();
+    assert_same_bits(&reference::<OrAnd>(&a, &b), &want, "reference");
+    check_against_reference::<OrAnd>(&a, &b);
 }
 
 // ---- large inputs: the cpu engine's parallel path ----
@@ -184,9 +199,10 @@ fn large_min_plus_max_plus_or_and() {
 }
 
 #[test]
-fn large_max_times_min_max() {
+fn large_max_times_min_max_max_min() {
     check_large::<MaxTimes<f64>>(|v| v.abs());
     check_large::<MinMax<f32>>(|v| v as f32);
+    check_large::<MaxMin<f64>>(|v| v);
 }
 
 // ---- odd shapes and broken contracts ----

@@ -19,7 +19,9 @@ use spmx::engine::cpu::spmv::{SERIAL_BELOW_WORK, spmv_coo_chunked, spmv_csc_chun
 use spmx::engine::serial::spmv as serial;
 use spmx::format::{Bsr, Coo, Csc, Csr, Dense, Ell, Hyb, Sell};
 use spmx::ops::{self, SpmvFormat};
-use spmx::{Engine, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Scalar, Semiring};
+use spmx::{
+    Engine, MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Scalar, Semiring,
+};
 
 /// A value squeezed into the small integers `-8..=8` (kept if it is one
 /// already, so `0.0` and `-0.0` survive): sums of them are exact.
@@ -308,6 +310,33 @@ small_cases! {
     or_and: OrAnd, id;
     max_times_f64: MaxTimes<f64>, nonneg;
     min_max_f64: MinMax<f64>, id;
+    max_min_f64: MaxMin<f64>, id;
+    max_min_f32: MaxMin<f32>, id;
+}
+
+/// Issue 20: a stored `false` is false in or-and (the CLI took every
+/// stored entry as true: y = [1, 1] for x = [0, 0]), on every format and
+/// engine here.
+#[test]
+fn or_and_stored_zero_is_false_spmv() {
+    let a = common::or_and_stored_zero();
+    let p = Params {
+        c: 1,
+        sigma_mult: 1,
+        b: 2,
+        hyb_k: 1,
+        seed: 1,
+    };
+    let formats = AllFormats::new(&a, p, false);
+    for (x, want) in common::OR_AND_STORED_ZERO_SPMV {
+        assert_eq!(reference::<OrAnd>(&a, &x), want, "reference, x = {x:?}");
+        for engine in [Engine::Serial, Engine::Cpu] {
+            for (name, y) in formats.spmv::<OrAnd>(&x, engine) {
+                assert_eq!(y, want, "{name} on {engine}, x = {x:?}");
+            }
+        }
+        check_against_reference::<OrAnd>(&a, &x, p, 1);
+    }
 }
 
 // ---- large inputs: the cpu engine's parallel paths ----
@@ -513,11 +542,13 @@ fn large_min_plus_max_plus_or_and() {
 }
 
 #[test]
-fn large_max_times_min_max() {
+fn large_max_times_min_max_max_min() {
     let a = power_law(|v| v);
     check_large::<MaxTimes<f64>>(&a, &x_for(a.ncols(), |v| v), LARGE, true);
     let a = uniform(|v| v);
     check_large::<MinMax<f64>>(&a, &x_for(a.ncols(), |v| v), LARGE, false);
+    let a = power_law(|v| v as f32);
+    check_large::<MaxMin<f32>>(&a, &x_for(a.ncols(), |v| v as f32), LARGE, true);
 }
 
 // ---- odd shapes and broken contracts ----

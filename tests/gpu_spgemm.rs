@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::gpu::{gpu, skewed};
+use common::gpu::{every_third_false, gpu, skewed};
 use common::{TestScalar, arb_csr_shaped, assert_identical};
 use proptest::prelude::*;
 use spmx::engine::cuda::Gpu;
@@ -277,6 +277,42 @@ fn apsp_pair() {
     };
     let got = app::apsp(&read(&input), Engine::Cuda).unwrap();
     assert_eq!(got.distances, read(&output));
+}
+
+/// Issue 20: a stored `false` is false in or-and on the GPU, and the
+/// false entries of C are kept as on the serial engine: the issue's
+/// example, then rows of every class with every third value false.
+#[test]
+fn or_and_stored_zero_is_false_spgemm() {
+    let Some(_) = gpu("or_and_stored_zero_is_false_spgemm") else {
+        return;
+    };
+    let a = common::or_and_stored_zero();
+    let c = ops::spgemm::<OrAnd>(&a, &a, Engine::Cuda).unwrap();
+    assert_identical(&c, &common::or_and_stored_zero_squared());
+    let b4 = every_third_false(skewed(3_000, 2_000, |_| 4, 1));
+    let dense_rows = every_third_false(skewed(200, 3_000, |i| 2_247 + i % 7, 4));
+    check::<OrAnd>(&dense_rows, &b4, "dense rows, every third false");
+    let p = every_third_false(skewed(4_000, 4_000, |i| 1 + 3_000 / (i + 1), 10));
+    check::<OrAnd>(&p, &p, "power-law squared, every third false");
+}
+
+/// Issue 20: APSP on the GPU reports a negative cycle through a −∞ edge
+/// (the closure converges, −∞ on the diagonal), and an edge of +∞ meeting
+/// one of −∞ is no cycle.
+#[test]
+fn apsp_negative_cycle_through_neg_inf() {
+    let Some(_) = gpu("apsp_negative_cycle_through_neg_inf") else {
+        return;
+    };
+    let err = app::apsp(&common::neg_inf_cycle_graph(), Engine::Cuda).unwrap_err();
+    assert!(err.to_string().contains("negative cycle"), "{err}");
+    let g = common::inf_meets_neg_inf_graph();
+    let got = app::apsp(&g, Engine::Cuda).unwrap();
+    assert_identical(
+        &got.distances,
+        &app::apsp(&g, Engine::Serial).unwrap().distances,
+    );
 }
 
 /// `auto` runs SpGEMM on the GPU when there is one; empty shapes work.

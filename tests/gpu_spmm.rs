@@ -15,7 +15,7 @@
 
 mod common;
 
-use common::gpu::{GpuValue, agrees, gpu, order_bound, skewed, x_for};
+use common::gpu::{GpuValue, agrees, every_third_false, gpu, order_bound, skewed, x_for};
 use common::{TestScalar, arb_csr};
 use proptest::prelude::*;
 use spmx::engine::cuda::{DenseLayout, Gpu, SpmmKernel, SpmmPlan};
@@ -237,6 +237,27 @@ fn through_ops() {
             "{m}×{n}, k={k}"
         );
         assert_eq!(a.spmm_with::<S>(&b, Engine::Auto).unwrap(), want);
+    }
+}
+
+/// Issue 20: a stored `false` is false in or-and on every GPU kernel and
+/// layout: the issue's example (B's columns are the SpMV example's x's),
+/// then power-law rows with every third value false against serial.
+#[test]
+fn or_and_stored_zero_is_false_spmm() {
+    let Some(gpu) = gpu("or_and_stored_zero_is_false_spmm") else {
+        return;
+    };
+    let a = common::or_and_stored_zero();
+    let [(x0, y0), (x1, y1)] = common::OR_AND_STORED_ZERO_SPMV;
+    let b = Dense::try_new(2, 2, vec![x0[0], x1[0], x0[1], x1[1]]).unwrap();
+    let c = ops::spmm::<OrAnd>(&a, &b, Engine::Cuda).unwrap();
+    assert_eq!(c.as_slice(), [y0[0], y1[0], y0[1], y1[1]]);
+    check_kernels::<OrAnd>(gpu, &a, &b, "issue 20's example");
+    let big = every_third_false(skewed(3_000, 3_000, |i| 1 + 6_000 / (i + 1), 1));
+    for k in KS {
+        let b = b_for::<bool>(big.ncols(), k, 8);
+        check_kernels::<OrAnd>(gpu, &big, &b, "power-law, every third value false");
     }
 }
 

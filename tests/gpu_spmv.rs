@@ -14,7 +14,7 @@
 
 mod common;
 
-use common::gpu::{GpuValue, agrees, gpu, order_bound, skewed, x_for};
+use common::gpu::{GpuValue, agrees, every_third_false, gpu, order_bound, skewed, x_for};
 use common::{TestScalar, arb_csr};
 use proptest::prelude::*;
 use spmx::engine::cuda::{Gpu, SpmvKernel, SpmvPlan};
@@ -183,6 +183,41 @@ fn every_format_through_ops() {
     for (k, y) in got.iter().enumerate() {
         assert_eq!(y, &want, "format #{k}");
     }
+}
+
+/// Issue 20: a stored `false` is false in or-and on every GPU kernel and
+/// format: the issue's example with each x, then power-law rows with
+/// every third value false against the serial engine.
+#[test]
+fn or_and_stored_zero_is_false_spmv() {
+    let Some(gpu) = gpu("or_and_stored_zero_is_false_spmv") else {
+        return;
+    };
+    use spmx::format::{Bsr, Csc, Dense, Ell, Hyb, Sell};
+    type S = OrAnd;
+    let a = common::or_and_stored_zero();
+    for (x, want) in common::OR_AND_STORED_ZERO_SPMV {
+        for kernel in SpmvKernel::ALL {
+            let (y, label) = run_gpu::<S>(gpu, &a, &x, kernel);
+            assert_eq!(y, want, "{label}, x = {x:?}");
+        }
+        let formats = [
+            ops::spmv::<S>(&a.to_coo(), &x, Engine::Cuda).unwrap(),
+            ops::spmv::<S>(&Csc::from_csr(&a), &x, Engine::Cuda).unwrap(),
+            ops::spmv::<S>(&Ell::from_csr(&a).unwrap(), &x, Engine::Cuda).unwrap(),
+            ops::spmv::<S>(&Hyb::from_csr(&a), &x, Engine::Cuda).unwrap(),
+            ops::spmv::<S>(&Sell::from_csr(&a, 32, 256).unwrap(), &x, Engine::Cuda).unwrap(),
+            ops::spmv::<S>(&Sell::jds(&a), &x, Engine::Cuda).unwrap(),
+            ops::spmv::<S>(&Bsr::from_csr(&a, 2).unwrap(), &x, Engine::Cuda).unwrap(),
+            ops::spmv::<S>(&Dense::from_csr(&a, false).unwrap(), &x, Engine::Cuda).unwrap(),
+        ];
+        for (k, y) in formats.iter().enumerate() {
+            assert_eq!(y, &want, "format #{k}, x = {x:?}");
+        }
+    }
+    let big = every_third_false(skewed(20_000, 20_000, |i| 2 + 40_000 / (i + 1), 1));
+    let x: Vec<bool> = (0..big.ncols()).map(|j| j % 5 != 0).collect();
+    check_kernels::<S>(gpu, &big, &x, "power-law, every third value false");
 }
 
 /// Without a GPU, asking for the cuda engine is an error that says what

@@ -24,7 +24,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use spmx::engine::mpi::{DistCsr, DistDense, Fetch, HaloCsr, Ranks, RowPartition, spgemm};
 use spmx::engine::serial;
 use spmx::format::{Csr, Dense};
-use spmx::{Engine, Error, MaxTimes, MinPlus, OrAnd, PlusTimes, Scalar, Semiring};
+use spmx::{Engine, Error, MaxMin, MaxTimes, MinPlus, OrAnd, PlusTimes, Scalar, Semiring};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -59,6 +59,8 @@ fn main() {
     }
     cli_real_set();
     cli_unreadable_input();
+    cli_or_and_stored_zero_is_false();
+    cli_apsp_negative_cycle_through_neg_inf();
     println!("mpi tests: ok");
 }
 
@@ -187,6 +189,71 @@ fn cli_unreadable_input() {
     println!("  a missing input ends every rank with rank 0's error");
 }
 
+/// Issue 20 through `spmx … --semiring or-and --engine mpi` on 3 ranks: a
+/// stored 0 is false, so C(1,2) = 0 ∧ 1 is written as 0 (kept: SpGEMM's
+/// structural pattern), and y = A ⊗ [0, 0] is [0, 0].
+fn cli_or_and_stored_zero_is_false() {
+    let spmx = Path::new(env!("CARGO_BIN_EXE_spmx"));
+    let dir = tempfile::tempdir().unwrap();
+    let (a, x) = (dir.path().join("a.mtx"), dir.path().join("x.mtx"));
+    std::fs::write(
+        &a,
+        "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 0\n2 2 1\n",
+    )
+    .unwrap();
+    std::fs::write(&x, "%%MatrixMarket matrix array real general\n2 1\n0\n0\n").unwrap();
+    let out_path = dir.path().join("out.mtx");
+    let (a_arg, x_arg, out_arg) = (
+        a.to_string_lossy(),
+        x.to_string_lossy(),
+        out_path.to_string_lossy(),
+    );
+    let common = ["--semiring", "or-and", "--engine", "mpi", "--threads", "1"];
+    for (op, want) in [
+        ("spgemm", vec![(0, 1, 0.0), (1, 1, 1.0)]),
+        ("spmv", vec![(0, 0, 0.0), (1, 0, 0.0)]),
+    ] {
+        let mut args = vec![op, &a_arg];
+        if op == "spmv" {
+            args.push(&x_arg);
+        }
+        args.extend(["-o", &out_arg]);
+        args.extend(common);
+        let out = mpirun(3, spmx, &args, false);
+        assert!(out.ok, "{op}: spmx under mpirun failed:\n{}", out.text);
+        let got = spmx::io::read_mtx::<f64>(&out_path, &Default::default())
+            .unwrap()
+            .coo;
+        let got: Vec<(u32, u32, f64)> = (0..got.nnz())
+            .map(|e| (got.rows()[e], got.cols()[e], got.values()[e]))
+            .collect();
+        assert_eq!(got, want, "{op} over or-and on 3 ranks");
+    }
+    println!("  or-and on 3 ranks takes a stored 0 as false");
+}
+
+/// Issue 20's 8-vertex graph through `spmx apsp --engine mpi` on 3 ranks:
+/// a negative cycle, on every rank, with a non-zero exit.
+fn cli_apsp_negative_cycle_through_neg_inf() {
+    let spmx = Path::new(env!("CARGO_BIN_EXE_spmx"));
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("g.mtx");
+    std::fs::write(
+        &g,
+        "%%MatrixMarket matrix coordinate real general\n8 8 3\n1 2 -inf\n2 1 1\n1 3 1\n",
+    )
+    .unwrap();
+    let g_arg = g.to_string_lossy();
+    let args = ["apsp", &g_arg, "--engine", "mpi", "--threads", "1"];
+    let out = mpirun(3, spmx, &args, false);
+    assert!(
+        !out.ok && out.text.contains("negative cycle"),
+        "apsp through -inf on 3 ranks:\n{}",
+        out.text
+    );
+    println!("  apsp on 3 ranks reports a negative cycle through -inf");
+}
+
 /// The worker: every check, on every rank.
 fn worker() {
     let inner = std::env::var(RANK_ENGINE).map_or(Engine::Cpu, |e| e.parse().unwrap());
@@ -207,7 +274,10 @@ fn worker() {
     every_semiring::<MinPlus<f64>>(&ranks, &mut runner);
     every_semiring::<MaxTimes<f32>>(&ranks, &mut runner);
     every_semiring::<OrAnd>(&ranks, &mut runner);
+    every_semiring::<MaxMin<f64>>(&ranks, &mut runner);
+    or_and_stored_zero_is_false(&ranks);
     apsp_matches_serial(&ranks, &mut runner);
+    apsp_negative_cycle_through_neg_inf(&ranks);
     a_failing_rank_fails_every_rank(&ranks);
     ranks.barrier();
 }
@@ -360,6 +430,43 @@ fn apsp_matches_serial(ranks: &Ranks, runner: &mut TestRunner) {
     }
     // A negative cycle is the same error on every rank.
     let g = Csr::try_new(2, 2, vec![0, 1, 2], vec![1, 0], vec![-1.0, -1.0]).unwrap();
+    let err = spmx::app::apsp_mpi(ranks, ranks.is_root().then_some(&g)).unwrap_err();
+    assert!(err.to_string().contains("negative cycle"), "{err}");
+}
+
+/// Issue 20: a stored `false` is false in or-and across ranks: SpGEMM
+/// keeps C(0,1) = false ∧ true as a stored `false`, SpMV gives row 0
+/// `false` whatever x is.
+fn or_and_stored_zero_is_false(ranks: &Ranks) {
+    let a = common::or_and_stored_zero();
+    let root = ranks.is_root();
+    for a_rows in [
+        RowPartition::even(2, ranks.size()),
+        all_on_last_rank(2, ranks.size()),
+    ] {
+        let da = DistCsr::scatter(ranks, root.then_some((&a, &a_rows))).unwrap();
+        for fetch in [Fetch::Rows, Fetch::Replicate] {
+            let c = spgemm::<OrAnd>(ranks, &da, &da, fetch).unwrap();
+            if let Some(c) = c.gather(ranks).unwrap() {
+                assert_identical(&c, &common::or_and_stored_zero_squared());
+            }
+        }
+        let plan = HaloCsr::new(ranks, &da, &a_rows).unwrap();
+        for (x, want) in common::OR_AND_STORED_ZERO_SPMV {
+            let x = Dense::try_new(2, 1, x.to_vec()).unwrap();
+            let dx = DistDense::scatter(ranks, root.then_some((&x, &a_rows))).unwrap();
+            let y = plan.spmv::<OrAnd>(ranks, &dx).unwrap();
+            if let Some(y) = y.gather(ranks).unwrap() {
+                assert_eq!(y.as_slice(), want, "or-and y = A ⊗ {x:?}");
+            }
+        }
+    }
+}
+
+/// Issue 20: a cycle through a −∞ edge is a negative cycle on every rank
+/// (the closure converges; only its diagonal tells).
+fn apsp_negative_cycle_through_neg_inf(ranks: &Ranks) {
+    let g = common::neg_inf_cycle_graph();
     let err = spmx::app::apsp_mpi(ranks, ranks.is_root().then_some(&g)).unwrap_err();
     assert!(err.to_string().contains("negative cycle"), "{err}");
 }

@@ -124,6 +124,15 @@ pub struct MinPlus<T>(core::marker::PhantomData<T>);
 pub struct MaxPlus<T>(core::marker::PhantomData<T>);
 
 /// Boolean reachability semiring: `or` and `and`.
+///
+/// A stored `false` is a value like any other: it takes part in the
+/// product (`false ∧ x = false`), it is not "present, so true". Numbers
+/// become `bool` as nonzero = true, zero = false (`Scalar::from_f64`; the
+/// CLI's `--semiring or-and` reads files so). SpGEMM keeps its structural
+/// pattern here as for every semiring (as GraphBLAS does): an entry of C
+/// exists wherever some A(i,k) and B(k,j) are both stored, and holds
+/// `false` when every such product is false; it is not dropped. SpMV and
+/// SpMM give dense results, `false` for a row with no true product.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub struct OrAnd;
 

@@ -223,7 +223,7 @@ mod gpu {
     use spmx::format::Csr;
     use spmx::io::ReadOptions;
     use spmx::semiring::Float;
-    use spmx::{MaxPlus, MaxTimes, MinMax, MinPlus, PlusTimes, Scalar, Semiring};
+    use spmx::{MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, PlusTimes, Scalar, Semiring};
     use std::io::Write;
     use std::str::FromStr;
     use std::time::Instant;
@@ -314,6 +314,7 @@ mod gpu {
             SemiringArg::MaxPlus => r.race::<MaxPlus<T>>(inputs),
             SemiringArg::MaxTimes => r.race::<MaxTimes<T>>(inputs),
             SemiringArg::MinMax => r.race::<MinMax<T>>(inputs),
+            SemiringArg::MaxMin => r.race::<MaxMin<T>>(inputs),
             SemiringArg::OrAnd => unreachable!("--semiring takes no or-and for a race"),
         }
     }

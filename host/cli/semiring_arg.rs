@@ -1,12 +1,15 @@
-//! `--semiring NAME`: maps the name to a semiring type and runs generic
-//! code with it. Numeric semirings compute in `f64`; or-and computes on the
-//! pattern (every stored entry is `true`) and writes a pattern matrix.
+//! `--semiring NAME`: maps the name (the semiring's `NAME`) to a semiring
+//! type and runs generic code with it. Numeric semirings compute in `f64`;
+//! or-and computes on `bool`, a stored value being true when it is nonzero,
+//! and writes its result as 0/1 integers (a false entry of an SpGEMM
+//! result is kept and written as 0, see `spmx::OrAnd`).
 
 use clap::ValueEnum;
-use spmx::Csr;
+use clap::builder::PossibleValue;
 use spmx::io::Field;
+use spmx::{Csr, Scalar};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SemiringArg {
     PlusTimes,
     MinPlus,
@@ -14,21 +17,23 @@ pub enum SemiringArg {
     OrAnd,
     MaxTimes,
     MinMax,
+    MaxMin,
 }
 
 impl SemiringArg {
-    /// The MatrixMarket field a result in this semiring is written with.
+    /// The MatrixMarket field a result in this semiring is written with:
+    /// or-and as 0/1 integers, so that a false entry stays false.
     pub fn output_field(self) -> Field {
         match self {
-            SemiringArg::OrAnd => Field::Pattern,
+            SemiringArg::OrAnd => Field::Integer,
             _ => Field::Real,
         }
     }
 }
 
 /// How the CLI's `f64` matrices become a semiring's values and back:
-/// numeric semirings use them as they are (no copy); or-and takes the
-/// pattern (every stored entry is `true`) and gives 1.0 for each entry.
+/// numeric semirings use them as they are (no copy); or-and takes a
+/// nonzero value as true and zero as false, and gives 1.0 or 0.0 back.
 pub trait CliValue: spmx::Scalar {
     fn from_input(m: Csr<f64>) -> Csr<Self>;
     fn into_output(m: Csr<Self>) -> Csr<f64>;
@@ -45,17 +50,17 @@ impl CliValue for f64 {
 
 impl CliValue for bool {
     fn from_input(m: Csr<f64>) -> Csr<bool> {
-        m.map(|_| true)
+        m.map(bool::from_f64)
     }
     fn into_output(m: Csr<bool>) -> Csr<f64> {
-        m.map(|v| if v { 1.0 } else { 0.0 })
+        m.map(bool::to_f64)
     }
 }
 
 /// Runs `$body` with `$S` bound to the semiring type named by `$arg`.
 macro_rules! with_semiring {
     ($arg:expr, |$S:ident| $body:expr) => {{
-        use spmx::{MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes};
+        use spmx::{MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes};
         use $crate::cli::semiring_arg::SemiringArg as A;
         match $arg {
             A::PlusTimes => {
@@ -82,7 +87,48 @@ macro_rules! with_semiring {
                 type $S = MinMax<f64>;
                 $body
             }
+            A::MaxMin => {
+                type $S = MaxMin<f64>;
+                $body
+            }
         }
     }};
 }
 pub(crate) use with_semiring;
+
+/// The names on the command line are the semirings' own `NAME`s.
+impl ValueEnum for SemiringArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        use SemiringArg::*;
+        &[PlusTimes, MinPlus, MaxPlus, OrAnd, MaxTimes, MinMax, MaxMin]
+    }
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        use spmx::Semiring;
+        Some(PossibleValue::new(with_semiring!(*self, |S| S::NAME)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_parses_back_and_max_min_is_there() {
+        for &arg in SemiringArg::value_variants() {
+            let name = arg.to_possible_value().unwrap().get_name().to_string();
+            assert_eq!(SemiringArg::from_str(&name, false), Ok(arg), "{name}");
+        }
+        assert_eq!(
+            SemiringArg::from_str("max-min", false),
+            Ok(SemiringArg::MaxMin)
+        );
+    }
+
+    #[test]
+    fn or_and_takes_stored_zero_as_false() {
+        let m = Csr::try_new(2, 2, vec![0, 1, 2], vec![1, 1], vec![0.0, 2.5]).unwrap();
+        let b = bool::from_input(m);
+        assert_eq!(b.values(), &[false, true]);
+        assert_eq!(bool::into_output(b).values(), &[0.0, 1.0]);
+    }
+}

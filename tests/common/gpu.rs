@@ -1,6 +1,7 @@
 //! Helpers of the GPU tests (feature `gpu`): the GPU or the reason there
 //! is none, what a value type needs to be poisoned and compared, and
-//! deterministic skewed matrices and vectors for the large cases.
+//! deterministic skewed matrices and vectors for the large cases (and
+//! or-and ones with many stored `false` values).
 
 use spmx::Scalar;
 use spmx::engine::cuda::Gpu;
@@ -96,6 +97,14 @@ pub fn skewed<T: Scalar>(m: usize, n: usize, len: impl Fn(usize) -> usize, seed:
         }
     }
     coo.to_csr()
+}
+
+/// `a` with every third stored value `false` and the rest `true`: stored
+/// zeros in every row class, for the or-and regression tests (issue 20).
+pub fn every_third_false(a: Csr<bool>) -> Csr<bool> {
+    let (m, n, row_ptr, col_idx, values) = a.into_parts();
+    let values = (0..values.len()).map(|k| k % 3 != 0).collect();
+    Csr::try_new(m, n, row_ptr, col_idx, values).unwrap()
 }
 
 pub fn x_for<T: Scalar>(n: usize, seed: u64) -> Vec<T> {

@@ -19,6 +19,9 @@
 //! - [`assert_identical`]: two CSR matrices with the same pattern and the
 //!   same values bit for bit (`-0.0` and `0.0` differ here, unlike `==`).
 //!
+//! - Issue 20's examples, shared by the regression tests of every engine:
+//!   [`or_and_stored_zero`] (and what its products must be),
+//!   [`neg_inf_cycle_graph`] and [`inf_meets_neg_inf_graph`].
 //! - [`real_data_dir`]: the folder of real-world matrices,
 //!   `../shared/bench-data/real` or `$SPMX_REAL_DATA`.
 //! - [`gpu`] (feature `gpu`): the GPU tests' helpers.
@@ -137,6 +140,54 @@ pub fn assert_identical<T: TestScalar>(got: &Csr<T>, want: &Csr<T>) {
     assert_eq!(got.col_idx(), want.col_idx(), "col_idx");
     let bits = |a: &Csr<T>| a.values().iter().map(|&v| v.bits()).collect::<Vec<_>>();
     assert_eq!(bits(got), bits(want), "value bits");
+}
+
+/// Issue 20's or-and example as `bool`: A (2×2) with `1 2 0` and `2 2 1`,
+/// so A(0,1) is a stored `false` and A(1,1) is `true`.
+pub fn or_and_stored_zero() -> Csr<bool> {
+    Csr::try_new(2, 2, vec![0, 1, 2], vec![1, 1], vec![false, true]).unwrap()
+}
+
+/// A ⊗ A over or-and for [`or_and_stored_zero`]: (0,1) is `0 ∧ 1`, kept as
+/// a stored `false` (SpGEMM keeps the structural pattern), (1,1) `true`.
+pub fn or_and_stored_zero_squared() -> Csr<bool> {
+    Csr::try_new(2, 2, vec![0, 1, 2], vec![1, 1], vec![false, true]).unwrap()
+}
+
+/// y = A ⊗ x over or-and for [`or_and_stored_zero`], for each x: all
+/// false gives all false; all true still gives `false` in row 0, whose
+/// only entry is a stored `false`.
+pub const OR_AND_STORED_ZERO_SPMV: [([bool; 2], [bool; 2]); 2] = [
+    ([false, false], [false, false]),
+    ([true, true], [false, true]),
+];
+
+/// Issue 20's APSP graph: 8 vertices, edges `1 2 -inf`, `2 1 1`, `1 3 1`
+/// (1-based): the cycle 1 → 2 → 1 weighs −∞.
+pub fn neg_inf_cycle_graph() -> Csr<f64> {
+    Coo::try_new(
+        8,
+        8,
+        vec![0, 1, 0],
+        vec![1, 0, 2],
+        vec![f64::NEG_INFINITY, 1.0, 1.0],
+    )
+    .unwrap()
+    .to_csr()
+}
+
+/// Three vertices, edges 1 → 2 of −∞ and 2 → 3 of +∞: no cycle. An edge
+/// of +∞ is no edge, so the path 1 → 3 is not ∞ − ∞ = NaN (which never
+/// converged and was reported as a negative cycle).
+pub fn inf_meets_neg_inf_graph() -> Csr<f64> {
+    Csr::try_new(
+        3,
+        3,
+        vec![0, 1, 2, 2],
+        vec![1, 2],
+        vec![f64::NEG_INFINITY, f64::INFINITY],
+    )
+    .unwrap()
 }
 
 /// The real-world matrices: `$SPMX_REAL_DATA`, else
