@@ -69,14 +69,20 @@ pub(crate) fn try_filled<E: Clone>(what: &str, len: usize, value: E) -> Result<V
     Ok(v)
 }
 
+/// Arrays smaller than this are not checked against the memory available
+/// (which costs a read of `/proc/meminfo`), only against the allocator.
+const CHECK_AVAILABLE_FROM: usize = 64 << 20;
+
 /// An empty vector with room for `len` elements of `what` (named in the
 /// message), or [`Error::TooLarge`] when that is more than the memory the
 /// system has available or the allocator refuses. The check comes first
 /// because with overcommit a huge allocation may succeed and the process be
 /// killed later when it touches the pages.
 pub fn try_with_capacity<E>(what: &str, len: usize) -> Result<Vec<E>> {
-    let available = meminfo_bytes("MemAvailable").and_then(|b| usize::try_from(b).ok());
-    fits_in_memory(what, len, size_of::<E>(), available)?;
+    if len.saturating_mul(size_of::<E>()) >= CHECK_AVAILABLE_FROM {
+        let available = meminfo_bytes("MemAvailable").and_then(|b| usize::try_from(b).ok());
+        fits_in_memory(what, len, size_of::<E>(), available)?;
+    }
     let mut v = Vec::new();
     v.try_reserve_exact(len)
         .map_err(|_| too_large(what, len, size_of::<E>(), "which cannot be allocated"))?;
