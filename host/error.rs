@@ -6,48 +6,68 @@
 //! pieces of code that already hold valid matrices (multiplying a 3×4 by a
 //! 5×2) panics with a message naming the check.
 
+use std::fmt;
 use std::path::PathBuf;
 
 /// Every recoverable failure in spmx.
-#[derive(Debug, thiserror::Error)]
+///
+/// Each message is complete on its own: [`Error::Io`] prints the operating
+/// system's reason after the path, so it is not also returned as
+/// [`source`](std::error::Error::source) (a reporter that prints the chain,
+/// as `anyhow`'s `{:#}` does, would print the reason twice).
+#[derive(Debug)]
 pub enum Error {
     /// The operating system refused a read or write.
-    #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,
-        #[source]
         source: std::io::Error,
     },
     /// Malformed or unsupported input text, at a known line (1-based).
-    #[error("{file}:{line}: {reason}")]
     Parse {
         file: String,
         line: u64,
         reason: String,
     },
     /// Parts handed to a format constructor break its invariants.
-    #[error("invalid {format} matrix: {reason}")]
     Invalid {
         format: &'static str,
         reason: String,
     },
     /// A size that cannot be represented or allocated, with the numbers.
-    #[error("too large: {0}")]
     TooLarge(String),
     /// One MPI rank failed; every rank returns this, so all exit together.
-    #[error("rank {rank} of {ranks}: {message}")]
     Rank {
         rank: usize,
         ranks: usize,
         message: String,
     },
     /// The requested engine cannot run here (not built in, no device, ...).
-    #[error("the {engine} engine is not available: {reason}")]
     Unavailable {
         engine: &'static str,
         reason: String,
     },
 }
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            Error::Parse { file, line, reason } => write!(f, "{file}:{line}: {reason}"),
+            Error::Invalid { format, reason } => write!(f, "invalid {format} matrix: {reason}"),
+            Error::TooLarge(what) => write!(f, "too large: {what}"),
+            Error::Rank {
+                rank,
+                ranks,
+                message,
+            } => write!(f, "rank {rank} of {ranks}: {message}"),
+            Error::Unavailable { engine, reason } => {
+                write!(f, "the {engine} engine is not available: {reason}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {}
 
 /// `Result` with spmx's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -41,13 +41,27 @@ impl Run {
 
 /// Runs `spmx args…` in `cwd`.
 fn spmx(cwd: &Path, args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_spmx"))
+    run(Command::new(env!("CARGO_BIN_EXE_spmx")), cwd, args)
+}
+
+/// Runs `command args…` in `cwd`; a run that a signal ended (an abort)
+/// fails the test at once.
+#[track_caller]
+fn run(mut command: Command, cwd: &Path, args: &[&str]) -> Run {
+    let out = command
         .args(args)
         .current_dir(cwd)
         .output()
         .expect("cannot start the spmx binary");
+    let args = args.join(" ");
+    assert!(
+        out.status.code().is_some(),
+        "spmx {args} was killed: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
     Run {
-        args: args.join(" "),
+        args,
         ok: out.status.success(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -242,7 +256,7 @@ fn drop_invalid_reads_an_out_of_range_file_and_says_how_much_it_dropped() {
     let file = test_data("out_of_range.mtx");
     let run = spmx(Path::new("."), &["info", s(&file)]).failure();
     assert!(run.stderr.contains("out_of_range.mtx:4:"), "{}", run.stderr);
-    let run = spmx(Path::new("."), &["--drop-invalid", "info", s(&file)]).success();
+    let run = spmx(Path::new("."), &["info", "--drop-invalid", s(&file)]).success();
     assert!(
         run.stderr.contains("dropped 2 out-of-range entries"),
         "{}",
@@ -755,5 +769,312 @@ fn an_interrupted_write_leaves_the_previous_output_and_no_temporary_file() {
             Vec::<String>::new(),
             "SIG{signal}: left behind"
         );
+    }
+}
+
+// ---- issue 20: first contact ----
+
+const REAL_GENERAL: &str = "%%MatrixMarket matrix coordinate real general\n";
+
+/// Writes `REAL_GENERAL` + `body` to `dir/name`; the path.
+fn write_text(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, format!("{REAL_GENERAL}{body}")).unwrap();
+    path
+}
+
+#[test]
+fn course_file_minus_one_index_dropped() {
+    let dir = tempdir();
+    // The first lines of a course generator's file (which declares 784379).
+    let course = write_text(
+        dir.path(),
+        "course.mtx",
+        "8191 8191 4\n0 -1 1.0\n0 0 1.0\n1 -1 1.0\n1 0 1.0\n",
+    );
+    let out = dir.path().join("out.mtx");
+    let args = ["convert", s(&course), s(&out), "--index-base", "0"];
+    let run = spmx(dir.path(), &[&args[..], &["--drop-invalid"]].concat()).success();
+    assert!(
+        run.stderr.contains("dropped 2 out-of-range entries"),
+        "{}",
+        run.stderr
+    );
+    let got = read_csr(&out);
+    assert_eq!((got.shape(), got.nnz()), ((8191, 8191), 2));
+    assert_eq!((got.get(0, 0), got.get(1, 0)), (Some(1.0), Some(1.0)));
+    let run = spmx(dir.path(), &args).failure();
+    assert!(
+        run.stderr
+            .contains("course.mtx:3: column index -1 out of range: 0-based columns run 0..=8190"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn nan_weight_is_named_not_called_a_negative_cycle() {
+    let dir = tempdir();
+    let g = write_text(dir.path(), "g.mtx", "3 3 2\n1 2 nan\n2 3 1\n");
+    for engine in ["serial", "cpu"] {
+        let run = spmx(dir.path(), &["apsp", s(&g), "--engine", engine]).failure();
+        assert!(
+            run.stderr.contains("g.mtx:3: the weight is NaN"),
+            "{}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("cycle"), "{}", run.stderr);
+    }
+}
+
+#[test]
+fn nan_round_trips_through_convert_every_format() {
+    let dir = tempdir();
+    let a = write_text(
+        dir.path(),
+        "nan.mtx",
+        "3 3 5\n1 1 nan\n1 3 -0\n2 2 inf\n3 1 -NaN\n3 3 2.5\n",
+    );
+    let want = read_csr(&a);
+    let out = dir.path().join("out.mtx");
+    for format in FORMATS {
+        spmx(dir.path(), &["convert", s(&a), s(&out), "--format", format]).success();
+        let got = read_csr(&out);
+        // The writer has one NaN (`NaN`): compare NaN as NaN, the rest by bits.
+        let nan_or_bits = |m: &Csr<f64>| {
+            m.values()
+                .iter()
+                .map(|v| if v.is_nan() { None } else { Some(v.to_bits()) })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            (got.row_ptr(), got.col_idx(), nan_or_bits(&got)),
+            (want.row_ptr(), want.col_idx(), nan_or_bits(&want)),
+            "{format}"
+        );
+    }
+}
+
+/// Size lines whose row or column pointers alone are gigabytes, run under
+/// a 4 GB address-space limit so that the result does not depend on the
+/// machine: no command aborts; those that need the pointers (`info` sizes
+/// CSC, so all three) fail with the file, what is too large and the bytes,
+/// and `info` prints nothing of its report.
+#[cfg(unix)]
+#[test]
+fn huge_dimensions_is_error_not_abort() {
+    let dir = tempdir();
+    let limited = || {
+        let mut sh = Command::new("sh");
+        sh.args(["-c", "ulimit -v 4000000 && exec \"$0\" \"$@\""])
+            .arg(env!("CARGO_BIN_EXE_spmx"));
+        sh
+    };
+    for (name, size) in [
+        ("rows.mtx", "4294967295 1 1"),
+        ("cols.mtx", "1 4294967295 1"),
+        ("square.mtx", "1000000000 1000000000 1"),
+    ] {
+        let file = write_text(dir.path(), name, &format!("{size}\n1 1 1\n"));
+        let out = dir.path().join("out.mtx");
+        let must_fail: [&[&str]; 3] = [
+            &["info", s(&file)],
+            &["convert", s(&file), s(&out), "--format", "csc"],
+            &["spmv", s(&file), "--engine", "cpu", "--format", "csc"],
+        ];
+        for args in must_fail {
+            let r = run(limited(), dir.path(), args).failure();
+            assert!(r.stderr.contains(name), "{}: {}", r.args, r.stderr);
+            assert!(r.stderr.contains("too large: "), "{}: {}", r.args, r.stderr);
+            assert!(r.stderr.contains(" bytes"), "{}: {}", r.args, r.stderr);
+            assert_eq!(r.stdout, "", "{}", r.args);
+        }
+        // These may fail for other reasons (shapes), but never abort.
+        let never_abort: [&[&str]; 4] = [
+            &["convert", s(&file), s(&out), "--format", "sell"],
+            &["convert", s(&file), s(&out), "--format", "hyb"],
+            &["spgemm", s(&file), "--engine", "cpu"],
+            &["apsp", s(&file), "--engine", "cpu"],
+        ];
+        for args in never_abort {
+            run(limited(), dir.path(), args);
+        }
+    }
+}
+
+#[test]
+fn io_error_text_is_printed_once() {
+    let dir = tempdir();
+    let run = spmx(dir.path(), &["info", "."]).failure();
+    assert_eq!(
+        run.stderr.matches("Is a directory").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn gzip_with_trailing_bytes_is_read_with_a_warning() {
+    use std::io::Write;
+    let dir = tempdir();
+    let path = dir.path().join("a.mtx.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(format!("{REAL_GENERAL}2 2 1\n1 2 3\n").as_bytes())
+        .unwrap();
+    let mut bytes = gz.finish().unwrap();
+    bytes.extend_from_slice(&[0; 12]);
+    std::fs::write(&path, bytes).unwrap();
+    let run = spmx(dir.path(), &["info", s(&path)]).success();
+    assert!(run.stdout.contains("2 × 2"), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("warning: ")
+            && run.stderr.contains("ignored 12 bytes after the gzip data"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn gz_output_is_gzip() {
+    let dir = tempdir();
+    let (a, want) = small_matrix(dir.path());
+    let square = dir.path().join("square.mtx");
+    write_mtx(
+        &square,
+        &spmx::generate::uniform(30, 30, 1, 4, 9).unwrap(),
+        Field::Real,
+    )
+    .unwrap();
+    let out = |name: &str| dir.path().join(name);
+    let commands: [(&str, Vec<&str>); 6] = [
+        ("convert.mtx.gz", vec!["convert", s(&a)]),
+        ("gen.mtx.gz", vec!["gen", "banded", "--n", "10", "-o"]),
+        ("spgemm.mtx.gz", vec!["spgemm", s(&square), "-o"]),
+        ("spmv.mtx.gz", vec!["spmv", s(&a), "-o"]),
+        ("spmm.mtx.gz", vec!["spmm", s(&a), "--k", "2", "-o"]),
+        ("apsp.mtx.gz", vec!["apsp", s(&square), "-o"]),
+    ];
+    for (name, mut args) in commands {
+        let path = out(name);
+        args.push(s(&path));
+        spmx(dir.path(), &args).success();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(bytes[..2], [0x1f, 0x8b], "{name} is not gzip");
+        read_csr(&path);
+    }
+    assert_identical(&read_csr(&out("convert.mtx.gz")), &want);
+}
+
+#[test]
+fn unwritable_output_names_the_true_reason() {
+    let dir = tempdir();
+    let (a, _) = small_matrix(dir.path());
+    let run = spmx(dir.path(), &["convert", s(&a), "/proc/version"]).failure();
+    // Not the temporary file's bare "No such file or directory": either the
+    // target's refusal, or (as root, who may open it) that /proc makes no
+    // files.
+    assert!(
+        run.stderr.contains("/proc/version: Permission denied")
+            || run
+                .stderr
+                .contains("/proc/version: cannot create a temporary file in /proc:"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// `--threads` beyond what the system can start names `--threads`. Thread
+/// stacks of 2⁴⁶ bytes (`RUST_MIN_STACK`) make every thread fail to start,
+/// as 100000 threads do past the process limit.
+#[test]
+fn threads_that_cannot_start_name_threads() {
+    let dir = tempdir();
+    let (a, _) = small_matrix(dir.path());
+    let mut command = Command::new(env!("CARGO_BIN_EXE_spmx"));
+    command.env("RUST_MIN_STACK", (1u64 << 46).to_string());
+    let args = ["spmv", s(&a), "--engine", "cpu", "--threads", "3"];
+    let run = run(command, dir.path(), &args).failure();
+    assert!(
+        run.stderr.contains("--threads 3: cannot start 3 threads: "),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+}
+
+#[test]
+fn overflowed_and_underflowed_values_warn_with_counts() {
+    let dir = tempdir();
+    let a = write_text(
+        dir.path(),
+        "big.mtx",
+        "2 2 4\n1 1 1e400\n1 2 -1e400\n2 1 1e-400\n2 2 inf\n",
+    );
+    let run = spmx(dir.path(), &["info", s(&a)]).success();
+    for warning in [
+        "big.mtx: 2 values too large for f64 read as ±inf",
+        "big.mtx: 1 nonzero value too small for f64 read as 0",
+    ] {
+        assert!(run.stderr.contains(warning), "{}", run.stderr);
+    }
+}
+
+#[test]
+fn summed_duplicates_warn_with_count() {
+    let dir = tempdir();
+    let a = write_text(
+        dir.path(),
+        "dup.mtx",
+        "2 2 5\n1 1 1\n1 1 2\n2 2 1\n1 1 4\n2 2 1\n",
+    );
+    let out = dir.path().join("out.mtx");
+    let warning = "dup.mtx: summed 3 duplicate entries";
+    for args in [
+        vec!["convert", s(&a), s(&out)],
+        vec!["spgemm", s(&a)],
+        vec!["apsp", s(&a), "--engine", "cpu"],
+        vec!["spmv", s(&a)],
+    ] {
+        let run = spmx(dir.path(), &args).success();
+        assert!(run.stderr.contains(warning), "{}: {}", run.args, run.stderr);
+    }
+    assert_eq!(read_csr(&out).get(0, 0), Some(7.0));
+    // info reports them in its output instead.
+    let run = spmx(dir.path(), &["info", s(&a)]).success();
+    assert!(
+        run.stdout.contains("after summing 3 duplicates"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stderr.contains("summed"), "{}", run.stderr);
+}
+
+#[test]
+fn help_lists_only_the_options_that_apply() {
+    let here = Path::new(".");
+    for args in [
+        &["gen", "--help"][..],
+        &["gen", "uniform", "--help"],
+        &["--help"],
+    ] {
+        let run = spmx(here, args).success();
+        for option in ["--index-base", "--drop-invalid"] {
+            assert!(
+                !run.stdout.contains(option),
+                "spmx {}:\n{}",
+                run.args,
+                run.stdout
+            );
+        }
+    }
+    for command in ["info", "convert", "spgemm", "spmv", "spmm", "apsp"] {
+        let run = spmx(here, &[command, "--help"]).success();
+        for option in ["--index-base", "--drop-invalid"] {
+            assert!(
+                run.stdout.contains(option),
+                "spmx {command} --help lacks {option}"
+            );
+        }
     }
 }

@@ -534,3 +534,56 @@ fn coo_duplicates_are_separate_products_in_spmv() {
         plus_times
     );
 }
+
+/// Issue 20: `spmx convert` of a file with a NaN failed for every format
+/// (the round trip was compared with `==`, and NaN ≠ NaN). Every format
+/// keeps NaN, ±∞ and −0 bit for bit, through the checked (`try_`)
+/// conversions the CLI uses as through the others, and
+/// [`Csr::identical`] is the comparison that says so.
+#[test]
+fn nan_round_trips_every_format() {
+    let quiet = f64::NAN;
+    let payload = f64::from_bits(0x7ff8_0000_0000_beef);
+    let a = Csr::try_new(
+        3,
+        4,
+        vec![0, 3, 3, 6],
+        vec![0, 1, 3, 0, 2, 3],
+        vec![
+            quiet,
+            -0.0,
+            f64::INFINITY,
+            payload,
+            -quiet,
+            f64::NEG_INFINITY,
+        ],
+    )
+    .unwrap();
+    assert_ne!(a, a, "== follows IEEE: NaN ≠ NaN");
+    assert!(a.identical(&a));
+    let mut zero = a.clone();
+    zero.values_mut()[1] = 0.0;
+    assert!(!a.identical(&zero), "0 and −0 differ");
+    round_trip_all(&a, 2, 2, 2, 2);
+    let checked: [(&str, Result<Csr<f64>>); 7] = [
+        ("COO", a.to_coo().try_to_csr()),
+        ("CSC", Csc::try_from_csr(&a).and_then(Csc::try_into_csr)),
+        ("ELL", Ell::from_csr(&a).and_then(|m| m.try_to_csr())),
+        ("HYB", Hyb::try_from_csr(&a).and_then(|m| m.try_to_csr())),
+        (
+            "SELL",
+            Sell::from_csr(&a, 2, 2).and_then(|m| m.try_to_csr()),
+        ),
+        ("BSR", Bsr::from_csr(&a, 3).and_then(|m| m.try_to_csr())),
+        (
+            "transpose twice",
+            a.try_transpose().and_then(|t| t.try_transpose()),
+        ),
+    ];
+    for (name, back) in checked {
+        assert!(back.unwrap().identical(&a), "{name}");
+    }
+    // Dense keeps every element that differs from the fill, NaN included.
+    let d = Dense::from_csr(&a, 7.0).unwrap().to_csr(7.0);
+    assert!(d.identical(&a));
+}

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use spmx::io::{
-    Field, IndexBase, Layout, MtxMatrix, ReadOptions, Symmetry, read_mtx, read_mtx_from, write_mtx,
-    write_mtx_to,
+    Field, IndexBase, Layout, MtxMatrix, ReadNotes, ReadOptions, Symmetry, read_mtx, read_mtx_from,
+    write_mtx, write_mtx_to,
 };
 use spmx::{Coo, Csr, Error};
 
@@ -229,15 +229,15 @@ fn non_number() {
         &text,
         strict(),
         3,
-        "column index `one` is not a non-negative integer",
+        "column index `one` is not an integer",
     );
-    let text = format!("{COORD_REAL}2 2 1\n-1 1 1\n");
+    let text = format!("{COORD_REAL}2 2 1\n1 +1 1\n");
     assert_parse_error(
         "n.mtx",
         &text,
         strict(),
         3,
-        "row index `-1` is not a non-negative integer",
+        "column index `+1` is not an integer",
     );
     let text = "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 2.5\n";
     assert_parse_error("n.mtx", text, strict(), 3, "value `2.5` is not an integer");
@@ -893,4 +893,181 @@ fn odd_inputs_give_errors_not_panics() {
     let text = "\u{feff}%%MatrixMarket\tmatrix\tcoordinate\treal\tgeneral\n1\t1\t1\n1\t1\t-0\n";
     let m = read_mtx_from::<f64, _>(text.as_bytes(), "bom", &strict()).unwrap();
     assert_eq!(m.coo.values()[0].to_bits(), (-0.0f64).to_bits());
+}
+
+// ---- issue 20: the course's files, values the reader changes, gzip ----
+
+/// The first lines of a course generator's 8191² file (it declares 784379
+/// entries; the size line here counts the four kept): 0-based, with `-1`
+/// columns.
+const COURSE_EXCERPT: &str = "%%MatrixMarket matrix coordinate real general
+8191 8191 4
+0 -1 1.0
+0 0 1.0
+1 -1 1.0
+1 0 1.0
+";
+
+#[test]
+fn course_file_minus_one_index_dropped() {
+    let zero_based = ReadOptions {
+        index_base: IndexBase::Zero,
+        ..Default::default()
+    };
+    let opts = dropping(zero_based);
+    let m = read_mtx_from::<f64, _>(COURSE_EXCERPT.as_bytes(), "course.mtx", &opts).unwrap();
+    assert_eq!(m.dropped, 2);
+    assert_eq!(triplets(&m.coo), [(0, 0, 1.0), (1, 0, 1.0)]);
+    assert_eq!(m.coo.shape(), (8191, 8191));
+    // Without --drop-invalid: the usual out-of-range error, file and line.
+    assert_parse_error(
+        "course.mtx",
+        COURSE_EXCERPT,
+        zero_based,
+        3,
+        "column index -1 out of range: 0-based columns run 0..=8190 (--drop-invalid skips",
+    );
+    // 1-based, a negative row is out of range too; `-0` is 0.
+    let text = format!("{COORD_REAL}2 2 2\n-7 1 1\n-0 1 1\n");
+    assert_parse_error(
+        "neg.mtx",
+        &text,
+        strict(),
+        3,
+        "row index -7 out of range: 1-based rows run 1..=2",
+    );
+    let m = read_mtx_from::<f64, _>(text.as_bytes(), "neg.mtx", &dropping(zero_based)).unwrap();
+    assert_eq!((m.dropped, triplets(&m.coo)), (1, vec![(0, 1, 1.0)]));
+}
+
+/// `opts` with `drop_invalid`.
+fn dropping(opts: ReadOptions) -> ReadOptions {
+    ReadOptions {
+        drop_invalid: true,
+        ..opts
+    }
+}
+
+#[test]
+fn overflowed_and_underflowed_values_are_counted() {
+    let text = format!(
+        "{COORD_REAL}3 3 7\n1 1 1e400\n1 2 -1e400\n1 3 1e-400\n2 1 -2.5e-999\n2 2 inf\n2 3 0.0e-999\n3 3 1e-310\n"
+    );
+    let m = read_mtx_from::<f64, _>(text.as_bytes(), "x", &strict()).unwrap();
+    let values = m.coo.values();
+    assert_eq!(values[..2], [f64::INFINITY, f64::NEG_INFINITY]);
+    assert_eq!(values[2].to_bits(), 0.0f64.to_bits());
+    assert_eq!(values[3].to_bits(), (-0.0f64).to_bits());
+    // `inf` names infinity, `0.0e-999` is zero and a subnormal is kept.
+    assert_eq!(
+        m.notes,
+        ReadNotes {
+            overflowed: 2,
+            underflowed: 2,
+            ..Default::default()
+        }
+    );
+    // f32 overflows and underflows sooner, also from integer files.
+    let text = "%%MatrixMarket matrix array real general\n2 1\n1e39\n1e-50\n";
+    let m = read_mtx_from::<f32, _>(text.as_bytes(), "x", &strict()).unwrap();
+    assert_eq!((m.notes.overflowed, m.notes.underflowed), (1, 1));
+    // 2¹²⁸: exact in f64, past f32's largest.
+    let text = "%%MatrixMarket matrix coordinate integer symmetric\n2 2 1\n\
+                2 1 340282366920938463463374607431768211456\n";
+    let m = read_mtx_from::<f32, _>(text.as_bytes(), "x", &strict()).unwrap();
+    // A symmetric entry counts once, though it is stored twice.
+    assert_eq!(m.coo.values(), [f32::INFINITY; 2]);
+    assert_eq!(m.notes.overflowed, 1);
+}
+
+#[test]
+fn nan_is_noted_with_its_first_line() {
+    let text = format!("{COORD_REAL}3 3 3\n1 1 1\n1 2 nan\n2 3 -NaN\n");
+    let m = read_mtx_from::<f64, _>(text.as_bytes(), "x", &strict()).unwrap();
+    assert_eq!(m.notes.first_nan, Some(4));
+    assert!(m.coo.values()[1].is_nan() && m.coo.values()[2].is_nan());
+    // A dropped line's NaN is not the matrix's.
+    let text = format!("{COORD_REAL}2 2 2\n3 1 nan\n1 1 1\n");
+    let m = read_mtx_from::<f64, _>(text.as_bytes(), "x", &dropping(strict())).unwrap();
+    assert_eq!(m.notes.first_nan, None);
+}
+
+#[test]
+fn gzip_with_trailing_bytes_is_read_and_the_bytes_counted() {
+    let text = format!("{COORD_REAL}2 2 1\n% c\n2 1 3.5\n");
+    let plain = read_mtx_from::<f64, _>(text.as_bytes(), "x", &strict()).unwrap();
+    let mut gz = gzip(text.as_bytes());
+    gz.extend_from_slice(b"trailing garbage\n");
+    let m = read_mtx_from::<f64, _>(&gz[..], "x.gz", &strict()).unwrap();
+    assert_eq!(m.coo, plain.coo);
+    assert_eq!(m.notes.ignored_trailing_bytes, 17);
+    // One stray byte (the buffer cannot look two ahead without reading).
+    let mut gz = gzip(text.as_bytes());
+    gz.push(0x1f);
+    let m = read_mtx_from::<f64, _>(&gz[..], "x.gz", &strict()).unwrap();
+    assert_eq!(m.notes.ignored_trailing_bytes, 1);
+    // Several members are one text, nothing ignored.
+    let (head, tail) = text.split_at(20);
+    let mut gz = gzip(head.as_bytes());
+    gz.extend(gzip(tail.as_bytes()));
+    let m = read_mtx_from::<f64, _>(&gz[..], "x.gz", &strict()).unwrap();
+    assert_eq!((m.coo.clone(), m.notes), (plain.coo, ReadNotes::default()));
+    // A second member that is damaged is an error, not trailing bytes.
+    let mut gz = gzip(text.as_bytes());
+    gz.extend_from_slice(b"\x1f\x8b\x08\x00garbage");
+    let err = read_mtx_from::<f64, _>(&gz[..], "x.gz", &strict()).unwrap_err();
+    assert!(matches!(err, Error::Io { .. }), "{err:?}");
+}
+
+#[test]
+fn gz_output_is_gzip() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = read("general_real.mtx").coo.to_csr();
+    for name in ["m.mtx.gz", "m.MTX.GZ"] {
+        let path = dir.path().join(name);
+        write_mtx(&path, &m, Field::Real).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap()[..2], [0x1f, 0x8b]);
+        let back = read_mtx::<f64>(&path, &strict()).unwrap();
+        assert!(back.coo.to_csr().identical(&m));
+    }
+    let path = dir.path().join("m.mtx");
+    write_mtx(&path, &m, Field::Real).unwrap();
+    assert!(std::fs::read(&path).unwrap().starts_with(b"%%MatrixMarket"));
+}
+
+#[test]
+fn an_unwritable_target_gives_the_true_reason() {
+    let m = Csr::<f64>::empty(1, 1);
+    // procfs makes no new files: the temporary file cannot be, and the
+    // message says that (as root) or that the target refuses writing.
+    let err = write_mtx(Path::new("/proc/version"), &m, Field::Real).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.starts_with("/proc/version: "), "{msg}");
+    assert!(
+        msg.contains("Permission denied")
+            || msg.contains("cannot create a temporary file in /proc"),
+        "{msg}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no/m.mtx");
+    let msg = write_mtx(&missing, &m, Field::Real)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains(&format!(
+            "cannot create a temporary file in {}",
+            dir.path().join("no").display()
+        )),
+        "{msg}"
+    );
+}
+
+#[test]
+fn io_error_is_printed_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = read_mtx::<f64>(dir.path(), &strict()).unwrap_err();
+    let msg = err.to_string();
+    assert_eq!(msg.matches("Is a directory").count(), 1, "{msg}");
+    // The reason is in the message, so it is not also the source.
+    assert!(std::error::Error::source(&err).is_none());
 }

@@ -1,7 +1,7 @@
 //! Fuzzes format conversions: a random small CSR (any shape, empty rows,
-//! explicit zeros) converted to every format with fuzzed parameters and
-//! back must be the same matrix, bit for bit; a conversion may refuse
-//! parameters only with an error, never a panic.
+//! explicit zeros, −0, NaN) converted to every format with fuzzed
+//! parameters and back must be the same matrix, bit for bit; a conversion
+//! may refuse parameters only with an error, never a panic.
 
 #![no_main]
 
@@ -66,9 +66,10 @@ fn matrix(u: &mut Unstructured) -> Result<Csr<f64>> {
     if m > 0 && n > 0 {
         for _ in 0..u.int_in_range(0..=4 * (m + n))? {
             let (r, c) = (u.int_in_range(0..=m - 1)?, u.int_in_range(0..=n - 1)?);
-            let v = match u.int_in_range(0u8..=3)? {
+            let v = match u.int_in_range(0u8..=4)? {
                 0 => 0.0,
                 1 => -0.0,
+                2 => f64::NAN,
                 _ => f64::from(u.int_in_range(-100i16..=100)?) / 8.0,
             };
             coo.push(r as usize, c as usize, v).expect("in range");

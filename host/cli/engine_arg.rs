@@ -33,7 +33,10 @@ impl EngineOpts {
             anyhow::ensure!(n > 0, "--threads must be at least 1");
             rayon::ThreadPoolBuilder::new()
                 .num_threads(n)
-                .build_global()?;
+                .build_global()
+                // Not as context: the rayon error also gives its cause as
+                // its source, so the cause would print twice.
+                .map_err(|e| anyhow::anyhow!("--threads {n}: cannot start {n} threads: {e}"))?;
         }
         Ok(())
     }

@@ -1,6 +1,8 @@
-//! Reading and writing matrix files for any subcommand: the global reading options
+//! Reading and writing matrix files for any subcommand: the reading options
 //! (`--index-base`, `--drop-invalid`), a progress bar over the file's bytes,
-//! and a report of anything `--drop-invalid` skipped.
+//! and a warning, with counts, for anything the file did not hold as read:
+//! entries `--drop-invalid` skipped, values out of `f64`'s range, bytes after
+//! the gzip data, duplicate entries summed.
 
 use anyhow::Context;
 use clap::Args;
@@ -9,45 +11,121 @@ use spmx::io::{self, Field, IndexBase, MtxMatrix, ReadOptions};
 use std::fs::File;
 use std::path::Path;
 
-/// Options for every command that reads a matrix.
-#[derive(Args, Debug)]
+/// Options for every command that reads a matrix, flattened into each
+/// such command's arguments (so that `spmx gen --help` does not offer
+/// them). The default is the strict standard reader.
+#[derive(Args, Debug, Default)]
 pub struct InputOpts {
     /// Index base of the entries in coordinate files: 1 (the MatrixMarket
     /// standard) or 0 (files written by some generators).
-    #[arg(long, global = true, default_value = "1", value_parser = super::parse_index_base)]
+    #[arg(long, default_value = "1", value_parser = super::parse_index_base)]
     pub index_base: IndexBase,
-    /// Skip entries whose row or column is out of range instead of failing;
-    /// the number skipped is reported.
-    #[arg(long, global = true)]
+    /// Skip entries whose row or column is out of range (negative ones
+    /// included) instead of failing; the number skipped is reported.
+    #[arg(long)]
     pub drop_invalid: bool,
 }
 
-/// Reads a MatrixMarket file (gzip or plain) as `f64` values.
+impl InputOpts {
+    /// The library's reading options these stand for.
+    pub fn read_options(&self) -> ReadOptions {
+        ReadOptions {
+            index_base: self.index_base,
+            drop_invalid: self.drop_invalid,
+        }
+    }
+}
+
+/// Reads a MatrixMarket file (gzip or plain) as `f64` values, warning about
+/// what the file did not hold as read (see the module docs).
 pub fn read(path: &Path, opts: &InputOpts) -> anyhow::Result<MtxMatrix<f64>> {
     let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let total = file.metadata().map(|m| m.len()).ok();
     let bar = super::progress::start(format!("reading {}", path.display()), total);
-    let read_opts = ReadOptions {
-        index_base: opts.index_base,
-        drop_invalid: opts.drop_invalid,
-    };
-    let result = io::read_mtx_from(bar.wrap_read(file), &path.display().to_string(), &read_opts);
+    let name = path.display().to_string();
+    let result = io::read_mtx_from(bar.wrap_read(file), &name, &opts.read_options());
     bar.finish_and_clear();
     let matrix = result?;
     if matrix.dropped > 0 {
         eprintln!(
-            "spmx: --drop-invalid: dropped {} out-of-range entr{} from {}",
-            matrix.dropped,
-            if matrix.dropped == 1 { "y" } else { "ies" },
-            path.display()
+            "spmx: --drop-invalid: dropped {} from {name}",
+            count(matrix.dropped, "out-of-range entry", "out-of-range entries"),
+        );
+    }
+    let notes = &matrix.notes;
+    if notes.overflowed > 0 {
+        warn(
+            &name,
+            &format!(
+                "{} too large for f64 read as ±inf",
+                count(notes.overflowed, "value", "values")
+            ),
+        );
+    }
+    if notes.underflowed > 0 {
+        warn(
+            &name,
+            &format!(
+                "{} too small for f64 read as 0",
+                count(notes.underflowed, "nonzero value", "nonzero values")
+            ),
+        );
+    }
+    if notes.ignored_trailing_bytes > 0 {
+        warn(
+            &name,
+            &format!(
+                "ignored {} after the gzip data (trailing garbage, as gzip(1) ignores it)",
+                count(notes.ignored_trailing_bytes as usize, "byte", "bytes")
+            ),
         );
     }
     Ok(matrix)
 }
 
-/// Writes `m` as MatrixMarket general coordinate with the given field; the
-/// library writes a temporary file and renames it, so a failure leaves any
-/// previous `path` intact.
+/// Reads a MatrixMarket file as CSR, warning about what the file did not
+/// hold as read, duplicate entries summed included.
+pub fn read_csr(path: &Path, opts: &InputOpts) -> anyhow::Result<Csr<f64>> {
+    summed_csr(&read(path, opts)?, path)
+}
+
+/// `m` (read from `path`) as CSR, its duplicate entries summed; the error
+/// when it does not fit in memory names the file.
+pub fn csr(m: &MtxMatrix<f64>, path: &Path) -> anyhow::Result<Csr<f64>> {
+    m.coo
+        .try_to_csr()
+        .with_context(|| format!("{}: cannot hold the matrix as CSR", path.display()))
+}
+
+/// [`csr`], warning how many duplicate entries were summed.
+pub fn summed_csr(m: &MtxMatrix<f64>, path: &Path) -> anyhow::Result<Csr<f64>> {
+    let a = csr(m, path)?;
+    let summed = m.coo.nnz() - a.nnz();
+    if summed > 0 {
+        warn(
+            &path.display().to_string(),
+            &format!(
+                "summed {} (at the same row and column)",
+                count(summed, "duplicate entry", "duplicate entries")
+            ),
+        );
+    }
+    Ok(a)
+}
+
+/// `spmx: warning: file: what`, on stderr.
+fn warn(name: &str, what: &str) {
+    eprintln!("spmx: warning: {name}: {what}");
+}
+
+/// `n thing` or `n things`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Writes `m` as MatrixMarket general coordinate with the given field
+/// (gzip for a `.gz` name); the library writes a temporary file and renames
+/// it, so a failure leaves any previous `path` intact.
 pub fn write(path: &Path, m: &Csr<f64>, field: Field) -> anyhow::Result<()> {
     let bar = super::progress::start(format!("writing {}", path.display()), None);
     let result = io::write_mtx(path, m, field);

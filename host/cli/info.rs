@@ -4,6 +4,7 @@
 //! values and `u32` indices.
 
 use super::files::{self, InputOpts};
+use anyhow::Context;
 use spmx::Csr;
 use spmx::format::{Bsr, Csc, Hyb, Sell};
 use std::path::Path;
@@ -12,7 +13,11 @@ pub fn run(path: &Path, input: &InputOpts) -> anyhow::Result<()> {
     let read = files::read(path, input)?;
     let h = read.header;
     let expanded = read.coo.nnz();
-    let a = read.coo.to_csr();
+    // Everything is computed before anything prints: a matrix too large
+    // for a format gives the error alone, not half a report.
+    let a = files::csr(&read, path)?;
+    let formats = format_bytes(&a)
+        .with_context(|| format!("{}: cannot size every format", path.display()))?;
     let stats = a.row_stats();
     println!("file            {}", path.display());
     println!("shape           {} × {}", a.nrows(), a.ncols());
@@ -35,36 +40,38 @@ pub fn run(path: &Path, input: &InputOpts) -> anyhow::Result<()> {
         stats.min, stats.mean, stats.max, stats.empty_rows
     );
     println!("bytes per format (f64 values, u32 indices):");
-    for (name, bytes) in format_bytes(&a)? {
+    for (name, bytes) in formats {
         println!("  {name:<16}{bytes:>14}");
     }
     Ok(())
 }
 
-/// Storage of `a` in each format. ELL is computed, not built: one long row
-/// can make it far larger than memory (`arrow` would need 26 GB).
-fn format_bytes(a: &Csr<f64>) -> spmx::Result<Vec<(String, usize)>> {
-    let entry = size_of::<u32>() + size_of::<f64>();
+/// Storage of `a` in each format, each built and dropped in turn. ELL is
+/// computed, not built: one long row can make it far larger than memory
+/// (`arrow` would need 26 GB), and its size can pass `usize`.
+fn format_bytes(a: &Csr<f64>) -> spmx::Result<Vec<(String, u128)>> {
+    let bytes = |n: usize| n as u128;
+    let coo_entry = 2 * size_of::<u32>() + size_of::<f64>();
+    let ell_entry = size_of::<u32>() + size_of::<f64>();
     let ell_width = a.row_stats().max;
-    let hyb = Hyb::from_csr(a);
-    let sell = Sell::from_csr(a, 32, 256)?;
+    let hyb = Hyb::try_from_csr(a)?;
+    let hyb = (format!("HYB (width {})", hyb.width()), hyb.storage_bytes());
+    let sell = Sell::from_csr(a, 32, 256)?.storage_bytes();
     let bsr = Bsr::from_csr(a, 4)?;
+    let bsr = (
+        format!("BSR 4×4 ({} blk)", bsr.nblocks()),
+        bsr.storage_bytes(),
+    );
     Ok(vec![
-        (
-            "COO".into(),
-            a.nnz() * (2 * size_of::<u32>() + size_of::<f64>()),
-        ),
-        ("CSR".into(), a.storage_bytes()),
-        ("CSC".into(), Csc::from_csr(a).storage_bytes()),
+        ("COO".into(), bytes(a.nnz()) * bytes(coo_entry)),
+        ("CSR".into(), bytes(a.storage_bytes())),
+        ("CSC".into(), bytes(Csc::try_from_csr(a)?.storage_bytes())),
         (
             format!("ELL (width {ell_width})"),
-            a.nrows() * ell_width * entry,
+            bytes(a.nrows()) * bytes(ell_width) * bytes(ell_entry),
         ),
-        (format!("HYB (width {})", hyb.width()), hyb.storage_bytes()),
-        ("SELL-32-256".into(), sell.storage_bytes()),
-        (
-            format!("BSR 4×4 ({} blk)", bsr.nblocks()),
-            bsr.storage_bytes(),
-        ),
+        (hyb.0, bytes(hyb.1)),
+        ("SELL-32-256".into(), bytes(sell)),
+        (bsr.0, bytes(bsr.1)),
     ])
 }

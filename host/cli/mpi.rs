@@ -171,6 +171,7 @@ impl DenseRun {
 }
 
 /// `--kernel` names a cuda-engine kernel: refused with `--engine mpi`.
+#[cfg(feature = "gpu")]
 pub fn refuse_gpu_kernel(given: bool) -> anyhow::Result<()> {
     anyhow::ensure!(
         !given,

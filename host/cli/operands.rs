@@ -15,7 +15,7 @@ use super::semiring_arg::{CliValue, SemiringArg};
 use anyhow::Context;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use spmx::format::Dense;
+use spmx::format::{Dense, try_with_capacity};
 use spmx::io::Field;
 use spmx::{Csr, Scalar, Semiring};
 use std::path::Path;
@@ -40,7 +40,7 @@ impl Operand {
         ncols: Option<usize>,
         what: &str,
     ) -> anyhow::Result<Operand> {
-        let matrix = files::read(path, input)?.coo.to_csr();
+        let matrix = files::read_csr(path, input)?;
         let shape_ok = matrix.nrows() == nrows && ncols.is_none_or(|c| matrix.ncols() == c);
         anyhow::ensure!(
             shape_ok,
@@ -82,7 +82,7 @@ fn draw(nrows: usize, ncols: usize, seed: u64) -> anyhow::Result<Csr<f64>> {
         .checked_mul(ncols)
         .with_context(|| format!("a random {nrows} × {ncols} operand is too large"))?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut values = try_vec(len)?;
+    let mut values = try_with_capacity(&format!("{nrows} × {ncols} random values"), len)?;
     values.extend((0..len).map(|_| f64::from((rng.next_u32() >> 8) + 1) * STEP));
     full(nrows, ncols, values)
 }
@@ -113,22 +113,11 @@ fn full<T: Scalar>(nrows: usize, ncols: usize, values: Vec<T>) -> anyhow::Result
         u32::try_from(ncols).is_ok(),
         "{ncols} columns do not fit u32 indices"
     );
-    let mut col_idx = try_vec(values.len())?;
+    let mut col_idx = try_with_capacity("CSR column indices", values.len())?;
     col_idx.extend((0..nrows).flat_map(|_| 0..ncols as u32));
-    let row_ptr = (0..=nrows).map(|i| i * ncols).collect();
+    let mut row_ptr = try_with_capacity("CSR row pointers", nrows + 1)?;
+    row_ptr.extend((0..=nrows).map(|i| i * ncols));
     Ok(Csr::from_parts_unchecked(
         nrows, ncols, row_ptr, col_idx, values,
     ))
-}
-
-/// An empty vector with room for `len` elements, or an error saying so.
-fn try_vec<T>(len: usize) -> anyhow::Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(len).with_context(|| {
-        format!(
-            "cannot allocate {len} elements ({} bytes)",
-            len.saturating_mul(size_of::<T>())
-        )
-    })?;
-    Ok(v)
 }

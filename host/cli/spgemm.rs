@@ -27,6 +27,8 @@ pub struct SpgemmArgs {
     semiring: SemiringArg,
     #[command(flatten)]
     engine: EngineOpts,
+    #[command(flatten)]
+    input: InputOpts,
     /// Seed of the built-in pair.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     seed: u64,
@@ -54,14 +56,14 @@ pub fn default_pair(seed: u64) -> spmx::Result<(Csr<f64>, Csr<f64>)> {
     Ok((a, b))
 }
 
-pub fn run(args: &SpgemmArgs, input: &InputOpts) -> anyhow::Result<()> {
+pub fn run(args: &SpgemmArgs) -> anyhow::Result<()> {
     #[cfg(feature = "mpi")]
     if args.engine.engine == Engine::Mpi {
-        return run_mpi(args, input);
+        return run_mpi(args);
     }
     let engine = args.engine.start(spmx::engine::Op::Spgemm)?;
     let t0 = Instant::now();
-    let (a, b, source) = load(args, input)?;
+    let (a, b, source) = load(args)?;
     let load = t0.elapsed();
     let products = ops::spgemm_products(&a, &b);
 
@@ -97,19 +99,19 @@ pub fn run(args: &SpgemmArgs, input: &InputOpts) -> anyhow::Result<()> {
 
 /// A, B and a line saying where they came from: the built-in pair, A
 /// squared, or A times B (their shapes checked).
-fn load(args: &SpgemmArgs, input: &InputOpts) -> anyhow::Result<(Csr<f64>, Csr<f64>, String)> {
+fn load(args: &SpgemmArgs) -> anyhow::Result<(Csr<f64>, Csr<f64>, String)> {
     let (a, b, source) = match (&args.a, &args.b) {
         (None, _) => {
             let (a, b) = default_pair(args.seed)?;
             (a, b, format!("built-in course pair, seed {}", args.seed))
         }
         (Some(pa), None) => {
-            let a = files::read(pa, input)?.coo.to_csr();
+            let a = files::read_csr(pa, &args.input)?;
             (a.clone(), a, format!("{} squared", pa.display()))
         }
         (Some(pa), Some(pb)) => {
-            let a = files::read(pa, input)?.coo.to_csr();
-            let b = files::read(pb, input)?.coo.to_csr();
+            let a = files::read_csr(pa, &args.input)?;
+            let b = files::read_csr(pb, &args.input)?;
             (a, b, format!("{} times {}", pa.display(), pb.display()))
         }
     };
@@ -127,13 +129,13 @@ fn load(args: &SpgemmArgs, input: &InputOpts) -> anyhow::Result<(Csr<f64>, Csr<f
 /// `--engine mpi`: rank 0 reads A and B and splits A by products, B by
 /// entries; C stays split like A and is gathered only to be written.
 #[cfg(feature = "mpi")]
-fn run_mpi(args: &SpgemmArgs, input: &InputOpts) -> anyhow::Result<()> {
+fn run_mpi(args: &SpgemmArgs) -> anyhow::Result<()> {
     use super::mpi;
     use spmx::engine::mpi::{DistCsr, Fetch, RowPartition, spgemm};
     mpi::run(&args.engine, |ranks| {
         let t0 = Instant::now();
         let inputs = mpi::on_root(ranks, || {
-            let (a, b, source) = load(args, input)?;
+            let (a, b, source) = load(args)?;
             let products = ops::spgemm_products(&a, &b);
             Ok((a, b, source, products))
         })?;

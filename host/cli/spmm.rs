@@ -6,6 +6,7 @@ use super::files::{self, InputOpts};
 use super::operands::{self, DEFAULT_SEED, Operand};
 use super::semiring_arg::{CliValue, SemiringArg, with_semiring};
 use super::summary::Summary;
+use anyhow::Context;
 use clap::Args;
 use spmx::format::Dense;
 use spmx::ops;
@@ -34,6 +35,8 @@ pub struct SpmmArgs {
     semiring: SemiringArg,
     #[command(flatten)]
     engine: EngineOpts,
+    #[command(flatten)]
+    input: InputOpts,
     /// GPU kernel (--engine cuda): auto, block-rows, block-rows-fused or
     /// thread-row. Without it the automatic choice runs.
     #[cfg(feature = "gpu")]
@@ -44,10 +47,10 @@ pub struct SpmmArgs {
     seed: u64,
 }
 
-pub fn run(args: &SpmmArgs, input: &InputOpts) -> anyhow::Result<()> {
+pub fn run(args: &SpmmArgs) -> anyhow::Result<()> {
     #[cfg(feature = "mpi")]
     if args.engine.engine == Engine::Mpi {
-        return run_mpi(args, input);
+        return run_mpi(args);
     }
     let engine = args.engine.start(spmx::engine::Op::Spmm)?;
     #[cfg(feature = "gpu")]
@@ -57,7 +60,7 @@ pub fn run(args: &SpmmArgs, input: &InputOpts) -> anyhow::Result<()> {
          not {engine}"
     );
     let t0 = Instant::now();
-    let (a, b) = load(args, input)?;
+    let (a, b) = load(args)?;
     let load = t0.elapsed();
     let ((m, n), nnz, k) = (a.shape(), a.nnz(), b.matrix.ncols());
 
@@ -120,13 +123,14 @@ where
 }
 
 /// A, and B read or drawn.
-fn load(args: &SpmmArgs, input: &InputOpts) -> anyhow::Result<(Csr<f64>, Operand)> {
-    let a = files::read(&args.a, input)?.coo.to_csr();
+fn load(args: &SpmmArgs) -> anyhow::Result<(Csr<f64>, Operand)> {
+    let a = files::read_csr(&args.a, &args.input)?;
     let b = match &args.b {
-        Some(path) => Operand::read(path, input, a.ncols(), None, "B")?,
+        Some(path) => Operand::read(path, &args.input, a.ncols(), None, "B")?,
         None => {
             anyhow::ensure!(args.k >= 1, "--k must be at least 1");
-            Operand::random(a.ncols(), args.k, args.seed)?
+            Operand::random(a.ncols(), args.k, args.seed)
+                .with_context(|| format!("{}: cannot draw a random B for A", args.a.display()))?
         }
     };
     Ok((a, b))
@@ -136,7 +140,7 @@ fn load(args: &SpmmArgs, input: &InputOpts) -> anyhow::Result<(Csr<f64>, Operand
 /// like A's rows (square A) or evenly; each rank fetches the rows of B its
 /// columns reference (the pattern built once, timed as "plan").
 #[cfg(feature = "mpi")]
-fn run_mpi(args: &SpmmArgs, input: &InputOpts) -> anyhow::Result<()> {
+fn run_mpi(args: &SpmmArgs) -> anyhow::Result<()> {
     use super::mpi;
     #[cfg(feature = "gpu")]
     mpi::refuse_gpu_kernel(args.kernel.is_some())?;
@@ -146,7 +150,7 @@ fn run_mpi(args: &SpmmArgs, input: &InputOpts) -> anyhow::Result<()> {
             mpi::DenseOp::Spmm,
             args.semiring,
             args.output.as_deref(),
-            || load(args, input),
+            || load(args),
         )?;
         let mut summary = run.inputs.as_ref().map(|(a, b)| {
             let k = b.matrix.ncols();

@@ -8,6 +8,7 @@ use super::files::{self, InputOpts};
 use super::operands::{self, DEFAULT_SEED, Operand};
 use super::semiring_arg::{CliValue, SemiringArg, with_semiring};
 use super::summary::Summary;
+use anyhow::Context;
 use clap::Args;
 use spmx::format::{Bsr, Csc, Ell, Hyb, Sell};
 use spmx::ops::{self, SpmvFormat};
@@ -42,6 +43,8 @@ pub struct SpmvArgs {
     format: FormatArg,
     #[command(flatten)]
     engine: EngineOpts,
+    #[command(flatten)]
+    input: InputOpts,
     /// GPU kernel (--engine cuda): auto, csr-scalar, csr-vector, csr-merge,
     /// coo, ell, hyb, sell or bsr. The kernel reads its own format,
     /// converted from CSR, and replaces --format. Without it the kernel of
@@ -64,10 +67,10 @@ struct Timing {
     kernel: Option<String>,
 }
 
-pub fn run(args: &SpmvArgs, input: &InputOpts) -> anyhow::Result<()> {
+pub fn run(args: &SpmvArgs) -> anyhow::Result<()> {
     #[cfg(feature = "mpi")]
     if args.engine.engine == Engine::Mpi {
-        return run_mpi(args, input);
+        return run_mpi(args);
     }
     let engine = args.engine.start(spmx::engine::Op::Spmv)?;
     #[cfg(feature = "gpu")]
@@ -77,7 +80,7 @@ pub fn run(args: &SpmvArgs, input: &InputOpts) -> anyhow::Result<()> {
          not {engine}"
     );
     let t0 = Instant::now();
-    let (a, x) = load(args, input)?;
+    let (a, x) = load(args)?;
     let load = t0.elapsed();
     let ((m, n), nnz) = (a.shape(), a.nnz());
 
@@ -157,14 +160,33 @@ where
         ));
     }
     let start = Some(Instant::now());
+    let cannot = |e: spmx::Error| {
+        anyhow::Error::from(e).context(format!(
+            "{}: cannot convert A to {:?}",
+            args.a.display(),
+            args.format
+        ))
+    };
     match args.format {
         FormatArg::Csr => timed::<S, _>(a, x, engine, None),
         FormatArg::Coo => timed::<S, _>(&a.to_coo(), x, engine, start),
-        FormatArg::Csc => timed::<S, _>(&Csc::from_csr(a), x, engine, start),
-        FormatArg::Ell => timed::<S, _>(&Ell::from_csr(a)?, x, engine, start),
-        FormatArg::Hyb => timed::<S, _>(&Hyb::from_csr(a), x, engine, start),
-        FormatArg::Sell => timed::<S, _>(&Sell::from_csr(a, SELL_C, SELL_SIGMA)?, x, engine, start),
-        FormatArg::Bsr => timed::<S, _>(&Bsr::from_csr(a, BSR_BLOCK)?, x, engine, start),
+        FormatArg::Csc => {
+            let csc = Csc::try_from_csr(a).map_err(cannot)?;
+            timed::<S, _>(&csc, x, engine, start)
+        }
+        FormatArg::Ell => timed::<S, _>(&Ell::from_csr(a).map_err(cannot)?, x, engine, start),
+        FormatArg::Hyb => {
+            let hyb = Hyb::try_from_csr(a).map_err(cannot)?;
+            timed::<S, _>(&hyb, x, engine, start)
+        }
+        FormatArg::Sell => {
+            let sell = Sell::from_csr(a, SELL_C, SELL_SIGMA).map_err(cannot)?;
+            timed::<S, _>(&sell, x, engine, start)
+        }
+        FormatArg::Bsr => {
+            let bsr = Bsr::from_csr(a, BSR_BLOCK).map_err(cannot)?;
+            timed::<S, _>(&bsr, x, engine, start)
+        }
     }
 }
 
@@ -193,11 +215,12 @@ where
 }
 
 /// A, and x read or drawn.
-fn load(args: &SpmvArgs, input: &InputOpts) -> anyhow::Result<(Csr<f64>, Operand)> {
-    let a = files::read(&args.a, input)?.coo.to_csr();
+fn load(args: &SpmvArgs) -> anyhow::Result<(Csr<f64>, Operand)> {
+    let a = files::read_csr(&args.a, &args.input)?;
     let x = match &args.x {
-        Some(path) => Operand::read(path, input, a.ncols(), Some(1), "x")?,
-        None => Operand::random(a.ncols(), 1, args.seed)?,
+        Some(path) => Operand::read(path, &args.input, a.ncols(), Some(1), "x")?,
+        None => Operand::random(a.ncols(), 1, args.seed)
+            .with_context(|| format!("{}: cannot draw a random x for A", args.a.display()))?,
     };
     Ok((a, x))
 }
@@ -206,7 +229,7 @@ fn load(args: &SpmvArgs, input: &InputOpts) -> anyhow::Result<(Csr<f64>, Operand
 /// rows (square A) or evenly; each rank fetches the entries of x its
 /// columns reference (the pattern built once, timed as "plan").
 #[cfg(feature = "mpi")]
-fn run_mpi(args: &SpmvArgs, input: &InputOpts) -> anyhow::Result<()> {
+fn run_mpi(args: &SpmvArgs) -> anyhow::Result<()> {
     use super::mpi;
     anyhow::ensure!(
         args.format == FormatArg::Csr,
@@ -220,7 +243,7 @@ fn run_mpi(args: &SpmvArgs, input: &InputOpts) -> anyhow::Result<()> {
             mpi::DenseOp::Spmv,
             args.semiring,
             args.output.as_deref(),
-            || load(args, input),
+            || load(args),
         )?;
         let mut summary = run.inputs.as_ref().map(|(a, x)| {
             let mut s = Summary::new(

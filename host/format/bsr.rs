@@ -18,7 +18,7 @@
 //! entry.
 
 use crate::error::{Error, Result};
-use crate::format::{Csr, MAX_DIM, slot_count, try_filled};
+use crate::format::{Csr, MAX_DIM, slot_count, try_filled, try_with_capacity};
 use crate::scalar::Scalar;
 
 /// Largest block size: a block's occupancy mask is one `u64`.
@@ -98,7 +98,7 @@ impl<T: Scalar> Bsr<T> {
         check_block_size(b)?;
         let (m, n) = a.shape();
         let (rp, ci) = (a.row_ptr(), a.col_idx());
-        let mut block_row_ptr = Vec::with_capacity(m.div_ceil(b) + 1);
+        let mut block_row_ptr = try_with_capacity("BSR block row pointers", m.div_ceil(b) + 1)?;
         block_row_ptr.push(0);
         let mut block_col = Vec::new();
         // cursor[r]..end[r]: what is left of local row r.
@@ -124,7 +124,7 @@ impl<T: Scalar> Bsr<T> {
         }
         let nblocks = block_col.len();
         let mut values = try_filled("BSR", slot_count("BSR", nblocks, b * b)?, T::ZERO)?;
-        let mut masks = vec![0u64; nblocks];
+        let mut masks = try_filled("BSR masks", nblocks, 0u64)?;
         for (bi, first_row) in (0..m).step_by(b).enumerate() {
             for r in 0..b.min(m - first_row) {
                 let mut k = block_row_ptr[bi];
@@ -153,13 +153,24 @@ impl<T: Scalar> Bsr<T> {
 
     /// Back to CSR: exactly the entries the masks mark, explicit zeros
     /// included. O(nnz + blocks · b).
+    ///
+    /// # Panics
+    /// When memory for the CSR cannot be had; [`Bsr::try_to_csr`] returns
+    /// that as an error.
     pub fn to_csr(&self) -> Csr<T> {
+        self.try_to_csr()
+            .unwrap_or_else(|e| panic!("Bsr::to_csr: {e}"))
+    }
+
+    /// [`Bsr::to_csr`], or [`Error::TooLarge`] when its row pointers or
+    /// entries do not fit in memory.
+    pub fn try_to_csr(&self) -> Result<Csr<T>> {
         let b = self.b;
         let row_bits = (1u64 << b) - 1;
-        let mut row_ptr = Vec::with_capacity(self.nrows + 1);
+        let mut row_ptr = try_with_capacity("CSR row pointers", self.nrows + 1)?;
         row_ptr.push(0);
-        let mut col_idx = Vec::with_capacity(self.nnz);
-        let mut values = Vec::with_capacity(self.nnz);
+        let mut col_idx = try_with_capacity("CSR column indices", self.nnz)?;
+        let mut values = try_with_capacity("CSR values", self.nnz)?;
         for (bi, first_row) in (0..self.nrows).step_by(b).enumerate() {
             let blocks = self.block_row_ptr[bi]..self.block_row_ptr[bi + 1];
             for r in 0..b.min(self.nrows - first_row) {
@@ -175,7 +186,9 @@ impl<T: Scalar> Bsr<T> {
                 row_ptr.push(col_idx.len());
             }
         }
-        Csr::from_parts_unchecked(self.nrows, self.ncols, row_ptr, col_idx, values)
+        Ok(Csr::from_parts_unchecked(
+            self.nrows, self.ncols, row_ptr, col_idx, values,
+        ))
     }
 
     /// `(nrows, ncols)`.

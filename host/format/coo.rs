@@ -3,7 +3,7 @@
 //! produce; [`Coo::to_csr`] turns it into canonical CSR.
 
 use crate::error::{Error, Result};
-use crate::format::{Csr, MAX_DIM};
+use crate::format::{Csr, MAX_DIM, try_filled, try_with_capacity};
 use crate::scalar::Scalar;
 
 /// A coordinate-format matrix. Entries may be unsorted and repeated.
@@ -140,35 +140,58 @@ impl<T: Scalar> Coo<T> {
     /// ([`Scalar::sum_duplicates`]: `+` for numbers, `or` for `bool`), in the
     /// order they appear here, so the result is deterministic. Explicit zeros
     /// are kept as entries.
+    ///
+    /// # Panics
+    /// When memory for the CSR arrays cannot be had; [`Coo::try_to_csr`]
+    /// returns that as an error (for matrices whose shape came from input).
     pub fn to_csr(&self) -> Csr<T> {
         self.to_csr_with(T::sum_duplicates)
     }
 
     /// Converts to canonical CSR, combining duplicates with `combine`
     /// (applied left to right in storage order).
+    ///
+    /// # Panics
+    /// As [`Coo::to_csr`].
     pub fn to_csr_with(&self, combine: impl Fn(T, T) -> T) -> Csr<T> {
-        let nnz = self.nnz();
+        self.try_to_csr_with(combine)
+            .unwrap_or_else(|e| panic!("Coo::to_csr: {e}"))
+    }
+
+    /// [`Coo::to_csr`], or [`Error::TooLarge`] with the numbers when the
+    /// row pointers (`nrows + 1` of them, however few the entries) or the
+    /// entries do not fit in memory.
+    pub fn try_to_csr(&self) -> Result<Csr<T>> {
+        self.try_to_csr_with(T::sum_duplicates)
+    }
+
+    fn try_to_csr_with(&self, combine: impl Fn(T, T) -> T) -> Result<Csr<T>> {
+        let (n, nnz) = (self.nrows, self.nnz());
         // Counting sort by row; stable, so each row keeps storage order.
-        let mut row_ptr = vec![0usize; self.nrows + 1];
+        // Row r's count goes to row_ptr[r + 2], so that after the prefix
+        // sum row_ptr[r + 1] is where row r starts, and it is where row r
+        // ends once its entries are placed.
+        let mut row_ptr = try_filled("CSR row pointers", n + 1, 0usize)?;
         for &r in &self.rows {
-            row_ptr[r as usize + 1] += 1;
+            if let Some(count) = row_ptr.get_mut(r as usize + 2) {
+                *count += 1;
+            }
         }
-        for i in 0..self.nrows {
+        for i in 1..n {
             row_ptr[i + 1] += row_ptr[i];
         }
-        let mut next = row_ptr.clone();
-        let mut entries: Vec<(u32, T)> = vec![(0, T::ZERO); nnz];
+        let mut entries: Vec<(u32, T)> = try_filled("CSR entries", nnz, (0, T::ZERO))?;
         for k in 0..nnz {
-            let dst = &mut next[self.rows[k] as usize];
+            let dst = &mut row_ptr[self.rows[k] as usize + 1];
             entries[*dst] = (self.cols[k], self.values[k]);
             *dst += 1;
         }
         // Sort each row by column (stable) and fold duplicates, compacting
         // in place: `out` trails the read position.
-        let mut col_idx = Vec::with_capacity(nnz);
-        let mut values = Vec::with_capacity(nnz);
+        let mut col_idx = try_with_capacity("CSR column indices", nnz)?;
+        let mut values = try_with_capacity("CSR values", nnz)?;
         let mut start = 0;
-        for i in 0..self.nrows {
+        for i in 0..n {
             let end = row_ptr[i + 1];
             let row = &mut entries[start..end];
             if !row.is_sorted_by_key(|e| e.0) {
@@ -187,7 +210,9 @@ impl<T: Scalar> Coo<T> {
             start = end;
             row_ptr[i + 1] = col_idx.len();
         }
-        Csr::from_parts_unchecked(self.nrows, self.ncols, row_ptr, col_idx, values)
+        Ok(Csr::from_parts_unchecked(
+            n, self.ncols, row_ptr, col_idx, values,
+        ))
     }
 }
 

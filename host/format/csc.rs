@@ -66,25 +66,49 @@ impl<T: Scalar> Csc<T> {
     }
 
     /// The CSC form of `a` (one transpose).
+    ///
+    /// # Panics
+    /// When memory for it cannot be had; [`Csc::try_from_csr`] returns that
+    /// as an error.
     pub fn from_csr(a: &Csr<T>) -> Self {
-        let (_, _, col_ptr, row_idx, values) = a.transpose().into_parts();
-        Csc {
+        Self::try_from_csr(a).unwrap_or_else(|e| panic!("Csc::from_csr: {e}"))
+    }
+
+    /// [`Csc::from_csr`], or [`Error::TooLarge`](crate::Error::TooLarge)
+    /// when the column pointers (`ncols + 1`) or entries do not fit in memory.
+    pub fn try_from_csr(a: &Csr<T>) -> Result<Self> {
+        let (_, _, col_ptr, row_idx, values) = a.transpose_as(&CSC_AXES)?.into_parts();
+        Ok(Csc {
             nrows: a.nrows(),
             ncols: a.ncols(),
             col_ptr,
             row_idx,
             values,
-        }
+        })
     }
 
     /// Back to CSR (copies the arrays, then one transpose).
+    ///
+    /// # Panics
+    /// As [`Csc::into_csr`].
     pub fn to_csr(&self) -> Csr<T> {
         self.clone().into_csr()
     }
 
     /// Back to CSR, reusing this matrix's arrays (one transpose, no copy).
+    ///
+    /// # Panics
+    /// When memory for the CSR cannot be had; [`Csc::try_into_csr`] returns
+    /// that as an error.
     pub fn into_csr(self) -> Csr<T> {
-        self.into_transpose().transpose()
+        self.try_into_csr()
+            .unwrap_or_else(|e| panic!("Csc::into_csr: {e}"))
+    }
+
+    /// [`Csc::into_csr`], or [`Error::TooLarge`](crate::Error::TooLarge)
+    /// when the row pointers (`nrows + 1`) or entries do not fit in memory.
+    pub fn try_into_csr(self) -> Result<Csr<T>> {
+        self.into_transpose().try_transpose()
     }
 
     /// `Aᵀ` as CSR: the same arrays under another name, no work.

@@ -16,8 +16,8 @@
 //! Explicit zeros are entries like any other and are kept.
 
 use crate::error::Result;
-use crate::format::compressed::{self, CSR_AXES};
-use crate::format::{Coo, MAX_DIM};
+use crate::format::compressed::{self, Axes, CSR_AXES};
+use crate::format::{Coo, MAX_DIM, try_filled};
 use crate::scalar::Scalar;
 
 /// A canonical compressed-sparse-row matrix.
@@ -198,35 +198,75 @@ impl<T: Scalar> Csr<T> {
     /// The transpose, by a counting sort on columns; the result is canonical
     /// because rows are visited in increasing order. This is also CSR → CSC:
     /// the transpose's CSR arrays are the original's CSC arrays.
+    ///
+    /// # Panics
+    /// When memory for the result cannot be had; [`Csr::try_transpose`]
+    /// returns that as an error.
     pub fn transpose(&self) -> Csr<T> {
+        self.try_transpose()
+            .unwrap_or_else(|e| panic!("Csr::transpose: {e}"))
+    }
+
+    /// [`Csr::transpose`], or [`Error::TooLarge`](crate::Error::TooLarge)
+    /// with the numbers when its row pointers (`ncols + 1` of them) or
+    /// entries do not fit in memory.
+    pub fn try_transpose(&self) -> Result<Csr<T>> {
+        self.transpose_as(&CSR_AXES)
+    }
+
+    /// The transpose, as the arrays of `axes`' format: the transpose's CSR
+    /// arrays are the original's CSC arrays. `axes` names them in errors.
+    pub(super) fn transpose_as(&self, axes: &Axes) -> Result<Csr<T>> {
         let nnz = self.nnz();
-        let mut counts = vec![0usize; self.ncols + 1];
+        let name = |what: &str| format!("{} {what}", axes.format);
+        // Column c's count goes to row_ptr[c + 2], so that after the prefix
+        // sum row_ptr[c + 1] is where column c starts, and it is where it
+        // ends once its entries are placed (as in `Coo::try_to_csr`).
+        let pointers = name(&format!("{} pointers", axes.major));
+        let mut row_ptr = try_filled(&pointers, self.ncols + 1, 0usize)?;
         for &c in &self.col_idx {
-            counts[c as usize + 1] += 1;
+            if let Some(count) = row_ptr.get_mut(c as usize + 2) {
+                *count += 1;
+            }
         }
-        for j in 0..self.ncols {
-            counts[j + 1] += counts[j];
+        for j in 1..self.ncols {
+            row_ptr[j + 1] += row_ptr[j];
         }
-        let row_ptr = counts.clone();
-        let mut next = counts;
-        let mut col_idx = vec![0u32; nnz];
-        let mut values = vec![T::ZERO; nnz];
+        let indices = name(&format!("{} indices", axes.minor));
+        let mut col_idx = try_filled(&indices, nnz, 0u32)?;
+        let mut values = try_filled(&name("values"), nnz, T::ZERO)?;
         for i in 0..self.nrows {
             let (cols, vals) = self.row(i);
             for (&c, &v) in cols.iter().zip(vals) {
-                let dst = &mut next[c as usize];
+                let dst = &mut row_ptr[c as usize + 1];
                 col_idx[*dst] = i as u32;
                 values[*dst] = v;
                 *dst += 1;
             }
         }
-        Csr {
+        Ok(Csr {
             nrows: self.ncols,
             ncols: self.nrows,
             row_ptr,
             col_idx,
             values,
-        }
+        })
+    }
+
+    /// Whether `other` has the same shape, pattern and values bit for bit.
+    /// Unlike `==`, which compares values as numbers, a NaN equals the same
+    /// NaN and 0 differs from −0: this is the test that a conversion or a
+    /// round trip through a file changed nothing.
+    pub fn identical(&self, other: &Csr<T>) -> bool {
+        let bits = |v: &T| v.to_f64().to_bits();
+        self.shape() == other.shape()
+            && self.row_ptr == other.row_ptr
+            && self.col_idx == other.col_idx
+            && self
+                .values
+                .iter()
+                .map(bits)
+                .eq(other.values.iter().map(bits))
     }
 
     /// Bytes the three arrays occupy.

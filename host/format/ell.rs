@@ -125,18 +125,34 @@ impl<T: Scalar> Ell<T> {
     }
 
     /// Back to CSR; every stored entry, explicit zeros included.
+    ///
+    /// # Panics
+    /// When memory for the CSR cannot be had; [`Ell::try_to_csr`] returns
+    /// that as an error.
     pub fn to_csr(&self) -> Csr<T> {
+        self.try_to_csr()
+            .unwrap_or_else(|e| panic!("Ell::to_csr: {e}"))
+    }
+
+    /// [`Ell::to_csr`], or [`Error::TooLarge`] when its row pointers or
+    /// entries do not fit in memory.
+    pub fn try_to_csr(&self) -> Result<Csr<T>> {
         self.to_csr_appending(&[], &[], &[])
     }
 
     /// CSR of this ELL with extra entries appended to their rows: `rows`,
     /// `cols`, `vals` sorted by row, and each row's extra columns after its
     /// ELL columns (HYB's overflow). O(slots + extra).
-    pub(super) fn to_csr_appending(&self, rows: &[u32], cols: &[u32], vals: &[T]) -> Csr<T> {
+    pub(super) fn to_csr_appending(
+        &self,
+        rows: &[u32],
+        cols: &[u32],
+        vals: &[T],
+    ) -> Result<Csr<T>> {
         let n = self.nrows;
         // Row lengths, reading the slots in storage order. Padding is only
         // at a row's tail, so counting entries gives each row's prefix.
-        let mut next = vec![0usize; n];
+        let mut next = try_filled("CSR row lengths", n, 0usize)?;
         if n > 0 {
             for slab in self.col_idx.chunks_exact(n) {
                 for (len, &c) in next.iter_mut().zip(slab) {
@@ -144,7 +160,7 @@ impl<T: Scalar> Ell<T> {
                 }
             }
         }
-        let mut row_ptr = vec![0usize; n + 1];
+        let mut row_ptr = try_filled("CSR row pointers", n + 1, 0usize)?;
         for &r in rows {
             row_ptr[r as usize + 1] += 1;
         }
@@ -152,8 +168,8 @@ impl<T: Scalar> Ell<T> {
             row_ptr[i + 1] += row_ptr[i] + next[i];
         }
         let nnz = row_ptr[n];
-        let mut col_idx = vec![0u32; nnz];
-        let mut values = vec![T::ZERO; nnz];
+        let mut col_idx = try_filled("CSR column indices", nnz, 0u32)?;
+        let mut values = try_filled("CSR values", nnz, T::ZERO)?;
         if n > 0 {
             let slabs = self
                 .col_idx
@@ -178,7 +194,9 @@ impl<T: Scalar> Ell<T> {
             values[*dst] = v;
             *dst += 1;
         }
-        Csr::from_parts_unchecked(n, self.ncols, row_ptr, col_idx, values)
+        Ok(Csr::from_parts_unchecked(
+            n, self.ncols, row_ptr, col_idx, values,
+        ))
     }
 
     /// `(nrows, ncols)`.

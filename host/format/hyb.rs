@@ -54,9 +54,19 @@ impl<T: Scalar> Hyb<T> {
     }
 
     /// HYB of `a` with `K` from [`Hyb::choose_width`].
+    ///
+    /// # Panics
+    /// When memory for it cannot be had (its ELL part holds at most
+    /// `3 · nnz` slots, but there are `nrows` of them even for one entry);
+    /// [`Hyb::try_from_csr`] returns that as an error.
     pub fn from_csr(a: &Csr<T>) -> Self {
+        Self::try_from_csr(a).unwrap_or_else(|e| panic!("Hyb::from_csr: {e}"))
+    }
+
+    /// [`Hyb::from_csr`], or [`Error::TooLarge`] when it does not fit in
+    /// memory.
+    pub fn try_from_csr(a: &Csr<T>) -> Result<Self> {
         Self::from_csr_with_width(a, Self::choose_width(a))
-            .expect("the chosen K keeps the ELL part within 3 · nnz slots")
     }
 
     /// HYB of `a` with a given `K` (0 makes it all COO, the longest row all
@@ -102,7 +112,18 @@ impl<T: Scalar> Hyb<T> {
     }
 
     /// Back to CSR: each row's ELL entries, then its overflow entries.
+    ///
+    /// # Panics
+    /// When memory for the CSR cannot be had; [`Hyb::try_to_csr`] returns
+    /// that as an error.
     pub fn to_csr(&self) -> Csr<T> {
+        self.try_to_csr()
+            .unwrap_or_else(|e| panic!("Hyb::to_csr: {e}"))
+    }
+
+    /// [`Hyb::to_csr`], or [`Error::TooLarge`] when its row pointers or
+    /// entries do not fit in memory.
+    pub fn try_to_csr(&self) -> Result<Csr<T>> {
         let o = &self.overflow;
         self.ell.to_csr_appending(o.rows(), o.cols(), o.values())
     }

@@ -21,10 +21,15 @@
 //! (min-plus's zero is +∞, not 0). Dense is the exception by nature: an entry
 //! equal to the fill value cannot be told from an absent one.
 //!
-//! Formats whose padding is not bounded by a small multiple of nnz (ELL with
-//! one long row, SELL with a large `C`, dense) can need far more memory than
-//! the sparse matrix itself; their conversions report a size that cannot be
-//! represented or allocated as [`Error::TooLarge`] rather than aborting.
+//! Every array whose length comes from a shape rather than from stored
+//! entries (row and column pointers, padded slots, dense elements) is
+//! allocated only after checking that it fits: a size line of twenty bytes
+//! can ask for a 4294967295-row matrix, and padding (ELL with one long row,
+//! SELL with a large `C`, dense) can need far more memory than the entries.
+//! Conversions that can meet such a size return [`Error::TooLarge`] with the
+//! bytes needed and the bytes there (the `try_` forms, for input-sized
+//! matrices), or panic with that message (the infallible forms, for matrices
+//! a program built itself), never abort the process.
 
 pub mod bsr;
 mod compressed;
@@ -57,38 +62,91 @@ pub(crate) fn slot_count(format: &str, a: usize, b: usize) -> Result<usize> {
         .ok_or_else(|| Error::TooLarge(format!("{format}: {a} × {b} slots overflow usize")))
 }
 
-/// `len` copies of `value`, or [`Error::TooLarge`] when the array is larger
-/// than the memory the system has available or the allocator refuses (a
-/// padded layout of a skewed matrix can ask for terabytes; with overcommit
-/// the allocation alone would succeed and the process be killed later).
-pub(crate) fn try_filled<E: Clone>(format: &str, len: usize, value: E) -> Result<Vec<E>> {
-    let bytes = len.saturating_mul(size_of::<E>());
-    if let Some(available) = available_memory()
-        && bytes > available
-    {
-        return Err(Error::TooLarge(format!(
-            "{format}: {len} slots of {} bytes need {:.1} GB, but only {:.1} GB of memory is available",
-            size_of::<E>(),
-            bytes as f64 / 1e9,
-            available as f64 / 1e9
-        )));
-    }
-    let mut v = Vec::new();
-    v.try_reserve_exact(len).map_err(|_| {
-        Error::TooLarge(format!(
-            "{format}: {len} slots of {} bytes cannot be allocated",
-            size_of::<E>()
-        ))
-    })?;
+/// `len` copies of `value`, or [`Error::TooLarge`] (see [`try_with_capacity`]).
+pub(crate) fn try_filled<E: Clone>(what: &str, len: usize, value: E) -> Result<Vec<E>> {
+    let mut v = try_with_capacity(what, len)?;
     v.resize(len, value);
     Ok(v)
 }
 
-/// Memory the system can still give this process (Linux `MemAvailable`),
-/// or `None` where that cannot be read.
-pub(crate) fn available_memory() -> Option<usize> {
+/// Arrays smaller than this are not checked against the memory available
+/// (which costs a read of `/proc/meminfo`), only against the allocator.
+const CHECK_AVAILABLE_FROM: usize = 64 << 20;
+
+/// An empty vector with room for `len` elements of `what` (named in the
+/// message), or [`Error::TooLarge`] when that is more than the memory the
+/// system has available or the allocator refuses. The check comes first
+/// because with overcommit a huge allocation may succeed and the process be
+/// killed later when it touches the pages.
+pub fn try_with_capacity<E>(what: &str, len: usize) -> Result<Vec<E>> {
+    if len.saturating_mul(size_of::<E>()) >= CHECK_AVAILABLE_FROM {
+        let available = meminfo_bytes("MemAvailable").and_then(|b| usize::try_from(b).ok());
+        fits_in_memory(what, len, size_of::<E>(), available)?;
+    }
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)
+        .map_err(|_| too_large(what, len, size_of::<E>(), "which cannot be allocated"))?;
+    Ok(v)
+}
+
+/// Ok when `len` elements of `size` bytes fit in `available` bytes (no
+/// check when that is unknown).
+fn fits_in_memory(what: &str, len: usize, size: usize, available: Option<usize>) -> Result<()> {
+    let bytes = len.saturating_mul(size);
+    match available {
+        Some(available) if bytes > available => Err(too_large(
+            what,
+            len,
+            size,
+            &format!(
+                "more than the {available} bytes ({:.1} GB) of memory available",
+                available as f64 / 1e9
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `what: len × size bytes = bytes (GB), why`.
+fn too_large(what: &str, len: usize, size: usize, why: &str) -> Error {
+    let bytes = len.saturating_mul(size);
+    Error::TooLarge(format!(
+        "{what}: {len} × {size} bytes = {bytes} bytes ({:.1} GB), {why}",
+        bytes as f64 / 1e9
+    ))
+}
+
+/// A memory figure of Linux's `/proc/meminfo` in bytes (`MemTotal`: the
+/// machine's; `MemAvailable`: what it can still give this process), or
+/// `None` where that cannot be read.
+pub(crate) fn meminfo_bytes(field: &str) -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    let line = info.lines().find(|l| {
+        l.strip_prefix(field)
+            .is_some_and(|rest| rest.starts_with(':'))
+    })?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib.saturating_mul(1024))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_array_larger_than_memory_is_refused_with_the_numbers() {
+        let gib = Some(1usize << 30);
+        let e = fits_in_memory("CSR row pointers", 1 << 32, 8, gib).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("CSR row pointers: 4294967296 × 8 bytes = 34359738368 bytes (34.4 GB)"),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("more than the 1073741824 bytes (1.1 GB)"),
+            "{msg}"
+        );
+        assert!(fits_in_memory("x", 1 << 27, 8, gib).is_ok());
+        assert!(fits_in_memory("x", usize::MAX, 8, None).is_ok());
+    }
 }

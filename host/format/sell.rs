@@ -33,7 +33,7 @@
 
 use crate::error::{Error, Result};
 use crate::format::ell::check_padded_row;
-use crate::format::{Csr, ELL_PAD, MAX_DIM, slot_count, try_filled};
+use crate::format::{Csr, ELL_PAD, MAX_DIM, slot_count, try_filled, try_with_capacity};
 use crate::scalar::Scalar;
 
 /// A SELL-C-σ matrix (JDS when `C = 1, σ = nrows`).
@@ -126,20 +126,20 @@ impl<T: Scalar> Sell<T> {
         check_params(n, c, sigma)?;
         // Sort (row length descending, row ascending) within each window:
         // one u64 key per row, the length complemented in the high half.
-        let mut keys: Vec<u64> = (0..n)
-            .map(|i| (u64::from(u32::MAX - a.row_len(i) as u32) << 32) | i as u64)
-            .collect();
+        let mut keys = try_with_capacity("SELL sort keys", n)?;
+        keys.extend((0..n).map(|i| (u64::from(u32::MAX - a.row_len(i) as u32) << 32) | i as u64));
         if sigma > 0 {
             for window in keys.chunks_mut(sigma) {
                 window.sort_unstable();
             }
         }
-        let perm: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
+        let mut perm = try_with_capacity("SELL row permutation", n)?;
+        perm.extend(keys.iter().map(|&k| k as u32));
         drop(keys);
 
         let nslices = n.div_ceil(c);
-        let mut slice_width = Vec::with_capacity(nslices);
-        let mut slice_ptr = Vec::with_capacity(nslices + 1);
+        let mut slice_width = try_with_capacity("SELL slice widths", nslices)?;
+        let mut slice_ptr = try_with_capacity("SELL slice pointers", nslices + 1)?;
         slice_ptr.push(0usize);
         for rows in perm.chunks(c) {
             // Rows are sorted within windows that align with slices (or the
@@ -185,10 +185,21 @@ impl<T: Scalar> Sell<T> {
 
     /// Back to CSR, rows in their original order; every stored entry,
     /// explicit zeros included.
+    ///
+    /// # Panics
+    /// When memory for the CSR cannot be had; [`Sell::try_to_csr`] returns
+    /// that as an error.
     pub fn to_csr(&self) -> Csr<T> {
+        self.try_to_csr()
+            .unwrap_or_else(|e| panic!("Sell::to_csr: {e}"))
+    }
+
+    /// [`Sell::to_csr`], or [`Error::TooLarge`] when its row pointers or
+    /// entries do not fit in memory.
+    pub fn try_to_csr(&self) -> Result<Csr<T>> {
         let (n, c) = (self.nrows, self.c);
         // Row lengths by original row: entries are a prefix of each row.
-        let mut row_ptr = vec![0usize; n + 1];
+        let mut row_ptr = try_filled("CSR row pointers", n + 1, 0usize)?;
         for (p, &row) in self.perm.iter().enumerate() {
             let (base, w) = (
                 self.slice_ptr[p / c] + p % c,
@@ -201,8 +212,8 @@ impl<T: Scalar> Sell<T> {
         for i in 0..n {
             row_ptr[i + 1] += row_ptr[i];
         }
-        let mut col_idx = vec![0u32; self.nnz];
-        let mut values = vec![T::ZERO; self.nnz];
+        let mut col_idx = try_filled("CSR column indices", self.nnz, 0u32)?;
+        let mut values = try_filled("CSR values", self.nnz, T::ZERO)?;
         for (p, &row) in self.perm.iter().enumerate() {
             let base = self.slice_ptr[p / c] + p % c;
             let (start, end) = (row_ptr[row as usize], row_ptr[row as usize + 1]);
@@ -211,7 +222,9 @@ impl<T: Scalar> Sell<T> {
                 values[dst] = self.values[base + k * c];
             }
         }
-        Csr::from_parts_unchecked(n, self.ncols, row_ptr, col_idx, values)
+        Ok(Csr::from_parts_unchecked(
+            n, self.ncols, row_ptr, col_idx, values,
+        ))
     }
 
     /// `(nrows, ncols)`.

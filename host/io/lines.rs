@@ -1,9 +1,9 @@
 //! Lines of a byte stream, read in large chunks and split with `memchr`;
 //! gzip input is recognised by its magic bytes and decompressed on the fly.
 
-use std::io::{self, Cursor, Read};
+use std::io::{self, BufRead, Chain, Cursor, Read};
 
-use flate2::read::MultiGzDecoder;
+use flate2::bufread::GzDecoder;
 
 /// Bytes read from the source at a time: the buffer starts at `FIRST_CHUNK`
 /// (small inputs stay cheap) and doubles up to `CHUNK`, or past it for a
@@ -11,11 +11,46 @@ use flate2::read::MultiGzDecoder;
 const FIRST_CHUNK: usize = 1 << 16;
 const CHUNK: usize = 1 << 20;
 
-/// `reader` as plain bytes, decompressed if it starts with the gzip magic
-/// bytes; the flag says whether it did.
-pub(super) fn decompressed<'a, R: Read + 'a>(
-    mut reader: R,
-) -> io::Result<(Box<dyn Read + 'a>, bool)> {
+/// The gzip magic bytes.
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// A source with the bytes read to detect gzip put back in front.
+type Whole<R> = Chain<Cursor<Vec<u8>>, R>;
+
+/// A source as plain text: as it is, or decompressed.
+pub(super) enum Decoded<R: Read> {
+    Plain(Whole<R>),
+    Gzip(Box<GzMembers<Whole<R>>>),
+}
+
+impl<R: Read> Decoded<R> {
+    /// Whether the source was gzip.
+    pub(super) fn is_gzip(&self) -> bool {
+        matches!(self, Decoded::Gzip(_))
+    }
+
+    /// Bytes after the gzip data that were ignored (see [`GzMembers`]); 0
+    /// for plain text.
+    pub(super) fn ignored_trailing_bytes(&self) -> u64 {
+        match self {
+            Decoded::Plain(_) => 0,
+            Decoded::Gzip(gz) => gz.trailing,
+        }
+    }
+}
+
+impl<R: Read> Read for Decoded<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Decoded::Plain(r) => r.read(buf),
+            Decoded::Gzip(r) => r.read(buf),
+        }
+    }
+}
+
+/// `reader` as plain text, decompressed if it starts with the gzip magic
+/// bytes.
+pub(super) fn decompressed<R: Read>(mut reader: R) -> io::Result<Decoded<R>> {
     let mut magic = [0u8; 2];
     let mut got = 0;
     while got < magic.len() {
@@ -27,12 +62,117 @@ pub(super) fn decompressed<'a, R: Read + 'a>(
         }
     }
     let whole = Cursor::new(magic[..got].to_vec()).chain(reader);
-    Ok(if magic[..got] == [0x1f, 0x8b] {
-        // Multi-member: bgzip and parallel gzip tools write several members.
-        (Box::new(MultiGzDecoder::new(whole)), true)
+    Ok(if magic[..got] == GZIP_MAGIC {
+        Decoded::Gzip(Box::new(GzMembers::new(whole)))
     } else {
-        (Box::new(whole), false)
+        Decoded::Plain(whole)
     })
+}
+
+/// The text of gzip members one after another (bgzip and parallel gzip
+/// tools write several). Bytes after a member that do not start another
+/// one are ignored and counted, as gzip(1) does ("trailing garbage
+/// ignored"); a damaged member is still an error.
+pub(super) struct GzMembers<R: Read> {
+    /// The member being read; `None` once the input is done.
+    member: Option<GzDecoder<Peekable<R>>>,
+    trailing: u64,
+}
+
+impl<R: Read> GzMembers<R> {
+    fn new(inner: R) -> Self {
+        GzMembers {
+            member: Some(GzDecoder::new(Peekable::new(inner))),
+            trailing: 0,
+        }
+    }
+}
+
+impl<R: Read> Read for GzMembers<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while let Some(member) = &mut self.member {
+            let n = member.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            // The member ended: another one follows, or the rest is ignored.
+            let mut rest = self.member.take().expect("a member").into_inner();
+            if rest.peek(GZIP_MAGIC.len())? == GZIP_MAGIC {
+                self.member = Some(GzDecoder::new(rest));
+            } else {
+                self.trailing = io::copy(&mut rest, &mut io::sink())?;
+            }
+        }
+        Ok(0)
+    }
+}
+
+/// A buffered reader that can look a few bytes ahead.
+struct Peekable<R> {
+    inner: R,
+    buf: Vec<u8>,
+    /// `buf[pos..end]` is read but not yet consumed.
+    pos: usize,
+    end: usize,
+}
+
+impl<R: Read> Peekable<R> {
+    fn new(inner: R) -> Self {
+        Peekable {
+            inner,
+            buf: vec![0; FIRST_CHUNK],
+            pos: 0,
+            end: 0,
+        }
+    }
+
+    /// The next `n` bytes without consuming them (fewer at the end).
+    fn peek(&mut self, n: usize) -> io::Result<&[u8]> {
+        if self.end - self.pos < n {
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
+            self.pos = 0;
+            while self.end < n {
+                match self.inner.read(&mut self.buf[self.end..]) {
+                    Ok(0) => break,
+                    Ok(got) => self.end += got,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        Ok(&self.buf[self.pos..self.end.min(self.pos + n)])
+    }
+}
+
+impl<R: Read> Read for Peekable<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(out.len());
+        out[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: Read> BufRead for Peekable<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.pos == self.end {
+            self.pos = 0;
+            self.end = 0;
+            self.end = loop {
+                match self.inner.read(&mut self.buf) {
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    other => break other?,
+                }
+            };
+        }
+        Ok(&self.buf[self.pos..self.end])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.pos = (self.pos + n).min(self.end);
+    }
 }
 
 /// Lines of a reader, each without its `\n` (a `\r` before it stays; field
@@ -87,6 +227,11 @@ impl<R: Read> Lines<R> {
             }
             self.fill()?;
         }
+    }
+
+    /// The source the lines come from.
+    pub(super) fn source(&self) -> &R {
+        &self.inner
     }
 
     /// Number of the last line returned (0 before the first).

@@ -7,15 +7,18 @@
 //! to sum). gzip input is recognised by its magic bytes. Every malformed line
 //! is an [`Error::Parse`](crate::Error::Parse) naming the file, the line and
 //! the reason; the only lenient paths are the explicit [`ReadOptions`].
+//! What the reader had to change or met on the way (values out of the value
+//! type's range, NaN, bytes after the gzip data) is counted in
+//! [`MtxMatrix::notes`] for the caller to report.
 //!
 //! [`write_mtx`] / [`write_mtx_to`] write general coordinate files, row-major,
 //! with values that read back bit-identical, through a temporary file that is
-//! renamed into place only once complete.
+//! renamed into place only once complete; a `.gz` name is written gzip.
 //!
 //! | module | what |
 //! |--------|------|
 //! | `header` | banner and size line |
-//! | `lines`  | chunked line reader, gzip detection |
+//! | `lines`  | chunked line reader; gzip detection, members and trailing bytes |
 //! | `fields` | per-line tokenizing and number parsing |
 //! | `read`   | the entry loop: ranges, counts, symmetric expansion |
 //! | `write`  | writer and atomic replace |
@@ -102,6 +105,23 @@ pub struct MtxMatrix<T> {
     /// Entry lines skipped by [`ReadOptions::drop_invalid`] (a symmetric
     /// entry counts once).
     pub dropped: usize,
+    /// What the reader changed or met, for the caller to report.
+    pub notes: ReadNotes,
+}
+
+/// What reading changed or met that the matrix alone does not show. Each
+/// value line counts once (a symmetric entry's mirror is not counted again).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadNotes {
+    /// Finite values too large for the value type, read as ±∞ (`1e400`).
+    pub overflowed: usize,
+    /// Nonzero values too small for the value type, read as ±0 (`1e-400`).
+    pub underflowed: usize,
+    /// The line of the first NaN value, if any.
+    pub first_nan: Option<u64>,
+    /// Bytes after the end of gzip data that start no further gzip member:
+    /// ignored, as gzip(1) ignores them ("trailing garbage ignored").
+    pub ignored_trailing_bytes: u64,
 }
 
 impl fmt::Display for Layout {

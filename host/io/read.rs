@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use super::fields::{Fields, data_fields, parse_integer, parse_unsigned, show};
 use super::header::{parse_banner, parse_size};
 use super::lines::{Lines, decompressed};
-use super::{Field, Header, IndexBase, Layout, MtxMatrix, ReadOptions, Symmetry};
+use super::{Field, Header, IndexBase, Layout, MtxMatrix, ReadNotes, ReadOptions, Symmetry};
 use crate::error::{Error, Result};
-use crate::format::Coo;
+use crate::format::{Coo, meminfo_bytes};
 use crate::scalar::Scalar;
 
 /// Entries reserved up front when the input's size is unknown (a stream,
@@ -49,21 +49,25 @@ fn read_source<T: Scalar, R: Read>(
         path: PathBuf::from(name),
         source,
     };
-    let (source, gzip) = decompressed(reader).map_err(io_err)?;
+    let source = decompressed(reader).map_err(io_err)?;
     // A compressed file's length says nothing about the text's.
-    let mut lines = Lines::new(source, size_hint.filter(|_| !gzip));
+    let size_hint = size_hint.filter(|_| !source.is_gzip());
+    let mut lines = Lines::new(source, size_hint);
     let header = read_header(&mut lines, name)?;
-    fits_in_memory::<T>(&header, memory_bytes())
+    fits_in_memory::<T>(&header, meminfo_bytes("MemTotal"))
         .map_err(|reason| Error::TooLarge(format!("{name}:{}: {reason}", lines.line())))?;
     let reader = EntryReader { name, opts, header };
+    let mut notes = ReadNotes::default();
     let (coo, dropped) = match reader.header.layout {
-        Layout::Coordinate => reader.coordinate(&mut lines)?,
-        Layout::Array => reader.array(&mut lines)?,
+        Layout::Coordinate => reader.coordinate(&mut lines, &mut notes)?,
+        Layout::Array => reader.array(&mut lines, &mut notes)?,
     };
+    notes.ignored_trailing_bytes = lines.source().ignored_trailing_bytes();
     Ok(MtxMatrix {
         header: reader.header,
         coo,
         dropped,
+        notes,
     })
 }
 
@@ -103,15 +107,6 @@ fn fits_in_memory<T>(header: &Header, memory: Option<u64>) -> Result<(), String>
     ))
 }
 
-/// This machine's memory in bytes (`MemTotal` in `/proc/meminfo`), or
-/// `None` where that cannot be read (the check is then skipped).
-fn memory_bytes() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kb.checked_mul(1024)
-}
-
 /// Banner, comments and blank lines, size line.
 fn read_header<R: Read>(lines: &mut Lines<R>, name: &str) -> Result<Header> {
     let io_err = |source| Error::Io {
@@ -145,15 +140,47 @@ enum BadLine {
     OutOfRange(String),
 }
 
-/// A row or column index as written in the file.
+/// A row or column index as written in the file. A negative one (`-1`,
+/// which some generators write) is out of range for any matrix: it reads as
+/// `u64::MAX`, to be refused or dropped like any other out-of-range index.
 #[inline]
 fn index(what: &str, text: &[u8]) -> Result<u64, BadLine> {
-    parse_unsigned(text).ok_or_else(|| {
-        BadLine::Malformed(format!(
-            "{what} index `{}` is not a non-negative integer",
+    let (negative, digits) = match text.strip_prefix(b"-") {
+        Some(digits) => (true, digits),
+        None => (false, text),
+    };
+    match parse_unsigned(digits) {
+        Some(v) if negative && v != 0 => Ok(u64::MAX),
+        Some(v) => Ok(v),
+        None => Err(BadLine::Malformed(format!(
+            "{what} index `{}` is not an integer",
             show(text)
-        ))
-    })
+        ))),
+    }
+}
+
+/// Counts in `notes` what reading `text` as `value` changed (a finite
+/// number that became ±∞, a nonzero one that became 0) and where the first
+/// NaN is. Cheap for the usual value: finite and nonzero.
+#[inline]
+fn note_value<T: Scalar>(value: T, text: &[u8], line: u64, notes: &mut ReadNotes) {
+    let v = value.to_f64();
+    if v != 0.0 && v.is_finite() {
+        return;
+    }
+    if v.is_nan() {
+        notes.first_nan.get_or_insert(line);
+    } else if v.is_infinite() {
+        // `inf` and `infinity` name it; any other text was a finite number.
+        if !text.iter().any(|b| b.eq_ignore_ascii_case(&b'i')) {
+            notes.overflowed += 1;
+        }
+    } else {
+        let mantissa = text.split(|&b| b == b'e' || b == b'E').next();
+        if mantissa.is_some_and(|m| m.iter().any(|b| (b'1'..=b'9').contains(b))) {
+            notes.underflowed += 1;
+        }
+    }
 }
 
 /// The entry pass, with what every line is checked against.
@@ -190,7 +217,11 @@ impl EntryReader<'_> {
         coo.reserve((entries * per_entry) as usize);
     }
 
-    fn coordinate<T: Scalar, R: Read>(&self, lines: &mut Lines<R>) -> Result<(Coo<T>, usize)> {
+    fn coordinate<T: Scalar, R: Read>(
+        &self,
+        lines: &mut Lines<R>,
+        notes: &mut ReadNotes,
+    ) -> Result<(Coo<T>, usize)> {
         let h = self.header;
         let mut coo = Coo::new(h.nrows, h.ncols)?;
         // Shortest entry lines: `1 1\n`, `1 1 1\n`.
@@ -208,7 +239,7 @@ impl EntryReader<'_> {
                 return Err(self.error(no, self.too_many()));
             }
             seen += 1;
-            match self.coordinate_entry::<T>(line, first, fields) {
+            match self.coordinate_entry::<T>(no, line, first, fields, notes) {
                 Ok((i, j, value)) => self
                     .push_expanded(&mut coo, i, j, value)
                     .map_err(|reason| self.error(no, reason))?,
@@ -224,14 +255,17 @@ impl EntryReader<'_> {
         Ok((coo, dropped))
     }
 
-    /// 0-based row and column and the value of one coordinate line, given
-    /// its first field and the rest.
+    /// 0-based row and column and the value of coordinate line `no`, given
+    /// its first field and the rest; what reading the value changed goes
+    /// into `notes` (for an entry that is kept).
     #[inline]
     fn coordinate_entry<T: Scalar>(
         &self,
+        no: u64,
         line: &[u8],
         row_text: &[u8],
         mut fields: Fields<'_>,
+        notes: &mut ReadNotes,
     ) -> Result<(u32, u32, T), BadLine> {
         let h = &self.header;
         let wrong_count = || {
@@ -248,19 +282,20 @@ impl EntryReader<'_> {
         let col_text = fields.next().ok_or_else(wrong_count)?;
         let row = index("row", row_text)?;
         let col = index("column", col_text)?;
-        let value = match h.field {
-            Field::Pattern => T::from_f64(1.0),
+        let (value, value_text) = match h.field {
+            Field::Pattern => (T::from_f64(1.0), &b"1"[..]),
             Field::Real => {
                 let text = fields.next().ok_or_else(wrong_count)?;
-                T::parse_real(text).ok_or_else(|| {
+                let v = T::parse_real(text).ok_or_else(|| {
                     BadLine::Malformed(format!("value `{}` is not a real number", show(text)))
-                })?
+                })?;
+                (v, text)
             }
             Field::Integer => {
                 let text = fields.next().ok_or_else(wrong_count)?;
                 let v = parse_integer(text)
                     .map_err(|reason| BadLine::Malformed(format!("value {reason}")))?;
-                T::from_f64(v)
+                (T::from_f64(v), text)
             }
         };
         if fields.next().is_some() {
@@ -273,6 +308,7 @@ impl EntryReader<'_> {
         let j = self
             .in_range(col, h.ncols)
             .ok_or_else(|| BadLine::OutOfRange(self.out_of_range("column", col_text, h.ncols)))?;
+        note_value(value, value_text, no, notes);
         Ok((i, j, value))
     }
 
@@ -346,7 +382,11 @@ impl EntryReader<'_> {
 
     /// Dense column-major values; symmetric storage holds the lower
     /// triangle (strictly lower for skew-symmetric) column by column.
-    fn array<T: Scalar, R: Read>(&self, lines: &mut Lines<R>) -> Result<(Coo<T>, usize)> {
+    fn array<T: Scalar, R: Read>(
+        &self,
+        lines: &mut Lines<R>,
+        notes: &mut ReadNotes,
+    ) -> Result<(Coo<T>, usize)> {
         let h = self.header;
         let mut coo = Coo::new(h.nrows, h.ncols)?;
         self.reserve(&mut coo, lines, 2);
@@ -380,6 +420,7 @@ impl EntryReader<'_> {
                     .ok_or_else(|| format!("`{}` is not a real number", show(text))),
             }
             .map_err(|reason| self.error(no, format!("value {reason}")))?;
+            note_value(value, text, no, notes);
             // i < nrows ≤ u32::MAX while entries remain.
             self.push_expanded(&mut coo, i as u32, j as u32, value)
                 .map_err(|reason| self.error(no, reason))?;

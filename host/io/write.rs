@@ -1,9 +1,10 @@
 //! The MatrixMarket writer: general coordinate, 1-based, row-major, values
-//! that read back bit-identical. [`write_mtx`] replaces its target only once
-//! the whole file is written and synced, so a failed run leaves no
-//! truncated file (and no temporary one). A target that is not a regular
-//! file (`/dev/null`, `/dev/stdout`, a FIFO) is written in place: renaming
-//! over it would replace the device node itself with a file.
+//! that read back bit-identical; gzip-compressed when the file's name ends in
+//! `.gz`. [`write_mtx`] replaces its target only once the whole file is
+//! written and synced, so a failed run leaves no truncated file (and no
+//! temporary one). A target that is not a regular file (`/dev/null`,
+//! `/dev/stdout`, a FIFO) is written in place: renaming over it would
+//! replace the device node itself with a file.
 //!
 //! A process killed by a signal runs no destructors: a program that wants
 //! no temporary file left behind then (the CLI, on Ctrl-C) calls
@@ -17,6 +18,9 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
+use flate2::Compression;
+use flate2::write::GzEncoder;
+
 use super::Field;
 use crate::error::{Error, Result};
 use crate::format::Csr;
@@ -27,26 +31,69 @@ use crate::scalar::Scalar;
 const FLUSH_BYTES: usize = 1 << 20;
 
 /// Writes `m` to `path` as a general coordinate file with values of
-/// `field`, through a temporary file in the same directory that is synced
-/// and then renamed over `path` (over the file a symbolic link names, so
-/// the link stays). Devices and FIFOs are written directly.
+/// `field` (gzip-compressed when `path` ends in `.gz`), through a temporary
+/// file in the same directory that is synced and then renamed over `path`
+/// (over the file a symbolic link names, so the link stays). Devices and
+/// FIFOs are written directly. An error names `path` and the reason it
+/// cannot be written.
 pub fn write_mtx<T: Scalar>(path: &Path, m: &Csr<T>, field: Field) -> Result<()> {
     let io_err = |source| Error::Io {
         path: path.to_path_buf(),
         source,
     };
+    let gzip = path
+        .extension()
+        .is_some_and(|ext| ext.eq_ignore_ascii_case("gz"));
     let target = match fs::metadata(path) {
         Ok(meta) if !meta.is_file() && !meta.is_dir() => {
             let file = OpenOptions::new().write(true).open(path).map_err(io_err)?;
-            return write_mtx_to(io::BufWriter::new(file), m, field).map_err(io_err);
+            return write_file(io::BufWriter::new(file), m, field, gzip).map_err(io_err);
         }
         Ok(_) => fs::canonicalize(path).map_err(io_err)?,
         Err(_) => path.to_path_buf(),
     };
-    let tmp = TempFile::beside(&target).map_err(io_err)?;
-    write_mtx_to(&tmp.file, m, field).map_err(io_err)?;
+    let tmp = TempFile::beside(&target).map_err(|e| io_err(cannot_replace(&target, e)))?;
+    write_file(&tmp.file, m, field, gzip).map_err(io_err)?;
     tmp.file.sync_all().map_err(io_err)?;
     tmp.rename_to(&target).map_err(io_err)
+}
+
+/// [`write_mtx_to`], through gzip when `gzip`.
+fn write_file<T: Scalar, W: Write>(w: W, m: &Csr<T>, field: Field, gzip: bool) -> io::Result<()> {
+    if gzip {
+        let mut encoder = GzEncoder::new(w, Compression::default());
+        write_mtx_to(&mut encoder, m, field)?;
+        encoder.finish()?.flush()
+    } else {
+        write_mtx_to(w, m, field)
+    }
+}
+
+/// Why `target` cannot be replaced, given that the temporary file beside it
+/// could not be created (`error`): the target's own refusal when it exists
+/// and cannot be opened for writing (`/proc/version`: permission denied),
+/// else the directory's, naming the directory.
+fn cannot_replace(target: &Path, error: io::Error) -> io::Error {
+    if target.exists()
+        && let Err(refused) = OpenOptions::new().write(true).open(target)
+    {
+        return refused;
+    }
+    io::Error::new(
+        error.kind(),
+        format!(
+            "cannot create a temporary file in {}: {error}",
+            directory_of(target).display()
+        ),
+    )
+}
+
+/// The directory `target` is in (`.` for a bare name).
+fn directory_of(target: &Path) -> &Path {
+    match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
 }
 
 /// Writes `m` as MatrixMarket text: `%%MatrixMarket matrix coordinate
@@ -170,10 +217,7 @@ impl TempFile {
         let name = target
             .file_name()
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;
-        let dir = match target.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
+        let dir = directory_of(target);
         loop {
             let mut tmp_name = std::ffi::OsString::from(".");
             tmp_name.push(name);
