@@ -117,19 +117,20 @@ fn real_matrices() -> Option<Vec<PathBuf>> {
 
 // ---- semirings on the test side: the CLI's f64 ↔ the semiring's values ----
 
-const SEMIRINGS: [&str; 6] = [
+const SEMIRINGS: [&str; 7] = [
     "plus-times",
     "min-plus",
     "max-plus",
     "or-and",
     "max-times",
     "min-max",
+    "max-min",
 ];
 
 /// Runs `$body` with `$S` the semiring the CLI names `$name`.
 macro_rules! with_semiring {
     ($name:expr, |$S:ident| $body:expr) => {{
-        use spmx::{MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes};
+        use spmx::{MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes};
         match $name {
             "plus-times" => {
                 type $S = PlusTimes<f64>;
@@ -155,13 +156,18 @@ macro_rules! with_semiring {
                 type $S = MinMax<f64>;
                 $body
             }
+            "max-min" => {
+                type $S = MaxMin<f64>;
+                $body
+            }
             other => panic!("unknown semiring {other}"),
         }
     }};
 }
 
-/// What the CLI documents: numeric semirings use the values, or-and the
-/// pattern; results come back as `f64` (`bool` as 0 or 1).
+/// What the CLI documents: numeric semirings use the values, or-and takes
+/// nonzero as true and 0 as false; results come back as `f64` (`bool` as 0
+/// or 1).
 trait CliSide: Scalar {
     fn input(m: &Csr<f64>) -> Csr<Self>;
 }
@@ -172,7 +178,7 @@ impl CliSide for f64 {
 }
 impl CliSide for bool {
     fn input(m: &Csr<f64>) -> Csr<bool> {
-        m.map(|_| true)
+        m.map(|v| v != 0.0)
     }
 }
 

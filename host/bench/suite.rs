@@ -190,7 +190,7 @@ impl Input {
     pub fn load(&self) -> Result<Csr<f64>> {
         match &self.source {
             Source::Generated { spec, seed } => spec.generate(*seed),
-            Source::File { path, options } => Ok(read_mtx::<f64>(path, options)?.coo.to_csr()),
+            Source::File { path, options } => read_mtx::<f64>(path, options)?.coo.try_to_csr(),
         }
     }
 

@@ -38,6 +38,8 @@ enum BenchOp {
 struct CommonBenchArgs {
     /// MatrixMarket files to bench, besides or instead of --suite.
     files: Vec<PathBuf>,
+    #[command(flatten)]
+    input: InputOpts,
     /// Built-in suites, comma-separated, regenerated from their definitions
     /// in bench-data/ (gpu-default: uniform 4M², R-MAT 22, Poisson 2000²
     /// and 160³, the real set in $SPMX_REAL_DATA or
@@ -174,39 +176,37 @@ fn layout_name(s: &str) -> Result<String, String> {
     Ok(s.to_string())
 }
 
-pub fn run(args: &BenchArgs, input: &InputOpts) -> anyhow::Result<()> {
+pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     match &args.op {
-        BenchOp::Spmv(spmv) => gpu::spmv(spmv, input),
-        BenchOp::Spmm(spmm) => gpu::spmm(spmm, input),
-        BenchOp::Spgemm(spgemm) => gpu::spgemm(spgemm, input),
+        BenchOp::Spmv(spmv) => gpu::spmv(spmv),
+        BenchOp::Spmm(spmm) => gpu::spmm(spmm),
+        BenchOp::Spgemm(spgemm) => gpu::spgemm(spgemm),
     }
 }
 
 #[cfg(not(feature = "gpu"))]
 mod gpu {
-    use super::{InputOpts, SpgemmBenchArgs, SpmmBenchArgs, SpmvBenchArgs};
+    use super::{SpgemmBenchArgs, SpmmBenchArgs, SpmvBenchArgs};
 
     const NO_GPU: &str = "spmx bench runs on the GPU engine, and this spmx was built without \
                           feature gpu (build with the default features)";
 
-    pub fn spmv(_: &SpmvBenchArgs, _: &InputOpts) -> anyhow::Result<()> {
+    pub fn spmv(_: &SpmvBenchArgs) -> anyhow::Result<()> {
         anyhow::bail!(NO_GPU)
     }
 
-    pub fn spmm(_: &SpmmBenchArgs, _: &InputOpts) -> anyhow::Result<()> {
+    pub fn spmm(_: &SpmmBenchArgs) -> anyhow::Result<()> {
         anyhow::bail!(NO_GPU)
     }
 
-    pub fn spgemm(_: &SpgemmBenchArgs, _: &InputOpts) -> anyhow::Result<()> {
+    pub fn spgemm(_: &SpgemmBenchArgs) -> anyhow::Result<()> {
         anyhow::bail!(NO_GPU)
     }
 }
 
 #[cfg(feature = "gpu")]
 mod gpu {
-    use super::{
-        CommonBenchArgs, InputOpts, SpgemmBenchArgs, SpmmBenchArgs, SpmvBenchArgs, ValueType,
-    };
+    use super::{CommonBenchArgs, SpgemmBenchArgs, SpmmBenchArgs, SpmvBenchArgs, ValueType};
     use crate::cli::progress;
     use crate::cli::semiring_arg::SemiringArg;
     use anyhow::Context;
@@ -221,27 +221,26 @@ mod gpu {
     use spmx::engine::cuda::cusparse::CusparseValue;
     use spmx::engine::cuda::spmm::SpmmKernel;
     use spmx::format::Csr;
-    use spmx::io::ReadOptions;
     use spmx::semiring::Float;
     use spmx::{MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, PlusTimes, Scalar, Semiring};
     use std::io::Write;
     use std::str::FromStr;
     use std::time::Instant;
 
-    pub fn spmv(args: &SpmvBenchArgs, input: &InputOpts) -> anyhow::Result<()> {
-        by_type(args, &inputs(&args.common, input)?)
+    pub fn spmv(args: &SpmvBenchArgs) -> anyhow::Result<()> {
+        by_type(args, &inputs(&args.common)?)
     }
 
-    pub fn spmm(args: &SpmmBenchArgs, input: &InputOpts) -> anyhow::Result<()> {
-        by_type(args, &inputs(&args.common, input)?)
+    pub fn spmm(args: &SpmmBenchArgs) -> anyhow::Result<()> {
+        by_type(args, &inputs(&args.common)?)
     }
 
-    pub fn spgemm(args: &SpgemmBenchArgs, input: &InputOpts) -> anyhow::Result<()> {
+    pub fn spgemm(args: &SpgemmBenchArgs) -> anyhow::Result<()> {
         let inputs = if args.course && args.common.suite.is_empty() && args.common.files.is_empty()
         {
             Vec::new()
         } else {
-            inputs(&args.common, input)?
+            inputs(&args.common)?
         };
         by_type(args, &inputs)
     }
@@ -262,7 +261,7 @@ mod gpu {
     }
 
     /// The suites' matrices and the files, less those `--only` leaves out.
-    fn inputs(args: &CommonBenchArgs, input: &InputOpts) -> anyhow::Result<Vec<Input>> {
+    fn inputs(args: &CommonBenchArgs) -> anyhow::Result<Vec<Input>> {
         let mut inputs = Vec::new();
         for name in &args.suite {
             let (suite, notes) = Suite::named(name)?.inputs(&real_dir())?;
@@ -271,10 +270,7 @@ mod gpu {
             }
             inputs.extend(suite);
         }
-        let options = ReadOptions {
-            index_base: input.index_base,
-            drop_invalid: input.drop_invalid,
-        };
+        let options = args.input.read_options();
         inputs.extend(args.files.iter().map(|f| Input::file(f, options)));
         anyhow::ensure!(
             !args.suite.is_empty() || !inputs.is_empty(),

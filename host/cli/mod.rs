@@ -64,8 +64,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Spmv(args) => spmv::run(&args),
         Command::Spmm(args) => spmm::run(&args),
         Command::Apsp(args) => apsp::run(&args),
-        // The standard reader until bench's operations flatten InputOpts.
-        Command::Bench(args) => bench::run(&args, &files::InputOpts::default()),
+        Command::Bench(args) => bench::run(&args),
     }
 }
 

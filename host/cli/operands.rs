@@ -5,7 +5,7 @@
 //! other CLI matrix ([`CliValue`] turns them into the semiring's values):
 //! a random operand stores every element; a file stores what it lists, and
 //! an absent element becomes the semiring's zero (+∞ for min-plus). Or-and
-//! takes the pattern, so every element of an array file is `true`.
+//! takes a nonzero element as `true` and a 0 as `false`.
 //! Results are written as MatrixMarket *coordinate* general files that list
 //! every element — the library has no array writer — so they read back as
 //! the same dense matrix with any MatrixMarket reader.
@@ -16,7 +16,6 @@ use anyhow::Context;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use spmx::format::{Dense, try_with_capacity};
-use spmx::io::Field;
 use spmx::{Csr, Scalar, Semiring};
 use std::path::Path;
 
@@ -100,11 +99,7 @@ pub fn into_output<T: CliValue>(
 /// Writes a dense result (from [`into_output`]) listing every element:
 /// reals, or 0/1 integers for or-and.
 pub fn write(path: &Path, m: &Csr<f64>, semiring: SemiringArg) -> anyhow::Result<()> {
-    let field = match semiring {
-        SemiringArg::OrAnd => Field::Integer,
-        _ => Field::Real,
-    };
-    files::write(path, m, field)
+    files::write(path, m, semiring.output_field())
 }
 
 /// An `nrows × ncols` CSR storing every element of row-major `values`.
