@@ -12,8 +12,9 @@
 #   run.sh        runs every test executable, then `spmx bench` with the
 #                 arguments it is given (none: the SpMV gpu-default suite)
 #
-# SPMX_BUNDLE_TESTS (a regular expression, default: every one) picks the
-# test executables by name, to keep what travels small (`gpu_pool|gpu_bench`).
+# SPMX_BUNDLE_TESTS (a regular expression over test names; default: the
+# library's unit tests and every gpu_* test) picks the test executables, to
+# keep what travels small (`gpu_pool|gpu_bench`) or add others (`apsp`).
 #
 # Copy the folder to the GPU machine and run `bash gpu-bundle/run.sh`; or
 # `bash gpu-bundle/run.sh tests` for the tests alone. SPMX_CUDA_ARCH
@@ -35,8 +36,15 @@ for line in sys.stdin:
         continue
     name = msg["target"]["name"]
     kind = msg["target"]["kind"]
-    # The library unit tests hold the PTX checks; gpu_* are the GPU tests.
-    if (kind == ["lib"] and name == "spmx") or name.startswith("gpu_"):
+    # The library unit tests hold the PTX checks; gpu_* are the GPU tests;
+    # SPMX_BUNDLE_TESTS may name others (tests/apsp.rs runs on the GPU too).
+    picked = os.environ.get("SPMX_BUNDLE_TESTS")
+    if picked:
+        import re
+        wanted = re.search(picked, name) is not None
+    else:
+        wanted = (kind == ["lib"] and name == "spmx") or name.startswith("gpu_")
+    if wanted:
         print(exe)
 ')
 
@@ -45,7 +53,7 @@ mkdir -p "$out/tests"
 cp "$target/release/spmx" "$out/spmx"
 for exe in $tests; do
     name=$(basename "$exe" | sed 's/-[0-9a-f]*$//')
-    [[ $name =~ ${SPMX_BUNDLE_TESTS:-.} ]] && cp "$exe" "$out/tests/$name"
+    cp "$exe" "$out/tests/$name"
 done
 strip "$out/spmx" "$out"/tests/* 2>/dev/null || strip "$out/spmx"
 cp scripts/race_vs_reference.py "$out/"
