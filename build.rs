@@ -1,24 +1,41 @@
 //! Build script. Without feature `gpu` it does nothing.
 //!
 //! With `gpu` it compiles `gpu-kernels` to PTX, `$OUT_DIR/kernels.ptx`, which
-//! `host/engine/cuda/ptx.rs` embeds:
+//! `host/engine/cuda/ptx.rs` embeds. spmx itself builds on stable Rust; the
+//! kernels need the nightly named in `gpu-kernels/ptx-toolchain.toml` (for
+//! `-Zbuild-std=core` and the nvptx features) with its `rust-src` and
+//! `llvm-tools` components, and this script gets that toolchain itself, as
+//! rust-gpu's cargo-gpu does for its shaders:
 //!
-//! 1. a nested `cargo rustc --manifest-path gpu-kernels/Cargo.toml
-//!    --crate-type cdylib --target nvptx64-nvidia-cuda -Zbuild-std=core`
-//!    with a target directory of its own under `$OUT_DIR` (a nested cargo on
-//!    the outer target directory would wait forever on the outer build's lock),
-//!    a profile of its own (`spmx-ptx`: fat LTO, `panic=abort`, opt-level 3)
-//!    and a clean environment (no inherited RUSTFLAGS, target directory,
-//!    profile or wrapper settings);
-//! 2. `-C target-cpu=sm_80`, or `$SPMX_CUDA_ARCH` (`sm_90`, or just `90`);
-//! 3. `-C linker=` this very build script: when rustc runs it with
+//! 1. the toolchain: through rustup, the pinned nightly, installed first
+//!    when it or a component is missing (`rustup toolchain install <pinned>
+//!    --profile minimal --component rust-src,llvm-tools`, said in a cargo
+//!    warning; `RUSTUP_AUTO_INSTALL=0` does not stop an explicit install);
+//!    without rustup, or when the install fails, the rustc building spmx if
+//!    it is a nightly with both components;
+//! 2. a nested `cargo rustc --manifest-path gpu-kernels/Cargo.toml
+//!    --crate-type cdylib --target nvptx64-nvidia-cuda -Zbuild-std=core`,
+//!    run with that toolchain's own cargo and rustc, with a target directory
+//!    of its own under `$OUT_DIR` (a nested cargo on the outer target
+//!    directory would wait forever on the outer build's lock), a profile of
+//!    its own (`spmx-ptx`: fat LTO, `panic=abort`, opt-level 3) and a clean
+//!    environment (no inherited RUSTFLAGS, target directory, profile,
+//!    wrapper or rustup toolchain settings);
+//! 3. `-C target-cpu=sm_80`, or `$SPMX_CUDA_ARCH` (`sm_90`, or just `90`);
+//! 4. `-C linker=` this very build script: when rustc runs it with
 //!    `SPMX_PTX_LINKER_LLVM_BIN` set, it is the linker (the `ptx-linker`
 //!    crate, a build-dependency: `llvm-ar` / `llvm-link` / `opt` with
 //!    internalize + globaldce / `llc`, from the toolchain's `llvm-tools`).
 //!    No separate program is built or looked for.
 //!
-//! Missing `rust-src` or `llvm-tools` stops the build with the command that
-//! installs them. The nested build's warnings are shown as cargo warnings.
+//! When the toolchain cannot be had (no rustup and no such nightly building
+//! spmx, the install failed, offline), or `SPMX_NO_GPU_KERNELS=1` is set,
+//! spmx is built **without GPU kernels**: cargo warnings say why and how to
+//! get them, `kernels.ptx` is empty, and `SPMX_BUILT_WITHOUT_GPU_KERNELS`
+//! (read by `ptx.rs`) carries the reason that `Gpu::start` then reports;
+//! `--engine auto` runs on the CPU. The nested build's warnings are shown as
+//! cargo warnings; its failure (a kernel that does not compile) stops the
+//! build.
 
 use std::process::ExitCode;
 
@@ -39,11 +56,18 @@ mod gpu {
     use std::ffi::OsString;
     use std::fs;
     use std::path::{Path, PathBuf};
-    use std::process::Command;
+    use std::process::{Command, Stdio};
 
     const TARGET: &str = ptx_linker::TARGET;
     const DEFAULT_ARCH: &str = "sm_80";
     const PROFILE: &str = "spmx-ptx";
+    /// Names the nightly the kernels are built with (relative to the root).
+    const TOOLCHAIN_FILE: &str = "gpu-kernels/ptx-toolchain.toml";
+    /// Set (to anything but `0` or nothing): build without GPU kernels.
+    const NO_KERNELS_ENV: &str = "SPMX_NO_GPU_KERNELS";
+    /// Set for the spmx crate when the kernels are missing: why, and how to
+    /// get them (`host/engine/cuda/ptx.rs`).
+    const MISSING_ENV: &str = "SPMX_BUILT_WITHOUT_GPU_KERNELS";
 
     /// Stops the build script; cargo shows its stderr, this message last.
     fn fail(msg: &str) -> ! {
@@ -55,26 +79,343 @@ mod gpu {
         env::var_os(name).unwrap_or_else(|| fail(&format!("cargo did not set {name}")))
     }
 
+    fn warn(msg: &str) {
+        eprintln!("spmx build.rs: {msg}");
+        println!("cargo::warning={msg}");
+    }
+
+    /// The kernels' toolchain as `ptx-toolchain.toml` names it.
+    struct Pinned {
+        channel: String,
+        components: Vec<String>,
+    }
+
+    impl Pinned {
+        fn read(manifest_dir: &Path) -> Pinned {
+            let path = manifest_dir.join(TOOLCHAIN_FILE);
+            let text = fs::read_to_string(&path)
+                .unwrap_or_else(|e| fail(&format!("reading {}: {e}", path.display())));
+            let value = |key: &str| {
+                text.lines().find_map(|l| {
+                    let rest = l.trim().strip_prefix(key)?.trim_start();
+                    Some(rest.strip_prefix('=')?.trim().to_string())
+                })
+            };
+            let channel = value("channel")
+                .and_then(|v| v.split('"').nth(1).map(str::to_string))
+                .filter(|c| !c.is_empty())
+                .unwrap_or_else(|| fail(&format!("{} names no channel", path.display())));
+            let components = value("components")
+                .map(|v| {
+                    v.split('"')
+                        .skip(1)
+                        .step_by(2)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default();
+            Pinned {
+                channel,
+                components,
+            }
+        }
+
+        /// The command that installs the toolchain with its components.
+        fn install_command(&self) -> String {
+            let mut cmd = format!(
+                "rustup toolchain install {} --profile minimal",
+                self.channel
+            );
+            if !self.components.is_empty() {
+                cmd += &format!(" --component {}", self.components.join(","));
+            }
+            cmd
+        }
+    }
+
+    /// A toolchain that can build the kernels.
+    struct Toolchain {
+        cargo: PathBuf,
+        rustc: PathBuf,
+        /// `lib/rustlib/<host>/bin`, with the `llvm-tools`.
+        llvm_bin: PathBuf,
+        /// The rustup toolchain name, for the nested build's
+        /// `RUSTUP_TOOLCHAIN` (so any rustup proxy it runs is this one).
+        rustup_name: Option<String>,
+    }
+
+    /// Why there are no kernels, and what the warning asks the user to do.
+    struct Missing {
+        why: String,
+        fix: String,
+    }
+
     pub fn build_ptx() {
         let manifest_dir = PathBuf::from(var("CARGO_MANIFEST_DIR"));
         let kernels_dir = manifest_dir.join("gpu-kernels");
         println!("cargo::rerun-if-changed=gpu-kernels/src");
         println!("cargo::rerun-if-changed=gpu-kernels/Cargo.toml");
+        println!("cargo::rerun-if-changed={TOOLCHAIN_FILE}");
         println!("cargo::rerun-if-env-changed=SPMX_CUDA_ARCH");
+        println!("cargo::rerun-if-env-changed={NO_KERNELS_ENV}");
 
         let arch = cuda_arch();
-        let rustc = var("RUSTC");
-        let llvm_bin = check_toolchain(&rustc, &manifest_dir);
+        let pinned = Pinned::read(&manifest_dir);
         let out_dir = PathBuf::from(var("OUT_DIR"));
+        let dest = out_dir.join("kernels.ptx");
+        match toolchain(&pinned) {
+            Ok(toolchain) => compile(&toolchain, &arch, &kernels_dir, &out_dir, &dest),
+            Err(missing) => without_kernels(&missing, &dest),
+        }
+    }
+
+    /// The toolchain to build the kernels with (see the file's docs), or why
+    /// there is none. Prints the `rerun-if` lines that let a later build
+    /// try again once the toolchain is there.
+    fn toolchain(pinned: &Pinned) -> Result<Toolchain, Missing> {
+        let channel = &pinned.channel;
+        let install = pinned.install_command();
+        if let Some(v) = env::var_os(NO_KERNELS_ENV).filter(|v| !v.is_empty() && v != "0") {
+            return Err(Missing {
+                why: format!("{NO_KERNELS_ENV}={} is set", v.to_string_lossy()),
+                fix: format!("unset {NO_KERNELS_ENV} and build again"),
+            });
+        }
+        let Some(rustup) = find_rustup() else {
+            if let Some(toolchain) = outer_nightly(channel) {
+                return Ok(toolchain);
+            }
+            // Installing rustup usually changes the PATH: try again then.
+            println!("cargo::rerun-if-env-changed=PATH");
+            return Err(Missing {
+                why: format!(
+                    "they need the {channel} toolchain (with {}), and there is no `rustup` \
+                     on the PATH to install it",
+                    pinned.components.join(", ")
+                ),
+                fix: format!("install rustup (https://rustup.rs), run `{install}` and build again"),
+            });
+        };
+        let why = match rustup_toolchain(&rustup, pinned) {
+            Ok(toolchain) => return Ok(toolchain),
+            Err(why) => why,
+        };
+        if let Some(toolchain) = outer_nightly(channel) {
+            return Ok(toolchain);
+        }
+        // A toolchain installed later adds a file to update-hashes (to
+        // toolchains, in a home without update-hashes): try again then.
+        if let Some(home) = capture(Command::new(&rustup).args(["show", "home"])) {
+            let home = Path::new(home.trim());
+            if let Some(dir) = [home.join("update-hashes"), home.join("toolchains")]
+                .into_iter()
+                .find(|d| d.is_dir())
+            {
+                println!("cargo::rerun-if-changed={}", dir.display());
+            }
+        }
+        Err(Missing {
+            why,
+            fix: format!("run `{install}` and build again"),
+        })
+    }
+
+    /// The pinned toolchain through rustup, installed (or completed) first
+    /// when needed.
+    fn rustup_toolchain(rustup: &Path, pinned: &Pinned) -> Result<Toolchain, String> {
+        let channel = &pinned.channel;
+        let host = var("HOST").to_string_lossy().into_owned();
+        let list = capture(Command::new(rustup).args(["toolchain", "list"]))
+            .ok_or_else(|| format!("`{} toolchain list` failed", rustup.display()))?;
+        let installed = list.lines().any(|l| {
+            let name = l.split_whitespace().next().unwrap_or_default();
+            name == channel || name == format!("{channel}-{host}")
+        });
+        let mut install = Command::new(rustup);
+        let what = if !installed {
+            install.args(["toolchain", "install", channel, "--profile", "minimal"]);
+            if !pinned.components.is_empty() {
+                install.args(["--component", &pinned.components.join(",")]);
+            }
+            "which is not installed".to_string()
+        } else {
+            match pinned_sysroot(rustup, channel).and_then(|s| complete(&s, &host)) {
+                Ok(toolchain) => return Ok(with_name(toolchain, channel)),
+                Err(missing) => {
+                    install
+                        .args(["component", "add", "--toolchain", channel])
+                        .args(&pinned.components);
+                    format!("which has {missing}")
+                }
+            }
+        };
+        warn(&format!(
+            "the GPU kernels are built with {channel} (gpu-kernels/ptx-toolchain.toml), {what}: \
+             running `{}` (once)",
+            shown(&install)
+        ));
+        let out = install
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run `{}`: {e}", shown(&install)))?;
+        eprintln!("{}", String::from_utf8_lossy(&out.stderr));
+        if !out.status.success() {
+            return Err(format!(
+                "`{}` failed ({}): {}",
+                shown(&install),
+                out.status,
+                last_error(&String::from_utf8_lossy(&out.stderr))
+            ));
+        }
+        let sysroot = pinned_sysroot(rustup, channel)?;
+        complete(&sysroot, &host)
+            .map(|t| with_name(t, channel))
+            .map_err(|missing| format!("{missing} in {channel} after installing it"))
+    }
+
+    fn with_name(toolchain: Toolchain, channel: &str) -> Toolchain {
+        Toolchain {
+            rustup_name: Some(channel.to_string()),
+            ..toolchain
+        }
+    }
+
+    fn pinned_sysroot(rustup: &Path, channel: &str) -> Result<PathBuf, String> {
+        capture(
+            Command::new(rustup)
+                .args(["run", channel, "rustc", "--print", "sysroot"])
+                .env_remove("RUSTUP_TOOLCHAIN"),
+        )
+        .map(|s| PathBuf::from(s.trim()))
+        .ok_or_else(|| format!("`rustup run {channel} rustc --print sysroot` failed"))
+    }
+
+    /// The toolchain at `sysroot` if it has cargo, `rust-src` and the
+    /// `llvm-tools`; else what it lacks.
+    fn complete(sysroot: &Path, host: &str) -> Result<Toolchain, String> {
+        let exe = |name: &str| {
+            sysroot
+                .join("bin")
+                .join(format!("{name}{}", env::consts::EXE_SUFFIX))
+        };
+        let (cargo, rustc) = (exe("cargo"), exe("rustc"));
+        if !cargo.is_file() || !rustc.is_file() {
+            return Err(format!("no cargo or rustc in {}", sysroot.display()));
+        }
+        let core = sysroot.join("lib/rustlib/src/rust/library/core/Cargo.toml");
+        if !core.is_file() {
+            return Err("no rust-src component".into());
+        }
+        let llvm_bin = sysroot.join("lib/rustlib").join(host).join("bin");
+        ptx_linker::Tools::in_dir(&llvm_bin).map_err(|_| "no llvm-tools component".to_string())?;
+        Ok(Toolchain {
+            cargo,
+            rustc,
+            llvm_bin,
+            rustup_name: None,
+        })
+    }
+
+    /// The toolchain building spmx, when it is a nightly with `rust-src` and
+    /// `llvm-tools` (a system without rustup).
+    fn outer_nightly(channel: &str) -> Option<Toolchain> {
+        let rustc = PathBuf::from(var("RUSTC"));
+        let version = capture(Command::new(&rustc).arg("-V"))?;
+        if !version.contains("nightly") && !version.contains("-dev") {
+            return None;
+        }
+        let sysroot =
+            PathBuf::from(capture(Command::new(&rustc).args(["--print", "sysroot"]))?.trim());
+        let host = var("HOST").to_string_lossy().into_owned();
+        let toolchain = complete(&sysroot, &host).ok()?;
+        warn(&format!(
+            "building the GPU kernels with the rustc building spmx ({}): rustup could not \
+             provide the pinned {channel}",
+            version.trim()
+        ));
+        Some(Toolchain {
+            cargo: PathBuf::from(var("CARGO")),
+            rustc,
+            ..toolchain
+        })
+    }
+
+    /// `rustup` on the PATH.
+    fn find_rustup() -> Option<PathBuf> {
+        let exe = format!("rustup{}", env::consts::EXE_SUFFIX);
+        env::split_paths(&env::var_os("PATH")?)
+            .map(|dir| dir.join(&exe))
+            .find(|p| p.is_file())
+    }
+
+    /// The standard output of a command that succeeded.
+    fn capture(cmd: &mut Command) -> Option<String> {
+        let out = cmd.stdin(Stdio::null()).output().ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// A command line as a user would type it.
+    fn shown(cmd: &Command) -> String {
+        let program = Path::new(cmd.get_program());
+        let name = program.file_stem().unwrap_or(program.as_os_str());
+        std::iter::once(name)
+            .chain(cmd.get_args())
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// rustup's `error:` lines (else its last line), on one line.
+    fn last_error(stderr: &str) -> String {
+        let errors: Vec<&str> = stderr
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("error"))
+            .collect();
+        if errors.is_empty() {
+            stderr
+                .lines()
+                .map(str::trim)
+                .rfind(|l| !l.is_empty())
+                .unwrap_or("no message")
+                .to_string()
+        } else {
+            errors.join(" / ")
+        }
+    }
+
+    /// An empty `kernels.ptx`, the reason for `ptx.rs`, and the warnings.
+    fn without_kernels(missing: &Missing, dest: &Path) {
+        fs::write(dest, "").unwrap_or_else(|e| fail(&format!("writing {}: {e}", dest.display())));
+        // Cargo takes a directive per line.
+        let one_line = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        let (why, fix) = (one_line(&missing.why), one_line(&missing.fix));
+        warn(&format!("building spmx WITHOUT GPU kernels: {why}"));
+        warn(&format!(
+            "this spmx runs on the CPU (`--engine cuda` will say so); to get the GPU kernels, {fix}"
+        ));
+        println!(
+            "cargo::rustc-env={MISSING_ENV}=this spmx was built without GPU kernels ({why}); \
+             to get them, {fix}"
+        );
+    }
+
+    fn compile(toolchain: &Toolchain, arch: &str, kernels_dir: &Path, out_dir: &Path, dest: &Path) {
         let target_dir = out_dir.join("ptx-target");
         let me = env::current_exe()
             .unwrap_or_else(|e| fail(&format!("cannot find the build script's own path: {e}")));
 
-        let mut cmd = Command::new(var("CARGO"));
+        let mut cmd = Command::new(&toolchain.cargo);
         clean_env(&mut cmd);
-        cmd.current_dir(&kernels_dir)
-            .env("RUSTC", &rustc)
-            .env(ptx_linker::LINKER_ENV, &llvm_bin)
+        if let Some(name) = &toolchain.rustup_name {
+            cmd.env("RUSTUP_TOOLCHAIN", name);
+        }
+        cmd.current_dir(kernels_dir)
+            .stdin(Stdio::null())
+            .env("RUSTC", &toolchain.rustc)
+            .env(ptx_linker::LINKER_ENV, &toolchain.llvm_bin)
             .env(
                 "CARGO_ENCODED_RUSTFLAGS",
                 [
@@ -114,7 +455,8 @@ mod gpu {
         eprintln!("{stderr}");
         if !out.status.success() {
             fail(&format!(
-                "building gpu-kernels for {TARGET} ({arch}) failed; the nested cargo's output is above"
+                "building gpu-kernels for {TARGET} ({arch}) failed; the nested cargo's output \
+                 is above ({NO_KERNELS_ENV}=1 builds spmx without GPU kernels)"
             ));
         }
         forward_warnings(&stderr);
@@ -123,8 +465,7 @@ mod gpu {
             .join(TARGET)
             .join(PROFILE)
             .join("gpu_kernels.ptx");
-        let dest = out_dir.join("kernels.ptx");
-        fs::copy(&ptx, &dest).unwrap_or_else(|e| {
+        fs::copy(&ptx, dest).unwrap_or_else(|e| {
             fail(&format!(
                 "copying {} to {}: {e}",
                 ptx.display(),
@@ -151,65 +492,6 @@ mod gpu {
             ));
         }
         arch
-    }
-
-    /// Checks for a nightly toolchain with `rust-src` and `llvm-tools`, and
-    /// returns the folder of the LLVM tools.
-    fn check_toolchain(rustc: &OsString, manifest_dir: &Path) -> PathBuf {
-        let install = format!(
-            "rustup component add rust-src llvm-tools --toolchain {}",
-            pinned_toolchain(manifest_dir)
-        );
-        let version = Command::new(rustc)
-            .arg("-V")
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-            .unwrap_or_default();
-        if !version.contains("nightly") && !version.contains("-dev") {
-            fail(&format!(
-                "feature `gpu` needs the nightly toolchain pinned in rust-toolchain.toml \
-                 (-Zbuild-std and nvptx features); this rustc is {:?}",
-                version.trim()
-            ));
-        }
-        let sysroot = Command::new(rustc)
-            .args(["--print", "sysroot"])
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
-            .unwrap_or_else(|| {
-                fail(&format!(
-                    "`{} --print sysroot` failed",
-                    rustc.to_string_lossy()
-                ))
-            });
-        let core = sysroot.join("lib/rustlib/src/rust/library/core/Cargo.toml");
-        if !core.is_file() {
-            fail(&format!(
-                "feature `gpu` needs the rust-src component (no {}); install it with: {install}",
-                core.display()
-            ));
-        }
-        let llvm_bin = sysroot.join("lib/rustlib").join(var("HOST")).join("bin");
-        if let Err(e) = ptx_linker::Tools::in_dir(&llvm_bin) {
-            fail(&format!(
-                "feature `gpu` needs the llvm-tools component: {e}; install it with: {install}"
-            ));
-        }
-        llvm_bin
-    }
-
-    /// The channel named in rust-toolchain.toml, for install hints.
-    fn pinned_toolchain(manifest_dir: &Path) -> String {
-        fs::read_to_string(manifest_dir.join("rust-toolchain.toml"))
-            .ok()
-            .and_then(|text| {
-                text.lines()
-                    .filter_map(|l| l.trim().strip_prefix("channel"))
-                    .find_map(|rest| rest.split('"').nth(1).map(str::to_string))
-            })
-            .unwrap_or_else(|| "nightly".into())
     }
 
     /// The nested cargo gets none of the settings cargo gave this script or
@@ -240,6 +522,7 @@ mod gpu {
             "OPT_LEVEL",
             "DEBUG",
             "PROFILE",
+            "RUSTUP_TOOLCHAIN",
         ];
         for (key, _) in env::vars_os() {
             let Some(key) = key.to_str() else { continue };

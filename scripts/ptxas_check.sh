@@ -8,6 +8,8 @@
 # in the current Python (pip install nvidia-cuda-nvcc==13.0.88). No GPU needed.
 # SPMX_CUDA_ARCH=sm_90 builds the PTX itself for sm_90 (default sm_80).
 set -euo pipefail
+# Any command that fails says so, with its line (set -e alone exits silently).
+trap 'echo "ptxas_check.sh: line $LINENO: \`$BASH_COMMAND\` failed" >&2' ERR
 cd "$(dirname "$0")/.."
 archs=${PTXAS_ARCHS:-"sm_80 sm_90"}
 
@@ -33,11 +35,29 @@ echo "== $("$ptxas" --version | tail -1)"
 # `cargo check` runs build.rs (which builds the PTX in a profile of its own,
 # the same whatever the outer one) without compiling spmx itself.
 echo "== cargo check --lib --features gpu (SPMX_CUDA_ARCH=${SPMX_CUDA_ARCH:-sm_80})"
-json=$(cargo check --lib --features gpu --message-format=json)
-out_dir=$(grep '"reason":"build-script-executed"' <<<"$json" | grep '#spmx@' |
-    sed -n 's/.*"out_dir":"\([^"]*\)".*/\1/p' | tail -1)
+json=$(cargo check --lib --features gpu --message-format=json) || {
+    echo "ptxas_check.sh: cargo check --lib --features gpu failed (its errors are above)" >&2
+    exit 1
+}
+# spmx's build script output folder, <target>/<profile>/build/spmx-<hash>/out:
+# named after the package whatever the checkout's folder is called (the
+# package id is `path+file:///…/spmx#0.1.0` in a folder named spmx, but
+# `…/other#spmx@0.1.0` elsewhere).
+out_dir=$(grep '"reason":"build-script-executed"' <<<"$json" |
+    sed -n 's/.*"out_dir":"\([^"]*\/build\/spmx-[0-9a-f]*\/out\)".*/\1/p' | tail -1) || true
+if [[ -z "$out_dir" ]]; then
+    echo "ptxas_check.sh: cargo reported no build-script output folder for spmx" >&2
+    exit 1
+fi
 ptx="$out_dir/kernels.ptx"
-[[ -f "$ptx" ]] || { echo "no kernels.ptx in the build output ($out_dir)" >&2; exit 1; }
+if [[ ! -f "$ptx" ]]; then
+    echo "ptxas_check.sh: no kernels.ptx in spmx's build output ($out_dir)" >&2
+    exit 1
+fi
+if [[ ! -s "$ptx" ]]; then
+    echo "ptxas_check.sh: $ptx is empty: spmx was built without GPU kernels (the build's warning above says why)" >&2
+    exit 1
+fi
 echo "== $ptx: $(wc -c <"$ptx") bytes, $(grep -c '^\.visible \.entry' "$ptx") kernels, $(grep -m1 '^\.target' "$ptx")"
 
 tmp=$(mktemp -d)

@@ -1,6 +1,6 @@
 //! The one place GPU entry points are stamped: every kernel family × every
 //! semiring the GPU supports. PTX entry points cannot be generic, so
-//! `stamp_kernels!` writes one `#[no_mangle] extern "ptx-kernel" fn` per
+//! `stamp_kernels!` writes one exported `extern "ptx-kernel" fn` per
 //! pair, named `{family}_{semiring}_{value}` (`spmv_csr_vector_min_plus_f32`),
 //! and the host-visible table [`KERNELS`] naming them all.
 //!
@@ -93,16 +93,22 @@ macro_rules! stamp_kernels {
     };
 
     (@entries $family:ident $args:ident [$($sr:ident $t:ident => $S:ty),* $(,)?]) => {$(
-        #[doc = concat!("[`", stringify!($family), "`] over `", stringify!($S), "`.")]
-        ///
-        /// # Safety
-        /// Launched by the host under the family's launch contract.
+        // The entry's symbol is `{family}_{semiring}_{value}` by `export_name`
+        // (macro_rules cannot build the identifier on stable Rust); each
+        // `fn entry` sits in an unnamed const of its own, so the Rust names
+        // never clash. Exported symbols are kept whatever their visibility.
         #[cfg(target_arch = "nvptx64")]
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn ${concat($family, _, $sr, _, $t)}(args: $args<$t>) {
-            // SAFETY: the launch contract of the family, upheld by the host.
-            unsafe { $family::<$S>(args) }
-        }
+        const _: () = {
+            #[doc = concat!("[`", stringify!($family), "`] over `", stringify!($S), "`.")]
+            ///
+            /// # Safety
+            /// Launched by the host under the family's launch contract.
+            #[unsafe(export_name = concat!(stringify!($family), "_", stringify!($sr), "_", stringify!($t)))]
+            pub unsafe extern "ptx-kernel" fn entry(args: $args<$t>) {
+                // SAFETY: the launch contract of the family, upheld by the host.
+                unsafe { $family::<$S>(args) }
+            }
+        };
         // The value type in the name is the semiring's: checked on every target.
         const _: fn() = value_is::<$S, $t>;
     )*};

@@ -35,7 +35,6 @@
         stdarch_nvptx
     )
 )]
-#![feature(macro_metavar_expr_concat)]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 
 #[cfg(test)]

@@ -143,6 +143,9 @@ impl Gpu {
     /// Starts device `requested`, or `$SPMX_CUDA_DEVICE` (default 0).
     fn start(requested: Option<usize>) -> std::result::Result<Gpu, String> {
         const CPU: &str = "; use --engine cpu";
+        if let Some(why) = super::ptx::MISSING {
+            return Err(format!("{why}{CPU}"));
+        }
         // SAFETY: only tries to open the driver library.
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
             return Err(format!(
