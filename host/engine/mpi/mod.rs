@@ -413,9 +413,10 @@ fn choose_inner(inner: Engine, local_rank: usize) -> Result<Engine> {
         )),
         #[cfg(feature = "gpu")]
         Engine::Cuda | Engine::Auto => {
-            use crate::engine::cuda::Gpu;
+            use crate::engine::cuda::{Gpu, ptx};
             let gpus = Gpu::device_count();
-            if gpus == 0 && inner == Engine::Auto {
+            // A build without GPU kernels runs auto ranks on the CPU too.
+            if (gpus == 0 || ptx::MISSING.is_some()) && inner == Engine::Auto {
                 return Ok(Engine::Cpu);
             }
             Gpu::select(local_rank % gpus.max(1)).map(|_| Engine::Cuda)
