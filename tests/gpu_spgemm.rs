@@ -58,10 +58,12 @@ where
 
 common::gpu::every_gpu_semiring!(random, random_cases);
 
-/// Products per row around each class boundary (128: a warp sorts; 1024:
-/// a block sorts; beyond: the dense accumulator), rows of A longer than
-/// their products, the arrow matrix's long row, wide B, rectangles, empty
-/// rows and one dense row.
+/// Products per row around each class boundary (32: a warp sorts; 256: a
+/// warp's table of 512 slots; 1024: a block sorts; beyond: the dense
+/// accumulator), bands whose span fits the table however many products
+/// they have (indexed directly, many products a column) and bands wider
+/// than it, rows of A longer than their products, the arrow matrix's long
+/// row, wide B, rectangles, empty rows and one dense row.
 fn big_cases<S: Semiring>(test: &str)
 where
     S::Value: TestScalar,
@@ -72,14 +74,14 @@ where
     let around = |centre: usize, seed| -> Csr<S::Value> {
         skewed(200, 3_000, move |i| centre / 4 - 3 + i % 7, seed)
     };
-    check::<S>(&around(128, 2), &b4, "around a warp's 128 products");
-    check::<S>(&around(1024, 3), &b4, "around a block's 1024 products");
-    check::<S>(
-        &around(4096, 14),
-        &b4,
-        "around a wide block's 4096 products",
-    );
+    check::<S>(&around(32, 2), &b4, "around 32 products");
+    check::<S>(&around(256, 3), &b4, "around 256 products");
+    check::<S>(&around(1024, 14), &b4, "around 1024 products");
     check::<S>(&around(9000, 4), &b4, "dense rows");
+    for half in [3, 20, 250, 300, 2100] {
+        let band: Csr<S::Value> = banded(3_000, half);
+        check::<S>(&band, &band, &format!("band of {}", 2 * half + 1));
+    }
     // Rows of A whose rows of B are mostly empty: more entries than products.
     let sparse_b: Csr<S::Value> = skewed(3_000, 500, |k| usize::from(k % 50 == 0), 5);
     let long_a: Csr<S::Value> = skewed(100, 3_000, |i| 100 + 10 * i, 6);
@@ -102,6 +104,19 @@ where
     check::<S>(&tall, &dense_row, "tall × one dense row");
     let under: Csr<S::Value> = skewed(7_000, 3_000, |k| k % 4, 13);
     check::<S>(&dense_row, &under, "one dense row × tall");
+}
+
+/// A band: row `i` has columns `i − half ..= i + half` (clipped); values
+/// with long fractions, so that a sum in another order rounds otherwise.
+fn banded<T: spmx::Scalar>(n: usize, half: usize) -> Csr<T> {
+    let mut coo = spmx::Coo::new(n, n).unwrap();
+    for i in 0..n {
+        for j in i.saturating_sub(half)..(i + half + 1).min(n) {
+            let v = ((7 * i + 13 * j) % 17) as f64 / 7.0 - 1.1;
+            coo.push(i, j, T::from_f64(v)).unwrap();
+        }
+    }
+    coo.to_csr()
 }
 
 /// The arrow pattern: row 0 and column 0 full, and the diagonal; integer

@@ -27,8 +27,8 @@
 //! | [`SpmmFixupArgs`]    | `spmm_csr_fixup`                         | 40    |
 //! | [`SpmmCsrThreadArgs`] | `spmm_csr_thread`                       | 64    |
 //! | [`SpmmBlockArgs`]    | `spmm_csr_block`, `spmm_csr_block_vec` (and `_fused`) | 88 |
-//! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_warp`, `spgemm_block`, `spgemm_dense` | 128 |
-//! | [`SpgemmClassifyArgs`] | `spgemm_classify`, `spgemm_bin` (utility) | 88  |
+//! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_hash`, `spgemm_dense` | 136 |
+//! | [`SpgemmClassifyArgs`] | `spgemm_classify`, `spgemm_bin` (utility) | 104 |
 //! | [`ScanArgs`]         | `scan_tiles`, `scan_tile_sums`, `scan_add` (utility) | 32 |
 //!
 //! Launch contracts (block and grid shape, what `y` must hold) are in each
@@ -141,7 +141,7 @@ kernel_args! {
     SpmmFixupArgs = 40;
     SpmmCsrThreadArgs = 64;
     SpmmBlockArgs = 88;
-    SpgemmRowsArgs = 128;
+    SpgemmRowsArgs = 136;
 }
 
 /// SpMV over CSR: `y[i] = ⊕ₖ values[k] ⊗ x[col_idx[k]]` for `k` in
@@ -535,21 +535,32 @@ pub struct SpgemmRowsArgs<T> {
     /// `spgemm_dense`: presence words of the accumulator in shared memory
     /// (a row whose column span fits uses it instead of its slot).
     pub shared_words: u32,
+    /// `spgemm_hash`: slots of each warp's table (a power of two), and
+    /// their log2 (the hash keeps that many bits).
+    pub table_slots: u32,
+    pub table_bits: u32,
 }
 
-/// Products a row of C may have (Σ over A(i,k) of |B(k,:)|), and entries
-/// of A, for one warp to sort them in shared memory (`spgemm_warp`).
-pub const SPGEMM_WARP_MAX: u32 = 128;
-/// Products (and entries of A) a row may have for one block to sort them (`spgemm_block`);
-/// rows with more go to the dense accumulator (`spgemm_dense`).
+/// Products (and entries of A) a row may have for one warp to sort them
+/// in registers (`spgemm_warp`): the shortest rows, where a sort of 32
+/// keys by shuffles costs less than clearing and reading out a table.
+pub const SPGEMM_WARP_MAX: u32 = 32;
+/// Slots of `spgemm_hash`'s table, one a warp in shared memory (6 KB in
+/// `f64`, so 8 warps a block fit the default 48 KB): rows up to 256
+/// products, or any row whose span fits, which is a band or a stencil's.
+pub const SPGEMM_HASH_SLOTS: u32 = 512;
+/// Products (and entries of A) a row may have for one block to sort them
+/// in shared memory (`spgemm_block`): the middle rows, too many products
+/// for a warp's table, too few to pay a dense accumulator's readout.
 pub const SPGEMM_BLOCK_MAX: u32 = 1024;
-/// Threads of a block of every SpGEMM row kernel.
+/// Threads of a block of every SpGEMM row kernel but `spgemm_hash` (see
+/// [`spgemm_hash_warps`]).
 pub const SPGEMM_THREADS: u32 = 256;
 /// Row classes of [`SpgemmClassifyArgs`], in order: at most one entry of A
 /// or no products (`spgemm_copy`), up to [`SPGEMM_WARP_MAX`] products
-/// (`spgemm_warp`), up to [`SPGEMM_BLOCK_MAX`] (`spgemm_block`), more
-/// (`spgemm_dense`).
-pub const SPGEMM_CLASSES: usize = 4;
+/// (`spgemm_warp`), those that fit [`SPGEMM_HASH_SLOTS`] (`spgemm_hash`),
+/// up to [`SPGEMM_BLOCK_MAX`] (`spgemm_block`), the rest (`spgemm_dense`).
+pub const SPGEMM_CLASSES: usize = 5;
 
 /// Shared memory a group sorting up to `capacity` products needs: the
 /// products' keys (8 bytes) and values, and per entry of A its first
@@ -557,6 +568,34 @@ pub const SPGEMM_CLASSES: usize = 4;
 pub const fn spgemm_sort_shared_bytes(capacity: u32, value_size: u32) -> u32 {
     let bytes = capacity * (8 + 4 + 4 + value_size) + 16;
     bytes.div_ceil(8) * 8
+}
+
+/// Whether a row with `products` products whose columns lie in a span of
+/// `span` columns fits a table of `slots`: indexed directly by column when
+/// the span fits (and the products are not too many for one warp), else
+/// hashed at most half full (C's row has at most `products` entries), so
+/// that probes stay short.
+pub const fn spgemm_hash_fits(slots: u32, products: u64, span: u64) -> bool {
+    let slots = slots as u64;
+    (span <= slots && products <= SPGEMM_HASH_DIRECT_MAX * slots) || 2 * products <= slots
+}
+
+/// Products a row indexed directly may have, per slot of the table: a row
+/// with more is work enough for a block, and a warp alone on it would
+/// leave the device idle when such rows are few.
+pub const SPGEMM_HASH_DIRECT_MAX: u64 = 8;
+
+/// Bytes of a hash table of `slots` for values of `value_size` bytes: a
+/// column and a value a slot.
+pub const fn spgemm_hash_table_bytes(slots: u32, value_size: u32) -> u32 {
+    slots * (4 + value_size)
+}
+
+/// Warps a block of `spgemm_hash` with tables of `slots`: as many tables
+/// as fit [`SHARED_DEFAULT_MAX`], at most 8.
+pub const fn spgemm_hash_warps(slots: u32, value_size: u32) -> u32 {
+    let fit = SHARED_DEFAULT_MAX / spgemm_hash_table_bytes(slots, value_size);
+    if fit > 8 { 8 } else { fit }
 }
 
 /// Shared memory of `spgemm_dense` before its accumulator: two scalars,
@@ -595,6 +634,7 @@ pub struct SpgemmClassifyArgs {
     pub a_row_ptr: DevPtr<u32>,
     pub a_col_idx: DevPtr<u32>,
     pub b_row_ptr: DevPtr<u32>,
+    pub b_col_idx: DevPtr<u32>,
     pub class: DevPtrMut<u8>,
     pub row_len: DevPtrMut<u32>,
     /// [`SPGEMM_CLASSES`] counters (classify) or cursors (bin).
@@ -604,8 +644,9 @@ pub struct SpgemmClassifyArgs {
     pub rows: DevPtrMut<u32>,
     pub row_start: u32,
     pub row_end: u32,
-    /// Bin: where each class's rows start in `rows`.
-    pub offsets: [u32; SPGEMM_CLASSES],
+    /// Bin: where each class's rows start in `rows`, and where the last
+    /// ends.
+    pub offsets: [u32; SPGEMM_CLASSES + 1],
 }
 
 /// An exclusive prefix sum of `n` `u32` values into `n + 1` `u64` offsets,
@@ -662,10 +703,10 @@ impl Clone for SpgemmClassifyArgs {
     }
 }
 impl Copy for SpgemmClassifyArgs {}
-// SAFETY: repr(C): eight 8-byte device addresses, then six u32 (24 bytes,
-// a multiple of 8): no padding, as the size check shows.
+// SAFETY: repr(C): nine 8-byte device addresses, then eight u32 (32
+// bytes, a multiple of 8): no padding, as the size check shows.
 unsafe impl KernelArgs for SpgemmClassifyArgs {}
-const _: () = assert!(core::mem::size_of::<SpgemmClassifyArgs>() == 88);
+const _: () = assert!(core::mem::size_of::<SpgemmClassifyArgs>() == 104);
 // SAFETY: repr(C): three 8-byte addresses and two u32: no padding.
 unsafe impl KernelArgs for ScanArgs {}
 const _: () = assert!(core::mem::size_of::<ScanArgs>() == 32);

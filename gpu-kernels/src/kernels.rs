@@ -18,7 +18,7 @@ use crate::args::{
 };
 use crate::semiring::{MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring};
 #[cfg(target_arch = "nvptx64")]
-use crate::spgemm::{spgemm_block, spgemm_copy, spgemm_dense, spgemm_warp};
+use crate::spgemm::{spgemm_block, spgemm_copy, spgemm_dense, spgemm_hash, spgemm_warp};
 #[cfg(target_arch = "nvptx64")]
 use crate::spmm::{
     spmm_csr_block, spmm_csr_block_fused, spmm_csr_block_vec, spmm_csr_block_vec_fused,
@@ -147,6 +147,7 @@ stamp_kernels! {
         spmm_csr_thread(SpmmCsrThreadArgs),
         spgemm_copy(SpgemmRowsArgs),
         spgemm_warp(SpgemmRowsArgs),
+        spgemm_hash(SpgemmRowsArgs),
         spgemm_block(SpgemmRowsArgs),
         spgemm_dense(SpgemmRowsArgs),
     ],
@@ -219,6 +220,7 @@ mod tests {
             "spmm_csr_thread",
             "spgemm_copy",
             "spgemm_warp",
+            "spgemm_hash",
             "spgemm_block",
             "spgemm_dense",
         ];

@@ -15,7 +15,7 @@
 //! | [`merge_path`] | all      | merge-path search, walk and fix-up of the load-balanced CSR SpMV |
 //! | `device`     | nvptx64    | thread indices, warp shuffles and votes, shared memory, atomics |
 //! | `spmv`       | nvptx64    | SpMV kernel bodies: CSR (scalar, vector, merge path), COO, ELL, SELL, BSR |
-//! | `spgemm`     | nvptx64    | SpGEMM: row classes, sort-based and dense-accumulator row kernels, prefix sum |
+//! | `spgemm`     | nvptx64    | SpGEMM: row classes, warp hash-table and dense-accumulator row kernels, prefix sum |
 //! | `spmm`       | nvptx64    | SpMM kernel bodies: CSR × dense, warp-tiled (row-major) and thread per row (any layout) |
 //!
 //! `GUIDE.md` (beside `Cargo.toml`) shows how to write a kernel or add a

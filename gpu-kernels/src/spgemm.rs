@@ -4,50 +4,66 @@
 //!
 //! The host runs two phases over the same row kernels: *symbolic* (the
 //! exact length of every row of C), a prefix sum of the lengths (C's row
-//! offsets), then *numeric* (the entries). Rows are binned by their
-//! product count, Σ over A(i,k) of |B(k,:)|:
+//! offsets), then *numeric* (the entries). Rows are classed by their
+//! product count, Σ over A(i,k) of |B(k,:)|, and the span of their
+//! columns (lowest to highest column of the B rows they meet):
 //!
-//! | family         | rows                              | one … per row | how                                   |
-//! |----------------|-----------------------------------|---------------|---------------------------------------|
-//! | `spgemm_copy`  | ≤ 1 entry of A, or no products    | warp          | a scaled copy of B's row              |
-//! | `spgemm_warp`  | ≤ `SPGEMM_WARP_MAX` products      | warp          | sort the products by (column, order)  |
-//! | `spgemm_block` | ≤ `SPGEMM_BLOCK_MAX` products     | block         | the same, in a block's shared memory  |
-//! | `spgemm_dense` | more                              | block         | dense accumulator in global memory    |
+//! | family         | rows                                         | one … per row | how                                  |
+//! |----------------|----------------------------------------------|---------------|--------------------------------------|
+//! | `spgemm_copy`  | ≤ 1 entry of A, or no products               | warp          | a scaled copy of B's row             |
+//! | `spgemm_warp`  | ≤ `SPGEMM_WARP_MAX` (32) products            | warp          | sort the products in registers       |
+//! | `spgemm_hash`  | fit a table of `SPGEMM_HASH_SLOTS` (512)     | warp          | a table in the warp's shared memory  |
+//! | `spgemm_block` | ≤ `SPGEMM_BLOCK_MAX` (1024) products         | block         | sort the products in shared memory   |
+//! | `spgemm_dense` | more                                         | block         | dense accumulator, shared or global  |
 //!
-//! **Why sort, not merge or hash.** The sort path gathers a row's products
-//! into shared memory with the key `(column, product number)` — products
-//! numbered in A's order, then B's — and sorts the keys (bitonic: in
-//! registers up to 32, in shared memory beyond). Equal columns are then
-//! adjacent *and in the serial engine's order*, so each entry of C is
-//! summed exactly as the serial engine sums it: the same bits for every
-//! semiring, plus-times included, on every run, with no atomics on values.
-//! A hash table would need a sort afterwards anyway (C's rows are sorted)
-//! and atomics, whose order varies from run to run; the iterative row merge
-//! of Gremse et al. needs a pass per 32 entries of A and sums in a tree.
+//! Every kernel sums each entry of C in the serial engine's order, so the
+//! result has the serial bits for every semiring, plus-times included, on
+//! every run, with no atomics on values.
 //!
-//! **Long rows.** A row with more products than a block can sort goes to
-//! `spgemm_dense`: a dense accumulator, a presence bit and a value for
+//! **Sorting (ESC).** The sort kernels gather a row's products with the
+//! key `(column, product number)` — products numbered in A's order, then
+//! B's — and sort the keys (bitonic). Equal columns are then adjacent and
+//! in the serial order, and each column's first product sums its run. A
+//! sort costs `log² products` steps, cheap for the 32 keys a warp sorts by
+//! shuffles, and for the middle rows a block holds; in a warp's shared
+//! memory it loses to the table.
+//!
+//! **A warp's table.** A row that fits the table (its span, or twice its
+//! products: `args::spgemm_hash_fits`) is one warp's. The warp walks the
+//! row's products in the serial order, 32 at a time (A's entries scanned,
+//! each lane finding its entry by a search over the warp's counts, so
+//! short rows of B pack a batch as densely as long ones). Lanes holding
+//! the same column find each other (`match.any`); the first of them
+//! inserts the column — at `column − lowest` when the span fits, else by a
+//! multiplicative hash with linear probing — and adds its own and the
+//! others' products in lane order. A direct table is read out in column
+//! order; a hashed one is gathered and sorted (bitonic, in the table).
+//!
+//! **Long rows.** `spgemm_dense` keeps a presence bit and a value for
 //! every column of the row's span — in shared memory when the span fits
 //! (about 12K columns in `f32`), else in a slot of global memory as wide
-//! as B that the block owns — whose 8 warps split the span between them. Each warp walks A's row in order and, for each
-//! entry, the part of B's row inside its columns (lanes on consecutive
-//! entries: distinct columns, so no two lanes touch one value), so again
-//! each value is summed in the serial order. The row is then read out in
-//! column order by a scan of the presence words.
+//! as B that the block owns. Its 8 warps split the span between them, and
+//! each walks the row's products in the serial order as the table does,
+//! keeping those in its columns (found by a search in each row of B). The
+//! row is then read out in column order, each thread counting a run of
+//! words and one block-wide scan placing the runs, and the words are
+//! cleared as they are read.
+
+use core::cell::Cell;
 
 use crate::args::{
-    SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_WARP_MAX, ScanArgs,
-    SpgemmClassifyArgs, SpgemmRowsArgs,
+    SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_HASH_SLOTS,
+    SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs, SpgemmRowsArgs, spgemm_hash_fits,
 };
 use crate::device::atomic::{
-    atomic_add_u32, atomic_add_u64, atomic_max_u32, atomic_min_u32, atomic_or_u32,
+    atomic_add_u32, atomic_add_u64, atomic_cas_u32, atomic_max_u32, atomic_min_u32, atomic_or_u32,
 };
 use crate::device::shared;
 use crate::device::thread::{
     WARP_SIZE, block_dim_x, block_idx_x, global_warp_id, grid_dim_x, grid_size_1d, grid_warps,
     index_1d, lane_id, require, sync_threads, thread_idx_x, warp_id,
 };
-use crate::device::warp::{self, FULL_MASK, Shuffle, lane_mask_lt};
+use crate::device::warp::{self, FULL_MASK, Shuffle, lane_mask_gt, lane_mask_lt};
 use crate::semiring::Semiring;
 
 /// Key of a product: its column above, its number (A's order, then B's)
@@ -123,42 +139,58 @@ unsafe fn block_exclusive_scan(v: u64, warp_sums: *mut u64) -> (u64, u64) {
 // Classification, binning and the prefix sum (utility kernels).
 // ---------------------------------------------------------------------------
 
-/// A's row `i` (start, length) and its product count.
+/// A's row `i`: its length, its product count and the span of its
+/// products' columns (0 when it has none).
 ///
 /// # Safety
 /// `i` is a row of A; A and B valid with `col_idx < B's rows`.
 #[inline(always)]
-unsafe fn row_products(a: &SpgemmClassifyArgs, i: u32) -> (u32, u64) {
+unsafe fn row_products(a: &SpgemmClassifyArgs, i: u32) -> (u32, u64, u64) {
     // SAFETY: the caller's contract.
     unsafe {
-        let (ap, ac, bp) = (
+        let (ap, ac, bp, bc) = (
             a.a_row_ptr.as_ptr(),
             a.a_col_idx.as_ptr(),
             a.b_row_ptr.as_ptr(),
+            a.b_col_idx.as_ptr(),
         );
         let (s, e) = (*ap.add(i as usize), *ap.add(i as usize + 1));
         let mut products = 0u64;
+        let (mut lo, mut hi) = (u32::MAX, 0u32);
         for q in s..e {
             let k = *ac.add(q as usize) as usize;
-            products += u64::from(*bp.add(k + 1) - *bp.add(k));
+            let (bs, be) = (*bp.add(k), *bp.add(k + 1));
+            if be > bs {
+                products += u64::from(be - bs);
+                lo = lo.min(*bc.add(bs as usize));
+                hi = hi.max(*bc.add(be as usize - 1));
+            }
         }
-        (e - s, products)
+        let span = if products == 0 {
+            0
+        } else {
+            u64::from(hi - lo) + 1
+        };
+        (e - s, products, span)
     }
 }
 
-/// The class of a row with `len_a` entries and `products` products (a
-/// sorting group holds both, so the larger decides).
+/// The class of a row with `len_a` entries, `products` products and a
+/// span of `span` columns (see `args::SPGEMM_CLASSES`; a sorting group
+/// holds both the products and A's entries, so the larger decides).
 #[inline(always)]
-fn class_of(len_a: u32, products: u64) -> u32 {
+fn class_of(len_a: u32, products: u64, span: u64) -> u32 {
     let size = products.max(u64::from(len_a));
     if len_a <= 1 || products == 0 {
         0
     } else if size <= u64::from(SPGEMM_WARP_MAX) {
         1
-    } else if size <= u64::from(SPGEMM_BLOCK_MAX) {
+    } else if spgemm_hash_fits(SPGEMM_HASH_SLOTS, products, span) {
         2
-    } else {
+    } else if size <= u64::from(SPGEMM_BLOCK_MAX) {
         3
+    } else {
+        4
     }
 }
 
@@ -181,8 +213,8 @@ pub unsafe extern "ptx-kernel" fn spgemm_classify(a: SpgemmClassifyArgs) {
         let (class, products) = if r < n {
             let i = a.row_start + r;
             // SAFETY: `i` is a row of A.
-            let (len_a, products) = unsafe { row_products(&a, i) };
-            let class = class_of(len_a, products);
+            let (len_a, products, span) = unsafe { row_products(&a, i) };
+            let class = class_of(len_a, products, span);
             // SAFETY: in bounds by the launch contract.
             unsafe {
                 *a.class.as_mut_ptr().add(r as usize) = class as u8;
@@ -414,6 +446,411 @@ pub unsafe fn spgemm_copy<S: Semiring>(a: SpgemmRowsArgs<S::Value>) {
             }
         }
         w += grid_warps();
+    }
+}
+
+/// A key slot no column takes.
+const EMPTY: u32 = u32::MAX;
+
+/// Walks the products of A's row (`len_a` entries from `start`) in the
+/// serial engine's order, keeping of each B row only its columns in
+/// `cols` (all: `0..u32::MAX`). A's entries are taken 32 at a time, a lane
+/// each; their products are then visited in one of two ways:
+///
+/// - *packed*, when B's rows are short: 32 products at a time, each lane
+///   finding its entry by a search over the warp's running counts, so
+///   that short rows fill a batch; `batch(col, value)` is called by the
+///   whole warp for each batch, with [`EMPTY`] in the lanes past the end,
+///   and must put products of one column in lane order itself;
+/// - *by entry*, when `by_entry` is given and the 32 rows hold at least
+///   [`BY_ENTRY_MEAN`] products each on average: one entry after another,
+///   lanes on consecutive columns of its row (distinct, so no two lanes
+///   meet), `by_entry(col, value)` per lane and product, the warp's
+///   barrier between entries; it costs no search and no matching.
+///
+/// `value` is the product's in the numeric phase, else zero.
+///
+/// # Safety
+/// The whole warp calls with the same arguments; `start + len_a` within A.
+#[inline(always)]
+unsafe fn walk_products<S: Semiring>(
+    a: &SpgemmRowsArgs<S::Value>,
+    start: u32,
+    len_a: u32,
+    cols: (u32, u32),
+    mut batch: impl FnMut(u32, S::Value),
+    mut by_entry: Option<impl FnMut(u32, S::Value)>,
+) where
+    S::Value: Shuffle,
+{
+    let lane = lane_id();
+    let numeric = a.numeric != 0;
+    let whole = cols == (0, u32::MAX);
+    // SAFETY: indices within A and B by the contract; shuffles reached by
+    // the whole warp (loop bounds are warp-uniform).
+    unsafe {
+        let (ac, bp, bc, bv) = (
+            a.a_col_idx.as_ptr().add(start as usize),
+            a.b_row_ptr.as_ptr(),
+            a.b_col_idx.as_ptr(),
+            a.b_values.as_ptr(),
+        );
+        let mut j0 = 0;
+        while j0 < len_a {
+            let j = j0 + lane;
+            let (mut s, mut n, mut x) = (0u32, 0u32, S::zero());
+            if j < len_a {
+                let k = *ac.add(j as usize) as usize;
+                let (mut bs, mut be) = (*bp.add(k), *bp.add(k + 1));
+                if !whole {
+                    bs = lower_bound(bc, bs, be, cols.0);
+                    be = lower_bound(bc, bs, be, cols.1);
+                }
+                s = bs;
+                n = be - bs;
+                if numeric {
+                    x = *a.a_values.as_ptr().add((start + j) as usize);
+                }
+            }
+            let incl = warp_inclusive_scan(n);
+            let total = warp::shuffle_idx(incl, WARP_SIZE - 1);
+            let rows = warp::ballot(n > 0).count_ones();
+            if let Some(f) = by_entry.as_mut()
+                && total >= BY_ENTRY_MEAN * rows
+            {
+                let mut ready = warp::ballot(n > 0);
+                while ready != 0 {
+                    let t = ready.trailing_zeros();
+                    ready &= ready - 1;
+                    let (st, et) = (warp::shuffle_idx(s, t), warp::shuffle_idx(s + n, t));
+                    let xt = warp::shuffle_idx(x, t);
+                    let mut q = st + lane;
+                    while q < et {
+                        let v = if numeric {
+                            S::mul(xt, *bv.add(q as usize))
+                        } else {
+                            S::zero()
+                        };
+                        f(*bc.add(q as usize), v);
+                        q += WARP_SIZE;
+                    }
+                    warp::sync_warp(FULL_MASK);
+                }
+                j0 += WARP_SIZE;
+                continue;
+            }
+            let mut p0 = 0;
+            while p0 < total {
+                let p = p0 + lane;
+                // The entry holding product `p`: the first lane whose
+                // running count passes it.
+                let (mut l, mut h) = (0u32, WARP_SIZE - 1);
+                while l < h {
+                    let mid = (l + h) / 2;
+                    if warp::shuffle_idx(incl, mid) > p {
+                        h = mid;
+                    } else {
+                        l = mid + 1;
+                    }
+                }
+                let (sl, nl, il) = (
+                    warp::shuffle_idx(s, l),
+                    warp::shuffle_idx(n, l),
+                    warp::shuffle_idx(incl, l),
+                );
+                let xl = warp::shuffle_idx(x, l);
+                let (mut col, mut v) = (EMPTY, S::zero());
+                if p < total {
+                    let q = (sl + nl + p - il) as usize;
+                    col = *bc.add(q);
+                    if numeric {
+                        v = S::mul(xl, *bv.add(q));
+                    }
+                }
+                batch(col, v);
+                p0 += WARP_SIZE;
+            }
+            j0 += WARP_SIZE;
+        }
+    }
+}
+
+/// Products a row of B must hold on average (within the walk's columns)
+/// for [`walk_products`] to go entry by entry: there a lane costs a shuffle
+/// and a store a product, where packing costs a search, a match and the
+/// summing of peers a batch, which pays only when rows leave most lanes
+/// of an entry idle.
+const BY_ENTRY_MEAN: u32 = 8;
+
+/// Adds one batch of products to an accumulator, in lane order: lanes with
+/// the same column find each other (`match.any`), and the first of them
+/// claims the column's slot with `claim(col) → (slot, fresh)` and sums its
+/// own product and the others', in lane order, onto the slot's value (the
+/// product alone when the slot is fresh). Returns 1 in each lane that
+/// claimed a fresh slot. Ends with the warp's barrier.
+///
+/// # Safety
+/// The whole warp calls; `claim` gives distinct columns distinct slots of
+/// `vals`, which the warp alone writes meanwhile.
+#[inline(always)]
+unsafe fn accumulate<S: Semiring>(
+    col: u32,
+    v: S::Value,
+    numeric: bool,
+    vals: *mut S::Value,
+    mut claim: impl FnMut(u32) -> (u32, bool),
+) -> u32
+where
+    S::Value: Shuffle,
+{
+    let lane = lane_id();
+    // SAFETY: the caller's contract.
+    unsafe {
+        let peers = warp::match_any(col);
+        let leader = col != EMPTY && peers & lane_mask_lt() == 0;
+        let (slot, fresh) = if leader { claim(col) } else { (0, false) };
+        if numeric {
+            let mut sum = if leader && !fresh {
+                S::add(*vals.add(slot as usize), v)
+            } else {
+                v
+            };
+            let mut rest = if leader { peers & lane_mask_gt() } else { 0 };
+            while warp::any(rest != 0) {
+                let from = if rest != 0 {
+                    rest.trailing_zeros()
+                } else {
+                    lane
+                };
+                let other = warp::shuffle_idx(v, from);
+                if rest != 0 {
+                    sum = S::add(sum, other);
+                    rest &= rest - 1;
+                }
+            }
+            if leader {
+                *vals.add(slot as usize) = sum;
+            }
+        }
+        warp::sync_warp(FULL_MASK);
+        u32::from(fresh)
+    }
+}
+
+/// Rows that fit a warp's table of `table_slots` ([`crate::args::spgemm_hash_fits`]),
+/// a warp each (symbolic or numeric, [`SpgemmRowsArgs`]): see the module
+/// documentation.
+///
+/// Launch: 1D, block size a multiple of 32, any grid, dynamic shared memory
+/// `warps a block · spgemm_hash_table_bytes(table_slots, size)`.
+///
+/// # Safety
+/// [`SpgemmRowsArgs`] valid for the phase; the listed rows have ≥ 2
+/// entries of A and fit the table.
+#[inline(always)]
+pub unsafe fn spgemm_hash<S: Semiring>(a: SpgemmRowsArgs<S::Value>)
+where
+    S::Value: Shuffle,
+{
+    require(block_dim_x().is_multiple_of(WARP_SIZE));
+    let slots = a.table_slots;
+    let bytes = crate::args::spgemm_hash_table_bytes(slots, size_of::<S::Value>() as u32);
+    // SAFETY: the launch gives each warp `bytes`: its columns, then values.
+    let (keys, vals) = unsafe {
+        let base = shared::dynamic::<u8>().add((warp_id() * bytes) as usize);
+        (
+            base.cast::<u32>(),
+            base.add(4 * slots as usize).cast::<S::Value>(),
+        )
+    };
+    let mut w = global_warp_id();
+    while w < a.n_rows {
+        // SAFETY: the contract; `w` is warp-uniform.
+        unsafe {
+            let row = *a.rows.as_ptr().add(w as usize);
+            hash_row::<S>(&a, row, keys, vals);
+        }
+        w += grid_warps();
+    }
+}
+
+/// One row of C through the warp's table (`keys`, `vals`, `table_slots`
+/// each).
+///
+/// # Safety
+/// The whole warp calls with the same `row`, which fits the table; the
+/// table is the warp's own.
+#[inline(always)]
+unsafe fn hash_row<S: Semiring>(
+    a: &SpgemmRowsArgs<S::Value>,
+    row: u32,
+    keys: *mut u32,
+    vals: *mut S::Value,
+) where
+    S::Value: Shuffle,
+{
+    let lane = lane_id();
+    let numeric = a.numeric != 0;
+    let slots = a.table_slots;
+    // SAFETY: indices within A, B, C and the table by the contract; every
+    // shuffle, vote and barrier is reached by the whole warp (the loops'
+    // bounds are warp-uniform).
+    unsafe {
+        let (start, len_a) = a_row(a, row);
+        let (ac, bp, bc) = (
+            a.a_col_idx.as_ptr().add(start as usize),
+            a.b_row_ptr.as_ptr(),
+            a.b_col_idx.as_ptr(),
+        );
+        // The span of the row's columns: a span that fits is indexed
+        // directly (and read out sorted); a wider one is hashed.
+        let (mut lo, mut hi) = (u32::MAX, 0u32);
+        let mut j = lane;
+        while j < len_a {
+            let k = *ac.add(j as usize) as usize;
+            let (s, e) = (*bp.add(k), *bp.add(k + 1));
+            if e > s {
+                lo = lo.min(*bc.add(s as usize));
+                hi = hi.max(*bc.add(e as usize - 1));
+            }
+            j += WARP_SIZE;
+        }
+        let mut d = 16;
+        while d > 0 {
+            lo = lo.min(warp::shuffle_xor(lo, d));
+            hi = hi.max(warp::shuffle_xor(hi, d));
+            d /= 2;
+        }
+        let direct = hi - lo < slots;
+        let used = if direct { hi - lo + 1 } else { slots };
+        let mut t = lane;
+        while t < used {
+            *keys.add(t as usize) = EMPTY;
+            t += WARP_SIZE;
+        }
+        warp::sync_warp(FULL_MASK);
+
+        let claim = |col: u32| {
+            if direct {
+                let slot = col - lo;
+                let fresh = *keys.add(slot as usize) == EMPTY;
+                *keys.add(slot as usize) = col;
+                return (slot, fresh);
+            }
+            let mut slot = col.wrapping_mul(0x9e37_79b1) >> (32 - a.table_bits);
+            loop {
+                let was = atomic_cas_u32(keys.add(slot as usize), EMPTY, col);
+                if was == EMPTY || was == col {
+                    return (slot, was == EMPTY);
+                }
+                slot = (slot + 1) & (slots - 1);
+            }
+        };
+        let inserted = Cell::new(0u32);
+        walk_products::<S>(
+            a,
+            start,
+            len_a,
+            (0, u32::MAX),
+            |col, v| {
+                inserted.set(inserted.get() + accumulate::<S>(col, v, numeric, vals, claim));
+            },
+            Some(|col, p| {
+                let (slot, fresh) = claim(col);
+                inserted.set(inserted.get() + u32::from(fresh));
+                if numeric {
+                    let v = vals.add(slot as usize);
+                    *v = if fresh { p } else { S::add(*v, p) };
+                }
+            }),
+        );
+        let inserted = inserted.get();
+        if !numeric {
+            let total = warp_inclusive_scan(inserted);
+            if lane == WARP_SIZE - 1 {
+                *a.row_len.as_mut_ptr().add(row as usize) = total;
+            }
+            return;
+        }
+
+        // Gather the filled slots to the front, in slot order; a direct
+        // table is then sorted already, a hashed one is sorted here.
+        let mut filled = 0u32;
+        let mut t0 = 0;
+        while t0 < used {
+            let t = t0 + lane;
+            let (k, v) = if t < used {
+                (*keys.add(t as usize), *vals.add(t as usize))
+            } else {
+                (EMPTY, S::zero())
+            };
+            warp::sync_warp(FULL_MASK);
+            let full = warp::ballot(k != EMPTY);
+            if k != EMPTY {
+                let at = (filled + (full & lane_mask_lt()).count_ones()) as usize;
+                *keys.add(at) = k;
+                *vals.add(at) = v;
+            }
+            filled += full.count_ones();
+            warp::sync_warp(FULL_MASK);
+            t0 += WARP_SIZE;
+        }
+        if !direct {
+            sort_pairs::<S::Value>(keys, vals, filled);
+        }
+        let out = c_start(a, row);
+        let mut t = lane;
+        while t < filled {
+            *a.c_col_idx.as_mut_ptr().add(out + t as usize) = *keys.add(t as usize);
+            *a.c_values.as_mut_ptr().add(out + t as usize) = *vals.add(t as usize);
+            t += WARP_SIZE;
+        }
+        warp::sync_warp(FULL_MASK);
+    }
+}
+
+/// Sorts the warp's `n` pairs `(keys, vals)` by key, ascending (distinct
+/// keys): a bitonic network over the next power of two, the pad keys
+/// [`EMPTY`] (room for them is the caller's).
+///
+/// # Safety
+/// The whole warp calls; `keys` and `vals` hold `n.next_power_of_two()`
+/// entries and are the warp's own.
+#[inline(always)]
+unsafe fn sort_pairs<T: Copy>(keys: *mut u32, vals: *mut T, n: u32) {
+    let m = n.next_power_of_two();
+    let lane = lane_id();
+    // SAFETY: indices below `m`; barriers reached by the whole warp.
+    unsafe {
+        let mut t = n + lane;
+        while t < m {
+            *keys.add(t as usize) = EMPTY;
+            t += WARP_SIZE;
+        }
+        warp::sync_warp(FULL_MASK);
+        let mut size = 2;
+        while size <= m {
+            let mut stride = size / 2;
+            while stride > 0 {
+                let mut t = lane;
+                while t < m / 2 {
+                    let lo = (2 * t - (t & (stride - 1))) as usize;
+                    let hi = lo + stride as usize;
+                    let (x, y) = (*keys.add(lo), *keys.add(hi));
+                    if (x > y) == (lo as u32 & size == 0) {
+                        *keys.add(lo) = y;
+                        *keys.add(hi) = x;
+                        let v = *vals.add(lo);
+                        *vals.add(lo) = *vals.add(hi);
+                        *vals.add(hi) = v;
+                    }
+                    t += WARP_SIZE;
+                }
+                warp::sync_warp(FULL_MASK);
+                stride /= 2;
+            }
+            size *= 2;
+        }
     }
 }
 
@@ -728,35 +1165,39 @@ pub unsafe fn spgemm_block<S: Semiring>(a: SpgemmRowsArgs<S::Value>) {
     }
 }
 
-/// Rows of any length, a block each, through a dense accumulator in global
-/// memory (symbolic or numeric, [`SpgemmRowsArgs`]): see the module
-/// documentation. Block `b` uses slot `b` of the scratch.
+/// Rows of any length, a block each, through a dense accumulator (symbolic
+/// or numeric, [`SpgemmRowsArgs`]): see the module documentation. Block
+/// `b` uses slot `b` of the scratch, whose presence words must start
+/// zeroed: the kernel leaves them zeroed again.
 ///
 /// Launch: 1D, block size a multiple of 32 (at most 1024), a grid of at
-/// most as many blocks as scratch slots,
+/// most as many blocks as scratch slots (any grid when every span fits the
+/// shared accumulator),
 /// [`crate::args::spgemm_dense_shared_bytes`] of dynamic shared memory.
 ///
 /// # Safety
 /// [`SpgemmRowsArgs`] valid for the phase; listed rows have ≥ 1 product;
-/// `slot_words ≥ ⌈B's columns / 32⌉ + 1`.
+/// `slot_words ≥ ⌈B's columns / 32⌉ + 1`, the slots' words zero.
 #[inline(always)]
 pub unsafe fn spgemm_dense<S: Semiring>(a: SpgemmRowsArgs<S::Value>)
 where
     S::Value: Shuffle,
 {
     require(block_dim_x().is_multiple_of(WARP_SIZE));
-    let (tid, lane, wid) = (thread_idx_x(), lane_id(), warp_id());
+    let (tid, wid) = (thread_idx_x(), warp_id());
     let warps = block_dim_x() / WARP_SIZE;
+    let threads = block_dim_x();
     let numeric = a.numeric != 0;
     let slot = block_idx_x() as usize;
     let words = a.slot_words as usize;
-    // SAFETY: slot `b` of the scratch is this block's.
-    let (slot_flags, slot_vals) = unsafe {
-        (
-            a.scratch_flags.as_mut_ptr().add(slot * words),
-            a.scratch_values.as_mut_ptr().add(slot * words * 32),
-        )
-    };
+    // Slot `b` of the scratch is this block's (none is given when every
+    // span fits the shared accumulator: these are then never used).
+    let (slot_flags, slot_vals) = (
+        a.scratch_flags.as_mut_ptr().wrapping_add(slot * words),
+        a.scratch_values
+            .as_mut_ptr()
+            .wrapping_add(slot * words * 32),
+    );
     // Shared: [0] lowest column, [1] highest; the scan's 33 slots; then the
     // shared accumulator, `shared_words` words and their values.
     let small = shared::dynamic::<u32>();
@@ -770,6 +1211,13 @@ where
             flags.add(a.shared_words as usize).cast::<S::Value>(),
         )
     };
+    // The shared words start zeroed, and each row leaves them so.
+    let mut w = tid;
+    while w < a.shared_words {
+        // SAFETY: within the shared accumulator.
+        unsafe { *shared_flags.add(w as usize) = 0 };
+        w += threads;
+    }
     let mut b = block_idx_x();
     while b < a.n_rows {
         // SAFETY: the contract; every barrier is reached by the whole block
@@ -795,7 +1243,7 @@ where
                     atomic_min_u32(small, *bc.add(s as usize));
                     atomic_max_u32(small.add(1), *bc.add(e as usize - 1));
                 }
-                j += block_dim_x();
+                j += threads;
             }
             sync_threads();
             let (lo, hi) = (*small, *small.add(1));
@@ -807,82 +1255,66 @@ where
             } else {
                 (slot_flags, slot_vals)
             };
-            let mut w = tid;
-            while w < n_words {
-                *flags.add(w as usize) = 0;
-                w += block_dim_x();
-            }
-            sync_threads();
-            // This warp's columns: whole words, the span split in `warps`.
+            // This warp's columns: whole words, the span split in `warps`;
+            // no other warp touches them.
             let per = n_words.div_ceil(warps);
             let my_lo = (w0 + (wid * per).min(n_words)) * 32;
             let my_hi = (w0 + ((wid + 1) * per).min(n_words)) * 32;
-            let mut j0 = 0;
-            while my_lo < my_hi && j0 < len_a {
-                // Lane t finds, for entry j0 + t, its entries in my columns.
-                let j = j0 + lane;
-                let (mut qs, mut qe, mut x) = (0u32, 0u32, S::zero());
-                if j < len_a {
-                    let k = *ac.add(j as usize) as usize;
-                    let (s, e) = (*bp.add(k), *bp.add(k + 1));
-                    qs = lower_bound(bc, s, e, my_lo);
-                    qe = lower_bound(bc, qs, e, my_hi);
-                    if numeric {
-                        x = *a.a_values.as_ptr().add((start + j) as usize);
-                    }
-                }
-                let batch = (len_a - j0).min(WARP_SIZE);
-                for t in 0..batch {
-                    let s = warp::shuffle_idx(qs, t);
-                    let e = warp::shuffle_idx(qe, t);
-                    let x = if numeric { warp::shuffle_idx(x, t) } else { x };
-                    let mut q = s + lane;
-                    while q < e {
-                        let idx = *bc.add(q as usize) - w0 * 32;
-                        let bit = 1u32 << (idx % 32);
-                        let old = atomic_or_u32(flags.add((idx / 32) as usize), bit);
+            if my_lo < my_hi {
+                let claim = |col: u32| {
+                    let idx = col - w0 * 32;
+                    let bit = 1u32 << (idx % 32);
+                    let old = atomic_or_u32(flags.add((idx / 32) as usize), bit);
+                    (idx, old & bit == 0)
+                };
+                walk_products::<S>(
+                    &a,
+                    start,
+                    len_a,
+                    (my_lo, my_hi),
+                    |col, v| {
+                        accumulate::<S>(col, v, numeric, vals, claim);
+                    },
+                    Some(|col, p| {
+                        let (idx, fresh) = claim(col);
                         if numeric {
-                            let p = S::mul(x, *a.b_values.as_ptr().add(q as usize));
                             let v = vals.add(idx as usize);
-                            *v = if old & bit == 0 { p } else { S::add(*v, p) };
+                            *v = if fresh { p } else { S::add(*v, p) };
                         }
-                        q += WARP_SIZE;
-                    }
-                    // The next entry's products see this one's.
-                    warp::sync_warp(FULL_MASK);
-                }
-                j0 += WARP_SIZE;
+                    }),
+                );
             }
             sync_threads();
-            // Read out in column order.
+            // Read out in column order, clearing the words: each thread
+            // counts a run of consecutive words, one scan places the runs.
+            let run = n_words.div_ceil(threads);
+            let (first, last) = ((tid * run).min(n_words), ((tid + 1) * run).min(n_words));
+            let mut mine = 0u64;
+            for w in first..last {
+                mine += u64::from((*flags.add(w as usize)).count_ones());
+            }
+            let (before, total) = block_exclusive_scan(mine, warp_sums);
             let out = if numeric { c_start(&a, row) } else { 0 };
-            let mut written = 0u64;
-            let mut base = 0;
-            while base < n_words {
-                let w = base + tid;
-                let word = if w < n_words {
-                    *flags.add(w as usize)
-                } else {
-                    0
-                };
-                let (before, total) = block_exclusive_scan(u64::from(word.count_ones()), warp_sums);
+            let mut at = out + before as usize;
+            for w in first..last {
+                let word = *flags.add(w as usize);
+                if word == 0 {
+                    continue;
+                }
+                *flags.add(w as usize) = 0;
                 if numeric {
-                    let mut at = out + (written + before) as usize;
                     let mut bits = word;
                     while bits != 0 {
-                        let bit = bits.trailing_zeros();
-                        let idx = w * 32 + bit;
+                        let idx = w * 32 + bits.trailing_zeros();
                         *a.c_col_idx.as_mut_ptr().add(at) = w0 * 32 + idx;
                         *a.c_values.as_mut_ptr().add(at) = *vals.add(idx as usize);
                         at += 1;
                         bits &= bits - 1;
                     }
                 }
-                written += total;
-                base += block_dim_x();
             }
             if !numeric && tid == 0 {
-                *a.row_len.as_mut_ptr().add(row as usize) = written as u32;
+                *a.row_len.as_mut_ptr().add(row as usize) = total as u32;
             }
             sync_threads();
         }

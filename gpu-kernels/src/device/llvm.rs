@@ -32,6 +32,8 @@ unsafe extern "C" {
     pub fn vote_all(mask: u32, pred: bool) -> bool;
     #[link_name = "llvm.nvvm.vote.any.sync"]
     pub fn vote_any(mask: u32, pred: bool) -> bool;
+    #[link_name = "llvm.nvvm.match.any.sync.i32"]
+    pub fn match_any(mask: u32, value: u32) -> u32;
     #[link_name = "llvm.nvvm.bar.warp.sync"]
     pub fn bar_warp_sync(mask: u32);
 }

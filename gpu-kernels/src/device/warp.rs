@@ -240,6 +240,17 @@ pub unsafe fn any(pred: bool) -> bool {
     unsafe { any_sync(FULL_MASK, pred) }
 }
 
+/// `__match_any_sync(FULL_MASK, v)`: the lanes whose `v` equals this
+/// lane's (this lane included).
+///
+/// # Safety
+/// All 32 lanes must make this call together.
+#[inline(always)]
+pub unsafe fn match_any(v: u32) -> u32 {
+    // SAFETY: the caller's contract.
+    unsafe { llvm::match_any(FULL_MASK, v) }
+}
+
 /// `__syncwarp(mask)`: the lanes in `mask` wait for each other, and see each
 /// other's earlier memory writes.
 ///

@@ -1,5 +1,5 @@
 //! SpGEMM on the GPU: `C = A ⊗ B`, all three CSR, with the kernels of
-//! `gpu_kernels::spgemm` (why sort-based rows, and how long rows go
+//! `gpu_kernels::spgemm` (why a warp's hash table in the serial order, and how long rows go
 //! through a dense accumulator, is written there).
 //!
 //! The pipeline, all on the device but for a few counts read back:
@@ -27,8 +27,9 @@ use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{
     DevPtr, DevPtrMut, NarrowArgs, SCAN_SHARED, SCAN_THREADS, SCAN_TILE, SPGEMM_BLOCK_MAX,
-    SPGEMM_CLASSES, SPGEMM_THREADS, SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs, SpgemmRowsArgs,
-    spgemm_dense_shared_bytes, spgemm_dense_shared_words, spgemm_sort_shared_bytes,
+    SPGEMM_CLASSES, SPGEMM_HASH_SLOTS, SPGEMM_THREADS, SPGEMM_WARP_MAX, ScanArgs,
+    SpgemmClassifyArgs, SpgemmRowsArgs, spgemm_dense_shared_bytes, spgemm_dense_shared_words,
+    spgemm_hash_table_bytes, spgemm_hash_warps, spgemm_sort_shared_bytes,
 };
 
 use super::Gpu;
@@ -38,8 +39,16 @@ use crate::error::{Error, Result};
 use crate::format::Csr;
 
 /// The row kernels, by class (see `gpu_kernels::args::SPGEMM_CLASSES`).
-const FAMILIES: [&str; SPGEMM_CLASSES] =
-    ["spgemm_copy", "spgemm_warp", "spgemm_block", "spgemm_dense"];
+const FAMILIES: [&str; SPGEMM_CLASSES] = [
+    "spgemm_copy",
+    "spgemm_warp",
+    "spgemm_hash",
+    "spgemm_block",
+    "spgemm_dense",
+];
+
+/// The dense class (the last).
+const DENSE: usize = SPGEMM_CLASSES - 1;
 
 /// Device memory left alone when the budget is the free memory: room for
 /// the driver, the kernels' modules and the allocator's rounding.
@@ -48,6 +57,11 @@ const RESERVE: usize = 256 << 20;
 /// Blocks of `spgemm_dense` at most (each owns a slot of scratch as wide
 /// as B): enough to fill the device, not so many that the slots crowd C.
 const DENSE_SLOTS_PER_SM: usize = 2;
+
+/// Blocks of `spgemm_dense` a multiprocessor when no block needs a slot:
+/// twice the four its shared accumulator lets run at once, so that a block
+/// that finishes early finds the next waiting.
+const DENSE_BLOCKS_PER_SM: usize = 8;
 
 /// How a GPU product may use memory.
 #[derive(Clone, Copy, Debug, Default)]
@@ -106,7 +120,7 @@ pub struct SpgemmStats {
     pub nnz: u64,
     /// Row blocks C was computed in (1 when it fit at once).
     pub row_blocks: usize,
-    /// Rows of each class: copy, warp-sorted, block-sorted, dense.
+    /// Rows of each class: copy, warp-sorted, hashed, block-sorted, dense.
     pub classes: [u32; SPGEMM_CLASSES],
 }
 
@@ -177,7 +191,7 @@ pub struct DevProduct<T> {
     pub nnz: usize,
     /// Products computed.
     pub products: u64,
-    /// Rows of each class: copy, warp-sorted, block-sorted, dense.
+    /// Rows of each class: copy, warp-sorted, hashed, block-sorted, dense.
     pub classes: [u32; SPGEMM_CLASSES],
 }
 
@@ -288,7 +302,7 @@ fn row_blocks(row_ptr: &[u64], fit: usize, entry: usize) -> Result<Vec<Range<usi
 /// Rows of C listed by class, for one range of rows.
 struct Binned {
     counts: [u32; SPGEMM_CLASSES],
-    offsets: [u32; SPGEMM_CLASSES],
+    offsets: [u32; SPGEMM_CLASSES + 1],
     rows: CudaSlice<u32>,
     products: u64,
 }
@@ -302,7 +316,9 @@ struct Product<'g, T> {
     row_len: CudaSlice<u32>,
     row_ptr: CudaSlice<u64>,
     nnz: u64,
-    slots: usize,
+    /// Blocks of the dense kernel: its scratch slots, or as many as run
+    /// at once when every span fits its shared accumulator.
+    dense_blocks: usize,
     slot_words: u32,
     scratch_flags: CudaSlice<u32>,
     scratch_values: CudaSlice<T>,
@@ -321,27 +337,39 @@ impl<'g, T: Scalar> Product<'g, T> {
         let binned = classify(gpu, a, b, 0..n, &mut row_len)?;
         let slot_words = b.n_cols / 32 + 2;
         let slot_bytes = slot_words as usize * (4 + 32 * size_of::<T>());
-        let want = (binned.counts[3] as usize).min(DENSE_SLOTS_PER_SM * gpu.sm_count() as usize);
+        let dense_rows = binned.counts[DENSE] as usize;
+        let sms = gpu.sm_count() as usize;
+        // When every span fits the dense kernel's shared accumulator, its
+        // blocks need no scratch and as many run as fit the device.
+        let shared_words = spgemm_dense_shared_words(size_of::<T>() as u32);
+        let global = b.n_cols as usize > 32 * (shared_words as usize - 1);
+        let want = dense_rows.min(if global {
+            DENSE_SLOTS_PER_SM * sms
+        } else {
+            DENSE_BLOCKS_PER_SM * sms
+        });
         let free = gpu.memory()?.0.saturating_sub(RESERVE);
-        // The dense kernel may take up to half of what is free.
+        // The dense kernel's scratch may take up to half of what is free.
         let slots = want.min(free / 2 / slot_bytes.max(1));
-        if want > 0 && slots == 0 {
+        if global && want > 0 && slots == 0 {
             return Err(Error::TooLarge(format!(
                 "the long rows of this product need {slot_bytes} bytes of GPU scratch each \
                  (B has {} columns); {free} bytes are free",
                 b.n_cols
             )));
         }
+        let global_slots = if global { slots } else { 0 };
         let mut product = Product {
             gpu,
             binned,
             row_len,
             row_ptr: gpu.zeros::<u64>(1)?,
             nnz: 0,
-            slots,
+            dense_blocks: if global { slots } else { want },
             slot_words,
-            scratch_flags: gpu.output::<u32>((slots * slot_words as usize).max(1))?,
-            scratch_values: gpu.output::<T>((slots * 32 * slot_words as usize).max(1))?,
+            // The dense kernel needs its words zeroed, and leaves them so.
+            scratch_flags: gpu.zeros::<u32>((global_slots * slot_words as usize).max(1))?,
+            scratch_values: gpu.output::<T>((global_slots * 32 * slot_words as usize).max(1))?,
         };
         product.launch_rows::<S>(a, b, None, false, None, 0)?;
         product.row_ptr = exclusive_scan(gpu, &product.row_len, n)?;
@@ -420,25 +448,37 @@ impl<'g, T: Scalar> Product<'g, T> {
                 numeric: u32::from(numeric),
                 slot_words: self.slot_words,
                 shared_words: spgemm_dense_shared_words(size),
+                table_slots: SPGEMM_HASH_SLOTS,
+                table_bits: SPGEMM_HASH_SLOTS.trailing_zeros(),
             };
-            let warps_per_block = SPGEMM_THREADS / 32;
-            let (grid, shared) = match class {
-                0 => (count.div_ceil(warps_per_block).min(sms * 64), 0),
+            let warps = SPGEMM_THREADS / 32;
+            let (grid, block, shared) = match class {
+                0 => (count.div_ceil(warps).min(sms * 64), SPGEMM_THREADS, 0),
                 1 => (
-                    count.div_ceil(warps_per_block).min(sms * 64),
-                    warps_per_block * spgemm_sort_shared_bytes(SPGEMM_WARP_MAX, size),
+                    count.div_ceil(warps).min(sms * 64),
+                    SPGEMM_THREADS,
+                    warps * spgemm_sort_shared_bytes(SPGEMM_WARP_MAX, size),
                 ),
-                2 => (
+                2 => {
+                    let warps = spgemm_hash_warps(SPGEMM_HASH_SLOTS, size);
+                    (
+                        count.div_ceil(warps).min(sms * 64),
+                        32 * warps,
+                        warps * spgemm_hash_table_bytes(SPGEMM_HASH_SLOTS, size),
+                    )
+                }
+                3 => (
                     count.min(sms * 16),
+                    SPGEMM_THREADS,
                     spgemm_sort_shared_bytes(SPGEMM_BLOCK_MAX, size),
                 ),
-
                 _ => (
-                    count.min(self.slots as u32),
+                    count.min(self.dense_blocks as u32),
+                    SPGEMM_THREADS,
                     spgemm_dense_shared_bytes(size),
                 ),
             };
-            gpu.launch::<S, _>(FAMILIES[class], grid, SPGEMM_THREADS, shared, args)?;
+            gpu.launch::<S, _>(FAMILIES[class], grid, block, shared, args)?;
         }
         Ok(())
     }
@@ -462,6 +502,7 @@ fn classify<T: Scalar>(
         a_row_ptr: gpu.ptr(&a.row_ptr),
         a_col_idx: gpu.ptr(&a.col_idx),
         b_row_ptr: gpu.ptr(&b.row_ptr),
+        b_col_idx: gpu.ptr(&b.col_idx),
         class: gpu.ptr_mut(&mut class),
         row_len: gpu.ptr_mut(row_len),
         counts: gpu.ptr_mut(&mut counts),
@@ -469,17 +510,15 @@ fn classify<T: Scalar>(
         rows: gpu.ptr_mut(&mut list),
         row_start: rows.start,
         row_end: rows.end,
-        offsets: [0; SPGEMM_CLASSES],
+        offsets: [0; SPGEMM_CLASSES + 1],
     };
     let grid = n.div_ceil(SPGEMM_THREADS).clamp(1, gpu.sm_count() * 32);
     gpu.launch_named("spgemm_classify", grid, SPGEMM_THREADS, 0, args)?;
-    let counts_host: [u32; SPGEMM_CLASSES] = gpu
-        .download(&counts)?
-        .try_into()
-        .expect("four class counts");
+    let counts_host: [u32; SPGEMM_CLASSES] =
+        gpu.download(&counts)?.try_into().expect("a count a class");
     let products_host = gpu.download(&products)?[0];
-    let mut offsets = [0u32; SPGEMM_CLASSES];
-    for c in 1..SPGEMM_CLASSES {
+    let mut offsets = [0u32; SPGEMM_CLASSES + 1];
+    for c in 1..=SPGEMM_CLASSES {
         offsets[c] = offsets[c - 1] + counts_host[c - 1];
     }
     let mut cursors = gpu.zeros::<u32>(SPGEMM_CLASSES)?;
