@@ -54,9 +54,11 @@ const DENSE: usize = SPGEMM_CLASSES - 1;
 /// the driver, the kernels' modules and the allocator's rounding.
 const RESERVE: usize = 256 << 20;
 
-/// Blocks of `spgemm_dense` at most (each owns a slot of scratch as wide
-/// as B): enough to fill the device, not so many that the slots crowd C.
-const DENSE_SLOTS_PER_SM: usize = 2;
+/// Blocks of `spgemm_dense` a multiprocessor when its spans need global
+/// scratch (a slot as wide as B a block): its rows wait on memory, and
+/// four blocks hide more of that than two, for slots of `4 + 32 · value`
+/// bytes every 32 columns of B (half the free memory at most).
+const DENSE_SLOTS_PER_SM: usize = 4;
 
 /// Blocks of `spgemm_dense` a multiprocessor when no block needs a slot:
 /// twice the four its shared accumulator lets run at once, so that a block
