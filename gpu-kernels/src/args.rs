@@ -27,7 +27,7 @@
 //! | [`SpmmFixupArgs`]    | `spmm_csr_fixup`                         | 40    |
 //! | [`SpmmCsrThreadArgs`] | `spmm_csr_thread`                       | 64    |
 //! | [`SpmmBlockArgs`]    | `spmm_csr_block`, `spmm_csr_block_vec` (and `_fused`) | 88 |
-//! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_hash`, `spgemm_dense` | 136 |
+//! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_warp`, `spgemm_hash`, `spgemm_block`, `spgemm_dense` | 136 |
 //! | [`SpgemmClassifyArgs`] | `spgemm_classify`, `spgemm_bin` (utility) | 104 |
 //! | [`ScanArgs`]         | `scan_tiles`, `scan_tile_sums`, `scan_add` (utility) | 32 |
 //!
@@ -522,8 +522,9 @@ pub struct SpgemmRowsArgs<T> {
     pub c_row_ptr: DevPtr<u64>,
     pub c_col_idx: DevPtrMut<u32>,
     pub c_values: DevPtrMut<T>,
-    /// `spgemm_dense`: a slot of `slot_words` presence words (and
-    /// `32 · slot_words` values) for each block of the grid.
+    /// `spgemm_dense`: a slot of `slot_words` presence words, zero between
+    /// rows (and `32 · slot_words` values), for each block of the grid;
+    /// none when every span fits the shared accumulator.
     pub scratch_flags: DevPtrMut<u32>,
     pub scratch_values: DevPtrMut<T>,
     /// The offset in C of `c_col_idx[0]`.
