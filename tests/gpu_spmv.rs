@@ -159,30 +159,40 @@ fn every_format_through_ops() {
     let Some(_) = gpu("every_format_through_ops") else {
         return;
     };
-    use spmx::format::{Bsr, Csc, Dense, Ell, Hyb, Sell};
     type S = MinPlus<f64>;
     let a: Csr<f64> = skewed(700, 500, |i| i % 40, 9);
     let x = x_for::<f64>(500, 3);
     let want = ops::spmv::<S>(&a, &x, Engine::Serial).unwrap();
-    let got = [
-        ops::spmv::<S>(&a, &x, Engine::Cuda).unwrap(),
-        ops::spmv::<S>(&a.to_coo(), &x, Engine::Cuda).unwrap(),
-        ops::spmv::<S>(&Csc::from_csr(&a), &x, Engine::Cuda).unwrap(),
-        ops::spmv::<S>(&Ell::from_csr(&a).unwrap(), &x, Engine::Cuda).unwrap(),
-        ops::spmv::<S>(&Hyb::from_csr(&a), &x, Engine::Cuda).unwrap(),
-        ops::spmv::<S>(&Sell::from_csr(&a, 32, 256).unwrap(), &x, Engine::Cuda).unwrap(),
-        ops::spmv::<S>(&Sell::jds(&a), &x, Engine::Cuda).unwrap(),
-        ops::spmv::<S>(&Bsr::from_csr(&a, 3).unwrap(), &x, Engine::Cuda).unwrap(),
-        ops::spmv::<S>(
-            &Dense::from_csr(&a, f64::INFINITY).unwrap(),
-            &x,
-            Engine::Cuda,
-        )
-        .unwrap(),
-    ];
+    let mut got = vec![ops::spmv::<S>(&a, &x, Engine::Cuda).unwrap()];
+    got.extend(spmv_other_formats::<S>(&a, &x, 3, f64::INFINITY));
     for (k, y) in got.iter().enumerate() {
         assert_eq!(y, &want, "format #{k}");
     }
+}
+
+/// y = A ⊗ x on the cuda engine through every format but CSR: COO, CSC,
+/// ELL, HYB, SELL, JDS, BSR with blocks of `bsr_block`, and dense with
+/// `dense_zero` where A has no entry.
+fn spmv_other_formats<S: Semiring>(
+    a: &Csr<S::Value>,
+    x: &[S::Value],
+    bsr_block: usize,
+    dense_zero: S::Value,
+) -> Vec<Vec<S::Value>>
+where
+    S::Value: GpuValue,
+{
+    use spmx::format::{Bsr, Csc, Dense, Ell, Hyb, Sell};
+    vec![
+        ops::spmv::<S>(&a.to_coo(), x, Engine::Cuda).unwrap(),
+        ops::spmv::<S>(&Csc::from_csr(a), x, Engine::Cuda).unwrap(),
+        ops::spmv::<S>(&Ell::from_csr(a).unwrap(), x, Engine::Cuda).unwrap(),
+        ops::spmv::<S>(&Hyb::from_csr(a), x, Engine::Cuda).unwrap(),
+        ops::spmv::<S>(&Sell::from_csr(a, 32, 256).unwrap(), x, Engine::Cuda).unwrap(),
+        ops::spmv::<S>(&Sell::jds(a), x, Engine::Cuda).unwrap(),
+        ops::spmv::<S>(&Bsr::from_csr(a, bsr_block).unwrap(), x, Engine::Cuda).unwrap(),
+        ops::spmv::<S>(&Dense::from_csr(a, dense_zero).unwrap(), x, Engine::Cuda).unwrap(),
+    ]
 }
 
 /// Issue 20: a stored `false` is false in or-and on every GPU kernel and
@@ -193,7 +203,6 @@ fn or_and_stored_zero_is_false_spmv() {
     let Some(gpu) = gpu("or_and_stored_zero_is_false_spmv") else {
         return;
     };
-    use spmx::format::{Bsr, Csc, Dense, Ell, Hyb, Sell};
     type S = OrAnd;
     let a = common::or_and_stored_zero();
     for (x, want) in common::OR_AND_STORED_ZERO_SPMV {
@@ -201,16 +210,7 @@ fn or_and_stored_zero_is_false_spmv() {
             let (y, label) = run_gpu::<S>(gpu, &a, &x, kernel);
             assert_eq!(y, want, "{label}, x = {x:?}");
         }
-        let formats = [
-            ops::spmv::<S>(&a.to_coo(), &x, Engine::Cuda).unwrap(),
-            ops::spmv::<S>(&Csc::from_csr(&a), &x, Engine::Cuda).unwrap(),
-            ops::spmv::<S>(&Ell::from_csr(&a).unwrap(), &x, Engine::Cuda).unwrap(),
-            ops::spmv::<S>(&Hyb::from_csr(&a), &x, Engine::Cuda).unwrap(),
-            ops::spmv::<S>(&Sell::from_csr(&a, 32, 256).unwrap(), &x, Engine::Cuda).unwrap(),
-            ops::spmv::<S>(&Sell::jds(&a), &x, Engine::Cuda).unwrap(),
-            ops::spmv::<S>(&Bsr::from_csr(&a, 2).unwrap(), &x, Engine::Cuda).unwrap(),
-            ops::spmv::<S>(&Dense::from_csr(&a, false).unwrap(), &x, Engine::Cuda).unwrap(),
-        ];
+        let formats = spmv_other_formats::<S>(&a, &x, 2, false);
         for (k, y) in formats.iter().enumerate() {
             assert_eq!(y, &want, "format #{k}, x = {x:?}");
         }

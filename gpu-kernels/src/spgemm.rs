@@ -514,11 +514,10 @@ unsafe fn walk_products<S: Semiring>(
             }
             let incl = warp_inclusive_scan(n);
             let total = warp::shuffle_idx(incl, WARP_SIZE - 1);
-            let rows = warp::ballot(n > 0).count_ones();
+            let mut ready = warp::ballot(n > 0);
             if let Some(f) = by_entry.as_mut()
-                && total >= BY_ENTRY_MEAN * rows
+                && total >= BY_ENTRY_MEAN * ready.count_ones()
             {
-                let mut ready = warp::ballot(n > 0);
                 while ready != 0 {
                     let t = ready.trailing_zeros();
                     ready &= ready - 1;

@@ -64,8 +64,10 @@ pub struct Harness {
 
 impl Harness {
     /// Starts the GPU (an error without one) and, if `cusparse`, cuSPARSE
-    /// (an error without the library), and measures the copy bandwidth.
-    pub fn start(cusparse: bool) -> Result<Harness> {
+    /// (an error without the library), and measures the copy bandwidth,
+    /// for a race of `reps` timed runs a case (at least one).
+    pub fn start(cusparse: bool, reps: usize) -> Result<Harness> {
+        assert!(reps > 0, "a bench needs at least one timed run");
         let gpu = Gpu::get()?;
         let cusparse = match cusparse {
             true => Some(Cusparse::new(gpu)?),

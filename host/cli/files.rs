@@ -53,32 +53,32 @@ pub fn read(path: &Path, opts: &InputOpts) -> anyhow::Result<MtxMatrix<f64>> {
         );
     }
     let notes = &matrix.notes;
-    if notes.overflowed > 0 {
-        warn(
-            &name,
-            &format!(
+    for (n, what) in [
+        (
+            notes.overflowed,
+            format!(
                 "{} too large for f64 read as ±inf",
                 count(notes.overflowed, "value", "values")
             ),
-        );
-    }
-    if notes.underflowed > 0 {
-        warn(
-            &name,
-            &format!(
+        ),
+        (
+            notes.underflowed,
+            format!(
                 "{} too small for f64 read as 0",
                 count(notes.underflowed, "nonzero value", "nonzero values")
             ),
-        );
-    }
-    if notes.ignored_trailing_bytes > 0 {
-        warn(
-            &name,
-            &format!(
+        ),
+        (
+            notes.ignored_trailing_bytes as usize,
+            format!(
                 "ignored {} after the gzip data (trailing garbage, as gzip(1) ignores it)",
                 count(notes.ignored_trailing_bytes as usize, "byte", "bytes")
             ),
-        );
+        ),
+    ] {
+        if n > 0 {
+            warn(&name, &what);
+        }
     }
     Ok(matrix)
 }
