@@ -13,7 +13,9 @@
 
 use spmx::bench::check::{Reference, SpmmReference, random_x};
 use spmx::bench::report::{CaseId, MatrixResult, Status};
-use spmx::bench::spgemm::{OURS, SpgemmBench, SpgemmBenchOptions, VENDOR};
+use spmx::bench::spgemm::{
+    OURS, OURS_NUMERIC, SpgemmBench, SpgemmBenchOptions, VENDOR, VENDOR_NUMERIC,
+};
 use spmx::bench::spmm::{SpmmBench, SpmmBenchOptions};
 use spmx::bench::spmv::{SpmvBench, SpmvBenchOptions};
 use spmx::engine::cuda::cusparse::{Cusparse, CusparseSpmm, CusparseSpmv, SpmmAlg, SpmvAlg};
@@ -211,6 +213,7 @@ fn spgemm_bench_races_cusparse_warm_and_cold() {
         reps: 3,
         warmup: 1,
         cusparse: true,
+        numeric: false,
     })
     .unwrap();
     let a = matrix();
@@ -230,5 +233,31 @@ fn spgemm_bench_races_cusparse_warm_and_cold() {
             .nnz()
     );
     assert!(case.results.iter().all(|o| o.gflop_per_s.is_some()));
+    assert!(case.results[0].vs_cusparse.is_some());
+}
+
+/// The numeric-only race: both plans made once, their numeric phases
+/// (ours and `cusparseSpGEMMreuse_compute`) timed and checked.
+#[test]
+fn spgemm_bench_races_the_numeric_phase() {
+    let Some(_) = gpu_and_cusparse("spgemm_bench_races_the_numeric_phase") else {
+        return;
+    };
+    let mut bench = SpgemmBench::start(SpgemmBenchOptions {
+        reps: 3,
+        warmup: 1,
+        cusparse: true,
+        numeric: true,
+    })
+    .unwrap();
+    let a = matrix();
+    let case = bench.run::<PlusTimes<f32>>(&case_id(), &a, &a).unwrap();
+    assert_raced(&case, 1);
+    let names: Vec<&str> = case
+        .results
+        .iter()
+        .map(|o| o.implementation.as_str())
+        .collect();
+    assert_eq!(names, [OURS_NUMERIC, VENDOR_NUMERIC]);
     assert!(case.results[0].vs_cusparse.is_some());
 }

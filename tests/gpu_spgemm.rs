@@ -4,7 +4,9 @@
 //! around each class boundary (warp, block, dense), rows with more entries
 //! of A than products, the arrow matrix's row of 46 500 entries, wide B,
 //! the real set (A·A and A·Aᵀ), row blocks under a forced small memory
-//! budget, the APSP pair, and repeated runs giving the same bits.
+//! budget, the APSP pair, and repeated runs giving the same bits. A plan
+//! ([`SpgemmPlan`]) recomputed with new values equals a fresh product of
+//! them, on the same inputs.
 //!
 //! Without a GPU the GPU tests print why and pass; the error a user gets is
 //! tested instead.
@@ -16,7 +18,8 @@ use common::gpu::{every_third_false, gpu, skewed};
 use common::{TestScalar, arb_csr_shaped, assert_identical};
 use proptest::prelude::*;
 use spmx::engine::cuda::Gpu;
-use spmx::engine::cuda::spgemm::{SpgemmOptions, spgemm_blocks, spgemm_with};
+use spmx::engine::cuda::matrix::DevCsr;
+use spmx::engine::cuda::spgemm::{SpgemmOptions, SpgemmPlan, spgemm_blocks, spgemm_with};
 use spmx::engine::{Engine, Op};
 use spmx::format::Csr;
 use spmx::{MaxPlus, MinPlus, OrAnd, PlusTimes, Semiring, app, ops};
@@ -327,6 +330,126 @@ fn apsp_negative_cycle_through_neg_inf() {
     assert_identical(
         &got.distances,
         &app::apsp(&g, Engine::Serial).unwrap().distances,
+    );
+}
+
+/// `m` with other values, from `seed` (their patterns kept).
+fn revalued<T: spmx::Scalar>(m: &Csr<T>, seed: u64) -> Csr<T> {
+    let k = std::cell::Cell::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    m.map(|_| {
+        k.set(
+            k.get()
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1),
+        );
+        T::from_f64(((k.get() >> 40) % 2001) as f64 / 97.0 - 10.0)
+    })
+}
+
+/// A plan of A ⊗ B gives the serial product at once, and again after A's
+/// and B's values change (numeric phase alone).
+#[track_caller]
+fn check_plan<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>, what: &str)
+where
+    S::Value: TestScalar,
+{
+    let gpu = Gpu::get().unwrap();
+    let upload = |m| DevCsr::upload(gpu, m).unwrap();
+    let mut plan = SpgemmPlan::<S>::new(gpu, upload(a), upload(b))
+        .unwrap_or_else(|e| panic!("{what} ({}): {e}", S::NAME));
+    let serial =
+        |a: &Csr<S::Value>, b: &Csr<S::Value>| ops::spgemm::<S>(a, b, Engine::Serial).unwrap();
+    assert_identical(&plan.download().unwrap(), &serial(a, b));
+    for seed in [1, 2] {
+        let (a2, b2) = (revalued(a, seed), revalued(b, seed + 10));
+        plan.set_values(a2.values(), b2.values()).unwrap();
+        plan.numeric().unwrap();
+        let want = serial(&a2, &b2);
+        let got = plan.download().unwrap();
+        if got != want {
+            println!("{what} ({}): the plan differs from serial", S::NAME);
+        }
+        assert_identical(&got, &want);
+        let mut values = vec![S::zero(); plan.nnz()];
+        plan.download_values(&mut values).unwrap();
+        assert!(
+            values
+                .iter()
+                .zip(want.values())
+                .all(|(g, w)| g.bits() == w.bits())
+        );
+    }
+}
+
+fn plan_random_cases<S: Semiring>(test: &str)
+where
+    S::Value: TestScalar,
+{
+    let Some(_) = gpu(test) else { return };
+    let config = ProptestConfig {
+        cases: 16,
+        ..ProptestConfig::default()
+    };
+    proptest!(config, |((a, b) in arb_pair::<S::Value>())| {
+        check_plan::<S>(&a, &b, "random");
+    });
+}
+
+common::gpu::every_gpu_semiring!(plan_random, plan_random_cases);
+
+/// Plans over every row class: power-law rows squared, bands, dense rows,
+/// wide B (the dense kernel's global scratch, reused run after run).
+fn plan_big_cases<S: Semiring>(test: &str)
+where
+    S::Value: TestScalar,
+{
+    let Some(_) = gpu(test) else { return };
+    let p: Csr<S::Value> = skewed(4_000, 4_000, |i| 1 + 3_000 / (i + 1), 21);
+    check_plan::<S>(&p, &p, "power-law squared");
+    for half in [20, 2100] {
+        let band: Csr<S::Value> = banded(3_000, half);
+        check_plan::<S>(&band, &band, &format!("band of {}", 2 * half + 1));
+    }
+    let wide_b: Csr<S::Value> = skewed(500, 200_000, |k| 2 + k % 30, 22);
+    let a: Csr<S::Value> = skewed(300, 500, |i| i % 400, 23);
+    check_plan::<S>(&a, &wide_b, "wide B");
+}
+
+common::gpu::every_gpu_semiring!(plan_big, plan_big_cases;
+    plus_times_f32 => spmx::PlusTimes<f32>,
+    plus_times_f64 => spmx::PlusTimes<f64>,
+    min_plus_f64 => spmx::MinPlus<f64>,
+    or_and => spmx::OrAnd,
+);
+
+/// New values of another length than the plan's pattern are an error
+/// naming the operand; the plan keeps working.
+#[test]
+fn plan_rejects_values_of_another_length() {
+    let Some(gpu) = gpu("plan_rejects_values_of_another_length") else {
+        return;
+    };
+    let a: Csr<f64> = skewed(50, 40, |i| i % 6, 1);
+    let b: Csr<f64> = skewed(40, 30, |i| i % 4, 2);
+    let upload = |m| DevCsr::upload(gpu, m).unwrap();
+    let mut plan = SpgemmPlan::<PlusTimes<f64>>::new(gpu, upload(&a), upload(&b)).unwrap();
+    let e = plan
+        .set_values(&a.values()[1..], b.values())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("for A") && e.contains(&a.nnz().to_string()),
+        "{e}"
+    );
+    let e = plan.set_values(a.values(), &[1.0]).unwrap_err().to_string();
+    assert!(
+        e.contains("for B") && e.contains(&b.nnz().to_string()),
+        "{e}"
+    );
+    plan.numeric().unwrap();
+    assert_identical(
+        &plan.download().unwrap(),
+        &ops::spgemm::<PlusTimes<f64>>(&a, &b, Engine::Serial).unwrap(),
     );
 }
 

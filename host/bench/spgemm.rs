@@ -27,9 +27,11 @@ use super::measure::{RowSpread, Times};
 use super::report::{CaseId, Device, MatrixResult, Outcome, Status};
 use super::timer::{Harness, is_plus_times};
 use crate::engine::cpu;
-use crate::engine::cuda::cusparse::{Cusparse, CusparseSpgemm, CusparseValue};
+use crate::engine::cuda::cusparse::{Cusparse, CusparseSpgemm, CusparseSpgemmReuse, CusparseValue};
 use crate::engine::cuda::matrix::{DevCsr, download_csr};
-use crate::engine::cuda::spgemm::{SpgemmOptions, spgemm_blocks, spgemm_device, spgemm_with};
+use crate::engine::cuda::spgemm::{
+    SpgemmOptions, SpgemmPlan, spgemm_blocks, spgemm_device, spgemm_with,
+};
 use crate::error::Result;
 use crate::format::Csr;
 use crate::{PlusTimes, Scalar, Semiring};
@@ -47,6 +49,9 @@ const BLOCK_BUDGET: usize = 4 << 30;
 pub const OURS: &str = "spgemm";
 /// cuSPARSE's.
 pub const VENDOR: &str = "cusparse-spgemm";
+/// Ours and cuSPARSE's when only the numeric phase is timed.
+pub const OURS_NUMERIC: &str = "spgemm-numeric";
+pub const VENDOR_NUMERIC: &str = "cusparse-spgemm-reuse";
 
 /// What to run.
 #[derive(Clone, Copy, Debug)]
@@ -57,6 +62,11 @@ pub struct SpgemmBenchOptions {
     pub warmup: usize,
     /// Race cuSPARSE too (plus-times only).
     pub cusparse: bool,
+    /// Time the numeric phase alone: a plan made once per product (ours
+    /// [`SpgemmPlan`], cuSPARSE's [`CusparseSpgemmReuse`]), then only its
+    /// numeric phase, as a solver that multiplies the same patterns with
+    /// new values calls it.
+    pub numeric: bool,
 }
 
 /// A started SpGEMM bench.
@@ -94,7 +104,9 @@ impl SpgemmBench {
         S::Value: BenchValue + CusparseValue,
     {
         let products = crate::ops::spgemm_products(a, b) as u64;
-        let (results, nnz) = if products > WHOLE_CHECK_MAX {
+        let (results, nnz) = if self.options.numeric {
+            self.run_numeric::<S>(a, b)?
+        } else if products > WHOLE_CHECK_MAX {
             self.run_in_blocks::<S>(a, b)?
         } else {
             self.run_whole::<S>(a, b)?
@@ -175,6 +187,66 @@ impl SpgemmBench {
                 },
                 |c| close(c, &want, a, b),
             ));
+        }
+        Ok((results, want.nnz()))
+    }
+
+    /// The numeric phase alone, both plans made first (untimed) from the
+    /// same device copies of A and B; each run recomputes C's values in
+    /// place, the first checked as [`Self::run_whole`] checks. A C that a
+    /// plan cannot hold on the device is that side's skipped outcome.
+    fn run_numeric<S>(&self, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<(Vec<Outcome>, usize)>
+    where
+        S: Semiring,
+        S::Value: BenchValue + CusparseValue,
+    {
+        let gpu = self.harness.gpu;
+        let want = cpu::spgemm::<S>(a, b);
+        let (da, db) = (DevCsr::upload(gpu, a)?, DevCsr::upload(gpu, b)?);
+        let skipped = |name: &str, vendor, e: crate::Error| {
+            Outcome::failed(name, name.into(), vendor, Status::Skipped, e.to_string())
+        };
+        let ours = match SpgemmPlan::<S>::new(gpu, DevCsr::upload(gpu, a)?, DevCsr::upload(gpu, b)?)
+        {
+            Err(e) => skipped(OURS_NUMERIC, false, e),
+            Ok(mut plan) => self.time(
+                OURS_NUMERIC,
+                false,
+                |keep| {
+                    let t = Instant::now();
+                    plan.numeric()?;
+                    gpu.sync()?;
+                    let elapsed = t.elapsed();
+                    let c = keep.then(|| plan.download()).transpose()?;
+                    Ok((elapsed, "SpgemmPlan::numeric".into(), c))
+                },
+                |c| (c == &want).then_some(()).ok_or_else(|| differs(c, &want)),
+            ),
+        };
+        let mut results = vec![ours];
+        let shape = (a.nrows(), b.ncols());
+        if let Some(lib) = self.cusparse::<S>() {
+            results.push(match CusparseSpgemmReuse::new(lib, gpu, &da, &db) {
+                Err(e) => skipped(VENDOR_NUMERIC, true, e),
+                Ok(mut reuse) => self.time(
+                    VENDOR_NUMERIC,
+                    true,
+                    |keep| {
+                        let t = Instant::now();
+                        reuse.compute()?;
+                        gpu.sync()?;
+                        let elapsed = t.elapsed();
+                        let c = keep
+                            .then(|| {
+                                let (p, c, v) = (&reuse.row_ptr, &reuse.col_idx, &reuse.values);
+                                download_csr(gpu, shape, p, c, v, reuse.nnz)
+                            })
+                            .transpose()?;
+                        Ok((elapsed, "cusparseSpGEMMreuse_compute".into(), c))
+                    },
+                    |c| close(c, &want, a, b),
+                ),
+            });
         }
         Ok((results, want.nnz()))
     }

@@ -136,6 +136,11 @@ struct SpgemmBenchArgs {
     /// Skip products with more than this many multiply-adds (saying so).
     #[arg(long)]
     max_products: Option<u64>,
+    /// Time the numeric phase alone: each side plans a product once (ours
+    /// `SpgemmPlan`, cuSPARSE's `cusparseSpGEMMreuse`) and only its numeric
+    /// phase is timed, as a solver multiplying the same patterns calls it.
+    #[arg(long)]
+    numeric: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -436,9 +441,15 @@ mod gpu {
                 reps: common.reps as usize,
                 warmup: common.warmup as usize,
                 cusparse: with_cusparse(common),
+                numeric: self.numeric,
             };
             let mut bench = SpgemmBench::start(options).map_err(start_error)?;
-            let mut report = new_report::<S>(common, "spgemm", None, None, bench.device());
+            let op = if self.numeric {
+                "spgemm-numeric"
+            } else {
+                "spgemm"
+            };
+            let mut report = new_report::<S>(common, op, None, None, bench.device());
             print!("{}\n{}", report.header_text(), report::table_header(true));
             let mut race = |id: CaseId, a: &Csr<S::Value>, b: &Csr<S::Value>| {
                 let products = spmx::ops::spgemm_products(a, b) as u64;

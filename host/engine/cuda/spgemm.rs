@@ -21,6 +21,7 @@
 //! Every row is summed in the serial engine's order, so the result has the
 //! serial bits for every semiring (plus-times included) on every run.
 
+use std::marker::PhantomData;
 use std::ops::Range;
 
 use cudarc::driver::CudaSlice;
@@ -249,26 +250,156 @@ pub fn spgemm_device<S: Semiring>(
 where
     S::Value: Scalar,
 {
+    let (product, c) = whole::<S>(gpu, a, b)?;
+    Ok(c.map(|(col_idx, values)| DevProduct {
+        n_rows: a.n_rows as usize,
+        n_cols: b.n_cols as usize,
+        nnz: product.nnz as usize,
+        row_ptr: product.row_ptr,
+        col_idx,
+        values,
+        products: product.binned.products,
+        classes: product.binned.counts,
+    }))
+}
+
+/// Both phases over every row, C allocated between them: the product
+/// between its phases, and C's columns and values (`None` when they do
+/// not fit in the free memory).
+#[allow(clippy::type_complexity)]
+fn whole<'g, S: Semiring>(
+    gpu: &'g Gpu,
+    a: &DevCsr<S::Value>,
+    b: &DevCsr<S::Value>,
+) -> Result<(
+    Product<'g, S::Value>,
+    Option<(CudaSlice<u32>, CudaSlice<S::Value>)>,
+)>
+where
+    S::Value: Scalar,
+{
     assert_eq!(a.n_cols, b.n_rows, "spgemm: A's columns != B's rows");
     let mut product = Product::symbolic::<S>(gpu, a, b)?;
     let nnz = product.nnz as usize;
     let entry = 4 + size_of::<S::Value>();
     if nnz.saturating_mul(entry) > gpu.memory()?.0.saturating_sub(RESERVE) {
-        return Ok(None);
+        return Ok((product, None));
     }
     let mut col_idx = gpu.output::<u32>(nnz.max(1))?;
     let mut values = gpu.output::<S::Value>(nnz.max(1))?;
     product.numeric::<S>(a, b, 0..a.n_rows as usize, 0, &mut col_idx, &mut values)?;
-    Ok(Some(DevProduct {
-        n_rows: a.n_rows as usize,
-        n_cols: b.n_cols as usize,
-        row_ptr: product.row_ptr,
-        col_idx,
-        values,
-        nnz,
-        products: product.binned.products,
-        classes: product.binned.counts,
-    }))
+    Ok((product, Some((col_idx, values))))
+}
+
+/// C = A ⊗ B over `S` planned once and computed again as often as A's and
+/// B's values change, their patterns staying (AMG setup, iterative
+/// methods; cuSPARSE's `cusparseSpGEMMreuse`). The plan owns A and B on
+/// the device and keeps what the symbolic phase found (the rows by class,
+/// C's row offsets, the dense kernel's scratch) and C: each
+/// [`numeric`](Self::numeric) runs the numeric phase alone, into C in
+/// place, with the serial engine's bits as [`spgemm`] has them. C is held
+/// whole on the device: one that does not fit is [`Error::TooLarge`]
+/// ([`spgemm_blocks`] multiplies it in row blocks).
+pub struct SpgemmPlan<'g, S: Semiring>
+where
+    S::Value: Scalar,
+{
+    a: DevCsr<S::Value>,
+    b: DevCsr<S::Value>,
+    product: Product<'g, S::Value>,
+    col_idx: CudaSlice<u32>,
+    values: CudaSlice<S::Value>,
+    _semiring: PhantomData<S>,
+}
+
+impl<'g, S: Semiring> SpgemmPlan<'g, S>
+where
+    S::Value: Scalar,
+{
+    /// Plans C = A ⊗ B and computes it once.
+    pub fn new(gpu: &'g Gpu, a: DevCsr<S::Value>, b: DevCsr<S::Value>) -> Result<Self> {
+        let (product, c) = whole::<S>(gpu, &a, &b)?;
+        let Some((col_idx, values)) = c else {
+            return Err(Error::TooLarge(format!(
+                "a plan holds C whole on the GPU, and its {} entries do not fit in the free \
+                 memory (multiply in row blocks with spgemm_blocks instead)",
+                product.nnz
+            )));
+        };
+        Ok(SpgemmPlan {
+            a,
+            b,
+            product,
+            col_idx,
+            values,
+            _semiring: PhantomData,
+        })
+    }
+
+    /// Replaces A's and B's values (each in its CSR order, its pattern
+    /// unchanged); [`numeric`](Self::numeric) then multiplies them. A slice
+    /// of another length than its operand's entries is
+    /// [`Error::Invalid`] naming it.
+    pub fn set_values(&mut self, a_values: &[S::Value], b_values: &[S::Value]) -> Result<()> {
+        let gpu = self.product.gpu;
+        for (name, m, v) in [("A", &self.a, a_values), ("B", &self.b, b_values)] {
+            if v.len() != m.nnz as usize {
+                return Err(new_values_error(name, v.len(), m.nnz as usize));
+            }
+        }
+        for (v, m) in [(a_values, &mut self.a), (b_values, &mut self.b)] {
+            if !v.is_empty() {
+                gpu.copy_into(v, &mut m.values)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// C's values from A's and B's present values, queued on the GPU's
+    /// stream.
+    pub fn numeric(&mut self) -> Result<()> {
+        let n = self.a.n_rows as usize;
+        let (a, b) = (&self.a, &self.b);
+        self.product
+            .numeric::<S>(a, b, 0..n, 0, &mut self.col_idx, &mut self.values)
+    }
+
+    /// Entries of C.
+    pub fn nnz(&self) -> usize {
+        self.product.nnz as usize
+    }
+
+    /// C on the host.
+    pub fn download(&self) -> Result<Csr<S::Value>> {
+        let shape = (self.a.n_rows as usize, self.b.n_cols as usize);
+        download_csr(
+            self.product.gpu,
+            shape,
+            &self.product.row_ptr,
+            &self.col_idx,
+            &self.values,
+            self.nnz(),
+        )
+    }
+
+    /// C's values on the host, in its CSR order, into `values` (of
+    /// [`nnz`](Self::nnz) entries).
+    pub fn download_values(&self, values: &mut [S::Value]) -> Result<()> {
+        self.product
+            .gpu
+            .download_into(&self.values, 0..self.nnz(), values)
+    }
+}
+
+/// A plan's new values for operand `name` of another length than its
+/// entries.
+pub fn new_values_error(name: &str, given: usize, entries: usize) -> Error {
+    Error::Invalid {
+        format: "CSR",
+        reason: format!(
+            "{given} new values for {name}, whose pattern in the plan has {entries} entries"
+        ),
+    }
 }
 
 /// A's rows cut into consecutive blocks whose entries of C (`row_ptr`
