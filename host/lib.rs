@@ -11,6 +11,7 @@ pub mod error;
 pub mod format;
 pub mod generate;
 pub mod io;
+pub mod memory;
 pub mod ops;
 pub mod scalar;
 

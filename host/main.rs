@@ -20,22 +20,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// The C library's signal calls the two functions below need.
-#[cfg(unix)]
-mod libc {
-    pub const SIGHUP: i32 = 1;
-    pub const SIGINT: i32 = 2;
-    pub const SIGPIPE: i32 = 13;
-    pub const SIGTERM: i32 = 15;
-    pub const SIG_DFL: usize = 0;
-    pub const SIG_IGN: usize = 1;
-    unsafe extern "C" {
-        pub fn signal(signum: i32, handler: usize) -> usize;
-        pub fn raise(signum: i32) -> i32;
-        pub fn _exit(status: i32) -> !;
-    }
-}
-
 /// Rust ignores SIGPIPE, so `spmx info A.mtx | head` would panic on its
 /// next print once `head` exits. A command-line tool should just stop, as
 /// `cat` does: put the default action back.

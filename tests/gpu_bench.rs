@@ -251,7 +251,9 @@ fn spgemm_bench_races_the_numeric_phase() {
     })
     .unwrap();
     let a = matrix();
-    let case = bench.run::<PlusTimes<f32>>(&case_id(), &a, &a).unwrap();
+    let case = bench
+        .run::<PlusTimes<f32>>(&case_id(), &a, &a.transpose())
+        .unwrap();
     assert_raced(&case, 1);
     let names: Vec<&str> = case
         .results

@@ -70,7 +70,8 @@ pub(crate) fn try_filled<E: Clone>(what: &str, len: usize, value: E) -> Result<V
 }
 
 /// Arrays smaller than this are not checked against the memory available
-/// (which costs a read of `/proc/meminfo`), only against the allocator.
+/// (which costs reads of `/proc` and `/sys` files), only against the
+/// allocator.
 const CHECK_AVAILABLE_FROM: usize = 64 << 20;
 
 /// An empty vector with room for `len` elements of `what` (named in the
@@ -80,7 +81,7 @@ const CHECK_AVAILABLE_FROM: usize = 64 << 20;
 /// killed later when it touches the pages.
 pub fn try_with_capacity<E>(what: &str, len: usize) -> Result<Vec<E>> {
     if len.saturating_mul(size_of::<E>()) >= CHECK_AVAILABLE_FROM {
-        let available = meminfo_bytes("MemAvailable").and_then(|b| usize::try_from(b).ok());
+        let available = crate::memory::available_bytes().and_then(|b| usize::try_from(b).ok());
         fits_in_memory(what, len, size_of::<E>(), available)?;
     }
     let mut v = Vec::new();
@@ -114,19 +115,6 @@ fn too_large(what: &str, len: usize, size: usize, why: &str) -> Error {
         "{what}: {len} × {size} bytes = {bytes} bytes ({:.1} GB), {why}",
         bytes as f64 / 1e9
     ))
-}
-
-/// A memory figure of Linux's `/proc/meminfo` in bytes (`MemTotal`: the
-/// machine's; `MemAvailable`: what it can still give this process), or
-/// `None` where that cannot be read.
-pub(crate) fn meminfo_bytes(field: &str) -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| {
-        l.strip_prefix(field)
-            .is_some_and(|rest| rest.starts_with(':'))
-    })?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib.saturating_mul(1024))
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use super::header::{parse_banner, parse_size};
 use super::lines::{Lines, decompressed};
 use super::{Field, Header, IndexBase, Layout, MtxMatrix, ReadNotes, ReadOptions, Symmetry};
 use crate::error::{Error, Result};
-use crate::format::{Coo, meminfo_bytes};
+use crate::format::Coo;
 use crate::scalar::Scalar;
 
 /// Entries reserved up front when the input's size is unknown (a stream,
@@ -54,7 +54,7 @@ fn read_source<T: Scalar, R: Read>(
     let size_hint = size_hint.filter(|_| !source.is_gzip());
     let mut lines = Lines::new(source, size_hint);
     let header = read_header(&mut lines, name)?;
-    fits_in_memory::<T>(&header, meminfo_bytes("MemTotal"))
+    fits_in_memory::<T>(&header, crate::memory::total_bytes())
         .map_err(|reason| Error::TooLarge(format!("{name}:{}: {reason}", lines.line())))?;
     let reader = EntryReader { name, opts, header };
     let mut notes = ReadNotes::default();
