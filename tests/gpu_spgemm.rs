@@ -18,8 +18,8 @@ use common::gpu::{every_third_false, gpu, skewed};
 use common::{TestScalar, arb_csr_shaped, assert_identical};
 use proptest::prelude::*;
 use spmx::engine::cuda::Gpu;
-use spmx::engine::cuda::matrix::DevCsr;
-use spmx::engine::cuda::spgemm::{SpgemmOptions, SpgemmPlan, spgemm_blocks, spgemm_with};
+use spmx::engine::cuda::spgemm::{SpgemmOptions, spgemm_blocks, spgemm_with};
+use spmx::engine::cuda::spgemm_plan::SpgemmPlan;
 use spmx::engine::{Engine, Op};
 use spmx::format::Csr;
 use spmx::{MaxPlus, MinPlus, OrAnd, PlusTimes, Semiring, app, ops};
@@ -354,9 +354,28 @@ where
     S::Value: TestScalar,
 {
     let gpu = Gpu::get().unwrap();
-    let upload = |m| DevCsr::upload(gpu, m).unwrap();
-    let mut plan = SpgemmPlan::<S>::new(gpu, upload(a), upload(b))
-        .unwrap_or_else(|e| panic!("{what} ({}): {e}", S::NAME));
+    let plans = [
+        SpgemmPlan::<S>::new(gpu, a, b),
+        SpgemmPlan::<S>::recomputing(gpu, a, b),
+    ];
+    for (plan, replays) in plans.into_iter().zip([true, false]) {
+        let mut plan = plan.unwrap_or_else(|e| panic!("{what} ({}): {e}", S::NAME));
+        assert_eq!(plan.replays(), replays);
+        check_numeric::<S>(&mut plan, a, b, what);
+    }
+}
+
+/// `plan` (of A ⊗ B) recomputed for new values of A and B equals a fresh
+/// serial product of them.
+#[track_caller]
+fn check_numeric<S: Semiring>(
+    plan: &mut SpgemmPlan<S>,
+    a: &Csr<S::Value>,
+    b: &Csr<S::Value>,
+    what: &str,
+) where
+    S::Value: TestScalar,
+{
     let serial =
         |a: &Csr<S::Value>, b: &Csr<S::Value>| ops::spgemm::<S>(a, b, Engine::Serial).unwrap();
     assert_identical(&plan.download().unwrap(), &serial(a, b));
@@ -431,8 +450,8 @@ fn plan_rejects_values_of_another_length() {
     };
     let a: Csr<f64> = skewed(50, 40, |i| i % 6, 1);
     let b: Csr<f64> = skewed(40, 30, |i| i % 4, 2);
-    let upload = |m| DevCsr::upload(gpu, m).unwrap();
-    let mut plan = SpgemmPlan::<PlusTimes<f64>>::new(gpu, upload(&a), upload(&b)).unwrap();
+    let mut plan = SpgemmPlan::<PlusTimes<f64>>::new(gpu, &a, &b).unwrap();
+    assert!(plan.replays());
     let e = plan
         .set_values(&a.values()[1..], b.values())
         .unwrap_err()

@@ -28,6 +28,7 @@
 //! | [`SpmmCsrThreadArgs`] | `spmm_csr_thread`                       | 64    |
 //! | [`SpmmBlockArgs`]    | `spmm_csr_block`, `spmm_csr_block_vec` (and `_fused`) | 88 |
 //! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_warp`, `spgemm_hash`, `spgemm_block`, `spgemm_dense` | 136 |
+//! | [`SpgemmReplayArgs`] | `spgemm_replay`                          | 48    |
 //! | [`SpgemmClassifyArgs`] | `spgemm_classify`, `spgemm_bin` (utility) | 104 |
 //! | [`ScanArgs`]         | `scan_tiles`, `scan_tile_sums`, `scan_add` (utility) | 32 |
 //!
@@ -142,6 +143,7 @@ kernel_args! {
     SpmmCsrThreadArgs = 64;
     SpmmBlockArgs = 88;
     SpgemmRowsArgs = 136;
+    SpgemmReplayArgs = 48;
 }
 
 /// SpMV over CSR: `y[i] = ⊕ₖ values[k] ⊗ x[col_idx[k]]` for `k` in
@@ -540,6 +542,24 @@ pub struct SpgemmRowsArgs<T> {
     /// their log2 (the hash keeps that many bits).
     pub table_slots: u32,
     pub table_bits: u32,
+}
+
+/// The numeric phase of a planned product C = A ⊗ B (`spgemm_replay`),
+/// whose products the plan has listed per entry of C in the serial order:
+/// entry `e` of C (in CSR order) is the sum of the products
+/// `pairs[entry_ptr[e]..entry_ptr[e + 1]]` (at least one), each
+/// `a_position | b_position << 32` (positions in A's and B's values).
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpgemmReplayArgs<T> {
+    pub a_values: DevPtr<T>,
+    pub b_values: DevPtr<T>,
+    /// `n_entries + 1` offsets into `pairs`.
+    pub entry_ptr: DevPtr<u64>,
+    pub pairs: DevPtr<u64>,
+    /// C's values, `n_entries` of them, overwritten.
+    pub c_values: DevPtrMut<T>,
+    pub n_entries: u64,
 }
 
 /// Products (and entries of A) a row may have for one warp to sort them

@@ -13,12 +13,14 @@
 
 #[cfg(target_arch = "nvptx64")]
 use crate::args::{
-    SpgemmRowsArgs, SpmmBlockArgs, SpmmCsrThreadArgs, SpmmFixupArgs, SpmvBsrArgs, SpmvCooArgs,
-    SpmvCsrAdaptiveArgs, SpmvCsrArgs, SpmvCsrMergeArgs, SpmvEllArgs, SpmvSellArgs,
+    SpgemmReplayArgs, SpgemmRowsArgs, SpmmBlockArgs, SpmmCsrThreadArgs, SpmmFixupArgs, SpmvBsrArgs,
+    SpmvCooArgs, SpmvCsrAdaptiveArgs, SpmvCsrArgs, SpmvCsrMergeArgs, SpmvEllArgs, SpmvSellArgs,
 };
 use crate::semiring::{MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring};
 #[cfg(target_arch = "nvptx64")]
-use crate::spgemm::{spgemm_block, spgemm_copy, spgemm_dense, spgemm_hash, spgemm_warp};
+use crate::spgemm::{
+    spgemm_block, spgemm_copy, spgemm_dense, spgemm_hash, spgemm_replay, spgemm_warp,
+};
 #[cfg(target_arch = "nvptx64")]
 use crate::spmm::{
     spmm_csr_block, spmm_csr_block_fused, spmm_csr_block_vec, spmm_csr_block_vec_fused,
@@ -150,6 +152,7 @@ stamp_kernels! {
         spgemm_hash(SpgemmRowsArgs),
         spgemm_block(SpgemmRowsArgs),
         spgemm_dense(SpgemmRowsArgs),
+        spgemm_replay(SpgemmReplayArgs),
     ],
     semirings: [
         plus_times f32 => PlusTimes<f32>,
@@ -223,6 +226,7 @@ mod tests {
             "spgemm_hash",
             "spgemm_block",
             "spgemm_dense",
+            "spgemm_replay",
         ];
         for family in families {
             assert!(find::<PlusTimes<f32>>(family).is_some(), "{family}");

@@ -48,12 +48,19 @@
 //! row is then read out in column order, each thread counting a run of
 //! words and one block-wide scan placing the runs, and the words are
 //! cleared as they are read.
+//!
+//! **Replaying a plan.** A plan (the host's `SpgemmPlan`) that has listed
+//! each entry's products in the serial order recomputes C's values with
+//! `spgemm_replay`: a thread an entry, folding its list. No row is walked,
+//! searched or sorted again, and a long row of C is as parallel as its
+//! entries.
 
 use core::cell::Cell;
 
 use crate::args::{
     SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_HASH_SLOTS,
-    SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs, SpgemmRowsArgs, spgemm_hash_fits,
+    SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs, SpgemmReplayArgs, SpgemmRowsArgs,
+    spgemm_hash_fits,
 };
 use crate::device::atomic::{
     atomic_add_u32, atomic_add_u64, atomic_cas_u32, atomic_max_u32, atomic_min_u32, atomic_or_u32,
@@ -1338,4 +1345,44 @@ unsafe fn lower_bound(cols: *const u32, mut s: u32, mut e: u32, c: u32) -> u32 {
         }
     }
     s
+}
+
+/// C's values from a plan's product lists ([`SpgemmReplayArgs`]): a thread
+/// an entry, its products added in the listed (serial) order, the first
+/// taken as it is, as the serial engine does.
+///
+/// Launch: 1D, any block size and grid.
+///
+/// # Safety
+/// [`SpgemmReplayArgs`] valid: every list non-empty, every position within
+/// A's and B's values.
+#[inline(always)]
+pub unsafe fn spgemm_replay<S: Semiring>(a: SpgemmReplayArgs<S::Value>) {
+    let (ptr, pairs) = (a.entry_ptr.as_ptr(), a.pairs.as_ptr());
+    let (av, bv) = (a.a_values.as_ptr(), a.b_values.as_ptr());
+    let product = |pair: u64| {
+        // SAFETY: the contract: positions within A's and B's values.
+        unsafe {
+            S::mul(
+                *av.add(pair as u32 as usize),
+                *bv.add((pair >> 32) as usize),
+            )
+        }
+    };
+    let mut e = u64::from(index_1d());
+    let step = u64::from(grid_size_1d());
+    while e < a.n_entries {
+        // SAFETY: `e < n_entries`, so both offsets and the list are readable.
+        unsafe {
+            let (s, end) = (*ptr.add(e as usize), *ptr.add(e as usize + 1));
+            let mut v = product(*pairs.add(s as usize));
+            let mut p = s + 1;
+            while p < end {
+                v = S::add(v, product(*pairs.add(p as usize)));
+                p += 1;
+            }
+            *a.c_values.as_mut_ptr().add(e as usize) = v;
+        }
+        e += step;
+    }
 }

@@ -29,9 +29,8 @@ use super::timer::{Harness, is_plus_times};
 use crate::engine::cpu;
 use crate::engine::cuda::cusparse::{Cusparse, CusparseSpgemm, CusparseSpgemmReuse, CusparseValue};
 use crate::engine::cuda::matrix::{DevCsr, download_csr};
-use crate::engine::cuda::spgemm::{
-    SpgemmOptions, SpgemmPlan, spgemm_blocks, spgemm_device, spgemm_with,
-};
+use crate::engine::cuda::spgemm::{SpgemmOptions, spgemm_blocks, spgemm_device, spgemm_with};
+use crate::engine::cuda::spgemm_plan::SpgemmPlan;
 use crate::error::Result;
 use crate::format::Csr;
 use crate::{PlusTimes, Scalar, Semiring};
@@ -191,10 +190,10 @@ impl SpgemmBench {
         Ok((results, want.nnz()))
     }
 
-    /// The numeric phase alone, both plans made first (untimed) from the
-    /// same device copies of A and B; each run recomputes C's values in
-    /// place, the first checked as [`Self::run_whole`] checks. A C that a
-    /// plan cannot hold on the device is that side's skipped outcome.
+    /// The numeric phase alone, both plans made first (untimed; how long
+    /// each took is in its note); each run recomputes C's values in place,
+    /// the first checked as [`Self::run_whole`] checks. A C that a plan
+    /// cannot hold on the device is that side's skipped outcome.
     fn run_numeric<S>(&self, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<(Vec<Outcome>, usize)>
     where
         S: Semiring,
@@ -206,32 +205,37 @@ impl SpgemmBench {
         let skipped = |name: &str, vendor, e: crate::Error| {
             Outcome::failed(name, name.into(), vendor, Status::Skipped, e.to_string())
         };
-        let ours = match SpgemmPlan::<S>::new(gpu, DevCsr::upload(gpu, a)?, DevCsr::upload(gpu, b)?)
-        {
+        let planned = Instant::now();
+        let ours = match SpgemmPlan::<S>::new(gpu, a, b) {
             Err(e) => skipped(OURS_NUMERIC, false, e),
-            Ok(mut plan) => self.time(
-                OURS_NUMERIC,
-                false,
-                |keep| {
+            Ok(mut plan) => {
+                let mode = match plan.replays() {
+                    true => "replaying product lists",
+                    false => "recomputing rows",
+                };
+                let how = format!("{mode}; planned in {:.0} ms", ms(planned.elapsed()));
+                let run = |keep: bool| {
                     let t = Instant::now();
                     plan.numeric()?;
                     gpu.sync()?;
                     let elapsed = t.elapsed();
                     let c = keep.then(|| plan.download()).transpose()?;
-                    Ok((elapsed, "SpgemmPlan::numeric".into(), c))
-                },
-                |c| (c == &want).then_some(()).ok_or_else(|| differs(c, &want)),
-            ),
+                    Ok((elapsed, how.clone(), c))
+                };
+                let check =
+                    |c: &Csr<S::Value>| (c == &want).then_some(()).ok_or_else(|| differs(c, &want));
+                self.time(OURS_NUMERIC, false, run, check)
+            }
         };
         let mut results = vec![ours];
         let shape = (a.nrows(), b.ncols());
         if let Some(lib) = self.cusparse::<S>() {
+            let planned = Instant::now();
             results.push(match CusparseSpgemmReuse::new(lib, gpu, &da, &db) {
                 Err(e) => skipped(VENDOR_NUMERIC, true, e),
-                Ok(mut reuse) => self.time(
-                    VENDOR_NUMERIC,
-                    true,
-                    |keep| {
+                Ok(mut reuse) => {
+                    let how = format!("planned in {:.0} ms", ms(planned.elapsed()));
+                    let run = |keep: bool| {
                         let t = Instant::now();
                         reuse.compute()?;
                         gpu.sync()?;
@@ -242,10 +246,10 @@ impl SpgemmBench {
                                 download_csr(gpu, shape, p, c, v, reuse.nnz)
                             })
                             .transpose()?;
-                        Ok((elapsed, "cusparseSpGEMMreuse_compute".into(), c))
-                    },
-                    |c| close(c, &want, a, b),
-                ),
+                        Ok((elapsed, how.clone(), c))
+                    };
+                    self.time(VENDOR_NUMERIC, true, run, |c| close(c, &want, a, b))
+                }
             });
         }
         Ok((results, want.nnz()))
@@ -411,6 +415,10 @@ const MAX_REPS_FACTOR: usize = 20;
 /// Whether to time another run after `times` (ms), for `reps` asked.
 fn more_runs(times: &[f64], reps: usize) -> bool {
     times.len() < reps * MAX_REPS_FACTOR && times.iter().sum::<f64>() < MIN_TIMED_MS
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
 }
 
 /// Where `got` first differs from `want`.

@@ -17,6 +17,7 @@ pub mod cusparse;
 pub mod matrix;
 pub mod ptx;
 pub mod spgemm;
+pub mod spgemm_plan;
 pub mod spmm;
 pub mod spmv;
 

@@ -21,7 +21,6 @@
 //! Every row is summed in the serial engine's order, so the result has the
 //! serial bits for every semiring (plus-times included) on every run.
 
-use std::marker::PhantomData;
 use std::ops::Range;
 
 use cudarc::driver::CudaSlice;
@@ -267,7 +266,7 @@ where
 /// between its phases, and C's columns and values (`None` when they do
 /// not fit in the free memory).
 #[allow(clippy::type_complexity)]
-fn whole<'g, S: Semiring>(
+pub(super) fn whole<'g, S: Semiring>(
     gpu: &'g Gpu,
     a: &DevCsr<S::Value>,
     b: &DevCsr<S::Value>,
@@ -289,117 +288,6 @@ where
     let mut values = gpu.output::<S::Value>(nnz.max(1))?;
     product.numeric::<S>(a, b, 0..a.n_rows as usize, 0, &mut col_idx, &mut values)?;
     Ok((product, Some((col_idx, values))))
-}
-
-/// C = A ⊗ B over `S` planned once and computed again as often as A's and
-/// B's values change, their patterns staying (AMG setup, iterative
-/// methods; cuSPARSE's `cusparseSpGEMMreuse`). The plan owns A and B on
-/// the device and keeps what the symbolic phase found (the rows by class,
-/// C's row offsets, the dense kernel's scratch) and C: each
-/// [`numeric`](Self::numeric) runs the numeric phase alone, into C in
-/// place, with the serial engine's bits as [`spgemm`] has them. C is held
-/// whole on the device: one that does not fit is [`Error::TooLarge`]
-/// ([`spgemm_blocks`] multiplies it in row blocks).
-pub struct SpgemmPlan<'g, S: Semiring>
-where
-    S::Value: Scalar,
-{
-    a: DevCsr<S::Value>,
-    b: DevCsr<S::Value>,
-    product: Product<'g, S::Value>,
-    col_idx: CudaSlice<u32>,
-    values: CudaSlice<S::Value>,
-    _semiring: PhantomData<S>,
-}
-
-impl<'g, S: Semiring> SpgemmPlan<'g, S>
-where
-    S::Value: Scalar,
-{
-    /// Plans C = A ⊗ B and computes it once.
-    pub fn new(gpu: &'g Gpu, a: DevCsr<S::Value>, b: DevCsr<S::Value>) -> Result<Self> {
-        let (product, c) = whole::<S>(gpu, &a, &b)?;
-        let Some((col_idx, values)) = c else {
-            return Err(Error::TooLarge(format!(
-                "a plan holds C whole on the GPU, and its {} entries do not fit in the free \
-                 memory (multiply in row blocks with spgemm_blocks instead)",
-                product.nnz
-            )));
-        };
-        Ok(SpgemmPlan {
-            a,
-            b,
-            product,
-            col_idx,
-            values,
-            _semiring: PhantomData,
-        })
-    }
-
-    /// Replaces A's and B's values (each in its CSR order, its pattern
-    /// unchanged); [`numeric`](Self::numeric) then multiplies them. A slice
-    /// of another length than its operand's entries is
-    /// [`Error::Invalid`] naming it.
-    pub fn set_values(&mut self, a_values: &[S::Value], b_values: &[S::Value]) -> Result<()> {
-        let gpu = self.product.gpu;
-        for (name, m, v) in [("A", &self.a, a_values), ("B", &self.b, b_values)] {
-            if v.len() != m.nnz as usize {
-                return Err(new_values_error(name, v.len(), m.nnz as usize));
-            }
-        }
-        for (v, m) in [(a_values, &mut self.a), (b_values, &mut self.b)] {
-            if !v.is_empty() {
-                gpu.copy_into(v, &mut m.values)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// C's values from A's and B's present values, queued on the GPU's
-    /// stream.
-    pub fn numeric(&mut self) -> Result<()> {
-        let n = self.a.n_rows as usize;
-        let (a, b) = (&self.a, &self.b);
-        self.product
-            .numeric::<S>(a, b, 0..n, 0, &mut self.col_idx, &mut self.values)
-    }
-
-    /// Entries of C.
-    pub fn nnz(&self) -> usize {
-        self.product.nnz as usize
-    }
-
-    /// C on the host.
-    pub fn download(&self) -> Result<Csr<S::Value>> {
-        let shape = (self.a.n_rows as usize, self.b.n_cols as usize);
-        download_csr(
-            self.product.gpu,
-            shape,
-            &self.product.row_ptr,
-            &self.col_idx,
-            &self.values,
-            self.nnz(),
-        )
-    }
-
-    /// C's values on the host, in its CSR order, into `values` (of
-    /// [`nnz`](Self::nnz) entries).
-    pub fn download_values(&self, values: &mut [S::Value]) -> Result<()> {
-        self.product
-            .gpu
-            .download_into(&self.values, 0..self.nnz(), values)
-    }
-}
-
-/// A plan's new values for operand `name` of another length than its
-/// entries.
-pub fn new_values_error(name: &str, given: usize, entries: usize) -> Error {
-    Error::Invalid {
-        format: "CSR",
-        reason: format!(
-            "{given} new values for {name}, whose pattern in the plan has {entries} entries"
-        ),
-    }
 }
 
 /// A's rows cut into consecutive blocks whose entries of C (`row_ptr`
@@ -433,22 +321,22 @@ fn row_blocks(row_ptr: &[u64], fit: usize, entry: usize) -> Result<Vec<Range<usi
 }
 
 /// Rows of C listed by class, for one range of rows.
-struct Binned {
+pub(super) struct Binned {
     counts: [u32; SPGEMM_CLASSES],
     offsets: [u32; SPGEMM_CLASSES + 1],
     rows: CudaSlice<u32>,
-    products: u64,
+    pub(super) products: u64,
 }
 
 /// A product between its phases: row lengths and offsets of C, and the
 /// scratch of the dense kernel.
-struct Product<'g, T> {
-    gpu: &'g Gpu,
+pub(super) struct Product<'g, T> {
+    pub(super) gpu: &'g Gpu,
     /// Every row binned (reused by a numeric phase over all rows).
-    binned: Binned,
+    pub(super) binned: Binned,
     row_len: CudaSlice<u32>,
-    row_ptr: CudaSlice<u64>,
-    nnz: u64,
+    pub(super) row_ptr: CudaSlice<u64>,
+    pub(super) nnz: u64,
     /// Blocks of the dense kernel: its scratch slots, or as many as run
     /// at once when every span fits its shared accumulator.
     dense_blocks: usize,
@@ -514,7 +402,7 @@ impl<'g, T: Scalar> Product<'g, T> {
 
     /// The numeric phase for `rows`, whose entries of C start at `c_base`,
     /// into `c_cols` / `c_vals` (large enough).
-    fn numeric<S: Semiring<Value = T>>(
+    pub(super) fn numeric<S: Semiring<Value = T>>(
         &mut self,
         a: &DevCsr<T>,
         b: &DevCsr<T>,

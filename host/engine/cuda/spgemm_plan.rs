@@ -1,0 +1,296 @@
+//! A planned SpGEMM on the GPU: C = A ⊗ B's structure found once, its
+//! values computed again as often as A's and B's values change while
+//! their patterns stay (AMG setup, iterative methods; cuSPARSE's
+//! `cusparseSpGEMMreuse`).
+//!
+//! The plan runs the product as [`spgemm`](super::spgemm) does (the
+//! symbolic phase, C allocated, the numeric phase), then lists, for every
+//! entry of C, the positions in A's and B's values of its products in the
+//! serial order (on the host, over all cores, from C's pattern). Each
+//! [`numeric`](SpgemmPlan::numeric) is then one launch of
+//! `gpu_kernels::spgemm::spgemm_replay` — a thread an entry folding its
+//! list — so no row is walked, searched or sorted again, and C keeps the
+//! serial engine's bits. The lists take 8 bytes a product; where they do
+//! not fit in half the free device memory (or with
+//! [`SpgemmPlan::recomputing`]), each numeric phase reruns the row
+//! kernels' numeric phase instead.
+
+use std::marker::PhantomData;
+
+use cudarc::driver::CudaSlice;
+use gpu_kernels::Semiring;
+use gpu_kernels::args::SpgemmReplayArgs;
+
+use super::Gpu;
+use super::matrix::{DevCsr, download_csr};
+use super::spgemm::{Product, whole};
+use crate::Scalar;
+use crate::engine::cpu::{balanced_row_chunks, for_each_chunk, split_rows_mut};
+use crate::engine::serial::spgemm::{check_shapes, row_flops};
+use crate::error::{Error, Result};
+use crate::format::Csr;
+
+/// C = A ⊗ B over `S` planned once, recomputed by [`numeric`](Self::numeric)
+/// for new values of A and B (see the module documentation). The plan owns
+/// A, B and C on the device; C is held whole there: one that does not fit
+/// is [`Error::TooLarge`] ([`spgemm_blocks`](super::spgemm::spgemm_blocks)
+/// multiplies it in row blocks).
+pub struct SpgemmPlan<'g, S: Semiring>
+where
+    S::Value: Scalar,
+{
+    a: DevCsr<S::Value>,
+    b: DevCsr<S::Value>,
+    product: Product<'g, S::Value>,
+    col_idx: CudaSlice<u32>,
+    values: CudaSlice<S::Value>,
+    lists: Option<ProductLists>,
+    _semiring: PhantomData<S>,
+}
+
+/// Every entry's products, in the serial order: `entry_ptr` (C's entries
+/// + 1 offsets) into `pairs` (`a_position | b_position << 32`).
+struct ProductLists {
+    entry_ptr: CudaSlice<u64>,
+    pairs: CudaSlice<u64>,
+}
+
+impl<'g, S: Semiring> SpgemmPlan<'g, S>
+where
+    S::Value: Scalar,
+{
+    /// Plans C = A ⊗ B and computes it once; lists each entry's products
+    /// when they fit (see the module documentation).
+    #[track_caller]
+    pub fn new(gpu: &'g Gpu, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<Self> {
+        let mut plan = Self::recomputing(gpu, a, b)?;
+        let bytes = 8 * (plan.product.binned.products as usize + plan.nnz() + 1);
+        if bytes <= gpu.memory()?.0 / 2 {
+            plan.lists = Some(plan.list_products(a, b)?);
+        }
+        Ok(plan)
+    }
+
+    /// Plans C = A ⊗ B and computes it once, keeping no product lists: each
+    /// numeric phase reruns the row kernels (less memory, slower).
+    #[track_caller]
+    pub fn recomputing(gpu: &'g Gpu, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<Self> {
+        check_shapes(a, b);
+        let (a, b) = (DevCsr::upload(gpu, a)?, DevCsr::upload(gpu, b)?);
+        let (product, c) = whole::<S>(gpu, &a, &b)?;
+        let Some((col_idx, values)) = c else {
+            return Err(Error::TooLarge(format!(
+                "a plan holds C whole on the GPU, and its {} entries do not fit in the free \
+                 memory (multiply in row blocks with spgemm_blocks instead)",
+                product.nnz
+            )));
+        };
+        Ok(SpgemmPlan {
+            a,
+            b,
+            product,
+            col_idx,
+            values,
+            lists: None,
+            _semiring: PhantomData,
+        })
+    }
+
+    /// Whether each numeric phase replays product lists (else it reruns
+    /// the row kernels).
+    pub fn replays(&self) -> bool {
+        self.lists.is_some()
+    }
+
+    /// Replaces A's and B's values (each in its CSR order, its pattern
+    /// unchanged); [`numeric`](Self::numeric) then multiplies them. A slice
+    /// of another length than its operand's entries is
+    /// [`Error::Invalid`] naming it.
+    pub fn set_values(&mut self, a_values: &[S::Value], b_values: &[S::Value]) -> Result<()> {
+        for (name, m, v) in [("A", &self.a, a_values), ("B", &self.b, b_values)] {
+            if v.len() != m.nnz as usize {
+                return Err(Error::Invalid {
+                    format: "CSR",
+                    reason: format!(
+                        "{} new values for {name}, whose pattern in the plan has {} entries",
+                        v.len(),
+                        m.nnz
+                    ),
+                });
+            }
+        }
+        let gpu = self.product.gpu;
+        for (v, m) in [(a_values, &mut self.a), (b_values, &mut self.b)] {
+            if !v.is_empty() {
+                gpu.copy_into(v, &mut m.values)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// C's values from A's and B's present values, queued on the GPU's
+    /// stream.
+    pub fn numeric(&mut self) -> Result<()> {
+        let gpu = self.product.gpu;
+        let Some(lists) = &self.lists else {
+            let n = self.a.n_rows as usize;
+            let (a, b) = (&self.a, &self.b);
+            return self
+                .product
+                .numeric::<S>(a, b, 0..n, 0, &mut self.col_idx, &mut self.values);
+        };
+        let n_entries = self.nnz() as u64;
+        if n_entries == 0 {
+            return Ok(());
+        }
+        let args = SpgemmReplayArgs {
+            a_values: gpu.ptr(&self.a.values),
+            b_values: gpu.ptr(&self.b.values),
+            entry_ptr: gpu.ptr(&lists.entry_ptr),
+            pairs: gpu.ptr(&lists.pairs),
+            c_values: gpu.ptr_mut(&mut self.values),
+            n_entries,
+        };
+        let grid = n_entries
+            .div_ceil(u64::from(Gpu::BLOCK))
+            .clamp(1, u64::from(gpu.sm_count()) * 32);
+        gpu.launch::<S, _>("spgemm_replay", grid as u32, Gpu::BLOCK, 0, args)
+    }
+
+    /// Entries of C.
+    pub fn nnz(&self) -> usize {
+        self.product.nnz as usize
+    }
+
+    /// C on the host.
+    pub fn download(&self) -> Result<Csr<S::Value>> {
+        let shape = (self.a.n_rows as usize, self.b.n_cols as usize);
+        download_csr(
+            self.product.gpu,
+            shape,
+            &self.product.row_ptr,
+            &self.col_idx,
+            &self.values,
+            self.nnz(),
+        )
+    }
+
+    /// C's values on the host, in its CSR order, into `values` (of
+    /// [`nnz`](Self::nnz) entries).
+    pub fn download_values(&self, values: &mut [S::Value]) -> Result<()> {
+        self.product
+            .gpu
+            .download_into(&self.values, 0..self.nnz(), values)
+    }
+
+    /// Lists every entry's products from C's pattern (brought back) and
+    /// A's and B's, and uploads the lists.
+    fn list_products(&self, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<ProductLists> {
+        let gpu = self.product.gpu;
+        let n = a.nrows();
+        let mut c_row_ptr = vec![0u64; n + 1];
+        gpu.download_into(&self.product.row_ptr, 0..n + 1, &mut c_row_ptr)?;
+        let mut c_col_idx = vec![0u32; self.nnz()];
+        gpu.download_into(&self.col_idx, 0..self.nnz(), &mut c_col_idx)?;
+        let (entry_ptr, pairs) = product_lists(a, b, &c_row_ptr, &c_col_idx);
+        Ok(ProductLists {
+            entry_ptr: gpu.upload(&entry_ptr)?,
+            pairs: gpu.upload(&pairs)?,
+        })
+    }
+}
+
+/// For C = A·B of pattern `c_row_ptr` / `c_col_idx`: each entry's products
+/// in the serial order (A's row left to right, each row of B left to
+/// right), as `entry_ptr` (C's entries + 1 offsets) into `pairs`
+/// (`a_position | b_position << 32`). Rows in chunks of equal products on
+/// every thread; a row's lists lie where its products would.
+fn product_lists<T: Scalar>(
+    a: &Csr<T>,
+    b: &Csr<T>,
+    c_row_ptr: &[u64],
+    c_col_idx: &[u32],
+) -> (Vec<u64>, Vec<u64>) {
+    let n = a.nrows();
+    let mut products = Vec::with_capacity(n + 1);
+    products.push(0usize);
+    for i in 0..n {
+        products.push(products[i] + row_flops(a, b, i));
+    }
+    let chunks = balanced_row_chunks(&products);
+    let entries =
+        |r: &std::ops::Range<usize>| c_row_ptr[r.start] as usize..c_row_ptr[r.end] as usize;
+    let entry_chunks: Vec<_> = chunks.iter().map(entries).collect();
+    let product_chunks: Vec<_> = chunks
+        .iter()
+        .map(|r| products[r.start]..products[r.end])
+        .collect();
+    let nnz = c_col_idx.len();
+    let mut entry_ptr = vec![0u64; nnz + 1];
+    entry_ptr[nnz] = products[n] as u64;
+    let mut pairs = vec![0u64; products[n]];
+    let parts: Vec<_> = split_rows_mut(&mut entry_ptr[..nnz], &entry_chunks, 1)
+        .into_iter()
+        .zip(split_rows_mut(&mut pairs, &product_chunks, 1))
+        .collect();
+    // A thread's column → position in the row of C, and the row's cursors.
+    let threads = rayon::current_num_threads().min(chunks.len());
+    let mut work: Vec<(Vec<u32>, Vec<u64>)> = (0..threads)
+        .map(|_| (vec![0; b.ncols()], Vec::new()))
+        .collect();
+    for_each_chunk(&mut work, parts, |(position, cursor), c, (ptr, out)| {
+        let rows = chunks[c].clone();
+        let (first_entry, first_product) = (c_row_ptr[rows.start], products[rows.start] as u64);
+        for i in rows {
+            let row = c_row_ptr[i] as usize..c_row_ptr[i + 1] as usize;
+            for (p, &j) in c_col_idx[row.clone()].iter().enumerate() {
+                position[j as usize] = p as u32;
+            }
+            cursor.clear();
+            cursor.resize(row.len(), 0);
+            let a_row = a.row_ptr()[i]..a.row_ptr()[i + 1];
+            let b_row = |k: u32| b.row_ptr()[k as usize]..b.row_ptr()[k as usize + 1];
+            for &k in &a.col_idx()[a_row.clone()] {
+                for &j in &b.col_idx()[b_row(k)] {
+                    cursor[position[j as usize] as usize] += 1;
+                }
+            }
+            // Counts to starts: entry p's list follows those before it.
+            let mut at = products[i] as u64;
+            let local = (row.start - first_entry as usize)..(row.end - first_entry as usize);
+            for (start, count) in ptr[local].iter_mut().zip(cursor.iter_mut()) {
+                *start = at;
+                at += *count;
+                *count = *start - first_product;
+            }
+            for a_pos in a_row {
+                let k = a.col_idx()[a_pos];
+                for b_pos in b_row(k) {
+                    let slot = &mut cursor[position[b.col_idx()[b_pos] as usize] as usize];
+                    out[*slot as usize] = a_pos as u64 | (b_pos as u64) << 32;
+                    *slot += 1;
+                }
+            }
+        }
+    });
+    (entry_ptr, pairs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn product_lists_follow_the_serial_order() {
+        // A = [[a0, a1], [0, a2]], B = [[b0, b1], [b2, 0]]: C(0,0) = a0·b0 +
+        // a1·b2, C(0,1) = a0·b1, C(1,0) = a2·b2.
+        let a = Csr::try_new(2, 2, vec![0, 2, 3], vec![0, 1, 1], vec![1.0, 2.0, 3.0]).unwrap();
+        let b = Csr::try_new(2, 2, vec![0, 2, 3], vec![0, 1, 0], vec![4.0, 5.0, 6.0]).unwrap();
+        let pair = |a: u64, b: u64| a | b << 32;
+        let (ptr, pairs) = product_lists(&a, &b, &[0, 2, 3], &[0, 1, 0]);
+        assert_eq!(ptr, [0, 2, 3, 4]);
+        assert_eq!(pairs, [pair(0, 0), pair(1, 2), pair(0, 1), pair(2, 2)]);
+        let (ptr, pairs) = product_lists(&Csr::<f64>::empty(3, 0), &Csr::empty(0, 4), &[0; 4], &[]);
+        assert_eq!((ptr, pairs), (vec![0], vec![]));
+    }
+}
