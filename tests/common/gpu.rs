@@ -75,6 +75,23 @@ pub fn agrees<T: GpuValue>(got: T, want: T, exact: bool, bound: f64) -> bool {
         || (!exact && (got.to_f64() - want.to_f64()).abs() <= bound)
 }
 
+/// Asserts the GPU's `got` has `want`'s shape, pattern and value bits, a
+/// NaN matching any NaN: a sum that overflows to `∞ − ∞` is the device's
+/// canonical NaN (`0x7fff_ffff`), where x86 writes its own (`0xffc0_0000`).
+#[track_caller]
+pub fn assert_same_bits<T: TestScalar>(got: &Csr<T>, want: &Csr<T>) {
+    let nan_as_one = |m: &Csr<T>| {
+        let mut m = m.clone();
+        for v in m.values_mut() {
+            if v.to_f64().is_nan() {
+                *v = T::from_f64(f64::NAN);
+            }
+        }
+        m
+    };
+    super::assert_identical(&nan_as_one(got), &nan_as_one(want));
+}
+
 /// A deterministic pseudo-random stream (splitmix64), for the big cases.
 pub fn mix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
