@@ -51,9 +51,9 @@
 //!
 //! **Replaying a plan.** A plan (the host's `SpgemmPlan`) that has listed
 //! each entry's products in the serial order recomputes C's values with
-//! `spgemm_replay`: a warp reads 32 entries' lists together, coalesced, and
-//! each lane folds its own entry's. No row is walked, searched or sorted
-//! again, and a long row of C is as parallel as its entries.
+//! `spgemm_replay`: a thread an entry, folding its list. No row is walked,
+//! searched or sorted again, and a long row of C is as parallel as its
+//! entries.
 
 use core::cell::Cell;
 
@@ -1347,67 +1347,64 @@ unsafe fn lower_bound(cols: *const u32, mut s: u32, mut e: u32, c: u32) -> u32 {
     s
 }
 
-/// C's values from a plan's product lists ([`SpgemmReplayArgs`]): a warp
-/// takes 32 consecutive entries, whose lists lie one after another, and
-/// reads them 32 products at a time, each lane one (so the reads of the
-/// lists and the gathers of A's and B's values are coalesced and in
-/// flight together); through the warp's shared slots each lane then adds
-/// those of its own entry in the listed (serial) order, the first taken as
-/// it is, as the serial engine does.
+/// The product a replayed pair names: `A[pair low] ⊗ B[pair high]`.
 ///
-/// Launch: 1D, block size a multiple of 32, any grid, dynamic shared
-/// memory `32 · size_of::<T>()` a warp.
+/// # Safety
+/// Both positions within `av` and `bv`.
+#[inline(always)]
+unsafe fn replay_product<S: Semiring>(
+    av: *const S::Value,
+    bv: *const S::Value,
+    pair: u64,
+) -> S::Value {
+    // SAFETY: the caller's.
+    unsafe {
+        S::mul(
+            *av.add(pair as u32 as usize),
+            *bv.add((pair >> 32) as usize),
+        )
+    }
+}
+
+/// C's values from a plan's product lists ([`SpgemmReplayArgs`]): a thread
+/// an entry, its products added in the listed (serial) order, the first
+/// taken as it is, as the serial engine does. Products are read four at a
+/// time, so that a long list has four reads in flight, not one.
+///
+/// Launch: 1D, any block size and grid.
 ///
 /// # Safety
 /// [`SpgemmReplayArgs`] valid: every list non-empty, every position within
 /// A's and B's values.
 #[inline(always)]
 pub unsafe fn spgemm_replay<S: Semiring>(a: SpgemmReplayArgs<S::Value>) {
-    require(block_dim_x().is_multiple_of(WARP_SIZE));
     let (ptr, pairs) = (a.entry_ptr.as_ptr(), a.pairs.as_ptr());
     let (av, bv) = (a.a_values.as_ptr(), a.b_values.as_ptr());
-    let lane = lane_id();
-    // SAFETY: the launch gives each warp 32 values.
-    let slots = unsafe { shared::dynamic::<S::Value>().add((warp_id() * WARP_SIZE) as usize) };
-    let n = a.n_entries;
-    let mut group = u64::from(global_warp_id()) * 32;
-    let step = u64::from(grid_warps()) * 32;
-    while group < n {
-        // SAFETY: entries `group..min(group + 32, n)` and their lists are
-        // readable (the contract); `first..last` covers the warp's lists;
-        // every loop bound but the lane's own is warp-uniform.
-        unsafe {
-            let e = group + u64::from(lane);
-            let (s, end) = if e < n {
-                (*ptr.add(e as usize), *ptr.add(e as usize + 1))
-            } else {
-                (0, 0)
-            };
-            let first = *ptr.add(group as usize);
-            let last = *ptr.add((group + 32).min(n) as usize);
-            let mut v = S::zero();
-            let mut base = first;
-            while base < last {
-                let q = base + u64::from(lane);
-                if q < last {
-                    let pair = *pairs.add(q as usize);
-                    *slots.add(lane as usize) =
-                        S::mul(*av.add(pair as u32 as usize), *bv.add((pair >> 32) as usize));
-                }
-                warp::sync_warp(FULL_MASK);
-                let mut r = s.max(base);
-                while r < end.min(base + 32) {
-                    let x = *slots.add((r - base) as usize);
-                    v = if r == s { x } else { S::add(v, x) };
-                    r += 1;
-                }
-                warp::sync_warp(FULL_MASK);
-                base += 32;
+    let mut e = u64::from(index_1d());
+    let step = u64::from(grid_size_1d());
+    while e < a.n_entries {
+        // SAFETY: `e < n_entries`, so both offsets are readable; the lists
+        // and the positions in them as the contract says.
+        let v = unsafe {
+            let (s, end) = (*ptr.add(e as usize), *ptr.add(e as usize + 1));
+            let mut v = replay_product::<S>(av, bv, *pairs.add(s as usize));
+            let mut p = s as usize + 1;
+            while p + 4 <= end as usize {
+                let x0 = replay_product::<S>(av, bv, *pairs.add(p));
+                let x1 = replay_product::<S>(av, bv, *pairs.add(p + 1));
+                let x2 = replay_product::<S>(av, bv, *pairs.add(p + 2));
+                let x3 = replay_product::<S>(av, bv, *pairs.add(p + 3));
+                v = S::add(S::add(S::add(S::add(v, x0), x1), x2), x3);
+                p += 4;
             }
-            if e < n {
-                *a.c_values.as_mut_ptr().add(e as usize) = v;
+            while p < end as usize {
+                v = S::add(v, replay_product::<S>(av, bv, *pairs.add(p)));
+                p += 1;
             }
-        }
-        group += step;
+            v
+        };
+        // SAFETY: `e < n_entries`.
+        unsafe { *a.c_values.as_mut_ptr().add(e as usize) = v };
+        e += step;
     }
 }

@@ -8,9 +8,9 @@
 //! entry of C, the positions in A's and B's values of its products in the
 //! serial order (on the host, over all cores, from C's pattern). Each
 //! [`numeric`](SpgemmPlan::numeric) is then one launch of
-//! `gpu_kernels::spgemm::spgemm_replay` — a warp reading 32 entries'
-//! lists together, each lane folding its own — so no row is walked,
-//! searched or sorted again, and C keeps the serial engine's bits. The lists take 8 bytes a product; where they do
+//! `gpu_kernels::spgemm::spgemm_replay` — a thread an entry folding its
+//! list — so no row is walked, searched or sorted again, and C keeps the
+//! serial engine's bits. The lists take 8 bytes a product; where they do
 //! not fit in half the free device memory (or with
 //! [`SpgemmPlan::recomputing`]), each numeric phase reruns the row
 //! kernels' numeric phase instead.
@@ -154,8 +154,7 @@ where
         let grid = n_entries
             .div_ceil(u64::from(Gpu::BLOCK))
             .clamp(1, u64::from(gpu.sm_count()) * 32);
-        let shared = Gpu::BLOCK * size_of::<S::Value>() as u32;
-        gpu.launch::<S, _>("spgemm_replay", grid as u32, Gpu::BLOCK, shared, args)
+        gpu.launch::<S, _>("spgemm_replay", grid as u32, Gpu::BLOCK, 0, args)
     }
 
     /// Entries of C.
