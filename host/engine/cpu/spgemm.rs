@@ -20,7 +20,9 @@ use crate::format::Csr;
 use crate::scalar::Scalar;
 use gpu_kernels::Semiring;
 use rayon::prelude::*;
+use std::any::Any;
 use std::ops::Range;
+use std::sync::Mutex;
 
 /// Total products under which the serial engine is used. A product this
 /// size takes about 0.2 ms on one core of the machine in BENCHMARKS.md;
@@ -39,6 +41,49 @@ fn ops_products_below<T: Scalar>(a: &Csr<T>, b: &Csr<T>, limit: usize) -> bool {
         }
     }
     true
+}
+
+/// Accumulators kept from earlier calls, at most one per thread of the
+/// pool. A dense one spans B's columns (up to 3.3 MiB): made fresh, its
+/// pages are mapped on first touch, and freed, unmapping them interrupts
+/// the other cores to flush their TLBs, which costs a virtual machine
+/// dearly (with 2 threads, a third of a small product's time went to the
+/// kernel).
+static KEPT: Mutex<Vec<Box<dyn Any + Send>>> = Mutex::new(Vec::new());
+
+/// `n` accumulators for a B of `ncols` columns: kept ones that fit, then
+/// new ones.
+fn take_kept<T: Scalar, A: Accumulator<T> + Send + 'static>(
+    n: usize,
+    ncols: usize,
+    make: &(dyn Fn() -> A + Sync),
+) -> Vec<A> {
+    let mut accs = Vec::with_capacity(n);
+    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    let mut k = 0;
+    while k < kept.len() && accs.len() < n {
+        if kept[k]
+            .downcast_ref::<A>()
+            .is_some_and(|acc| acc.fits(ncols))
+        {
+            accs.push(*kept.swap_remove(k).downcast::<A>().expect("checked"));
+        } else {
+            k += 1;
+        }
+    }
+    drop(kept);
+    accs.resize_with(n, make);
+    accs
+}
+
+/// Keeps `accs` for later calls, the newest first in line, dropping the
+/// oldest beyond one per thread.
+fn keep<A: Send + 'static>(accs: Vec<A>) {
+    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    for acc in accs {
+        kept.insert(0, Box::new(acc));
+    }
+    kept.truncate(rayon::current_num_threads());
 }
 
 /// `prefix[i]`: the products of rows `0..i` of A·B, for every `i` in `0..=m`.
@@ -71,15 +116,14 @@ where
     where
         S::Value: Scalar,
     {
-        fn run<A: Accumulator<S::Value> + Send>(
+        fn run<A: Accumulator<S::Value> + Send + 'static>(
             self,
             make: &(dyn Fn() -> A + Sync),
         ) -> Csr<S::Value> {
             let (a, b, flops) = (self.0, self.1, self.2);
             let chunks = super::balanced_row_chunks(flops);
-            let mut accs: Vec<A> = (0..rayon::current_num_threads().min(chunks.len()))
-                .map(|_| make())
-                .collect();
+            let threads = rayon::current_num_threads().min(chunks.len());
+            let mut accs = take_kept(threads, b.ncols(), make);
             // Symbolic: exact row lengths, chunk by chunk.
             let mut row_len = vec![0usize; a.nrows()];
             let parts = super::split_rows_mut(&mut row_len, &chunks, 1);
@@ -110,6 +154,7 @@ where
             super::for_each_chunk(&mut accs, parts, |acc, c, (cols, vals)| {
                 numeric_rows::<S, A>(a, b, chunks[c].clone(), acc, &row_ptr, cols, vals);
             });
+            keep(accs);
             Csr::from_parts_unchecked(a.nrows(), b.ncols(), row_ptr, col_idx, values)
         }
     }

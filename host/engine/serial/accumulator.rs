@@ -27,6 +27,10 @@ pub trait Accumulator<T: Scalar> {
     fn row_len(&self) -> usize;
     /// Writes the row out in column order; both slices have length `row_len()`.
     fn drain_sorted(&mut self, cols: &mut [u32], vals: &mut [T]);
+    /// Whether this workspace, made for an earlier product, serves one whose
+    /// B has `ncols` columns as a fresh one would (engines that keep
+    /// workspaces between calls ask).
+    fn fits(&self, ncols: usize) -> bool;
 }
 
 /// Calls `f` with a maker of the accumulator suited to B's width: dense up
@@ -42,7 +46,7 @@ pub fn with_accumulator<T: Scalar, R>(b_ncols: usize, f: impl AccumulatorUser<T,
 
 /// A computation generic over the accumulator type (closures cannot be).
 pub trait AccumulatorUser<T: Scalar, R> {
-    fn run<A: Accumulator<T> + Send>(self, make: &(dyn Fn() -> A + Sync)) -> R;
+    fn run<A: Accumulator<T> + Send + 'static>(self, make: &(dyn Fn() -> A + Sync)) -> R;
 }
 
 /// Dense accumulator: one value and one presence flag per column of B,
@@ -165,6 +169,11 @@ impl<T: Scalar> Accumulator<T> for DenseAccumulator<T> {
     fn row_len(&self) -> usize {
         self.len
     }
+    fn fits(&self, ncols: usize) -> bool {
+        // The spare slot must stay the last; a wider one would also do, but
+        // would keep more memory than the product needs.
+        self.values.len() == ncols + 1
+    }
     fn drain_sorted(&mut self, cols: &mut [u32], vals: &mut [T]) {
         let n = self.len;
         debug_assert_eq!(cols.len(), n);
@@ -269,6 +278,9 @@ impl<T: Scalar> Accumulator<T> for HashAccumulator<T> {
     }
     fn row_len(&self) -> usize {
         self.used
+    }
+    fn fits(&self, _ncols: usize) -> bool {
+        true // sized per row
     }
     fn drain_sorted(&mut self, cols: &mut [u32], vals: &mut [T]) {
         let mut entries: Vec<(u32, T)> = self

@@ -30,7 +30,7 @@ where
     where
         S::Value: Scalar,
     {
-        fn run<A: Accumulator<S::Value> + Send>(
+        fn run<A: Accumulator<S::Value> + Send + 'static>(
             self,
             make: &(dyn Fn() -> A + Sync),
         ) -> Csr<S::Value> {
