@@ -1,7 +1,8 @@
 //! cpu-engine throughput against the serial engine and sprs 0.11, in one
 //! process, f64 plus-times: SpGEMM (C = A·A on every square real matrix,
-//! the course pair A·B, R-MAT, 2D Poisson, uniform) and CSR SpMV (the same
-//! set plus a big Poisson and a big uniform matrix).
+//! the course pair A·B, R-MAT, 2D Poisson, uniform; and the numeric phase
+//! alone of a `SpgemmPlan` for the same product, column `plan`) and CSR
+//! SpMV (the same set plus a big Poisson and a big uniform matrix).
 //!
 //! Every engine's first (warm-up) result is checked before its time
 //! counts: the cpu engine's must equal the serial engine's bit for bit,
@@ -25,6 +26,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
+use spmx::engine::cpu::spgemm::SpgemmPlan;
 use spmx::engine::{cpu, serial};
 use spmx::generate::{self, GenSpec, RmatParams};
 use spmx::io::{ReadOptions, read_mtx};
@@ -345,7 +347,7 @@ fn bench_spgemm(cases: &[&Case], o: &Options) {
         o.threads
     );
     println!(
-        "{:<20} {:>8} {:>9} {:>11} {:>10} | {:>9} {:>9} {:>9} | {:>6} {:>6} {:>6} | {:>8} {:>10}",
+        "{:<20} {:>8} {:>9} {:>11} {:>10} | {:>9} {:>9} {:>9} {:>9} | {:>6} {:>6} {:>6} | {:>8} {:>10} {:>9}",
         "matrix",
         "n",
         "nnz(A)",
@@ -354,11 +356,13 @@ fn bench_spgemm(cases: &[&Case], o: &Options) {
         "serial",
         "cpu",
         "sprs",
+        "plan",
         "GF ser",
         "GF cpu",
         "GF sps",
         "cpu/sprs",
-        "cpu/serial"
+        "cpu/serial",
+        "cpu/plan"
     );
     let (mut real, mut generated_set, mut above) =
         (Ratios::default(), Ratios::default(), Ratios::default());
@@ -376,12 +380,18 @@ fn bench_spgemm(cases: &[&Case], o: &Options) {
         assert_same_bits(&cpu::spgemm::<S>(a, b), &want, &case.name);
         let (sa, sb) = (to_sprs(a), to_sprs(b));
         assert_sprs_close(&(&sa * &sb), &want, &case.name);
-        let [t_serial, t_cpu, t_sprs] = race(
+        let mut plan = SpgemmPlan::<S>::new(a, b);
+        assert_same_bits(plan.product(), &want, &case.name);
+        let [t_serial, t_cpu, t_sprs, t_plan] = race(
             o.runs,
             &mut [
                 Box::new(|| Box::new(serial::spgemm::<S>(a, b))),
                 Box::new(|| Box::new(cpu::spgemm::<S>(a, b))),
                 Box::new(|| Box::new(&sa * &sb)),
+                Box::new(|| {
+                    plan.numeric(a.values(), b.values()).unwrap();
+                    Box::new(())
+                }),
             ],
         )[..] else {
             unreachable!()
@@ -391,8 +401,9 @@ fn bench_spgemm(cases: &[&Case], o: &Options) {
             t_sprs.as_secs_f64() / t_cpu.as_secs_f64(),
             t_serial.as_secs_f64() / t_cpu.as_secs_f64(),
         );
+        assert_same_bits(plan.product(), &want, &case.name);
         println!(
-            "{:<20} {:>8} {:>9} {:>11} {:>10} | {:>9.3} {:>9.3} {:>9.3} | {:>6.2} {:>6.2} {:>6.2} | {:>7.2}× {:>9.2}×",
+            "{:<20} {:>8} {:>9} {:>11} {:>10} | {:>9.3} {:>9.3} {:>9.3} {:>9.3} | {:>6.2} {:>6.2} {:>6.2} | {:>7.2}× {:>9.2}× {:>8.2}×",
             case.name,
             a.nrows(),
             a.nnz(),
@@ -401,11 +412,13 @@ fn bench_spgemm(cases: &[&Case], o: &Options) {
             ms(t_serial),
             ms(t_cpu),
             ms(t_sprs),
+            ms(t_plan),
             gf(t_serial),
             gf(t_cpu),
             gf(t_sprs),
             vs_sprs,
-            vs_serial
+            vs_serial,
+            t_cpu.as_secs_f64() / t_plan.as_secs_f64()
         );
         if case.real {
             &mut real
