@@ -208,11 +208,17 @@ impl<T: Scalar> Accumulator<T> for DenseAccumulator<T> {
 }
 
 /// Hash accumulator for wide B: open addressing with linear probing over a
-/// power-of-two table at least twice the row's flop count.
+/// power-of-two table at least twice the row's flop count. The slots in use
+/// are listed, so a row clears and reads out only its own slots: a short
+/// row of a matrix with millions of columns (a stencil, a band) costs its
+/// products, not the table.
 pub struct HashAccumulator<T> {
     keys: Vec<u32>,
     values: Vec<T>,
-    used: usize,
+    /// The slots in use, in the order their columns arrived.
+    used: Vec<u32>,
+    /// `column << 32 | slot` of the row's entries, sorted to read them out.
+    order: Vec<u64>,
     /// 64 − log₂(table size): multiplicative hashing keeps the high bits.
     shift: u32,
 }
@@ -222,7 +228,8 @@ impl<T: Scalar> Default for HashAccumulator<T> {
         HashAccumulator {
             keys: Vec::new(),
             values: Vec::new(),
-            used: 0,
+            used: Vec::new(),
+            order: Vec::new(),
             shift: 64,
         }
     }
@@ -244,7 +251,7 @@ impl<T: Scalar> HashAccumulator<T> {
             }
             if k == EMPTY {
                 self.keys[h] = col;
-                self.used += 1;
+                self.used.push(h as u32);
                 return (true, &mut self.values[h]);
             }
             h = (h + 1) & mask;
@@ -259,9 +266,11 @@ impl<T: Scalar> Accumulator<T> for HashAccumulator<T> {
             self.keys = vec![EMPTY; size];
             self.values = vec![T::ZERO; size];
         } else {
-            self.keys.fill(EMPTY);
+            for &h in &self.used {
+                self.keys[h as usize] = EMPTY;
+            }
         }
-        self.used = 0;
+        self.used.clear();
         self.shift = 64 - self.keys.len().trailing_zeros();
     }
     fn touch_all(&mut self, cols: &[u32]) {
@@ -277,24 +286,23 @@ impl<T: Scalar> Accumulator<T> for HashAccumulator<T> {
         }
     }
     fn row_len(&self) -> usize {
-        self.used
+        self.used.len()
+    }
+    fn drain_sorted(&mut self, cols: &mut [u32], vals: &mut [T]) {
+        self.order.clear();
+        self.order.extend(
+            self.used
+                .iter()
+                .map(|&h| u64::from(self.keys[h as usize]) << 32 | u64::from(h)),
+        );
+        self.order.sort_unstable();
+        for ((col, val), &e) in cols.iter_mut().zip(vals.iter_mut()).zip(&self.order) {
+            *col = (e >> 32) as u32;
+            *val = self.values[e as u32 as usize];
+        }
     }
     fn fits(&self, _ncols: usize) -> bool {
         true // sized per row
-    }
-    fn drain_sorted(&mut self, cols: &mut [u32], vals: &mut [T]) {
-        let mut entries: Vec<(u32, T)> = self
-            .keys
-            .iter()
-            .zip(&self.values)
-            .filter(|(k, _)| **k != EMPTY)
-            .map(|(&k, &v)| (k, v))
-            .collect();
-        entries.sort_unstable_by_key(|e| e.0);
-        for (k, (c, v)) in entries.into_iter().enumerate() {
-            cols[k] = c;
-            vals[k] = v;
-        }
     }
 }
 
