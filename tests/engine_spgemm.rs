@@ -203,6 +203,20 @@ fn wide_b_uses_hash_accumulator_and_matches_reference() {
     check_all_engines::<MinPlus<f64>>(&a, &b);
 }
 
+/// B wider than the dense accumulator's limit, with rows of A long enough
+/// (products ≥ a sixteenth of B's columns) for the wide accumulator to
+/// take them dense.
+#[test]
+fn wide_b_long_rows_go_dense_and_match_reference() {
+    let wide = spmx::engine::serial::accumulator::DENSE_ACCUMULATOR_MAX_COLS + 1000;
+    let a = generate::uniform(50, 300, 0, 300, 5).unwrap();
+    let b = generate::uniform(300, wide, 60, 120, 6).unwrap();
+    check_all_engines::<PlusTimes<f64>>(&a, &b);
+    check_all_engines::<MinPlus<f64>>(&a, &b);
+    let (a2, b2) = (new_values(&a, 6, same), new_values(&b, 7, same));
+    check_plan::<PlusTimes<f64>>(&a, &b, &a2, &b2);
+}
+
 /// One row of A touching every row of B (an "arrow" row).
 #[test]
 fn one_dense_row_of_a() {

@@ -6,11 +6,14 @@
 //! a symbolic pass gives every row's exact length, a prefix sum places each
 //! row, and the numeric pass writes each chunk straight into its own slice
 //! of C, whose pages the thread that fills it touches first. Each thread
-//! makes one accumulator and takes chunks from a shared counter until none
-//! is left. Rows are formed by the serial engine's own
-//! [`symbolic_rows`] and
-//! [`numeric_rows`], so every
-//! bit matches the serial engine whatever the thread count.
+//! holds one accumulator (kept between calls: see [`KEPT`]) and takes
+//! chunks from a shared counter until none is left. Rows are formed by the
+//! serial engine's own [`symbolic_rows`] and [`numeric_rows`] (each row by
+//! its class: a scaled copy of a row of B when A's row has one entry, else
+//! the dense or the hash accumulator), so every bit matches the serial
+//! engine whatever the thread count.
+//!
+//! [`SpgemmPlan`] keeps a product's patterns to recompute its values alone.
 
 use crate::engine::serial;
 use crate::engine::serial::accumulator::{Accumulator, AccumulatorUser, with_accumulator};

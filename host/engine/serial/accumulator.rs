@@ -34,13 +34,84 @@ pub trait Accumulator<T: Scalar> {
 }
 
 /// Calls `f` with a maker of the accumulator suited to B's width: dense up
-/// to [`DENSE_ACCUMULATOR_MAX_COLS`] columns, hashed beyond. Each thread
-/// makes its own, once.
+/// to [`DENSE_ACCUMULATOR_MAX_COLS`] columns, [`WideAccumulator`] beyond.
+/// Each thread makes its own, once.
 pub fn with_accumulator<T: Scalar, R>(b_ncols: usize, f: impl AccumulatorUser<T, R>) -> R {
     if b_ncols <= DENSE_ACCUMULATOR_MAX_COLS {
         f.run(&|| DenseAccumulator::new(b_ncols))
     } else {
-        f.run(&HashAccumulator::default)
+        f.run(&|| WideAccumulator::new(b_ncols))
+    }
+}
+
+/// Widest B for which [`WideAccumulator`] makes a dense accumulator for its
+/// long rows: 2²⁴ columns × 13 bytes ≈ 208 MiB a thread, of which a row
+/// maps only the pages its columns touch.
+pub const WIDE_DENSE_MAX_COLS: usize = 1 << 24;
+
+/// Accumulator for wide B, by row class: the hash accumulator for rows of
+/// fewer products than a sixteenth of B's columns, a dense one (made on
+/// first need) for longer rows, the hubs of a power-law matrix, whose hash
+/// table would be about as large and slower (probing, then a sort).
+pub struct WideAccumulator<T> {
+    hash: HashAccumulator<T>,
+    dense: Option<DenseAccumulator<T>>,
+    ncols: usize,
+    /// Whether the current row is in the dense one.
+    long: bool,
+}
+
+impl<T: Scalar> WideAccumulator<T> {
+    pub fn new(ncols: usize) -> Self {
+        WideAccumulator {
+            hash: HashAccumulator::default(),
+            dense: None,
+            ncols,
+            long: false,
+        }
+    }
+}
+
+/// Calls `$body` with `$acc` bound to the accumulator of the current row.
+macro_rules! by_class {
+    ($self:ident, $acc:ident => $body:expr) => {
+        match ($self.long, &mut $self.dense) {
+            (true, Some($acc)) => $body,
+            _ => {
+                let $acc = &mut $self.hash;
+                $body
+            }
+        }
+    };
+}
+
+impl<T: Scalar> Accumulator<T> for WideAccumulator<T> {
+    fn start_row(&mut self, flops: usize, len: Option<usize>) {
+        self.long = flops * 16 >= self.ncols && self.ncols <= WIDE_DENSE_MAX_COLS;
+        if self.long && self.dense.is_none() {
+            self.dense = Some(DenseAccumulator::new(self.ncols));
+        }
+        by_class!(self, acc => acc.start_row(flops, len))
+    }
+    #[inline]
+    fn touch_all(&mut self, cols: &[u32]) {
+        by_class!(self, acc => acc.touch_all(cols))
+    }
+    #[inline]
+    fn accumulate_all<S: Semiring<Value = T>>(&mut self, a: T, cols: &[u32], vals: &[T]) {
+        by_class!(self, acc => acc.accumulate_all::<S>(a, cols, vals))
+    }
+    fn row_len(&self) -> usize {
+        match (self.long, &self.dense) {
+            (true, Some(acc)) => acc.row_len(),
+            _ => self.hash.row_len(),
+        }
+    }
+    fn drain_sorted(&mut self, cols: &mut [u32], vals: &mut [T]) {
+        by_class!(self, acc => acc.drain_sorted(cols, vals))
+    }
+    fn fits(&self, ncols: usize) -> bool {
+        self.ncols == ncols
     }
 }
 
@@ -391,10 +462,13 @@ mod tests {
     }
 
     #[test]
-    fn dense_and_hash_accumulators_agree_with_a_map_on_every_path() {
+    fn dense_hash_and_wide_accumulators_agree_with_a_map_on_every_path() {
         check::<PlusTimes<f64>, _>(&mut DenseAccumulator::new(1000), &rows());
         check::<PlusTimes<f64>, _>(&mut HashAccumulator::default(), &rows());
         check::<MinPlus<f64>, _>(&mut DenseAccumulator::new(1000), &rows());
         check::<MinPlus<f64>, _>(&mut HashAccumulator::default(), &rows());
+        // Rows of 62 products or more (the 903-product one) go dense.
+        check::<PlusTimes<f64>, _>(&mut WideAccumulator::new(1000), &rows());
+        check::<MinPlus<f64>, _>(&mut WideAccumulator::new(1000), &rows());
     }
 }
