@@ -79,11 +79,12 @@ fn take_kept<T: Scalar, A: Accumulator<T> + Send + 'static>(
     accs
 }
 
-/// Keeps `accs` for later calls, the newest first in line, dropping the
-/// oldest beyond one per thread.
-fn keep<A: Send + 'static>(accs: Vec<A>) {
+/// Keeps `accs` (trimmed) for later calls, the newest first in line,
+/// dropping the oldest beyond one per thread.
+fn keep<T: Scalar, A: Accumulator<T> + Send + 'static>(accs: Vec<A>) {
     let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
-    for acc in accs {
+    for mut acc in accs {
+        acc.trim();
         kept.insert(0, Box::new(acc));
     }
     kept.truncate(rayon::current_num_threads());
@@ -157,7 +158,7 @@ where
             super::for_each_chunk(&mut accs, parts, |acc, c, (cols, vals)| {
                 numeric_rows::<S, A>(a, b, chunks[c].clone(), acc, &row_ptr, cols, vals);
             });
-            keep(accs);
+            keep::<S::Value, A>(accs);
             Csr::from_parts_unchecked(a.nrows(), b.ncols(), row_ptr, col_idx, values)
         }
     }

@@ -31,6 +31,8 @@ pub trait Accumulator<T: Scalar> {
     /// B has `ncols` columns as a fresh one would (engines that keep
     /// workspaces between calls ask).
     fn fits(&self, ncols: usize) -> bool;
+    /// Frees what is too large to keep between calls.
+    fn trim(&mut self) {}
 }
 
 /// Calls `f` with a maker of the accumulator suited to B's width: dense up
@@ -112,6 +114,10 @@ impl<T: Scalar> Accumulator<T> for WideAccumulator<T> {
     }
     fn fits(&self, ncols: usize) -> bool {
         self.ncols == ncols
+    }
+    fn trim(&mut self) {
+        // Up to 208 MiB, mapped wherever the long rows reached.
+        self.dense = None;
     }
 }
 
