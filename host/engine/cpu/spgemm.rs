@@ -6,12 +6,13 @@
 //! a symbolic pass gives every row's exact length, a prefix sum places each
 //! row, and the numeric pass writes each chunk straight into its own slice
 //! of C, whose pages the thread that fills it touches first. Each thread
-//! holds one accumulator (kept between calls: see [`KEPT`]) and takes
+//! holds one accumulator (kept between calls: see `KEPT`) and takes
 //! chunks from a shared counter until none is left. Rows are formed by the
 //! serial engine's own [`symbolic_rows`] and [`numeric_rows`] (each row by
 //! its class: a scaled copy of a row of B when A's row has one entry, else
-//! the dense or the hash accumulator), so every bit matches the serial
-//! engine whatever the thread count.
+//! the dense accumulator, or for B wider than 2¹⁸ columns a hash table for
+//! short rows and a dense accumulator for long ones), so every bit matches
+//! the serial engine whatever the thread count.
 //!
 //! [`SpgemmPlan`] keeps a product's patterns to recompute its values alone.
 
