@@ -1,7 +1,8 @@
 //! cpu-engine throughput against the serial engine and sprs 0.11, in one
 //! process, f64 plus-times: SpGEMM (C = A·A on every square real matrix,
-//! the course pair A·B, R-MAT, 2D Poisson, uniform) and CSR SpMV (the same
-//! set plus a big Poisson and a big uniform matrix).
+//! the course pair A·B, R-MAT, 2D Poisson, uniform; and the numeric phase
+//! alone of a `SpgemmPlan` for the same product, column `plan`) and CSR
+//! SpMV (the same set plus a big Poisson and a big uniform matrix).
 //!
 //! Every engine's first (warm-up) result is checked before its time
 //! counts: the cpu engine's must equal the serial engine's bit for bit,
@@ -13,16 +14,19 @@
 //! `prod::mul_acc_mat_vec_csr` on slices, the same loop `&a * &x` runs on an
 //! ndarray vector, is one thread).
 //!
-//! `cargo bench --bench cpu [-- [spgemm] [spmv] [--runs N] [--threads N] [--skip NAME] [NAME…]]`
+//! `cargo bench --bench cpu [-- [spgemm] [spmv] [--runs N] [--threads N] [--skip NAME] [--file A.mtx]… [NAME…]]`
 //!
 //! Words pick the operations (both by default) and the cases whose names
-//! contain them all; `--skip` drops the cases whose names contain it. Real matrices come from `../shared/bench-data/real` (or
+//! contain them all; `--skip` drops the cases whose names contain it.
+//! `--file` (repeatable) races the square matrices in those files instead
+//! of the built-in set. Real matrices come from `../shared/bench-data/real` (or
 //! `$SPMX_REAL_DATA`); without that folder they are skipped, saying so.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
+use spmx::engine::cpu::spgemm::SpgemmPlan;
 use spmx::engine::{cpu, serial};
 use spmx::generate::{self, GenSpec, RmatParams};
 use spmx::io::{ReadOptions, read_mtx};
@@ -46,6 +50,7 @@ struct Options {
     threads: usize,
     filters: Vec<String>,
     skips: Vec<String>,
+    files: Vec<PathBuf>,
 }
 
 fn options() -> Options {
@@ -56,6 +61,7 @@ fn options() -> Options {
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         filters: Vec::new(),
         skips: Vec::new(),
+        files: Vec::new(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -71,6 +77,7 @@ fn options() -> Options {
             "--runs" => o.runs = number("--runs").max(1),
             "--threads" => o.threads = number("--threads").max(1),
             "--skip" => o.skips.push(args.next().unwrap_or_default()),
+            "--file" => o.files.push(args.next().unwrap_or_default().into()),
             _ if arg.starts_with('-') => panic!("unknown option {arg}"),
             _ => o.filters.push(arg),
         }
@@ -102,6 +109,27 @@ fn data_dir() -> PathBuf {
     )
 }
 
+/// The matrix in `path` as a case of its own, A·A; `None` (saying so) if
+/// it is not square.
+fn file_case(path: &std::path::Path, real: bool) -> Option<Case> {
+    let file = path.file_name().unwrap_or_default().to_string_lossy();
+    let name = file.trim_end_matches(".gz").trim_end_matches(".mtx");
+    let a = read_mtx::<f64>(path, &ReadOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .coo
+        .to_csr();
+    if a.nrows() != a.ncols() {
+        println!("skipping {name}: {}×{}, not square", a.nrows(), a.ncols());
+        return None;
+    }
+    Some(Case {
+        name: name.to_string(),
+        real,
+        a,
+        b: None,
+    })
+}
+
 /// Every square matrix of the real set but the toy ones (`kind` "toy" in
 /// MANIFEST.tsv: the 7×7 APSP pair).
 fn real_cases() -> Vec<Case> {
@@ -124,28 +152,11 @@ fn real_cases() -> Vec<Case> {
         .filter(|n| n.ends_with(".mtx") || n.ends_with(".mtx.gz"))
         .collect();
     files.sort();
-    let mut cases = Vec::new();
-    for file in files {
-        let name = file.trim_end_matches(".gz").trim_end_matches(".mtx");
-        if toy(&file) {
-            continue;
-        }
-        let a = read_mtx::<f64>(&dir.join(&file), &ReadOptions::default())
-            .unwrap_or_else(|e| panic!("{e}"))
-            .coo
-            .to_csr();
-        if a.nrows() != a.ncols() {
-            println!("skipping {name}: {}×{}, not square", a.nrows(), a.ncols());
-            continue;
-        }
-        cases.push(Case {
-            name: name.to_string(),
-            real: true,
-            a,
-            b: None,
-        });
-    }
-    cases
+    files
+        .iter()
+        .filter(|file| !toy(file))
+        .filter_map(|file| file_case(&dir.join(file), true))
+        .collect()
 }
 
 fn generated(name: &str, a: Csr<f64>, b: Option<Csr<f64>>) -> Case {
@@ -336,7 +347,7 @@ fn bench_spgemm(cases: &[&Case], o: &Options) {
         o.threads
     );
     println!(
-        "{:<20} {:>8} {:>9} {:>11} {:>10} | {:>9} {:>9} {:>9} | {:>6} {:>6} {:>6} | {:>8} {:>10}",
+        "{:<20} {:>8} {:>9} {:>11} {:>10} | {:>9} {:>9} {:>9} {:>9} | {:>6} {:>6} {:>6} | {:>8} {:>10} {:>9}",
         "matrix",
         "n",
         "nnz(A)",
@@ -345,11 +356,13 @@ fn bench_spgemm(cases: &[&Case], o: &Options) {
         "serial",
         "cpu",
         "sprs",
+        "plan",
         "GF ser",
         "GF cpu",
         "GF sps",
         "cpu/sprs",
-        "cpu/serial"
+        "cpu/serial",
+        "cpu/plan"
     );
     let (mut real, mut generated_set, mut above) =
         (Ratios::default(), Ratios::default(), Ratios::default());
@@ -367,12 +380,18 @@ fn bench_spgemm(cases: &[&Case], o: &Options) {
         assert_same_bits(&cpu::spgemm::<S>(a, b), &want, &case.name);
         let (sa, sb) = (to_sprs(a), to_sprs(b));
         assert_sprs_close(&(&sa * &sb), &want, &case.name);
-        let [t_serial, t_cpu, t_sprs] = race(
+        let mut plan = SpgemmPlan::<S>::new(a, b);
+        assert_same_bits(plan.product(), &want, &case.name);
+        let [t_serial, t_cpu, t_sprs, t_plan] = race(
             o.runs,
             &mut [
                 Box::new(|| Box::new(serial::spgemm::<S>(a, b))),
                 Box::new(|| Box::new(cpu::spgemm::<S>(a, b))),
                 Box::new(|| Box::new(&sa * &sb)),
+                Box::new(|| {
+                    plan.numeric(a.values(), b.values()).unwrap();
+                    Box::new(())
+                }),
             ],
         )[..] else {
             unreachable!()
@@ -382,8 +401,9 @@ fn bench_spgemm(cases: &[&Case], o: &Options) {
             t_sprs.as_secs_f64() / t_cpu.as_secs_f64(),
             t_serial.as_secs_f64() / t_cpu.as_secs_f64(),
         );
+        assert_same_bits(plan.product(), &want, &case.name);
         println!(
-            "{:<20} {:>8} {:>9} {:>11} {:>10} | {:>9.3} {:>9.3} {:>9.3} | {:>6.2} {:>6.2} {:>6.2} | {:>7.2}× {:>9.2}×",
+            "{:<20} {:>8} {:>9} {:>11} {:>10} | {:>9.3} {:>9.3} {:>9.3} {:>9.3} | {:>6.2} {:>6.2} {:>6.2} | {:>7.2}× {:>9.2}× {:>8.2}×",
             case.name,
             a.nrows(),
             a.nnz(),
@@ -392,11 +412,13 @@ fn bench_spgemm(cases: &[&Case], o: &Options) {
             ms(t_serial),
             ms(t_cpu),
             ms(t_sprs),
+            ms(t_plan),
             gf(t_serial),
             gf(t_cpu),
             gf(t_sprs),
             vs_sprs,
-            vs_serial
+            vs_serial,
+            t_cpu.as_secs_f64() / t_plan.as_secs_f64()
         );
         if case.real {
             &mut real
@@ -554,8 +576,13 @@ fn main() {
         .unwrap();
     pool.install(|| {
         let t = Instant::now();
-        let mut cases = real_cases();
-        cases.extend(generated_cases(o.spmv));
+        let cases: Vec<Case> = if o.files.is_empty() {
+            let mut cases = real_cases();
+            cases.extend(generated_cases(o.spmv));
+            cases
+        } else {
+            o.files.iter().filter_map(|f| file_case(f, false)).collect()
+        };
         let wanted = |c: &&Case| {
             o.filters.iter().all(|f| c.name.contains(f.as_str()))
                 && !o.skips.iter().any(|s| c.name.contains(s.as_str()))
@@ -567,10 +594,11 @@ fn main() {
         );
         if o.spgemm {
             // The big SpMV-only inputs would take minutes as products.
+            let spmv_only = |c: &&Case| c.name == "poisson2d 2000²" || c.name == "uniform 2M 8–16";
             let small: Vec<&Case> = cases
                 .iter()
                 .filter(wanted)
-                .filter(|c| !c.name.contains("2000²") && !c.name.contains("2M"))
+                .filter(|c| !spmv_only(c))
                 .collect();
             bench_spgemm(&small, &o);
         }

@@ -1,7 +1,8 @@
 //! SpGEMM on every engine against a reference, for every semiring: random
 //! shapes (0×0, empty rows, a dense row, rectangular), generated inputs big
 //! enough for the cpu engine to go parallel, both accumulators (narrow and
-//! wide B), and thread-count independence.
+//! wide B), and thread-count independence. The cpu engine's `SpgemmPlan`
+//! is checked against fresh serial products with new values.
 //!
 //! The reference forms each row of C in a `BTreeMap`, adding products in
 //! the order Gustavson does (A's row left to right): for any one entry of C
@@ -12,6 +13,7 @@ mod common;
 
 use common::{TestScalar, arb_csr_shaped, assert_identical};
 use proptest::prelude::*;
+use spmx::engine::cpu::spgemm::SpgemmPlan;
 use spmx::engine::{Engine, cpu, serial};
 use spmx::generate;
 use spmx::{Csr, MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Scalar, Semiring};
@@ -73,6 +75,63 @@ fn same<T>(v: T) -> T {
     v
 }
 
+/// `m` with its values replaced by `values` (same pattern).
+fn with_values<T: Scalar>(m: &Csr<T>, values: &[T]) -> Csr<T> {
+    let (nrows, ncols) = m.shape();
+    Csr::try_new(
+        nrows,
+        ncols,
+        m.row_ptr().to_vec(),
+        m.col_idx().to_vec(),
+        values.to_vec(),
+    )
+    .unwrap()
+}
+
+/// A plan for A·B gives the fresh product, then the fresh serial product
+/// for new values of both, then for the first values again (its workspaces
+/// reused), bit for bit.
+fn check_plan<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>, a2: &[S::Value], b2: &[S::Value])
+where
+    S::Value: TestScalar,
+{
+    let mut plan = SpgemmPlan::<S>::new(a, b);
+    assert_identical(plan.product(), &serial::spgemm::<S>(a, b));
+    let want = serial::spgemm::<S>(&with_values(a, a2), &with_values(b, b2));
+    assert_identical(plan.numeric(a2, b2).unwrap(), &want);
+    assert_identical(plan.product(), &want);
+    let want = serial::spgemm::<S>(a, b);
+    assert_identical(plan.numeric(a.values(), b.values()).unwrap(), &want);
+}
+
+/// A pair as [`arb_pair`] makes, and new values for each.
+fn arb_plan_case<T: TestScalar>(
+    f: fn(T) -> T,
+) -> impl Strategy<Value = (Csr<T>, Csr<T>, Vec<T>, Vec<T>)> {
+    arb_pair::<T>(f).prop_flat_map(move |(a, b)| {
+        let values = |n| {
+            prop::collection::vec(T::arb(), n).prop_map(move |v| v.into_iter().map(f).collect())
+        };
+        (
+            Just(a.clone()),
+            Just(b.clone()),
+            values(a.nnz()),
+            values(b.nnz()),
+        )
+    })
+}
+
+/// New values for `m`'s pattern, from `seed`: `f` of small integers and
+/// fractions with long mantissas, so that a sum in another order would show.
+fn new_values<T: Scalar>(m: &Csr<T>, seed: u64, f: fn(T) -> T) -> Vec<T> {
+    (0..m.nnz() as u64)
+        .map(|k| {
+            let x = (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ seed) >> 40;
+            f(T::from_f64((x % 17) as f64 / 7.0 - 1.1))
+        })
+        .collect()
+}
+
 macro_rules! semiring_tests {
     ($name:ident, $S:ty, $T:ty, $f:expr) => {
         mod $name {
@@ -82,6 +141,11 @@ macro_rules! semiring_tests {
                 #[test]
                 fn random_shapes_match_reference((a, b) in arb_pair::<$T>($f)) {
                     check_all_engines::<$S>(&a, &b);
+                }
+
+                #[test]
+                fn plan_matches_fresh_products((a, b, a2, b2) in arb_plan_case::<$T>($f)) {
+                    check_plan::<$S>(&a, &b, &a2, &b2);
                 }
             }
 
@@ -99,6 +163,10 @@ macro_rules! semiring_tests {
                 let one = in_pool(1, || cpu::spgemm::<$S>(&a, &b));
                 let three = in_pool(3, || cpu::spgemm::<$S>(&a, &b));
                 assert_identical(&one, &three);
+                let (a2, b2) = (new_values(&a, 1, $f), new_values(&b, 2, $f));
+                for threads in [1, 3] {
+                    in_pool(threads, || check_plan::<$S>(&a, &b, &a2, &b2));
+                }
             }
         }
     };
@@ -135,6 +203,20 @@ fn wide_b_uses_hash_accumulator_and_matches_reference() {
     check_all_engines::<MinPlus<f64>>(&a, &b);
 }
 
+/// B wider than the dense accumulator's limit, with rows of A long enough
+/// (products ≥ a sixteenth of B's columns) for the wide accumulator to
+/// take them dense.
+#[test]
+fn wide_b_long_rows_go_dense_and_match_reference() {
+    let wide = spmx::engine::serial::accumulator::DENSE_ACCUMULATOR_MAX_COLS + 1000;
+    let a = generate::uniform(50, 300, 0, 300, 5).unwrap();
+    let b = generate::uniform(300, wide, 60, 120, 6).unwrap();
+    check_all_engines::<PlusTimes<f64>>(&a, &b);
+    check_all_engines::<MinPlus<f64>>(&a, &b);
+    let (a2, b2) = (new_values(&a, 6, same), new_values(&b, 7, same));
+    check_plan::<PlusTimes<f64>>(&a, &b, &a2, &b2);
+}
+
 /// One row of A touching every row of B (an "arrow" row).
 #[test]
 fn one_dense_row_of_a() {
@@ -147,6 +229,43 @@ fn one_dense_row_of_a() {
     let a = coo.to_csr();
     check_all_engines::<PlusTimes<f64>>(&a, &a);
     check_all_engines::<MaxPlus<f64>>(&a, &a);
+    let a2 = new_values(&a, 3, same);
+    check_plan::<PlusTimes<f64>>(&a, &a, &a2, &a2);
+}
+
+/// Wide B (the hash accumulator in the fresh product) through a plan.
+#[test]
+fn plan_with_wide_b_matches_fresh_products() {
+    let wide = spmx::engine::serial::accumulator::DENSE_ACCUMULATOR_MAX_COLS + 1000;
+    let a = generate::uniform(400, 300, 0, 40, 3).unwrap();
+    let b = generate::uniform(300, wide, 0, 60, 4).unwrap();
+    let (a2, b2) = (new_values(&a, 4, same), new_values(&b, 5, same));
+    check_plan::<PlusTimes<f64>>(&a, &b, &a2, &b2);
+}
+
+#[test]
+fn plan_rejects_values_of_the_wrong_length_naming_the_operand() {
+    let a = generate::uniform(30, 20, 1, 4, 1).unwrap();
+    let b = generate::uniform(20, 10, 1, 4, 2).unwrap();
+    let mut plan = SpgemmPlan::<PlusTimes<f64>>::new(&a, &b);
+    let before = plan.product().clone();
+    let short = vec![1.0; a.nnz() - 1];
+    let err = plan.numeric(&short, b.values()).unwrap_err();
+    let want = format!(
+        "invalid CSR matrix: SpgemmPlan::numeric: {} values for A, whose pattern has {} entries",
+        a.nnz() - 1,
+        a.nnz()
+    );
+    assert!(matches!(err, spmx::Error::Invalid { format: "CSR", .. }));
+    assert_eq!(err.to_string(), want);
+    let long = vec![1.0; b.nnz() + 2];
+    let err = plan.numeric(a.values(), &long).unwrap_err();
+    assert!(err.to_string().contains(&format!(
+        "{} values for B, whose pattern has {} entries",
+        b.nnz() + 2,
+        b.nnz()
+    )));
+    assert_identical(plan.product(), &before);
 }
 
 #[test]

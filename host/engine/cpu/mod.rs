@@ -75,38 +75,6 @@ pub fn for_each_chunk<A: Send, P: Send>(
     });
 }
 
-/// `len` copies of `zero` for a large output array that the threads which
-/// fill it will touch first. With all-zero bits (`0`, `0.0`, `false`) the
-/// allocator hands out untouched pages. Asks Linux to back the array with
-/// transparent huge pages: a first touch of a 4 KiB page costs about 2.5 µs
-/// on the machine in BENCHMARKS.md (1.6 GB/s), of a 2 MiB page about
-/// 100 µs (~20 GB/s); page faults were a quarter of a large product's time.
-pub fn output_vec<T: Copy>(len: usize, zero: T) -> Vec<T> {
-    let v = vec![zero; len];
-    advise_huge_pages(&v);
-    v
-}
-
-#[cfg(target_os = "linux")]
-fn advise_huge_pages<T>(v: &[T]) {
-    const HUGE_PAGE: usize = 2 << 20;
-    const MADV_HUGEPAGE: i32 = 14;
-    unsafe extern "C" {
-        fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
-    }
-    let start = (v.as_ptr() as usize).next_multiple_of(HUGE_PAGE);
-    let end = (v.as_ptr() as usize + size_of_val(v)) / HUGE_PAGE * HUGE_PAGE;
-    if end > start {
-        // SAFETY: `start..end` lies inside `v`'s allocation, and
-        // MADV_HUGEPAGE is advice: it changes no memory contents. A failure
-        // (no THP support) leaves ordinary pages, so the result is ignored.
-        unsafe { madvise(start as *mut std::ffi::c_void, end - start, MADV_HUGEPAGE) };
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn advise_huge_pages<T>(_: &[T]) {}
-
 #[cfg(test)]
 mod tests {
     use super::*;

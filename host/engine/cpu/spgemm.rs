@@ -5,21 +5,28 @@
 //! Two phases, as in the serial engine, both parallel over the same chunks:
 //! a symbolic pass gives every row's exact length, a prefix sum places each
 //! row, and the numeric pass writes each chunk straight into its own slice
-//! of C (first touched by the thread that fills it, on huge pages where
-//! Linux offers them: see [`output_vec`](super::output_vec)). Each thread
-//! makes one accumulator and takes chunks from a shared counter until none
-//! is left. Rows are formed by the serial engine's own
-//! [`symbolic_rows`] and
-//! [`numeric_rows`], so every
-//! bit matches the serial engine whatever the thread count.
+//! of C, whose pages the thread that fills it touches first. Each thread
+//! holds one accumulator (kept between calls: see `KEPT`) and takes
+//! chunks from a shared counter until none is left. Rows are formed by the
+//! serial engine's own [`symbolic_rows`] and [`numeric_rows`] (each row by
+//! its class: a scaled copy of a row of B when A's row has one entry, else
+//! the dense accumulator, or for B wider than 2¹⁸ columns a hash table for
+//! short rows and a dense accumulator for long ones), so every bit matches
+//! the serial engine whatever the thread count.
+//!
+//! [`SpgemmPlan`] keeps a product's patterns to recompute its values alone.
 
 use crate::engine::serial;
 use crate::engine::serial::accumulator::{Accumulator, AccumulatorUser, with_accumulator};
 use crate::engine::serial::spgemm::{check_shapes, numeric_rows, row_flops, symbolic_rows};
+use crate::error::{Error, Result};
 use crate::format::Csr;
 use crate::scalar::Scalar;
 use gpu_kernels::Semiring;
 use rayon::prelude::*;
+use std::any::Any;
+use std::ops::Range;
+use std::sync::Mutex;
 
 /// Total products under which the serial engine is used. A product this
 /// size takes about 0.2 ms on one core of the machine in BENCHMARKS.md;
@@ -40,6 +47,64 @@ fn ops_products_below<T: Scalar>(a: &Csr<T>, b: &Csr<T>, limit: usize) -> bool {
     true
 }
 
+/// Accumulators kept from earlier calls, at most one per thread of the
+/// pool. A dense one spans B's columns (up to 3.3 MiB): made fresh, its
+/// pages are mapped on first touch, and freed, unmapping them interrupts
+/// the other cores to flush their TLBs, which costs a virtual machine
+/// dearly (with 2 threads, a third of a small product's time went to the
+/// kernel).
+static KEPT: Mutex<Vec<Box<dyn Any + Send>>> = Mutex::new(Vec::new());
+
+/// `n` accumulators for a B of `ncols` columns: kept ones that fit, then
+/// new ones.
+fn take_kept<T: Scalar, A: Accumulator<T> + Send + 'static>(
+    n: usize,
+    ncols: usize,
+    make: &(dyn Fn() -> A + Sync),
+) -> Vec<A> {
+    let mut accs = Vec::with_capacity(n);
+    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    let mut k = 0;
+    while k < kept.len() && accs.len() < n {
+        if kept[k]
+            .downcast_ref::<A>()
+            .is_some_and(|acc| acc.fits(ncols))
+        {
+            accs.push(*kept.swap_remove(k).downcast::<A>().expect("checked"));
+        } else {
+            k += 1;
+        }
+    }
+    drop(kept);
+    accs.resize_with(n, make);
+    accs
+}
+
+/// Keeps `accs` (trimmed) for later calls, the newest first in line,
+/// dropping the oldest beyond one per thread.
+fn keep<T: Scalar, A: Accumulator<T> + Send + 'static>(accs: Vec<A>) {
+    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    for mut acc in accs {
+        acc.trim();
+        kept.insert(0, Box::new(acc));
+    }
+    kept.truncate(rayon::current_num_threads());
+}
+
+/// `prefix[i]`: the products of rows `0..i` of A·B, for every `i` in `0..=m`.
+fn flops_prefix<T: Scalar>(a: &Csr<T>, b: &Csr<T>) -> Vec<usize> {
+    let flops: Vec<usize> = (0..a.nrows())
+        .into_par_iter()
+        .map(|i| row_flops(a, b, i))
+        .collect();
+    let mut prefix = Vec::with_capacity(a.nrows() + 1);
+    prefix.push(0usize);
+    for (i, f) in flops.iter().enumerate() {
+        prefix.push(prefix[i] + f);
+    }
+    prefix
+}
+
 /// Multiplies `a` by `b` over semiring `S` on all rayon threads.
 #[track_caller]
 pub fn spgemm<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>) -> Csr<S::Value>
@@ -50,29 +115,20 @@ where
     if rayon::current_num_threads() == 1 || ops_products_below(a, b, SERIAL_BELOW_FLOPS) {
         return serial::spgemm::<S>(a, b);
     }
-    let flops: Vec<usize> = (0..a.nrows())
-        .into_par_iter()
-        .map(|i| row_flops(a, b, i))
-        .collect();
-    let mut prefix = Vec::with_capacity(a.nrows() + 1);
-    prefix.push(0usize);
-    for (i, f) in flops.iter().enumerate() {
-        prefix.push(prefix[i] + f);
-    }
+    let prefix = flops_prefix(a, b);
     struct Parallel<'m, S: Semiring>(&'m Csr<S::Value>, &'m Csr<S::Value>, &'m [usize]);
     impl<S: Semiring> AccumulatorUser<S::Value, Csr<S::Value>> for Parallel<'_, S>
     where
         S::Value: Scalar,
     {
-        fn run<A: Accumulator<S::Value> + Send>(
+        fn run<A: Accumulator<S::Value> + Send + 'static>(
             self,
             make: &(dyn Fn() -> A + Sync),
         ) -> Csr<S::Value> {
             let (a, b, flops) = (self.0, self.1, self.2);
             let chunks = super::balanced_row_chunks(flops);
-            let mut accs: Vec<A> = (0..rayon::current_num_threads().min(chunks.len()))
-                .map(|_| make())
-                .collect();
+            let threads = rayon::current_num_threads().min(chunks.len());
+            let mut accs = take_kept(threads, b.ncols(), make);
             // Symbolic: exact row lengths, chunk by chunk.
             let mut row_len = vec![0usize; a.nrows()];
             let parts = super::split_rows_mut(&mut row_len, &chunks, 1);
@@ -85,9 +141,13 @@ where
                 row_ptr.push(row_ptr[i] + len);
             }
             // Numeric: every chunk writes its own slice of C's arrays.
+            // Zeroed, so the pages are mapped as the threads fill them.
+            // Not advised onto huge pages: with THP defrag "madvise" a fault
+            // may compact memory first, and a 2 GB C then took 1.3 to 8 s
+            // instead of a steady 1.9 s.
             let nnz = row_ptr[a.nrows()];
-            let mut col_idx = super::output_vec(nnz, 0u32);
-            let mut values = super::output_vec(nnz, S::Value::ZERO);
+            let mut col_idx = vec![0u32; nnz];
+            let mut values = vec![S::Value::ZERO; nnz];
             let entry_chunks: Vec<_> = chunks
                 .iter()
                 .map(|r| row_ptr[r.start]..row_ptr[r.end])
@@ -99,8 +159,184 @@ where
             super::for_each_chunk(&mut accs, parts, |acc, c, (cols, vals)| {
                 numeric_rows::<S, A>(a, b, chunks[c].clone(), acc, &row_ptr, cols, vals);
             });
+            keep::<S::Value, A>(accs);
             Csr::from_parts_unchecked(a.nrows(), b.ncols(), row_ptr, col_idx, values)
         }
     }
     with_accumulator(b.ncols(), Parallel::<S>(a, b, &prefix))
+}
+
+/// A product C = A·B whose patterns are fixed and whose values change
+/// (AMG setup, iterative methods): the symbolic phase runs once, in
+/// [`SpgemmPlan::new`], and [`SpgemmPlan::numeric`] recomputes C's values
+/// from new values of A and B. Knowing C's pattern, a row needs no
+/// accumulator and no sort: each thread maps the row's columns to their
+/// positions in C and adds every product straight into its slot, in the
+/// serial engine's order, so C has the same bits as a fresh product.
+pub struct SpgemmPlan<S: Semiring>
+where
+    S::Value: Scalar,
+{
+    a_row_ptr: Vec<usize>,
+    a_col_idx: Vec<u32>,
+    b_row_ptr: Vec<usize>,
+    b_col_idx: Vec<u32>,
+    c: Csr<S::Value>,
+    /// Rows of C in chunks of about equal products (one chunk when the
+    /// product is too small to split).
+    chunks: Vec<Range<usize>>,
+    /// One per thread, kept between calls.
+    workspaces: Vec<PlanWorkspace<S::Value>>,
+}
+
+/// A thread's workspace for [`SpgemmPlan::numeric`].
+struct PlanWorkspace<T> {
+    /// Column of B → its position in the current row of C.
+    position: Vec<u32>,
+    /// Whether a position of the row has had no product yet.
+    fresh: Vec<bool>,
+    /// The row's sums, plus a spare slot last: see [`numeric_row_planned`].
+    sums: Vec<T>,
+}
+
+impl<S: Semiring> SpgemmPlan<S>
+where
+    S::Value: Scalar,
+{
+    /// Symbolic phase (C's pattern) and a first numeric phase with a's and b's values.
+    #[track_caller]
+    pub fn new(a: &Csr<S::Value>, b: &Csr<S::Value>) -> Self {
+        let c = spgemm::<S>(a, b);
+        let chunks = if ops_products_below(a, b, SERIAL_BELOW_FLOPS) {
+            std::iter::once(0..a.nrows())
+                .filter(|r| !r.is_empty())
+                .collect()
+        } else {
+            super::balanced_row_chunks(&flops_prefix(a, b))
+        };
+        SpgemmPlan {
+            a_row_ptr: a.row_ptr().to_vec(),
+            a_col_idx: a.col_idx().to_vec(),
+            b_row_ptr: b.row_ptr().to_vec(),
+            b_col_idx: b.col_idx().to_vec(),
+            c,
+            chunks,
+            workspaces: Vec::new(),
+        }
+    }
+
+    /// C's values for new values of A and B (the plan's patterns, values in CSR order),
+    /// written into the plan's C in place; the same bits as a fresh serial product.
+    /// A slice of the wrong length is `Error::Invalid { format: "CSR", reason }` naming which operand and both lengths.
+    pub fn numeric(
+        &mut self,
+        a_values: &[S::Value],
+        b_values: &[S::Value],
+    ) -> Result<&Csr<S::Value>> {
+        for (name, got, want) in [
+            ("A", a_values.len(), self.a_col_idx.len()),
+            ("B", b_values.len(), self.b_col_idx.len()),
+        ] {
+            if got != want {
+                return Err(Error::Invalid {
+                    format: "CSR",
+                    reason: format!(
+                        "SpgemmPlan::numeric: {got} values for {name}, whose pattern has {want} entries"
+                    ),
+                });
+            }
+        }
+        let (m, n, c_row_ptr, c_col_idx, mut c_values) =
+            std::mem::replace(&mut self.c, Csr::empty(0, 0)).into_parts();
+        let threads = rayon::current_num_threads().min(self.chunks.len());
+        let max_row = (0..m).map(|i| c_row_ptr[i + 1] - c_row_ptr[i]).max();
+        self.workspaces.truncate(threads);
+        while self.workspaces.len() < threads {
+            self.workspaces.push(PlanWorkspace {
+                position: vec![0; n],
+                fresh: Vec::new(),
+                sums: Vec::new(),
+            });
+        }
+        for ws in &mut self.workspaces {
+            let len = max_row.unwrap_or(0) + 1;
+            ws.fresh.resize(len, true);
+            ws.sums.resize(len, S::zero());
+        }
+        let entry_chunks: Vec<_> = self
+            .chunks
+            .iter()
+            .map(|r| c_row_ptr[r.start]..c_row_ptr[r.end])
+            .collect();
+        let parts = super::split_rows_mut(&mut c_values, &entry_chunks, 1);
+        let (a, b) = (
+            (&self.a_row_ptr[..], &self.a_col_idx[..], a_values),
+            (&self.b_row_ptr[..], &self.b_col_idx[..], b_values),
+        );
+        let (chunks, c_row_ptr_ref, c_col_idx_ref) = (&self.chunks, &c_row_ptr, &c_col_idx);
+        super::for_each_chunk(&mut self.workspaces, parts, |ws, c, vals| {
+            let base = c_row_ptr_ref[chunks[c].start];
+            for i in chunks[c].clone() {
+                let slot = c_row_ptr_ref[i]..c_row_ptr_ref[i + 1];
+                let c_cols = &c_col_idx_ref[slot.clone()];
+                let c_vals = &mut vals[slot.start - base..slot.end - base];
+                numeric_row_planned::<S>(a, b, i, c_cols, c_vals, ws);
+            }
+        });
+        self.c = Csr::from_parts_unchecked(m, n, c_row_ptr, c_col_idx, c_values);
+        Ok(&self.c)
+    }
+
+    /// The product as last computed.
+    pub fn product(&self) -> &Csr<S::Value> {
+        &self.c
+    }
+}
+
+/// A matrix as `(row_ptr, col_idx, values)`.
+type CsrSlices<'m, T> = (&'m [usize], &'m [u32], &'m [T]);
+
+/// Row `i` of A·B into `c_vals`, C's pattern for the row being `c_cols`:
+/// products added in A's order, then B's, the first of each column stored
+/// as it is, as the serial engine does.
+#[inline]
+fn numeric_row_planned<S: Semiring>(
+    (a_ptr, a_cols, a_vals): CsrSlices<S::Value>,
+    (b_ptr, b_cols, b_vals): CsrSlices<S::Value>,
+    i: usize,
+    c_cols: &[u32],
+    c_vals: &mut [S::Value],
+    ws: &mut PlanWorkspace<S::Value>,
+) where
+    S::Value: Scalar,
+{
+    let a_row = a_ptr[i]..a_ptr[i + 1];
+    if a_row.len() == 1 {
+        // A scaled row of B: C's row has B's pattern.
+        let (k, a_ik) = (a_cols[a_row.start] as usize, a_vals[a_row.start]);
+        for (v, &b_kj) in c_vals.iter_mut().zip(&b_vals[b_ptr[k]..b_ptr[k + 1]]) {
+            *v = S::mul(a_ik, b_kj);
+        }
+        return;
+    }
+    let len = c_cols.len();
+    for (p, &j) in c_cols.iter().enumerate() {
+        ws.position[j as usize] = p as u32;
+    }
+    ws.fresh[..len].fill(true);
+    // As in the dense accumulator, no branch on whether a slot is fresh: the
+    // sum is stored, then the product over it if the slot is fresh, else
+    // into the spare slot.
+    let spare = ws.sums.len() - 1;
+    for (&k, &a_ik) in a_cols[a_row.clone()].iter().zip(&a_vals[a_row]) {
+        let b_row = b_ptr[k as usize]..b_ptr[k as usize + 1];
+        for (&j, &b_kj) in b_cols[b_row.clone()].iter().zip(&b_vals[b_row]) {
+            let product = S::mul(a_ik, b_kj);
+            let slot = ws.position[j as usize] as usize;
+            let fresh = std::mem::replace(&mut ws.fresh[slot], false);
+            ws.sums[slot] = S::add(ws.sums[slot], product);
+            ws.sums[std::hint::select_unpredictable(fresh, slot, spare)] = product;
+        }
+    }
+    c_vals.copy_from_slice(&ws.sums[..len]);
 }

@@ -27,22 +27,103 @@ pub trait Accumulator<T: Scalar> {
     fn row_len(&self) -> usize;
     /// Writes the row out in column order; both slices have length `row_len()`.
     fn drain_sorted(&mut self, cols: &mut [u32], vals: &mut [T]);
+    /// Whether this workspace, made for an earlier product, serves one whose
+    /// B has `ncols` columns as a fresh one would (engines that keep
+    /// workspaces between calls ask).
+    fn fits(&self, ncols: usize) -> bool;
+    /// Frees what is too large to keep between calls.
+    fn trim(&mut self) {}
 }
 
 /// Calls `f` with a maker of the accumulator suited to B's width: dense up
-/// to [`DENSE_ACCUMULATOR_MAX_COLS`] columns, hashed beyond. Each thread
-/// makes its own, once.
+/// to [`DENSE_ACCUMULATOR_MAX_COLS`] columns, [`WideAccumulator`] beyond.
+/// Each thread makes its own, once.
 pub fn with_accumulator<T: Scalar, R>(b_ncols: usize, f: impl AccumulatorUser<T, R>) -> R {
     if b_ncols <= DENSE_ACCUMULATOR_MAX_COLS {
         f.run(&|| DenseAccumulator::new(b_ncols))
     } else {
-        f.run(&HashAccumulator::default)
+        f.run(&|| WideAccumulator::new(b_ncols))
+    }
+}
+
+/// Widest B for which [`WideAccumulator`] makes a dense accumulator for its
+/// long rows: 2²⁴ columns × 13 bytes ≈ 208 MiB a thread, of which a row
+/// maps only the pages its columns touch.
+pub const WIDE_DENSE_MAX_COLS: usize = 1 << 24;
+
+/// Accumulator for wide B, by row class: the hash accumulator for rows of
+/// fewer products than a sixteenth of B's columns, a dense one (made on
+/// first need) for longer rows, the hubs of a power-law matrix, whose hash
+/// table would be about as large and slower (probing, then a sort).
+pub struct WideAccumulator<T> {
+    hash: HashAccumulator<T>,
+    dense: Option<DenseAccumulator<T>>,
+    ncols: usize,
+    /// Whether the current row is in the dense one.
+    long: bool,
+}
+
+impl<T: Scalar> WideAccumulator<T> {
+    pub fn new(ncols: usize) -> Self {
+        WideAccumulator {
+            hash: HashAccumulator::default(),
+            dense: None,
+            ncols,
+            long: false,
+        }
+    }
+}
+
+/// Calls `$body` with `$acc` bound to the accumulator of the current row.
+macro_rules! by_class {
+    ($self:ident, $acc:ident => $body:expr) => {
+        match ($self.long, &mut $self.dense) {
+            (true, Some($acc)) => $body,
+            _ => {
+                let $acc = &mut $self.hash;
+                $body
+            }
+        }
+    };
+}
+
+impl<T: Scalar> Accumulator<T> for WideAccumulator<T> {
+    fn start_row(&mut self, flops: usize, len: Option<usize>) {
+        self.long = flops * 16 >= self.ncols && self.ncols <= WIDE_DENSE_MAX_COLS;
+        if self.long && self.dense.is_none() {
+            self.dense = Some(DenseAccumulator::new(self.ncols));
+        }
+        by_class!(self, acc => acc.start_row(flops, len))
+    }
+    #[inline]
+    fn touch_all(&mut self, cols: &[u32]) {
+        by_class!(self, acc => acc.touch_all(cols))
+    }
+    #[inline]
+    fn accumulate_all<S: Semiring<Value = T>>(&mut self, a: T, cols: &[u32], vals: &[T]) {
+        by_class!(self, acc => acc.accumulate_all::<S>(a, cols, vals))
+    }
+    fn row_len(&self) -> usize {
+        match (self.long, &self.dense) {
+            (true, Some(acc)) => acc.row_len(),
+            _ => self.hash.row_len(),
+        }
+    }
+    fn drain_sorted(&mut self, cols: &mut [u32], vals: &mut [T]) {
+        by_class!(self, acc => acc.drain_sorted(cols, vals))
+    }
+    fn fits(&self, ncols: usize) -> bool {
+        self.ncols == ncols
+    }
+    fn trim(&mut self) {
+        // Up to 208 MiB, mapped wherever the long rows reached.
+        self.dense = None;
     }
 }
 
 /// A computation generic over the accumulator type (closures cannot be).
 pub trait AccumulatorUser<T: Scalar, R> {
-    fn run<A: Accumulator<T> + Send>(self, make: &(dyn Fn() -> A + Sync)) -> R;
+    fn run<A: Accumulator<T> + Send + 'static>(self, make: &(dyn Fn() -> A + Sync)) -> R;
 }
 
 /// Dense accumulator: one value and one presence flag per column of B,
@@ -165,6 +246,11 @@ impl<T: Scalar> Accumulator<T> for DenseAccumulator<T> {
     fn row_len(&self) -> usize {
         self.len
     }
+    fn fits(&self, ncols: usize) -> bool {
+        // The spare slot must stay the last; a wider one would also do, but
+        // would keep more memory than the product needs.
+        self.values.len() == ncols + 1
+    }
     fn drain_sorted(&mut self, cols: &mut [u32], vals: &mut [T]) {
         let n = self.len;
         debug_assert_eq!(cols.len(), n);
@@ -199,11 +285,17 @@ impl<T: Scalar> Accumulator<T> for DenseAccumulator<T> {
 }
 
 /// Hash accumulator for wide B: open addressing with linear probing over a
-/// power-of-two table at least twice the row's flop count.
+/// power-of-two table at least twice the row's flop count. The slots in use
+/// are listed, so a row clears and reads out only its own slots: a short
+/// row of a matrix with millions of columns (a stencil, a band) costs its
+/// products, not the table.
 pub struct HashAccumulator<T> {
     keys: Vec<u32>,
     values: Vec<T>,
-    used: usize,
+    /// The slots in use, in the order their columns arrived.
+    used: Vec<u32>,
+    /// `column << 32 | slot` of the row's entries, sorted to read them out.
+    order: Vec<u64>,
     /// 64 − log₂(table size): multiplicative hashing keeps the high bits.
     shift: u32,
 }
@@ -213,7 +305,8 @@ impl<T: Scalar> Default for HashAccumulator<T> {
         HashAccumulator {
             keys: Vec::new(),
             values: Vec::new(),
-            used: 0,
+            used: Vec::new(),
+            order: Vec::new(),
             shift: 64,
         }
     }
@@ -235,7 +328,7 @@ impl<T: Scalar> HashAccumulator<T> {
             }
             if k == EMPTY {
                 self.keys[h] = col;
-                self.used += 1;
+                self.used.push(h as u32);
                 return (true, &mut self.values[h]);
             }
             h = (h + 1) & mask;
@@ -250,9 +343,11 @@ impl<T: Scalar> Accumulator<T> for HashAccumulator<T> {
             self.keys = vec![EMPTY; size];
             self.values = vec![T::ZERO; size];
         } else {
-            self.keys.fill(EMPTY);
+            for &h in &self.used {
+                self.keys[h as usize] = EMPTY;
+            }
         }
-        self.used = 0;
+        self.used.clear();
         self.shift = 64 - self.keys.len().trailing_zeros();
     }
     fn touch_all(&mut self, cols: &[u32]) {
@@ -268,21 +363,23 @@ impl<T: Scalar> Accumulator<T> for HashAccumulator<T> {
         }
     }
     fn row_len(&self) -> usize {
-        self.used
+        self.used.len()
     }
     fn drain_sorted(&mut self, cols: &mut [u32], vals: &mut [T]) {
-        let mut entries: Vec<(u32, T)> = self
-            .keys
-            .iter()
-            .zip(&self.values)
-            .filter(|(k, _)| **k != EMPTY)
-            .map(|(&k, &v)| (k, v))
-            .collect();
-        entries.sort_unstable_by_key(|e| e.0);
-        for (k, (c, v)) in entries.into_iter().enumerate() {
-            cols[k] = c;
-            vals[k] = v;
+        self.order.clear();
+        self.order.extend(
+            self.used
+                .iter()
+                .map(|&h| u64::from(self.keys[h as usize]) << 32 | u64::from(h)),
+        );
+        self.order.sort_unstable();
+        for ((col, val), &e) in cols.iter_mut().zip(vals.iter_mut()).zip(&self.order) {
+            *col = (e >> 32) as u32;
+            *val = self.values[e as u32 as usize];
         }
+    }
+    fn fits(&self, _ncols: usize) -> bool {
+        true // sized per row
     }
 }
 
@@ -371,10 +468,13 @@ mod tests {
     }
 
     #[test]
-    fn dense_and_hash_accumulators_agree_with_a_map_on_every_path() {
+    fn dense_hash_and_wide_accumulators_agree_with_a_map_on_every_path() {
         check::<PlusTimes<f64>, _>(&mut DenseAccumulator::new(1000), &rows());
         check::<PlusTimes<f64>, _>(&mut HashAccumulator::default(), &rows());
         check::<MinPlus<f64>, _>(&mut DenseAccumulator::new(1000), &rows());
         check::<MinPlus<f64>, _>(&mut HashAccumulator::default(), &rows());
+        // Rows of 62 products or more (the 903-product one) go dense.
+        check::<PlusTimes<f64>, _>(&mut WideAccumulator::new(1000), &rows());
+        check::<MinPlus<f64>, _>(&mut WideAccumulator::new(1000), &rows());
     }
 }
