@@ -26,6 +26,10 @@
 //! every entry summed in the serial order, so the serial bits for every
 //! semiring; a C larger than the device is computed in row blocks.
 //!
+//! A product whose patterns stay while values change (AMG setup, iterative
+//! methods) is planned once and recomputed: [`SpgemmPlan`] on the cpu and
+//! cuda engines, with the bits of a fresh [`spgemm`].
+//!
 //! SpMV runs on each format's own layout (no conversion to CSR): every
 //! format has `a.spmv(&x)` and `a.spmv_with::<S>(&x, engine)`, and
 //! [`spmv`] takes any [`SpmvFormat`]. SpMM multiplies CSR by a row-major
@@ -75,6 +79,98 @@ where
         Engine::Cuda => crate::engine::cuda::spgemm::spgemm::<S>(a, b)?,
         _ => cpu::spgemm::<S>(a, b),
     })
+}
+
+/// C = A ⊗ B over `S` planned once on an engine, then computed again as
+/// often as A's and B's values change while their patterns stay (AMG
+/// setup, iterative methods): [`new`](Self::new) runs the symbolic phase
+/// and a first numeric phase, [`numeric`](Self::numeric) the numeric phase
+/// alone. Every run gives the bits of a fresh [`spgemm`] of those values.
+///
+/// ```
+/// use spmx::{Csr, Engine, PlusTimes, ops::SpgemmPlan};
+/// // A = [[1, 2], [0, 3]]: A·A = [[1, 8], [0, 9]].
+/// let a = Csr::try_new(2, 2, vec![0, 2, 3], vec![0, 1, 1], vec![1.0, 2.0, 3.0])?;
+/// let mut plan = SpgemmPlan::<PlusTimes<f64>>::new(&a, &a, Engine::Cpu)?;
+/// assert_eq!(plan.product().values(), &[1.0, 8.0, 9.0]);
+/// // New values, the same patterns: [[2, 0.5], [0, 1]] · [[1, 1], [0, 1]].
+/// let c = plan.numeric(&[2.0, 0.5, 1.0], &[1.0, 1.0, 1.0])?;
+/// assert_eq!(c.values(), &[2.0, 2.5, 1.0]);
+/// # Ok::<(), spmx::Error>(())
+/// ```
+pub struct SpgemmPlan<S: Semiring>
+where
+    S::Value: Scalar,
+{
+    engine: PlanEngine<S>,
+}
+
+enum PlanEngine<S: Semiring>
+where
+    S::Value: Scalar,
+{
+    Cpu(cpu::spgemm::SpgemmPlan<S>),
+    /// The plan on the device, and C on the host (values refreshed by each
+    /// numeric phase).
+    #[cfg(feature = "gpu")]
+    Cuda(
+        Box<crate::engine::cuda::spgemm_plan::SpgemmPlan<'static, S>>,
+        Csr<S::Value>,
+    ),
+}
+
+impl<S: Semiring> SpgemmPlan<S>
+where
+    S::Value: Scalar,
+{
+    /// Plans C = A ⊗ B on `engine` and computes it once. The serial engine
+    /// has no plan of its own: serial and cpu are the cpu engine's plan
+    /// (whose bits are the serial engine's); cuda is
+    /// [`engine::cuda::spgemm_plan`](crate::engine::cuda::spgemm_plan).
+    #[track_caller]
+    pub fn new(a: &Csr<S::Value>, b: &Csr<S::Value>, engine: Engine) -> Result<Self> {
+        serial::spgemm::check_shapes(a, b);
+        let engine = match engine.resolve(Op::Spgemm)? {
+            #[cfg(feature = "gpu")]
+            Engine::Cuda => {
+                use crate::engine::cuda::{Gpu, spgemm_plan};
+                let plan = spgemm_plan::SpgemmPlan::new(Gpu::get()?, a, b)?;
+                let c = plan.download()?;
+                PlanEngine::Cuda(Box::new(plan), c)
+            }
+            _ => PlanEngine::Cpu(cpu::spgemm::SpgemmPlan::new(a, b)),
+        };
+        Ok(SpgemmPlan { engine })
+    }
+
+    /// C for new values of A and B (each in its CSR order, the plan's
+    /// pattern); a slice of another length than its operand's entries is
+    /// an [`Error::Invalid`](crate::Error) naming it.
+    pub fn numeric(
+        &mut self,
+        a_values: &[S::Value],
+        b_values: &[S::Value],
+    ) -> Result<&Csr<S::Value>> {
+        match &mut self.engine {
+            PlanEngine::Cpu(plan) => plan.numeric(a_values, b_values),
+            #[cfg(feature = "gpu")]
+            PlanEngine::Cuda(plan, c) => {
+                plan.set_values(a_values, b_values)?;
+                plan.numeric()?;
+                plan.download_values(c.values_mut())?;
+                Ok(c)
+            }
+        }
+    }
+
+    /// C as last computed.
+    pub fn product(&self) -> &Csr<S::Value> {
+        match &self.engine {
+            PlanEngine::Cpu(plan) => plan.product(),
+            #[cfg(feature = "gpu")]
+            PlanEngine::Cuda(_, c) => c,
+        }
+    }
 }
 
 /// Products (multiply-add pairs) that C = A·B computes: Σᵢ Σ_{k∈A(i,:)} |B(k,:)|.

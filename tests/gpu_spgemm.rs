@@ -492,6 +492,12 @@ fn through_ops() {
         };
         let want = ops::spgemm::<PlusTimes<f64>>(&a, &b, Engine::Serial).unwrap();
         assert_identical(&a.spgemm(&b).unwrap(), &want);
+        // A plan through ops, recomputed with new values.
+        let mut plan = ops::SpgemmPlan::<PlusTimes<f64>>::new(&a, &b, Engine::Cuda).unwrap();
+        assert_identical(plan.product(), &want);
+        let (a2, b2) = (revalued(&a, 3), revalued(&b, 4));
+        let want = ops::spgemm::<PlusTimes<f64>>(&a2, &b2, Engine::Serial).unwrap();
+        assert_identical(plan.numeric(a2.values(), b2.values()).unwrap(), &want);
     }
 }
 

@@ -172,14 +172,14 @@ static UNFINISHED: [AtomicPtr<c_char>; 16] = [const { AtomicPtr::new(std::ptr::n
 /// target as it was before. Async-signal-safe (atomic loads and `unlink`
 /// only): for a signal handler that then exits.
 pub fn remove_unfinished_outputs() {
-    unsafe extern "C" {
-        fn unlink(path: *const c_char) -> i32;
-    }
     for slot in &UNFINISHED {
         let path = slot.load(Ordering::Acquire);
         if !path.is_null() {
             // SAFETY: a NUL-terminated path that is never freed.
-            unsafe { unlink(path) };
+            #[cfg(unix)]
+            unsafe {
+                libc::unlink(path)
+            };
         }
     }
 }
