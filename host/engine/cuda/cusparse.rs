@@ -9,7 +9,9 @@
 //! [`CusparseSpmv`] and [`CusparseSpmm`] own A as a [`DevCsr`] (`u32`
 //! offsets and indices, base 0), its descriptors and its workspace, for one
 //! algorithm ([`SpmvAlg`], [`SpmmAlg`]); SpMM's B and C are row- or
-//! column-major ([`DenseLayout`]). Every status is checked, and a failure
+//! column-major ([`DenseLayout`]). [`CusparseSpgemm`] runs a whole SpGEMM;
+//! [`CusparseSpgemmReuse`] plans one and recomputes its values
+//! (`cusparseSpGEMMreuse_compute`). Every status is checked, and a failure
 //! is an [`Error::Unavailable`] naming the call and the status (an
 //! algorithm that does not support a layout or type says
 //! `CUSPARSE_STATUS_NOT_SUPPORTED`). Only functions that both

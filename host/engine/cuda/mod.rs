@@ -5,10 +5,11 @@
 //! | module      | what                                                       |
 //! |-------------|------------------------------------------------------------|
 //! | [`context`] | the process's [`Gpu`]: context, stream, module cache, launches, buffers |
-//! | [`cusparse`] | the vendor's CSR SpMV and SpMM (cuSPARSE, loaded at run time), for `spmx bench` |
+//! | [`cusparse`] | the vendor's CSR SpMV, SpMM and SpGEMM (and its reuse), loaded at run time, for `spmx bench` |
 //! | [`matrix`]  | device copies of every format                              |
 //! | [`spmv`]    | SpMV: the kernel family, [`SpmvPlan`], automatic choice     |
 //! | [`spgemm`]  | SpGEMM: rows classified and binned, symbolic, prefix sum, numeric; row blocks when C does not fit |
+//! | [`spgemm_plan`] | SpGEMM planned once: every entry's products listed, the numeric phase replayed for new values |
 //! | [`spmm`]    | SpMM: warp-tiled and thread-per-row kernels, [`SpmmPlan`], automatic choice |
 //! | [`ptx`]     | the embedded PTX and its table of entry points            |
 
