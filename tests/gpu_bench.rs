@@ -204,36 +204,46 @@ fn spmm_bench_races_cusparse_in_both_layouts_and_refuses_what_does_not_fit() {
     }
 }
 
+/// `A·Aᵀ` for the test matrix raced by a SpGEMM bench (numeric phase alone
+/// or whole products), after both checks every race passes; the
+/// implementations' names in order.
+fn spgemm_race(numeric: bool) -> (MatrixResult, Vec<String>) {
+    let mut bench = SpgemmBench::start(SpgemmBenchOptions {
+        reps: 3,
+        warmup: 1,
+        cusparse: true,
+        numeric,
+    })
+    .unwrap();
+    let a = matrix();
+    let case = bench
+        .run::<PlusTimes<f32>>(&case_id(), &a, &a.transpose())
+        .unwrap();
+    assert_raced(&case, 1);
+    assert!(case.results[0].vs_cusparse.is_some());
+    let names = case
+        .results
+        .iter()
+        .map(|o| o.implementation.clone())
+        .collect();
+    (case, names)
+}
+
 #[test]
 fn spgemm_bench_races_cusparse_warm_and_cold() {
     let Some(_) = gpu_and_cusparse("spgemm_bench_races_cusparse_warm_and_cold") else {
         return;
     };
-    let mut bench = SpgemmBench::start(SpgemmBenchOptions {
-        reps: 3,
-        warmup: 1,
-        cusparse: true,
-        numeric: false,
-    })
-    .unwrap();
-    let a = matrix();
-    let at = a.transpose();
-    let case = bench.run::<PlusTimes<f32>>(&case_id(), &a, &at).unwrap();
-    assert_raced(&case, 1);
-    let names: Vec<&str> = case
-        .results
-        .iter()
-        .map(|o| o.implementation.as_str())
-        .collect();
+    let (case, names) = spgemm_race(false);
     assert_eq!(names, [OURS, VENDOR]);
+    let a = matrix();
     assert_eq!(
         case.nnz,
-        spmx::ops::spgemm::<PlusTimes<f32>>(&a, &at, spmx::Engine::Serial)
+        spmx::ops::spgemm::<PlusTimes<f32>>(&a, &a.transpose(), spmx::Engine::Serial)
             .unwrap()
             .nnz()
     );
     assert!(case.results.iter().all(|o| o.gflop_per_s.is_some()));
-    assert!(case.results[0].vs_cusparse.is_some());
 }
 
 /// The numeric-only race: both plans made once, their numeric phases
@@ -243,23 +253,6 @@ fn spgemm_bench_races_the_numeric_phase() {
     let Some(_) = gpu_and_cusparse("spgemm_bench_races_the_numeric_phase") else {
         return;
     };
-    let mut bench = SpgemmBench::start(SpgemmBenchOptions {
-        reps: 3,
-        warmup: 1,
-        cusparse: true,
-        numeric: true,
-    })
-    .unwrap();
-    let a = matrix();
-    let case = bench
-        .run::<PlusTimes<f32>>(&case_id(), &a, &a.transpose())
-        .unwrap();
-    assert_raced(&case, 1);
-    let names: Vec<&str> = case
-        .results
-        .iter()
-        .map(|o| o.implementation.as_str())
-        .collect();
+    let (_, names) = spgemm_race(true);
     assert_eq!(names, [OURS_NUMERIC, VENDOR_NUMERIC]);
-    assert!(case.results[0].vs_cusparse.is_some());
 }

@@ -92,7 +92,7 @@ fn keep<T: Scalar, A: Accumulator<T> + Send + 'static>(accs: Vec<A>) {
 }
 
 /// `prefix[i]`: the products of rows `0..i` of A·B, for every `i` in `0..=m`.
-fn flops_prefix<T: Scalar>(a: &Csr<T>, b: &Csr<T>) -> Vec<usize> {
+pub(crate) fn flops_prefix<T: Scalar>(a: &Csr<T>, b: &Csr<T>) -> Vec<usize> {
     let flops: Vec<usize> = (0..a.nrows())
         .into_par_iter()
         .map(|i| row_flops(a, b, i))
@@ -115,7 +115,19 @@ where
     if rayon::current_num_threads() == 1 || ops_products_below(a, b, SERIAL_BELOW_FLOPS) {
         return serial::spgemm::<S>(a, b);
     }
-    let prefix = flops_prefix(a, b);
+    spgemm_by_products::<S>(a, b, &flops_prefix(a, b))
+}
+
+/// [`spgemm`] on every thread, rows in chunks of equal products by
+/// `prefix` (from [`flops_prefix`]).
+fn spgemm_by_products<S: Semiring>(
+    a: &Csr<S::Value>,
+    b: &Csr<S::Value>,
+    prefix: &[usize],
+) -> Csr<S::Value>
+where
+    S::Value: Scalar,
+{
     struct Parallel<'m, S: Semiring>(&'m Csr<S::Value>, &'m Csr<S::Value>, &'m [usize]);
     impl<S: Semiring> AccumulatorUser<S::Value, Csr<S::Value>> for Parallel<'_, S>
     where
@@ -163,7 +175,7 @@ where
             Csr::from_parts_unchecked(a.nrows(), b.ncols(), row_ptr, col_idx, values)
         }
     }
-    with_accumulator(b.ncols(), Parallel::<S>(a, b, &prefix))
+    with_accumulator(b.ncols(), Parallel::<S>(a, b, prefix))
 }
 
 /// A product C = A·B whose patterns are fixed and whose values change
@@ -206,13 +218,17 @@ where
     /// Symbolic phase (C's pattern) and a first numeric phase with a's and b's values.
     #[track_caller]
     pub fn new(a: &Csr<S::Value>, b: &Csr<S::Value>) -> Self {
-        let c = spgemm::<S>(a, b);
-        let chunks = if ops_products_below(a, b, SERIAL_BELOW_FLOPS) {
-            std::iter::once(0..a.nrows())
-                .filter(|r| !r.is_empty())
-                .collect()
+        check_shapes(a, b);
+        let (c, chunks) = if ops_products_below(a, b, SERIAL_BELOW_FLOPS) {
+            let rows = std::iter::once(0..a.nrows()).filter(|r| !r.is_empty());
+            (serial::spgemm::<S>(a, b), rows.collect())
         } else {
-            super::balanced_row_chunks(&flops_prefix(a, b))
+            let prefix = flops_prefix(a, b);
+            let c = match rayon::current_num_threads() {
+                1 => serial::spgemm::<S>(a, b),
+                _ => spgemm_by_products::<S>(a, b, &prefix),
+            };
+            (c, super::balanced_row_chunks(&prefix))
         };
         SpgemmPlan {
             a_row_ptr: a.row_ptr().to_vec(),
@@ -233,19 +249,11 @@ where
         a_values: &[S::Value],
         b_values: &[S::Value],
     ) -> Result<&Csr<S::Value>> {
-        for (name, got, want) in [
-            ("A", a_values.len(), self.a_col_idx.len()),
-            ("B", b_values.len(), self.b_col_idx.len()),
-        ] {
-            if got != want {
-                return Err(Error::Invalid {
-                    format: "CSR",
-                    reason: format!(
-                        "SpgemmPlan::numeric: {got} values for {name}, whose pattern has {want} entries"
-                    ),
-                });
-            }
-        }
+        check_new_values(
+            "SpgemmPlan::numeric",
+            (a_values.len(), self.a_col_idx.len()),
+            (b_values.len(), self.b_col_idx.len()),
+        )?;
         let (m, n, c_row_ptr, c_col_idx, mut c_values) =
             std::mem::replace(&mut self.c, Csr::empty(0, 0)).into_parts();
         let threads = rayon::current_num_threads().min(self.chunks.len());
@@ -291,6 +299,23 @@ where
     pub fn product(&self) -> &Csr<S::Value> {
         &self.c
     }
+}
+
+/// Ok when a plan's new values number as many as its operands' entries:
+/// `a` and `b` are (values given, entries), `call` names the plan's method
+/// in the error (an [`Error::Invalid`] naming the operand and both counts).
+pub(crate) fn check_new_values(call: &str, a: (usize, usize), b: (usize, usize)) -> Result<()> {
+    for (name, (got, want)) in [("A", a), ("B", b)] {
+        if got != want {
+            return Err(Error::Invalid {
+                format: "CSR",
+                reason: format!(
+                    "{call}: {got} values for {name}, whose pattern has {want} entries"
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// A matrix as `(row_ptr, col_idx, values)`.

@@ -25,8 +25,9 @@ use super::Gpu;
 use super::matrix::{DevCsr, download_csr};
 use super::spgemm::{Product, whole};
 use crate::Scalar;
+use crate::engine::cpu::spgemm::{check_new_values, flops_prefix};
 use crate::engine::cpu::{balanced_row_chunks, for_each_chunk, split_rows_mut};
-use crate::engine::serial::spgemm::{check_shapes, row_flops};
+use crate::engine::serial::spgemm::check_shapes;
 use crate::error::{Error, Result};
 use crate::format::Csr;
 
@@ -107,18 +108,11 @@ where
     /// of another length than its operand's entries is
     /// [`Error::Invalid`] naming it.
     pub fn set_values(&mut self, a_values: &[S::Value], b_values: &[S::Value]) -> Result<()> {
-        for (name, m, v) in [("A", &self.a, a_values), ("B", &self.b, b_values)] {
-            if v.len() != m.nnz as usize {
-                return Err(Error::Invalid {
-                    format: "CSR",
-                    reason: format!(
-                        "{} new values for {name}, whose pattern in the plan has {} entries",
-                        v.len(),
-                        m.nnz
-                    ),
-                });
-            }
-        }
+        check_new_values(
+            "SpgemmPlan::set_values",
+            (a_values.len(), self.a.nnz as usize),
+            (b_values.len(), self.b.nnz as usize),
+        )?;
         let gpu = self.product.gpu;
         for (v, m) in [(a_values, &mut self.a), (b_values, &mut self.b)] {
             if !v.is_empty() {
@@ -212,11 +206,7 @@ fn product_lists<T: Scalar>(
     c_col_idx: &[u32],
 ) -> (Vec<u64>, Vec<u64>) {
     let n = a.nrows();
-    let mut products = Vec::with_capacity(n + 1);
-    products.push(0usize);
-    for i in 0..n {
-        products.push(products[i] + row_flops(a, b, i));
-    }
+    let products = flops_prefix(a, b);
     let chunks = balanced_row_chunks(&products);
     let entries =
         |r: &std::ops::Range<usize>| c_row_ptr[r.start] as usize..c_row_ptr[r.end] as usize;
