@@ -2,7 +2,8 @@
 //! the GPU has (plus-times included: every entry is summed in the serial
 //! order): random matrices of every odd shape (proptest), rows at and
 //! around each class boundary (warp, block, dense), rows with more entries
-//! of A than products, the arrow matrix's row of 46 500 entries, wide B,
+//! of A than products, the arrow matrix's row of 46 500 entries, giant
+//! rows (through Bᵀ) against B with long columns, wide B,
 //! the real set (A·A and A·Aᵀ), row blocks under a forced small memory
 //! budget, the APSP pair, and repeated runs giving the same bits. A plan
 //! ([`SpgemmPlan`]) recomputed with new values equals a fresh product of
@@ -107,6 +108,32 @@ where
     check::<S>(&tall, &dense_row, "tall × one dense row");
     let under: Csr<S::Value> = skewed(7_000, 3_000, |k| k % 4, 13);
     check::<S>(&dense_row, &under, "one dense row × tall");
+    // Giant rows (through Bᵀ), two batches of them, against B with a
+    // column in every row and one in every hundredth (Bᵀ's long columns).
+    check::<S>(&giant_rows(), &hub_columns(), "giant rows × hub columns");
+}
+
+/// 300 × 8 000: every seventh row has about 5 400 entries (43 giant rows
+/// against [`hub_columns`]), the others up to 12.
+fn giant_rows<T: spmx::Scalar>() -> Csr<T> {
+    skewed(300, 8_000, |i| if i % 7 == 0 { 9_000 + i } else { i % 13 }, 15)
+}
+
+/// 8 000 × 2 500: column 0 in every row, column 1 in every hundredth, and
+/// up to three more a row.
+fn hub_columns<T: spmx::Scalar>() -> Csr<T> {
+    let mut coo = spmx::Coo::new(8_000, 2_500).unwrap();
+    for k in 0..8_000 {
+        let v = |t: usize| T::from_f64(((k * 7 + t * 3) % 17) as f64 / 4.0 - 2.1);
+        coo.push(k, 0, v(0)).unwrap();
+        if k % 100 == 0 {
+            coo.push(k, 1, v(1)).unwrap();
+        }
+        for t in 0..k % 4 {
+            coo.push(k, 2 + (k * 31 + t * 977) % 2_498, v(t + 2)).unwrap();
+        }
+    }
+    coo.to_csr()
 }
 
 /// A band: row `i` has columns `i − half ..= i + half` (clipped); values
@@ -220,6 +247,32 @@ fn row_blocks_under_a_small_budget() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("entries") && e.contains("budget"), "{e}");
+}
+
+/// Giant rows cut into row blocks: each block's giant rows are a batch of
+/// their own.
+#[test]
+fn giant_rows_in_row_blocks() {
+    let Some(_) = gpu("giant_rows_in_row_blocks") else {
+        return;
+    };
+    type S = PlusTimes<f64>;
+    let (a, b) = (giant_rows::<f64>(), hub_columns::<f64>());
+    let want = ops::spgemm::<S>(&a, &b, Engine::Serial).unwrap();
+    let whole = spgemm_with::<S>(&a, &b, SpgemmOptions::default()).unwrap();
+    assert_eq!(whole.stats.classes[5], 43, "{:?}", whole.stats.classes);
+    assert_identical(&whole.c, &want);
+    let budget = want.nnz() / 5 * 12;
+    let run = spgemm_with::<S>(
+        &a,
+        &b,
+        SpgemmOptions {
+            memory_budget: Some(budget),
+        },
+    )
+    .unwrap();
+    assert!(run.stats.row_blocks > 1, "{} blocks", run.stats.row_blocks);
+    assert_identical(&run.c, &want);
 }
 
 /// Row blocks reach the sink in order and cover every row; a sink that

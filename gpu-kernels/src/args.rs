@@ -29,7 +29,10 @@
 //! | [`SpmmBlockArgs`]    | `spmm_csr_block`, `spmm_csr_block_vec` (and `_fused`) | 88 |
 //! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_warp`, `spgemm_hash`, `spgemm_block`, `spgemm_dense` | 136 |
 //! | [`SpgemmReplayArgs`] | `spgemm_replay`                          | 48    |
-//! | [`SpgemmClassifyArgs`] | `spgemm_classify`, `spgemm_bin` (utility) | 104 |
+//! | [`SpgemmGiantArgs`]  | `spgemm_giant_columns`, `spgemm_giant_rows` | 128 |
+//! | [`SpgemmClassifyArgs`] | `spgemm_long_rows`, `spgemm_long_products`, `spgemm_classify`, `spgemm_bin` (utility) | 152 |
+//! | [`SpgemmTransposeArgs`] | `spgemm_transpose_count`, `_scatter`, `_sort` (utility) | 56 |
+//! | [`SpgemmGatherArgs`] | `spgemm_giant_gather` (utility)          | 48    |
 //! | [`ScanArgs`]         | `scan_tiles`, `scan_tile_sums`, `scan_add` (utility) | 32 |
 //!
 //! Launch contracts (block and grid shape, what `y` must hold) are in each
@@ -144,6 +147,7 @@ kernel_args! {
     SpmmBlockArgs = 88;
     SpgemmRowsArgs = 136;
     SpgemmReplayArgs = 48;
+    SpgemmGiantArgs = 128;
 }
 
 /// SpMV over CSR: `y[i] = ⊕ₖ values[k] ⊗ x[col_idx[k]]` for `k` in
@@ -580,8 +584,9 @@ pub const SPGEMM_THREADS: u32 = 256;
 /// Row classes of [`SpgemmClassifyArgs`], in order: at most one entry of A
 /// or no products (`spgemm_copy`), up to [`SPGEMM_WARP_MAX`] products
 /// (`spgemm_warp`), those that fit [`SPGEMM_HASH_SLOTS`] (`spgemm_hash`),
-/// up to [`SPGEMM_BLOCK_MAX`] (`spgemm_block`), the rest (`spgemm_dense`).
-pub const SPGEMM_CLASSES: usize = 5;
+/// up to [`SPGEMM_BLOCK_MAX`] (`spgemm_block`), the rest (`spgemm_dense`),
+/// and the giant rows ([`SPGEMM_GIANT`]).
+pub const SPGEMM_CLASSES: usize = 6;
 
 /// Shared memory a group sorting up to `capacity` products needs: the
 /// products' keys (8 bytes) and values, and per entry of A its first
@@ -649,6 +654,13 @@ pub const SCAN_SHARED: u32 = 8 * 33;
 /// products), adds the class sizes to `counts` and the products to
 /// `products`. Bin lists the rows of class `c` from `rows[offsets[c]]` on
 /// (in no particular order), counting in `cursors` (zeroed).
+///
+/// Rows of A longer than [`SPGEMM_LANE_MAX`] are summed before classify:
+/// `spgemm_long_rows` lists their chunks of [`SPGEMM_LONG_CHUNK`] entries
+/// (`long_chunks`, `row − row_start` above, the chunk below; counted in
+/// `long_count`), and `spgemm_long_products` adds each chunk's products to
+/// `long_products[row − row_start]` and its span to `long_span` (two words
+/// a row: the lowest column inverted, `!lo`, and the highest; all zeroed).
 #[repr(C)]
 #[derive(Debug)]
 pub struct SpgemmClassifyArgs {
@@ -663,11 +675,108 @@ pub struct SpgemmClassifyArgs {
     /// Classify: total products; bin: the row list.
     pub products: DevPtrMut<u64>,
     pub rows: DevPtrMut<u32>,
+    pub long_chunks: DevPtrMut<u64>,
+    pub long_count: DevPtrMut<u32>,
+    pub long_products: DevPtrMut<u64>,
+    pub long_span: DevPtrMut<u32>,
+    /// A row is giant (class [`SPGEMM_GIANT`]) with at least
+    /// `giant_products` products and `giant_len` entries of A.
+    pub giant_products: u64,
     pub row_start: u32,
     pub row_end: u32,
+    pub giant_len: u32,
     /// Bin: where each class's rows start in `rows`, and where the last
     /// ends.
     pub offsets: [u32; SPGEMM_CLASSES + 1],
+}
+
+/// Entries of A's row a lane of `spgemm_classify` walks alone. A longer
+/// row is summed first by warps, a chunk of [`SPGEMM_LONG_CHUNK`] each:
+/// one lane walking a row of a million entries would hold up the product.
+pub const SPGEMM_LANE_MAX: u32 = 256;
+/// Entries of A a warp of `spgemm_long_products` sums: 64 a lane, so
+/// that a row of a million entries spreads over the whole device.
+pub const SPGEMM_LONG_CHUNK: u32 = 2048;
+
+/// The class of giant rows, after the five of the row kernels: rows of C
+/// computed a batch at a time column by column of Bᵀ (see
+/// [`SpgemmGiantArgs`]).
+pub const SPGEMM_GIANT: usize = 5;
+/// Rows of C a giant pass takes at once: one a lane.
+pub const SPGEMM_GIANT_BATCH: u32 = 32;
+
+/// The transpose of B, for the giant rows: `spgemm_transpose_count` counts
+/// each column's entries into `col_count` (zeroed); the host scans them
+/// into `col_ptr`; `spgemm_transpose_scatter` writes each entry of B to
+/// its column as `row << 32 | position in B`, counting `col_count` back
+/// down to zero; `spgemm_transpose_sort` sorts each column's keys (so by
+/// row): columns of up to 32 entries a warp each when `long == 0`, the
+/// longer ones a block each when `long == 1`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SpgemmTransposeArgs {
+    pub b_row_ptr: DevPtr<u32>,
+    pub b_col_idx: DevPtr<u32>,
+    pub col_count: DevPtrMut<u32>,
+    /// `n_cols + 1` offsets of Bᵀ.
+    pub col_ptr: DevPtr<u64>,
+    /// B's entries in column order, `nnz(B)` of them.
+    pub keys: DevPtrMut<u64>,
+    pub n_rows: u32,
+    pub n_cols: u32,
+    pub long: u32,
+    pub pad: u32,
+}
+
+/// A batch of giant rows spread over B's rows (`spgemm_giant_gather`):
+/// for the `r`-th of `rows[..n_batch]`, each entry `q` of A's row, at
+/// column `k`, sets bit `r` of `x_mask[k]` and `x_pos[32·k + r] = q`; with
+/// `clear == 1` it zeroes those `x_mask` words again.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SpgemmGatherArgs {
+    pub a_row_ptr: DevPtr<u32>,
+    pub a_col_idx: DevPtr<u32>,
+    pub rows: DevPtr<u32>,
+    pub x_mask: DevPtrMut<u32>,
+    pub x_pos: DevPtrMut<u32>,
+    pub n_batch: u32,
+    pub clear: u32,
+}
+
+/// A batch of up to [`SPGEMM_GIANT_BATCH`] giant rows of C, spread by
+/// `spgemm_giant_gather` into `x_mask` / `x_pos`, against Bᵀ (`bt_ptr`,
+/// `bt_keys` from [`SpgemmTransposeArgs`]). `spgemm_giant_columns` folds
+/// each column `j` of Bᵀ in row order — the serial order of column `j` of
+/// every row of the batch — writing `out_mask[j]` (bit `r`: row `r` has
+/// column `j`) and, numeric, `out_values[32·j + r]`. `spgemm_giant_rows`
+/// then counts each row (symbolic: `row_len[row]`) or writes it in column
+/// order (numeric: at `c_row_ptr[row] − c_base` in `c_col_idx` /
+/// `c_values`).
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpgemmGiantArgs<T> {
+    pub a_values: DevPtr<T>,
+    pub b_values: DevPtr<T>,
+    pub bt_ptr: DevPtr<u64>,
+    pub bt_keys: DevPtr<u64>,
+    pub x_mask: DevPtr<u32>,
+    pub x_pos: DevPtr<u32>,
+    /// The batch's rows, `n_batch` of them.
+    pub rows: DevPtr<u32>,
+    pub out_mask: DevPtrMut<u32>,
+    pub out_values: DevPtrMut<T>,
+    pub row_len: DevPtrMut<u32>,
+    pub c_row_ptr: DevPtr<u64>,
+    pub c_col_idx: DevPtrMut<u32>,
+    pub c_values: DevPtrMut<T>,
+    pub c_base: u64,
+    /// B's columns.
+    pub n_cols: u32,
+    pub n_batch: u32,
+    /// 0: symbolic phase; 1: numeric.
+    pub numeric: u32,
+    pub pad: u32,
 }
 
 /// An exclusive prefix sum of `n` `u32` values into `n + 1` `u64` offsets,
@@ -724,10 +833,16 @@ impl Clone for SpgemmClassifyArgs {
     }
 }
 impl Copy for SpgemmClassifyArgs {}
-// SAFETY: repr(C): nine 8-byte device addresses, then eight u32 (32
-// bytes, a multiple of 8): no padding, as the size check shows.
+// SAFETY: repr(C): thirteen 8-byte device addresses and a u64, then ten
+// u32 (40 bytes, a multiple of 8): no padding, as the size check shows.
 unsafe impl KernelArgs for SpgemmClassifyArgs {}
-const _: () = assert!(core::mem::size_of::<SpgemmClassifyArgs>() == 104);
+const _: () = assert!(core::mem::size_of::<SpgemmClassifyArgs>() == 152);
+// SAFETY: repr(C): five 8-byte device addresses and four u32: no padding.
+unsafe impl KernelArgs for SpgemmTransposeArgs {}
+const _: () = assert!(core::mem::size_of::<SpgemmTransposeArgs>() == 56);
+// SAFETY: repr(C): five 8-byte device addresses and two u32: no padding.
+unsafe impl KernelArgs for SpgemmGatherArgs {}
+const _: () = assert!(core::mem::size_of::<SpgemmGatherArgs>() == 48);
 // SAFETY: repr(C): three 8-byte addresses and two u32: no padding.
 unsafe impl KernelArgs for ScanArgs {}
 const _: () = assert!(core::mem::size_of::<ScanArgs>() == 32);

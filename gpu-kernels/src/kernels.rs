@@ -13,7 +13,7 @@
 
 #[cfg(target_arch = "nvptx64")]
 use crate::args::{
-    SpgemmReplayArgs, SpgemmRowsArgs, SpmmBlockArgs, SpmmCsrThreadArgs, SpmmFixupArgs, SpmvBsrArgs,
+    SpgemmGiantArgs, SpgemmReplayArgs, SpgemmRowsArgs, SpmmBlockArgs, SpmmCsrThreadArgs, SpmmFixupArgs, SpmvBsrArgs,
     SpmvCooArgs, SpmvCsrAdaptiveArgs, SpmvCsrArgs, SpmvCsrMergeArgs, SpmvEllArgs, SpmvSellArgs,
 };
 use crate::semiring::{MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring};
@@ -21,6 +21,8 @@ use crate::semiring::{MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTim
 use crate::spgemm::{
     spgemm_block, spgemm_copy, spgemm_dense, spgemm_hash, spgemm_replay, spgemm_warp,
 };
+#[cfg(target_arch = "nvptx64")]
+use crate::spgemm_long::{spgemm_giant_columns, spgemm_giant_rows};
 #[cfg(target_arch = "nvptx64")]
 use crate::spmm::{
     spmm_csr_block, spmm_csr_block_fused, spmm_csr_block_vec, spmm_csr_block_vec_fused,
@@ -47,12 +49,19 @@ pub struct Kernel {
 
 /// Entry points that are not stamped per semiring (`crate::util`: the spin,
 /// offsets narrowed and buffers compared; and the
-/// SpGEMM classification, binning and scan in `crate::spgemm`): the PTX
+/// SpGEMM classification, binning and scan in `crate::spgemm`, and the
+/// long rows' sums, Bᵀ and gather in `crate::spgemm_long`): the PTX
 /// declares these and the [`KERNELS`], nothing else.
 pub const UTILITY_KERNELS: &[&str] = &[
     "spin_ns",
+    "spgemm_long_rows",
+    "spgemm_long_products",
     "spgemm_classify",
     "spgemm_bin",
+    "spgemm_transpose_count",
+    "spgemm_transpose_scatter",
+    "spgemm_transpose_sort",
+    "spgemm_giant_gather",
     "scan_tiles",
     "scan_tile_sums",
     "scan_add",
@@ -153,6 +162,8 @@ stamp_kernels! {
         spgemm_block(SpgemmRowsArgs),
         spgemm_dense(SpgemmRowsArgs),
         spgemm_replay(SpgemmReplayArgs),
+        spgemm_giant_columns(SpgemmGiantArgs),
+        spgemm_giant_rows(SpgemmGiantArgs),
     ],
     semirings: [
         plus_times f32 => PlusTimes<f32>,
@@ -227,6 +238,8 @@ mod tests {
             "spgemm_block",
             "spgemm_dense",
             "spgemm_replay",
+            "spgemm_giant_columns",
+            "spgemm_giant_rows",
         ];
         for family in families {
             assert!(find::<PlusTimes<f32>>(family).is_some(), "{family}");

@@ -16,6 +16,7 @@
 //! | `device`     | nvptx64    | thread indices, warp shuffles and votes, shared memory, atomics |
 //! | `spmv`       | nvptx64    | SpMV kernel bodies: CSR (scalar, vector, merge path), COO, ELL, SELL, BSR |
 //! | `spgemm`     | nvptx64    | SpGEMM: row classes, warp hash-table and dense-accumulator row kernels, prefix sum |
+//! | `spgemm_long` | nvptx64   | SpGEMM's long rows of A: their classification, and giant rows through Bᵀ |
 //! | `spmm`       | nvptx64    | SpMM kernel bodies: CSR × dense, warp-tiled (row-major) and thread per row (any layout) |
 //!
 //! `GUIDE.md` (beside `Cargo.toml`) shows how to write a kernel or add a
@@ -49,6 +50,8 @@ pub mod semiring;
 pub mod device;
 #[cfg(target_arch = "nvptx64")]
 pub mod spgemm;
+#[cfg(target_arch = "nvptx64")]
+pub mod spgemm_long;
 #[cfg(target_arch = "nvptx64")]
 pub mod spmm;
 #[cfg(target_arch = "nvptx64")]

@@ -58,8 +58,8 @@
 use core::cell::Cell;
 
 use crate::args::{
-    SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_HASH_SLOTS,
-    SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs, SpgemmReplayArgs, SpgemmRowsArgs,
+    SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_GIANT,
+    SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs, SpgemmReplayArgs, SpgemmRowsArgs,
     spgemm_hash_fits,
 };
 use crate::device::atomic::{
@@ -90,7 +90,7 @@ fn key_col(k: u64) -> u32 {
 /// # Safety
 /// All 32 lanes must make this call together.
 #[inline(always)]
-unsafe fn warp_inclusive_scan<T: Shuffle + core::ops::AddAssign>(mut v: T) -> T {
+pub(crate) unsafe fn warp_inclusive_scan<T: Shuffle + core::ops::AddAssign>(mut v: T) -> T {
     let lane = lane_id();
     let mut d = 1;
     while d < WARP_SIZE {
@@ -111,7 +111,7 @@ unsafe fn warp_inclusive_scan<T: Shuffle + core::ops::AddAssign>(mut v: T) -> T 
 /// Every thread of the block must make this call together; block size a
 /// multiple of 32.
 #[inline(always)]
-unsafe fn block_exclusive_scan(v: u64, warp_sums: *mut u64) -> (u64, u64) {
+pub(crate) unsafe fn block_exclusive_scan(v: u64, warp_sums: *mut u64) -> (u64, u64) {
     let (lane, wid, warps) = (lane_id(), warp_id(), block_dim_x() / WARP_SIZE);
     // SAFETY: the caller's contract; `warp_sums` has a slot per warp.
     unsafe {
@@ -146,13 +146,15 @@ unsafe fn block_exclusive_scan(v: u64, warp_sums: *mut u64) -> (u64, u64) {
 // Classification, binning and the prefix sum (utility kernels).
 // ---------------------------------------------------------------------------
 
-/// A's row `i`: its length, its product count and the span of its
-/// products' columns (0 when it has none).
+/// A's row `i` (the `r`-th of the range): its length, its product count
+/// and the span of its products' columns (0 when it has none). A row
+/// longer than [`SPGEMM_LANE_MAX`] was summed by `spgemm_long_products`.
 ///
 /// # Safety
-/// `i` is a row of A; A and B valid with `col_idx < B's rows`.
+/// `i` is a row of A; A and B valid with `col_idx < B's rows`; the long
+/// rows summed.
 #[inline(always)]
-unsafe fn row_products(a: &SpgemmClassifyArgs, i: u32) -> (u32, u64, u64) {
+unsafe fn row_products(a: &SpgemmClassifyArgs, i: u32, r: u32) -> (u32, u64, u64) {
     // SAFETY: the caller's contract.
     unsafe {
         let (ap, ac, bp, bc) = (
@@ -162,17 +164,27 @@ unsafe fn row_products(a: &SpgemmClassifyArgs, i: u32) -> (u32, u64, u64) {
             a.b_col_idx.as_ptr(),
         );
         let (s, e) = (*ap.add(i as usize), *ap.add(i as usize + 1));
-        let mut products = 0u64;
-        let (mut lo, mut hi) = (u32::MAX, 0u32);
-        for q in s..e {
-            let k = *ac.add(q as usize) as usize;
-            let (bs, be) = (*bp.add(k), *bp.add(k + 1));
-            if be > bs {
-                products += u64::from(be - bs);
-                lo = lo.min(*bc.add(bs as usize));
-                hi = hi.max(*bc.add(be as usize - 1));
+        let (products, lo, hi) = if e - s > SPGEMM_LANE_MAX {
+            let span = a.long_span.as_mut_ptr().add(2 * r as usize);
+            (
+                *a.long_products.as_mut_ptr().add(r as usize),
+                !*span,
+                *span.add(1),
+            )
+        } else {
+            let mut products = 0u64;
+            let (mut lo, mut hi) = (u32::MAX, 0u32);
+            for q in s..e {
+                let k = *ac.add(q as usize) as usize;
+                let (bs, be) = (*bp.add(k), *bp.add(k + 1));
+                if be > bs {
+                    products += u64::from(be - bs);
+                    lo = lo.min(*bc.add(bs as usize));
+                    hi = hi.max(*bc.add(be as usize - 1));
+                }
             }
-        }
+            (products, lo, hi)
+        };
         let span = if products == 0 {
             0
         } else {
@@ -186,10 +198,12 @@ unsafe fn row_products(a: &SpgemmClassifyArgs, i: u32) -> (u32, u64, u64) {
 /// span of `span` columns (see `args::SPGEMM_CLASSES`; a sorting group
 /// holds both the products and A's entries, so the larger decides).
 #[inline(always)]
-fn class_of(len_a: u32, products: u64, span: u64) -> u32 {
+fn class_of(a: &SpgemmClassifyArgs, len_a: u32, products: u64, span: u64) -> u32 {
     let size = products.max(u64::from(len_a));
     if len_a <= 1 || products == 0 {
         0
+    } else if len_a >= a.giant_len && products >= a.giant_products {
+        SPGEMM_GIANT as u32
     } else if size <= u64::from(SPGEMM_WARP_MAX) {
         1
     } else if spgemm_hash_fits(SPGEMM_HASH_SLOTS, products, span) {
@@ -208,8 +222,8 @@ fn class_of(len_a: u32, products: u64, span: u64) -> u32 {
 ///
 /// # Safety
 /// A and B valid CSR on the device, A's columns < B's rows; `class` holds
-/// `row_end − row_start` bytes, `row_len` A's rows, `counts` four zeroed
-/// counters, `products` one zeroed `u64`.
+/// `row_end − row_start` bytes, `row_len` A's rows, `counts` zeroed
+/// counters, `products` one zeroed `u64`; `spgemm_long_products` run.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn spgemm_classify(a: SpgemmClassifyArgs) {
     let lane = lane_id();
@@ -219,9 +233,9 @@ pub unsafe extern "ptx-kernel" fn spgemm_classify(a: SpgemmClassifyArgs) {
         let r = base + lane;
         let (class, products) = if r < n {
             let i = a.row_start + r;
-            // SAFETY: `i` is a row of A.
-            let (len_a, products, span) = unsafe { row_products(&a, i) };
-            let class = class_of(len_a, products, span);
+            // SAFETY: `i` is a row of A, the long rows summed.
+            let (len_a, products, span) = unsafe { row_products(&a, i, r) };
+            let class = class_of(&a, len_a, products, span);
             // SAFETY: in bounds by the launch contract.
             unsafe {
                 *a.class.as_mut_ptr().add(r as usize) = class as u8;

@@ -27,9 +27,11 @@ use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{
     DevPtr, DevPtrMut, NarrowArgs, SCAN_SHARED, SCAN_THREADS, SCAN_TILE, SPGEMM_BLOCK_MAX,
-    SPGEMM_CLASSES, SPGEMM_HASH_SLOTS, SPGEMM_THREADS, SPGEMM_WARP_MAX, ScanArgs,
-    SpgemmClassifyArgs, SpgemmRowsArgs, spgemm_dense_shared_bytes, spgemm_dense_shared_words,
-    spgemm_hash_table_bytes, spgemm_hash_warps, spgemm_sort_shared_bytes,
+    SPGEMM_CLASSES, SPGEMM_GIANT, SPGEMM_GIANT_BATCH, SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX,
+    SPGEMM_LONG_CHUNK, SPGEMM_THREADS, SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs,
+    SpgemmGatherArgs, SpgemmGiantArgs, SpgemmRowsArgs, SpgemmTransposeArgs,
+    spgemm_dense_shared_bytes, spgemm_dense_shared_words, spgemm_hash_table_bytes,
+    spgemm_hash_warps, spgemm_sort_shared_bytes,
 };
 
 use super::Gpu;
@@ -38,8 +40,9 @@ use crate::Scalar;
 use crate::error::{Error, Result};
 use crate::format::Csr;
 
-/// The row kernels, by class (see `gpu_kernels::args::SPGEMM_CLASSES`).
-const FAMILIES: [&str; SPGEMM_CLASSES] = [
+/// The row kernels, by class (see `gpu_kernels::args::SPGEMM_CLASSES`;
+/// the giant rows, the last class, go through Bᵀ instead).
+const FAMILIES: [&str; DENSE + 1] = [
     "spgemm_copy",
     "spgemm_warp",
     "spgemm_hash",
@@ -47,8 +50,25 @@ const FAMILIES: [&str; SPGEMM_CLASSES] = [
     "spgemm_dense",
 ];
 
-/// The dense class (the last).
-const DENSE: usize = SPGEMM_CLASSES - 1;
+/// The dense class (the last of the row kernels).
+const DENSE: usize = 4;
+
+/// Entries of A a row needs to be giant (`gpu_kernels::spgemm_long`): a
+/// block of `spgemm_dense` walks a row's entries 32 a step of dependent
+/// loads, so a row of 4096 takes 128 steps, about as long as a whole
+/// product of the middle size; shorter walks cost less than a pass over
+/// Bᵀ.
+const GIANT_MIN_LEN: u32 = 4096;
+
+/// B's entries over the products a row needs to be giant: each batch
+/// reads all of Bᵀ once, so its rows must do at least that much work
+/// between them (a full batch of 32, at one 32nd each, does it once).
+const GIANT_SHARE: u64 = 32;
+
+/// Part of the free device memory the giant rows' scratch (Bᵀ, a batch's
+/// rows spread over B's rows and its columns) may take; beyond it, long
+/// rows stay with `spgemm_dense`.
+const GIANT_MEMORY_SHARE: usize = 4;
 
 /// Device memory left alone when the budget is the free memory: room for
 /// the driver, the kernels' modules and the allocator's rounding.
@@ -343,6 +363,10 @@ pub(super) struct Product<'g, T> {
     slot_words: u32,
     scratch_flags: CudaSlice<u32>,
     scratch_values: CudaSlice<T>,
+    /// The least products and entries of A of a giant row.
+    giant_rule: (u64, u32),
+    /// The giant rows' scratch, when there are any.
+    giant: Option<Giant<T>>,
 }
 
 impl<'g, T: Scalar> Product<'g, T> {
@@ -355,7 +379,12 @@ impl<'g, T: Scalar> Product<'g, T> {
     ) -> Result<Self> {
         let n = a.n_rows;
         let mut row_len = gpu.zeros::<u32>(n as usize + 1)?;
-        let binned = classify(gpu, a, b, 0..n, &mut row_len)?;
+        let giant_rule = giant_rule(gpu, b)?;
+        let binned = classify(gpu, a, b, 0..n, &mut row_len, giant_rule)?;
+        let giant = match binned.counts[SPGEMM_GIANT] {
+            0 => None,
+            _ => Some(Giant::new(gpu, b)?),
+        };
         let slot_words = b.n_cols / 32 + 2;
         let slot_bytes = slot_words as usize * (4 + 32 * size_of::<T>());
         let dense_rows = binned.counts[DENSE] as usize;
@@ -391,6 +420,8 @@ impl<'g, T: Scalar> Product<'g, T> {
             // The dense kernel needs its words zeroed, and leaves them so.
             scratch_flags: gpu.zeros::<u32>((global_slots * slot_words as usize).max(1))?,
             scratch_values: gpu.output::<T>((global_slots * 32 * slot_words as usize).max(1))?,
+            giant_rule,
+            giant,
         };
         product.launch_rows::<S>(a, b, None, false, None, 0)?;
         product.row_ptr = exclusive_scan(gpu, &product.row_len, n)?;
@@ -422,6 +453,7 @@ impl<'g, T: Scalar> Product<'g, T> {
             b,
             rows.start as u32..rows.end as u32,
             &mut self.row_len,
+            self.giant_rule,
         )?;
         self.launch_rows::<S>(a, b, Some(&binned), true, Some(out), c_base)
     }
@@ -444,7 +476,7 @@ impl<'g, T: Scalar> Product<'g, T> {
         let rows_addr = gpu.ptr(&binned.rows).addr();
         let size = size_of::<T>() as u32;
         let sms = gpu.sm_count();
-        for class in 0..SPGEMM_CLASSES {
+        for class in 0..=DENSE {
             let count = counts[class];
             // Class 0's lengths came from classify; it has only a numeric phase.
             if count == 0 || (class == 0 && !numeric) {
@@ -501,24 +533,175 @@ impl<'g, T: Scalar> Product<'g, T> {
             };
             gpu.launch::<S, _>(FAMILIES[class], grid, block, shared, args)?;
         }
+        let giant_rows = rows_addr + 4 * u64::from(offsets[SPGEMM_GIANT]);
+        let out = (c_col_idx, c_values);
+        self.launch_giant::<S>(a, b, giant_rows, counts[SPGEMM_GIANT], numeric, out, c_base)
+    }
+
+    /// Queues one phase of the `count` giant rows listed at `rows_addr`, a
+    /// batch at a time.
+    #[allow(clippy::too_many_arguments)]
+    fn launch_giant<S: Semiring<Value = T>>(
+        &mut self,
+        a: &DevCsr<T>,
+        b: &DevCsr<T>,
+        rows_addr: u64,
+        count: u32,
+        numeric: bool,
+        (c_col_idx, c_values): (DevPtrMut<u32>, DevPtrMut<T>),
+        c_base: u64,
+    ) -> Result<()> {
+        if count == 0 {
+            return Ok(());
+        }
+        let gpu = self.gpu;
+        let giant = self.giant.as_mut().expect("a product with giant rows has their scratch");
+        let sms = gpu.sm_count();
+        let warps = SPGEMM_THREADS / 32;
+        for first in (0..count).step_by(SPGEMM_GIANT_BATCH as usize) {
+            let n_batch = (count - first).min(SPGEMM_GIANT_BATCH);
+            let rows = DevPtr::new(rows_addr + 4 * u64::from(first));
+            let mut gather = SpgemmGatherArgs {
+                a_row_ptr: gpu.ptr(&a.row_ptr),
+                a_col_idx: gpu.ptr(&a.col_idx),
+                rows,
+                x_mask: gpu.ptr_mut(&mut giant.x_mask),
+                x_pos: gpu.ptr_mut(&mut giant.x_pos),
+                n_batch,
+                clear: 0,
+            };
+            gpu.launch_named("spgemm_giant_gather", sms * 8, SPGEMM_THREADS, 0, gather)?;
+            let args = SpgemmGiantArgs {
+                a_values: gpu.ptr(&a.values),
+                b_values: gpu.ptr(&b.values),
+                bt_ptr: gpu.ptr(&giant.bt_ptr),
+                bt_keys: gpu.ptr(&giant.bt_keys),
+                x_mask: gpu.ptr(&giant.x_mask),
+                x_pos: gpu.ptr(&giant.x_pos),
+                rows: DevPtr::new(rows.addr()),
+                out_mask: gpu.ptr_mut(&mut giant.out_mask),
+                out_values: gpu.ptr_mut(&mut giant.out_values),
+                row_len: gpu.ptr_mut(&mut self.row_len),
+                c_row_ptr: gpu.ptr(&self.row_ptr),
+                c_col_idx: DevPtrMut::new(c_col_idx.addr()),
+                c_values: DevPtrMut::new(c_values.addr()),
+                c_base,
+                n_cols: b.n_cols,
+                n_batch,
+                numeric: u32::from(numeric),
+                pad: 0,
+            };
+            let grid = b.n_cols.div_ceil(warps).clamp(1, sms * 64);
+            gpu.launch::<S, _>("spgemm_giant_columns", grid, SPGEMM_THREADS, 0, args)?;
+            gpu.launch::<S, _>("spgemm_giant_rows", n_batch, GIANT_ROW_THREADS, SCAN_SHARED, args)?;
+            gather.clear = 1;
+            gpu.launch_named("spgemm_giant_gather", sms * 8, SPGEMM_THREADS, 0, gather)?;
+        }
         Ok(())
     }
 }
 
+/// Threads of a block of `spgemm_giant_rows`: a giant row is read out by
+/// one block over all of B's columns, so it takes the most a block has.
+const GIANT_ROW_THREADS: u32 = 1024;
+
+/// The least products and entries of A of a giant row for A ⊗ B; none is
+/// giant when the giant rows' scratch would not fit its share of the free
+/// memory.
+fn giant_rule<T: Scalar>(gpu: &Gpu, b: &DevCsr<T>) -> Result<(u64, u32)> {
+    let free = gpu.memory()?.0.saturating_sub(RESERVE);
+    Ok(if Giant::<T>::bytes(b) <= free / GIANT_MEMORY_SHARE {
+        ((u64::from(b.nnz) / GIANT_SHARE).max(1), GIANT_MIN_LEN)
+    } else {
+        (u64::MAX, u32::MAX)
+    })
+}
+
+/// What the giant rows of a product keep on the device: Bᵀ, and a batch's
+/// rows spread over B's rows and folded over its columns.
+struct Giant<T> {
+    bt_ptr: CudaSlice<u64>,
+    bt_keys: CudaSlice<u64>,
+    /// Zero between batches.
+    x_mask: CudaSlice<u32>,
+    x_pos: CudaSlice<u32>,
+    out_mask: CudaSlice<u32>,
+    out_values: CudaSlice<T>,
+}
+
+impl<T: Scalar> Giant<T> {
+    /// Device bytes of the scratch for B (the transpose's counts included).
+    fn bytes(b: &DevCsr<T>) -> usize {
+        let (rows, cols, nnz) = (b.n_rows as usize, b.n_cols as usize, b.nnz as usize);
+        rows * (4 + 4 * 32) + cols * (4 + 32 * size_of::<T>() + 8 + 4) + nnz * 8
+    }
+
+    /// Bᵀ built on the device, and the batch's buffers.
+    fn new(gpu: &Gpu, b: &DevCsr<T>) -> Result<Self> {
+        let (rows, cols) = (b.n_rows, b.n_cols);
+        let sms = gpu.sm_count();
+        let warps = SPGEMM_THREADS / 32;
+        let mut col_count = gpu.zeros::<u32>(cols.max(1) as usize)?;
+        let mut bt_keys = gpu.output::<u64>((b.nnz as usize).max(1))?;
+        let mut args = SpgemmTransposeArgs {
+            b_row_ptr: gpu.ptr(&b.row_ptr),
+            b_col_idx: gpu.ptr(&b.col_idx),
+            col_count: gpu.ptr_mut(&mut col_count),
+            col_ptr: DevPtr::new(0),
+            keys: gpu.ptr_mut(&mut bt_keys),
+            n_rows: rows,
+            n_cols: cols,
+            long: 0,
+            pad: 0,
+        };
+        let grid = b.nnz.div_ceil(SPGEMM_THREADS).clamp(1, sms * 32);
+        gpu.launch_named("spgemm_transpose_count", grid, SPGEMM_THREADS, 0, args)?;
+        let bt_ptr = exclusive_scan(gpu, &col_count, cols)?;
+        args.col_ptr = gpu.ptr(&bt_ptr);
+        let grid = rows.div_ceil(warps).clamp(1, sms * 64);
+        gpu.launch_named("spgemm_transpose_scatter", grid, SPGEMM_THREADS, 0, args)?;
+        let grid = cols.div_ceil(warps).clamp(1, sms * 64);
+        gpu.launch_named("spgemm_transpose_sort", grid, SPGEMM_THREADS, 0, args)?;
+        args.long = 1;
+        let grid = cols.clamp(1, sms * 16);
+        gpu.launch_named("spgemm_transpose_sort", grid, SPGEMM_THREADS, 0, args)?;
+        Ok(Giant {
+            bt_ptr,
+            bt_keys,
+            x_mask: gpu.zeros::<u32>(rows.max(1) as usize)?,
+            x_pos: gpu.output::<u32>(32 * rows.max(1) as usize)?,
+            out_mask: gpu.output::<u32>(cols.max(1) as usize)?,
+            out_values: gpu.output::<T>(32 * cols.max(1) as usize)?,
+        })
+    }
+}
+
 /// Classifies rows `rows` of A ⊗ B and lists them by class (the lengths of
-/// class-0 rows go to `row_len`).
+/// class-0 rows go to `row_len`); `giant` is the least products and
+/// entries of A of a giant row.
 fn classify<T: Scalar>(
     gpu: &Gpu,
     a: &DevCsr<T>,
     b: &DevCsr<T>,
     rows: Range<u32>,
     row_len: &mut CudaSlice<u32>,
+    giant: (u64, u32),
 ) -> Result<Binned> {
     let n = rows.end - rows.start;
     let mut class = gpu.output::<u8>(n.max(1) as usize)?;
     let mut counts = gpu.zeros::<u32>(SPGEMM_CLASSES)?;
     let mut products = gpu.zeros::<u64>(1)?;
     let mut list = gpu.output::<u32>(n.max(1) as usize)?;
+    // Chunks of the long rows: at most one a row over the lane's limit,
+    // plus one per full chunk.
+    let chunks = a.nnz as usize / SPGEMM_LANE_MAX as usize
+        + a.nnz as usize / SPGEMM_LONG_CHUNK as usize
+        + 1;
+    let mut long_chunks = gpu.output::<u64>(chunks)?;
+    let mut long_count = gpu.zeros::<u32>(1)?;
+    let mut long_products = gpu.zeros::<u64>(n.max(1) as usize)?;
+    let mut long_span = gpu.zeros::<u32>(2 * n.max(1) as usize)?;
+    let (giant_products, giant_len) = giant;
     let mut args = SpgemmClassifyArgs {
         a_row_ptr: gpu.ptr(&a.row_ptr),
         a_col_idx: gpu.ptr(&a.col_idx),
@@ -529,11 +712,20 @@ fn classify<T: Scalar>(
         counts: gpu.ptr_mut(&mut counts),
         products: gpu.ptr_mut(&mut products),
         rows: gpu.ptr_mut(&mut list),
+        long_chunks: gpu.ptr_mut(&mut long_chunks),
+        long_count: gpu.ptr_mut(&mut long_count),
+        long_products: gpu.ptr_mut(&mut long_products),
+        long_span: gpu.ptr_mut(&mut long_span),
+        giant_products,
         row_start: rows.start,
         row_end: rows.end,
+        giant_len,
         offsets: [0; SPGEMM_CLASSES + 1],
     };
-    let grid = n.div_ceil(SPGEMM_THREADS).clamp(1, gpu.sm_count() * 32);
+    let sms = gpu.sm_count();
+    let grid = n.div_ceil(SPGEMM_THREADS).clamp(1, sms * 32);
+    gpu.launch_named("spgemm_long_rows", grid, SPGEMM_THREADS, 0, args)?;
+    gpu.launch_named("spgemm_long_products", sms * 8, SPGEMM_THREADS, 0, args)?;
     gpu.launch_named("spgemm_classify", grid, SPGEMM_THREADS, 0, args)?;
     let counts_host: [u32; SPGEMM_CLASSES] =
         gpu.download(&counts)?.try_into().expect("a count a class");

@@ -1,0 +1,437 @@
+//! SpGEMM's long rows of A: what no single thread, warp or block should
+//! walk alone.
+//!
+//! **Classifying long rows.** `spgemm_classify` gives a lane each row; a
+//! row of A longer than [`SPGEMM_LANE_MAX`] entries is summed before it,
+//! a warp a chunk of [`SPGEMM_LONG_CHUNK`] entries (`spgemm_long_rows`
+//! lists the chunks, `spgemm_long_products` sums them with integer
+//! atomics, so the sums are exact whatever the order).
+//!
+//! **Giant rows.** A row of C whose row of A is long and whose products
+//! are a large share of B's entries (class [`SPGEMM_GIANT`]; a row of A
+//! with every column is the extreme: its row of C is `Bᵀ·x`) is computed
+//! column by column of Bᵀ instead of walking its products: a block on such
+//! a row walks all of A's entries in order, and that walk, not the
+//! products, sets the product's time. Up to [`SPGEMM_GIANT_BATCH`] giant
+//! rows go at once: `spgemm_giant_gather` spreads their entries of A over
+//! B's rows (a bit a row in `x_mask[k]`, the entry's position in
+//! `x_pos`), then `spgemm_giant_columns` gives each column `j` of Bᵀ a
+//! warp, a lane a row, and folds the column's entries in row order — the
+//! serial engine's order for column `j` of every row of C, so the bits
+//! are the serial ones; `spgemm_giant_rows` counts or writes each row in
+//! column order. Bᵀ is built once a product (`spgemm_transpose_*`:
+//! counts, a scan, a scatter, then each column's keys sorted, since the
+//! scatter's atomics place them in any order).
+//!
+//! [`SPGEMM_GIANT`]: crate::args::SPGEMM_GIANT
+//! [`SPGEMM_GIANT_BATCH`]: crate::args::SPGEMM_GIANT_BATCH
+
+use crate::args::{
+    SPGEMM_LANE_MAX, SPGEMM_LONG_CHUNK, SpgemmClassifyArgs, SpgemmGatherArgs, SpgemmGiantArgs,
+    SpgemmTransposeArgs,
+};
+use crate::device::atomic::{atomic_add_u32, atomic_add_u64, atomic_max_u32, atomic_or_u32};
+use crate::device::shared;
+use crate::device::thread::{
+    WARP_SIZE, block_dim_x, block_idx_x, global_warp_id, grid_dim_x, grid_size_1d, grid_warps,
+    index_1d, lane_id, sync_threads, thread_idx_x,
+};
+use crate::device::warp::{self, Shuffle};
+use crate::semiring::Semiring;
+use crate::spgemm::block_exclusive_scan;
+
+/// Lists the chunks of the rows of `row_start..row_end` longer than
+/// [`SPGEMM_LANE_MAX`] ([`SpgemmClassifyArgs`]).
+///
+/// Launch: 1D, any grid.
+///
+/// # Safety
+/// A valid CSR; `long_count` zeroed; `long_chunks` room for every chunk
+/// (`Σ ⌈len / SPGEMM_LONG_CHUNK⌉` over the long rows).
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn spgemm_long_rows(a: SpgemmClassifyArgs) {
+    let n = a.row_end - a.row_start;
+    let mut r = index_1d();
+    while r < n {
+        let i = (a.row_start + r) as usize;
+        // SAFETY: `i` is a row of A; the chunks fit by the contract.
+        unsafe {
+            let ap = a.a_row_ptr.as_ptr();
+            let len = *ap.add(i + 1) - *ap.add(i);
+            if len > SPGEMM_LANE_MAX {
+                let chunks = len.div_ceil(SPGEMM_LONG_CHUNK);
+                let at = atomic_add_u32(a.long_count.as_mut_ptr(), chunks);
+                for c in 0..chunks {
+                    *a.long_chunks.as_mut_ptr().add((at + c) as usize) =
+                        (u64::from(r) << 32) | u64::from(c);
+                }
+            }
+        }
+        r = r.saturating_add(grid_size_1d());
+    }
+}
+
+/// Sums the products and span of each listed chunk into its row's
+/// `long_products` and `long_span` ([`SpgemmClassifyArgs`]), a warp a
+/// chunk.
+///
+/// Launch: 1D, block size a multiple of 32, any grid.
+///
+/// # Safety
+/// After [`spgemm_long_rows`]; A and B valid, A's columns < B's rows;
+/// `long_products` and `long_span` zeroed for the range's rows.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn spgemm_long_products(a: SpgemmClassifyArgs) {
+    let lane = lane_id();
+    // SAFETY: written by `spgemm_long_rows` before this launch.
+    let count = unsafe { *a.long_count.as_mut_ptr() };
+    let mut w = global_warp_id();
+    while w < count {
+        // SAFETY: `w` < the chunks listed; rows and entries in range; the
+        // loop and the shuffles are warp-uniform.
+        unsafe {
+            let chunk = *a.long_chunks.as_mut_ptr().add(w as usize);
+            let r = (chunk >> 32) as u32;
+            let i = (a.row_start + r) as usize;
+            let ap = a.a_row_ptr.as_ptr();
+            let s = *ap.add(i) + chunk as u32 * SPGEMM_LONG_CHUNK;
+            let e = (*ap.add(i + 1)).min(s + SPGEMM_LONG_CHUNK);
+            let (bp, bc) = (a.b_row_ptr.as_ptr(), a.b_col_idx.as_ptr());
+            let mut products = 0u64;
+            let (mut lo, mut hi) = (u32::MAX, 0u32);
+            let mut q = s + lane;
+            while q < e {
+                let k = *a.a_col_idx.as_ptr().add(q as usize) as usize;
+                let (bs, be) = (*bp.add(k), *bp.add(k + 1));
+                if be > bs {
+                    products += u64::from(be - bs);
+                    lo = lo.min(*bc.add(bs as usize));
+                    hi = hi.max(*bc.add(be as usize - 1));
+                }
+                q += WARP_SIZE;
+            }
+            let mut d = 1;
+            while d < WARP_SIZE {
+                products += warp::shuffle_xor(products, d);
+                lo = lo.min(warp::shuffle_xor(lo, d));
+                hi = hi.max(warp::shuffle_xor(hi, d));
+                d *= 2;
+            }
+            if lane == 0 && products != 0 {
+                atomic_add_u64(a.long_products.as_mut_ptr().add(r as usize), products);
+                let span = a.long_span.as_mut_ptr().add(2 * r as usize);
+                atomic_max_u32(span, !lo);
+                atomic_max_u32(span.add(1), hi);
+            }
+        }
+        w += grid_warps();
+    }
+}
+
+/// Counts each column's entries of B ([`SpgemmTransposeArgs`]).
+///
+/// Launch: 1D, any grid.
+///
+/// # Safety
+/// B valid CSR with `n_rows` rows and columns < `n_cols`; `col_count`
+/// `n_cols` zeroed words.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn spgemm_transpose_count(a: SpgemmTransposeArgs) {
+    // SAFETY: the contract; `p < nnz(B)`.
+    unsafe {
+        let nnz = *a.b_row_ptr.as_ptr().add(a.n_rows as usize);
+        let mut p = index_1d();
+        while p < nnz {
+            let j = *a.b_col_idx.as_ptr().add(p as usize);
+            atomic_add_u32(a.col_count.as_mut_ptr().add(j as usize), 1);
+            p = p.saturating_add(grid_size_1d());
+        }
+    }
+}
+
+/// Writes each entry of B to its column of Bᵀ, a warp a row of B, counting
+/// the columns down ([`SpgemmTransposeArgs`]).
+///
+/// Launch: 1D, block size a multiple of 32, any grid.
+///
+/// # Safety
+/// After [`spgemm_transpose_count`], `col_ptr` the scan of its counts;
+/// `keys` `nnz(B)` words.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn spgemm_transpose_scatter(a: SpgemmTransposeArgs) {
+    let mut k = global_warp_id();
+    while k < a.n_rows {
+        // SAFETY: the contract: each column's slots are counted, and a
+        // count taken down from `c` hands out `c − 1 … 0` once each.
+        unsafe {
+            let bp = a.b_row_ptr.as_ptr();
+            let (s, e) = (*bp.add(k as usize), *bp.add(k as usize + 1));
+            let mut p = s + lane_id();
+            while p < e {
+                let j = *a.b_col_idx.as_ptr().add(p as usize) as usize;
+                let left = atomic_add_u32(a.col_count.as_mut_ptr().add(j), u32::MAX);
+                let at = *a.col_ptr.as_ptr().add(j) + u64::from(left) - 1;
+                *a.keys.as_mut_ptr().add(at as usize) = (u64::from(k) << 32) | u64::from(p);
+                p += WARP_SIZE;
+            }
+        }
+        k += grid_warps();
+    }
+}
+
+/// Sorts the keys of each column of Bᵀ ([`SpgemmTransposeArgs`]): with
+/// `long == 0` the columns of 2 to 32 entries, a warp each in registers;
+/// with `long == 1` the longer ones, a block each in place.
+///
+/// Launch: 1D, block size a multiple of 32, any grid.
+///
+/// # Safety
+/// After [`spgemm_transpose_scatter`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn spgemm_transpose_sort(a: SpgemmTransposeArgs) {
+    let ptr = a.col_ptr.as_ptr();
+    let keys = a.keys.as_mut_ptr();
+    let lane = lane_id();
+    if a.long == 0 {
+        let mut j = global_warp_id();
+        while j < a.n_cols {
+            // SAFETY: the column's keys are `s..e`; warp-uniform branches.
+            unsafe {
+                let (s, e) = (*ptr.add(j as usize), *ptr.add(j as usize + 1));
+                let len = (e - s) as u32;
+                if (2..=WARP_SIZE).contains(&len) {
+                    let mine = keys.add(s as usize + lane as usize);
+                    let mut k = if lane < len { *mine } else { u64::MAX };
+                    let mut size = 2;
+                    while size <= WARP_SIZE {
+                        let mut stride = size / 2;
+                        while stride > 0 {
+                            let other = warp::shuffle_xor(k, stride);
+                            let keep_min = (lane & stride == 0) == (lane & size == 0);
+                            k = if keep_min { k.min(other) } else { k.max(other) };
+                            stride /= 2;
+                        }
+                        size *= 2;
+                    }
+                    if lane < len {
+                        *mine = k;
+                    }
+                }
+            }
+            j += grid_warps();
+        }
+    } else {
+        let mut j = block_idx_x();
+        while j < a.n_cols {
+            // SAFETY: the column's keys are `s..e`; block-uniform branch.
+            unsafe {
+                let (s, e) = (*ptr.add(j as usize), *ptr.add(j as usize + 1));
+                if e - s > u64::from(WARP_SIZE) {
+                    sort_in_place(keys.add(s as usize), (e - s) as u32);
+                }
+            }
+            j += grid_dim_x();
+        }
+    }
+}
+
+/// Sorts `keys[..n]` ascending, by the block: a bitonic network whose
+/// every comparator puts the smaller key first (each merge starts by
+/// comparing mirrored pairs), so the missing keys past `n` act as +∞ and
+/// are never touched.
+///
+/// # Safety
+/// Every thread of the block calls; `keys[..n]` the block's alone.
+unsafe fn sort_in_place(keys: *mut u64, n: u32) {
+    let m = n.next_power_of_two();
+    let (rank, threads) = (thread_idx_x(), block_dim_x());
+    // SAFETY: both indices of a comparator are below `n` when it swaps;
+    // every barrier is reached by the whole block.
+    unsafe {
+        let exchange = |lo: u32, hi: u32| {
+            if hi < n {
+                let (x, y) = (*keys.add(lo as usize), *keys.add(hi as usize));
+                if x > y {
+                    *keys.add(lo as usize) = y;
+                    *keys.add(hi as usize) = x;
+                }
+            }
+        };
+        let mut size = 2;
+        while size <= m {
+            let half = size / 2;
+            let mut t = rank;
+            while t < m / 2 {
+                let base = t / half * size;
+                exchange(base + t % half, base + size - 1 - t % half);
+                t += threads;
+            }
+            sync_threads();
+            let mut stride = half / 2;
+            while stride > 0 {
+                let mut t = rank;
+                while t < m / 2 {
+                    let lo = 2 * t - (t & (stride - 1));
+                    exchange(lo, lo + stride);
+                    t += threads;
+                }
+                sync_threads();
+                stride /= 2;
+            }
+            size *= 2;
+        }
+    }
+}
+
+/// Spreads a batch of giant rows over B's rows, or clears them again
+/// ([`SpgemmGatherArgs`]).
+///
+/// Launch: 1D, any grid.
+///
+/// # Safety
+/// A valid CSR, `rows[..n_batch]` rows of A, `n_batch ≤ 32`; `x_mask` a
+/// word per row of B (zero but for this batch's bits), `x_pos` 32 words.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn spgemm_giant_gather(a: SpgemmGatherArgs) {
+    for r in 0..a.n_batch {
+        // SAFETY: the contract; `q` within the row.
+        unsafe {
+            let row = *a.rows.as_ptr().add(r as usize) as usize;
+            let ap = a.a_row_ptr.as_ptr();
+            let (s, e) = (*ap.add(row), *ap.add(row + 1));
+            let mut q = s.saturating_add(index_1d());
+            while q < e {
+                let k = *a.a_col_idx.as_ptr().add(q as usize) as usize;
+                if a.clear != 0 {
+                    *a.x_mask.as_mut_ptr().add(k) = 0;
+                } else {
+                    atomic_or_u32(a.x_mask.as_mut_ptr().add(k), 1 << r);
+                    *a.x_pos.as_mut_ptr().add(32 * k + r as usize) = q;
+                }
+                q = q.saturating_add(grid_size_1d());
+            }
+        }
+    }
+}
+
+/// Each column of Bᵀ folded for a batch of giant rows, a warp a column and
+/// a lane a row ([`SpgemmGiantArgs`]). The warp reads 32 of the column's
+/// keys at once and skips those of rows of B no row of the batch meets.
+///
+/// Launch: 1D, block size a multiple of 32, any grid.
+///
+/// # Safety
+/// After [`spgemm_giant_gather`] of this batch; Bᵀ sorted; `out_mask`
+/// `n_cols` words, `out_values` `32 · n_cols` values.
+#[inline(always)]
+pub unsafe fn spgemm_giant_columns<S: Semiring>(a: SpgemmGiantArgs<S::Value>)
+where
+    S::Value: Shuffle,
+{
+    let lane = lane_id();
+    let numeric = a.numeric != 0;
+    let (ptr, keys) = (a.bt_ptr.as_ptr(), a.bt_keys.as_ptr());
+    let (mask, pos) = (a.x_mask.as_ptr(), a.x_pos.as_ptr());
+    let mut j = global_warp_id();
+    while j < a.n_cols {
+        // SAFETY: the contract; every loop and shuffle is warp-uniform
+        // (`j`, `base`, `numeric` and `hits` are the warp's).
+        unsafe {
+            let (s, e) = (*ptr.add(j as usize), *ptr.add(j as usize + 1));
+            let (mut acc, mut have, mut seen) = (S::zero(), false, 0u32);
+            let mut base = s;
+            while base < e {
+                let at = base + u64::from(lane);
+                let (key, m) = if at < e {
+                    let key = *keys.add(at as usize);
+                    (key, *mask.add((key >> 32) as usize))
+                } else {
+                    (0, 0)
+                };
+                base += u64::from(WARP_SIZE);
+                if !numeric {
+                    seen |= m;
+                    continue;
+                }
+                let b = if m != 0 {
+                    *a.b_values.as_ptr().add(key as u32 as usize)
+                } else {
+                    S::zero()
+                };
+                let mut hits = warp::ballot(m != 0);
+                while hits != 0 {
+                    let t = hits.trailing_zeros();
+                    hits &= hits - 1;
+                    let mt = warp::shuffle_idx(m, t);
+                    let kt = warp::shuffle_idx((key >> 32) as u32, t);
+                    let bt = warp::shuffle_idx(b, t);
+                    if (mt >> lane) & 1 != 0 {
+                        let q = *pos.add(32 * kt as usize + lane as usize);
+                        let p = S::mul(*a.a_values.as_ptr().add(q as usize), bt);
+                        acc = if have { S::add(acc, p) } else { p };
+                        have = true;
+                    }
+                }
+            }
+            let out = if numeric {
+                warp::ballot(have)
+            } else {
+                let mut d = 1;
+                while d < WARP_SIZE {
+                    seen |= warp::shuffle_xor(seen, d);
+                    d *= 2;
+                }
+                seen
+            };
+            if lane == 0 {
+                *a.out_mask.as_mut_ptr().add(j as usize) = out;
+            }
+            if have {
+                *a.out_values.as_mut_ptr().add(32 * j as usize + lane as usize) = acc;
+            }
+        }
+        j += grid_warps();
+    }
+}
+
+/// Each row of a giant batch counted (symbolic) or written in column
+/// order (numeric), a block a row ([`SpgemmGiantArgs`]): each thread takes
+/// a run of columns, one scan places the runs.
+///
+/// Launch: `n_batch` blocks, block size a multiple of 32 (at most 1024),
+/// `8 · 33` bytes of dynamic shared memory.
+///
+/// # Safety
+/// After [`spgemm_giant_columns`] of this batch and phase.
+#[inline(always)]
+pub unsafe fn spgemm_giant_rows<S: Semiring>(a: SpgemmGiantArgs<S::Value>) {
+    let (r, tid) = (block_idx_x(), thread_idx_x());
+    let n = a.n_cols;
+    let run = n.div_ceil(block_dim_x());
+    let (first, last) = ((tid * run).min(n), (tid * run).saturating_add(run).min(n));
+    let bit = 1u32 << r;
+    let mask = a.out_mask.as_mut_ptr();
+    // SAFETY: the contract; `first..last` within B's columns; every thread
+    // reaches the scan.
+    unsafe {
+        let row = *a.rows.as_ptr().add(r as usize) as usize;
+        let mut mine = 0u64;
+        for j in first..last {
+            mine += u64::from(*mask.add(j as usize) & bit != 0);
+        }
+        let (before, total) = block_exclusive_scan(mine, shared::dynamic::<u64>());
+        if a.numeric != 0 {
+            let mut at = (*a.c_row_ptr.as_ptr().add(row) - a.c_base + before) as usize;
+            for j in first..last {
+                if *mask.add(j as usize) & bit != 0 {
+                    *a.c_col_idx.as_mut_ptr().add(at) = j;
+                    *a.c_values.as_mut_ptr().add(at) =
+                        *a.out_values.as_mut_ptr().add(32 * j as usize + r as usize);
+                    at += 1;
+                }
+            }
+        } else if tid == 0 {
+            *a.row_len.as_mut_ptr().add(row) = total as u32;
+        }
+    }
+}
