@@ -116,7 +116,12 @@ where
 /// 300 × 8 000: every seventh row has about 5 400 entries (43 giant rows
 /// against [`hub_columns`]), the others up to 12.
 fn giant_rows<T: spmx::Scalar>() -> Csr<T> {
-    skewed(300, 8_000, |i| if i % 7 == 0 { 9_000 + i } else { i % 13 }, 15)
+    skewed(
+        300,
+        8_000,
+        |i| if i % 7 == 0 { 9_000 + i } else { i % 13 },
+        15,
+    )
 }
 
 /// 8 000 × 2 500: column 0 in every row, column 1 in every hundredth, and
@@ -130,7 +135,8 @@ fn hub_columns<T: spmx::Scalar>() -> Csr<T> {
             coo.push(k, 1, v(1)).unwrap();
         }
         for t in 0..k % 4 {
-            coo.push(k, 2 + (k * 31 + t * 977) % 2_498, v(t + 2)).unwrap();
+            coo.push(k, 2 + (k * 31 + t * 977) % 2_498, v(t + 2))
+                .unwrap();
         }
     }
     coo.to_csr()

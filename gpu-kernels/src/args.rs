@@ -660,7 +660,9 @@ pub const SCAN_SHARED: u32 = 8 * 33;
 /// (`long_chunks`, `row − row_start` above, the chunk below; counted in
 /// `long_count`), and `spgemm_long_products` adds each chunk's products to
 /// `long_products[row − row_start]` and its span to `long_span` (two words
-/// a row: the lowest column inverted, `!lo`, and the highest; all zeroed).
+/// a row: the lowest column inverted, `!lo`, and the highest; zeroed by
+/// `spgemm_long_rows`). Without long rows neither runs, and these three
+/// are never read.
 #[repr(C)]
 #[derive(Debug)]
 pub struct SpgemmClassifyArgs {

@@ -13,8 +13,9 @@
 
 #[cfg(target_arch = "nvptx64")]
 use crate::args::{
-    SpgemmGiantArgs, SpgemmReplayArgs, SpgemmRowsArgs, SpmmBlockArgs, SpmmCsrThreadArgs, SpmmFixupArgs, SpmvBsrArgs,
-    SpmvCooArgs, SpmvCsrAdaptiveArgs, SpmvCsrArgs, SpmvCsrMergeArgs, SpmvEllArgs, SpmvSellArgs,
+    SpgemmGiantArgs, SpgemmReplayArgs, SpgemmRowsArgs, SpmmBlockArgs, SpmmCsrThreadArgs,
+    SpmmFixupArgs, SpmvBsrArgs, SpmvCooArgs, SpmvCsrAdaptiveArgs, SpmvCsrArgs, SpmvCsrMergeArgs,
+    SpmvEllArgs, SpmvSellArgs,
 };
 use crate::semiring::{MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring};
 #[cfg(target_arch = "nvptx64")]

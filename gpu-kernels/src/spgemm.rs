@@ -15,6 +15,7 @@
 //! | `spgemm_hash`  | fit a table of `SPGEMM_HASH_SLOTS` (512)     | warp          | a table in the warp's shared memory  |
 //! | `spgemm_block` | ≤ `SPGEMM_BLOCK_MAX` (1024) products         | block         | sort the products in shared memory   |
 //! | `spgemm_dense` | more                                         | block         | dense accumulator, shared or global  |
+//! | giant (`crate::spgemm_long`) | ≥ `giant_len` entries of A and a share of B's entries in products | lane, 32 rows a batch | column by column of Bᵀ |
 //!
 //! Every kernel sums each entry of C in the serial engine's order, so the
 //! result has the serial bits for every semiring, plus-times included, on
@@ -59,8 +60,8 @@ use core::cell::Cell;
 
 use crate::args::{
     SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_GIANT,
-    SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs, SpgemmReplayArgs, SpgemmRowsArgs,
-    spgemm_hash_fits,
+    SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs,
+    SpgemmReplayArgs, SpgemmRowsArgs, spgemm_hash_fits,
 };
 use crate::device::atomic::{
     atomic_add_u32, atomic_add_u64, atomic_cas_u32, atomic_max_u32, atomic_min_u32, atomic_or_u32,

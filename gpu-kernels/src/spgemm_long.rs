@@ -45,6 +45,8 @@ use crate::spgemm::block_exclusive_scan;
 ///
 /// Launch: 1D, any grid.
 ///
+/// It zeroes the long rows' `long_products` and `long_span`.
+///
 /// # Safety
 /// A valid CSR; `long_count` zeroed; `long_chunks` room for every chunk
 /// (`Σ ⌈len / SPGEMM_LONG_CHUNK⌉` over the long rows).
@@ -59,6 +61,9 @@ pub unsafe extern "ptx-kernel" fn spgemm_long_rows(a: SpgemmClassifyArgs) {
             let ap = a.a_row_ptr.as_ptr();
             let len = *ap.add(i + 1) - *ap.add(i);
             if len > SPGEMM_LANE_MAX {
+                *a.long_products.as_mut_ptr().add(r as usize) = 0;
+                *a.long_span.as_mut_ptr().add(2 * r as usize) = 0;
+                *a.long_span.as_mut_ptr().add(2 * r as usize + 1) = 0;
                 let chunks = len.div_ceil(SPGEMM_LONG_CHUNK);
                 let at = atomic_add_u32(a.long_count.as_mut_ptr(), chunks);
                 for c in 0..chunks {
@@ -78,8 +83,7 @@ pub unsafe extern "ptx-kernel" fn spgemm_long_rows(a: SpgemmClassifyArgs) {
 /// Launch: 1D, block size a multiple of 32, any grid.
 ///
 /// # Safety
-/// After [`spgemm_long_rows`]; A and B valid, A's columns < B's rows;
-/// `long_products` and `long_span` zeroed for the range's rows.
+/// After [`spgemm_long_rows`]; A and B valid, A's columns < B's rows.
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn spgemm_long_products(a: SpgemmClassifyArgs) {
     let lane = lane_id();
@@ -387,7 +391,9 @@ where
                 *a.out_mask.as_mut_ptr().add(j as usize) = out;
             }
             if have {
-                *a.out_values.as_mut_ptr().add(32 * j as usize + lane as usize) = acc;
+                *a.out_values
+                    .as_mut_ptr()
+                    .add(32 * j as usize + lane as usize) = acc;
             }
         }
         j += grid_warps();

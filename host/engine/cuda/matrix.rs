@@ -60,6 +60,9 @@ pub struct DevCsr<T> {
     pub n_rows: u32,
     pub n_cols: u32,
     pub nnz: u32,
+    /// Entries of the longest row; `u32::MAX` when not known (a product
+    /// built on the device): SpGEMM skips what only long rows need.
+    pub longest_row: u32,
     pub row_ptr: CudaSlice<u32>,
     pub col_idx: CudaSlice<u32>,
     pub values: CudaSlice<T>,
@@ -71,6 +74,7 @@ impl<T: Scalar> DevCsr<T> {
             n_rows: index(a.nrows(), "the number of rows")?,
             n_cols: index(a.ncols(), "the number of columns")?,
             nnz: index(a.nnz(), "the number of stored entries")?,
+            longest_row: (0..a.nrows()).map(|i| a.row_len(i)).max().unwrap_or(0) as u32,
             row_ptr: gpu.upload(&offsets(a.row_ptr(), "the number of stored entries")?)?,
             col_idx: gpu.upload(a.col_idx())?,
             values: gpu.upload(a.values())?,

@@ -1,11 +1,14 @@
 //! SpGEMM on the GPU: `C = A ⊗ B`, all three CSR, with the kernels of
 //! `gpu_kernels::spgemm` (why a warp's hash table in the serial order, and how long rows go
-//! through a dense accumulator, is written there).
+//! through a dense accumulator, is written there) and `gpu_kernels::spgemm_long`
+//! (rows of A too long for one thread, and giant rows through Bᵀ).
 //!
 //! The pipeline, all on the device but for a few counts read back:
 //!
-//! 1. *classify* every row of C by its product count, and *bin* the rows
-//!    by class (the class sizes come back: they size the launches);
+//! 1. *classify* every row of C by its product count (rows of A over
+//!    `SPGEMM_LANE_MAX` entries summed first by warps), and *bin* the rows
+//!    by class (the class sizes come back: they size the launches); when
+//!    some rows are giant, build Bᵀ;
 //! 2. *symbolic*: each class's kernel writes its rows' exact lengths;
 //! 3. a prefix sum gives C's row offsets; the total comes back;
 //! 4. *numeric*: each class's kernel writes its rows, sorted, in place.
@@ -142,7 +145,7 @@ pub struct SpgemmStats {
     pub nnz: u64,
     /// Row blocks C was computed in (1 when it fit at once).
     pub row_blocks: usize,
-    /// Rows of each class: copy, warp-sorted, hashed, block-sorted, dense.
+    /// Rows of each class: copy, warp-sorted, hashed, block-sorted, dense, giant.
     pub classes: [u32; SPGEMM_CLASSES],
 }
 
@@ -213,7 +216,7 @@ pub struct DevProduct<T> {
     pub nnz: usize,
     /// Products computed.
     pub products: u64,
-    /// Rows of each class: copy, warp-sorted, hashed, block-sorted, dense.
+    /// Rows of each class: copy, warp-sorted, hashed, block-sorted, dense, giant.
     pub classes: [u32; SPGEMM_CLASSES],
 }
 
@@ -238,6 +241,7 @@ impl<T: Scalar> DevProduct<T> {
             n_rows: index(self.n_rows, "the number of rows")?,
             n_cols: index(self.n_cols, "the number of columns")?,
             nnz,
+            longest_row: u32::MAX,
             row_ptr,
             col_idx: self.col_idx,
             values: self.values,
@@ -349,7 +353,7 @@ pub(super) struct Binned {
 }
 
 /// A product between its phases: row lengths and offsets of C, and the
-/// scratch of the dense kernel.
+/// scratch of the dense kernel and of the giant rows.
 pub(super) struct Product<'g, T> {
     pub(super) gpu: &'g Gpu,
     /// Every row binned (reused by a numeric phase over all rows).
@@ -379,7 +383,7 @@ impl<'g, T: Scalar> Product<'g, T> {
     ) -> Result<Self> {
         let n = a.n_rows;
         let mut row_len = gpu.zeros::<u32>(n as usize + 1)?;
-        let giant_rule = giant_rule(gpu, b)?;
+        let giant_rule = giant_rule(gpu, a, b)?;
         let binned = classify(gpu, a, b, 0..n, &mut row_len, giant_rule)?;
         let giant = match binned.counts[SPGEMM_GIANT] {
             0 => None,
@@ -555,7 +559,10 @@ impl<'g, T: Scalar> Product<'g, T> {
             return Ok(());
         }
         let gpu = self.gpu;
-        let giant = self.giant.as_mut().expect("a product with giant rows has their scratch");
+        let giant = self
+            .giant
+            .as_mut()
+            .expect("a product with giant rows has their scratch");
         let sms = gpu.sm_count();
         let warps = SPGEMM_THREADS / 32;
         for first in (0..count).step_by(SPGEMM_GIANT_BATCH as usize) {
@@ -593,7 +600,13 @@ impl<'g, T: Scalar> Product<'g, T> {
             };
             let grid = b.n_cols.div_ceil(warps).clamp(1, sms * 64);
             gpu.launch::<S, _>("spgemm_giant_columns", grid, SPGEMM_THREADS, 0, args)?;
-            gpu.launch::<S, _>("spgemm_giant_rows", n_batch, GIANT_ROW_THREADS, SCAN_SHARED, args)?;
+            gpu.launch::<S, _>(
+                "spgemm_giant_rows",
+                n_batch,
+                GIANT_ROW_THREADS,
+                SCAN_SHARED,
+                args,
+            )?;
             gather.clear = 1;
             gpu.launch_named("spgemm_giant_gather", sms * 8, SPGEMM_THREADS, 0, gather)?;
         }
@@ -606,9 +619,12 @@ impl<'g, T: Scalar> Product<'g, T> {
 const GIANT_ROW_THREADS: u32 = 1024;
 
 /// The least products and entries of A of a giant row for A ⊗ B; none is
-/// giant when the giant rows' scratch would not fit its share of the free
-/// memory.
-fn giant_rule<T: Scalar>(gpu: &Gpu, b: &DevCsr<T>) -> Result<(u64, u32)> {
+/// giant when no row of A is long enough, or when the giant rows' scratch
+/// would not fit its share of the free memory.
+fn giant_rule<T: Scalar>(gpu: &Gpu, a: &DevCsr<T>, b: &DevCsr<T>) -> Result<(u64, u32)> {
+    if a.longest_row < GIANT_MIN_LEN {
+        return Ok((u64::MAX, u32::MAX));
+    }
     let free = gpu.memory()?.0.saturating_sub(RESERVE);
     Ok(if Giant::<T>::bytes(b) <= free / GIANT_MEMORY_SHARE {
         ((u64::from(b.nnz) / GIANT_SHARE).max(1), GIANT_MIN_LEN)
@@ -689,18 +705,18 @@ fn classify<T: Scalar>(
 ) -> Result<Binned> {
     let n = rows.end - rows.start;
     let mut class = gpu.output::<u8>(n.max(1) as usize)?;
-    let mut counts = gpu.zeros::<u32>(SPGEMM_CLASSES)?;
+    // The class counts, then the long rows' chunks.
+    let mut counts = gpu.zeros::<u32>(SPGEMM_CLASSES + 1)?;
     let mut products = gpu.zeros::<u64>(1)?;
     let mut list = gpu.output::<u32>(n.max(1) as usize)?;
     // Chunks of the long rows: at most one a row over the lane's limit,
     // plus one per full chunk.
-    let chunks = a.nnz as usize / SPGEMM_LANE_MAX as usize
-        + a.nnz as usize / SPGEMM_LONG_CHUNK as usize
-        + 1;
-    let mut long_chunks = gpu.output::<u64>(chunks)?;
-    let mut long_count = gpu.zeros::<u32>(1)?;
-    let mut long_products = gpu.zeros::<u64>(n.max(1) as usize)?;
-    let mut long_span = gpu.zeros::<u32>(2 * n.max(1) as usize)?;
+    let chunks =
+        a.nnz as usize / SPGEMM_LANE_MAX as usize + a.nnz as usize / SPGEMM_LONG_CHUNK as usize + 1;
+    let long = a.longest_row > SPGEMM_LANE_MAX;
+    let mut long_chunks = gpu.output::<u64>(if long { chunks } else { 1 })?;
+    let mut long_products = gpu.output::<u64>(if long { n.max(1) as usize } else { 1 })?;
+    let mut long_span = gpu.output::<u32>(if long { 2 * n.max(1) as usize } else { 1 })?;
     let (giant_products, giant_len) = giant;
     let mut args = SpgemmClassifyArgs {
         a_row_ptr: gpu.ptr(&a.row_ptr),
@@ -713,7 +729,7 @@ fn classify<T: Scalar>(
         products: gpu.ptr_mut(&mut products),
         rows: gpu.ptr_mut(&mut list),
         long_chunks: gpu.ptr_mut(&mut long_chunks),
-        long_count: gpu.ptr_mut(&mut long_count),
+        long_count: DevPtrMut::new(gpu.ptr(&counts).addr() + 4 * SPGEMM_CLASSES as u64),
         long_products: gpu.ptr_mut(&mut long_products),
         long_span: gpu.ptr_mut(&mut long_span),
         giant_products,
@@ -724,11 +740,14 @@ fn classify<T: Scalar>(
     };
     let sms = gpu.sm_count();
     let grid = n.div_ceil(SPGEMM_THREADS).clamp(1, sms * 32);
-    gpu.launch_named("spgemm_long_rows", grid, SPGEMM_THREADS, 0, args)?;
-    gpu.launch_named("spgemm_long_products", sms * 8, SPGEMM_THREADS, 0, args)?;
+    if long {
+        gpu.launch_named("spgemm_long_rows", grid, SPGEMM_THREADS, 0, args)?;
+        gpu.launch_named("spgemm_long_products", sms * 8, SPGEMM_THREADS, 0, args)?;
+    }
     gpu.launch_named("spgemm_classify", grid, SPGEMM_THREADS, 0, args)?;
-    let counts_host: [u32; SPGEMM_CLASSES] =
-        gpu.download(&counts)?.try_into().expect("a count a class");
+    let counts_host: [u32; SPGEMM_CLASSES] = gpu.download(&counts)?[..SPGEMM_CLASSES]
+        .try_into()
+        .expect("a count a class");
     let products_host = gpu.download(&products)?[0];
     let mut offsets = [0u32; SPGEMM_CLASSES + 1];
     for c in 1..=SPGEMM_CLASSES {
