@@ -50,8 +50,17 @@ fn at<T: Copy>(v: &[T], layout: DenseLayout, (m, k): (usize, usize), i: usize, j
 /// The kernels that read operands in `layout`.
 fn kernels_for(layout: DenseLayout) -> Vec<SpmmKernel> {
     match layout {
-        DenseLayout::RowMajor => SpmmKernel::ALL.to_vec(),
-        DenseLayout::ColMajor => vec![SpmmKernel::Auto, SpmmKernel::ThreadRow],
+        DenseLayout::RowMajor => vec![
+            SpmmKernel::Auto,
+            SpmmKernel::BlockRows,
+            SpmmKernel::BlockRowsFused,
+            SpmmKernel::ThreadRow,
+        ],
+        DenseLayout::ColMajor => vec![
+            SpmmKernel::Auto,
+            SpmmKernel::ThreadRow,
+            SpmmKernel::Transposed,
+        ],
     }
 }
 
@@ -261,20 +270,24 @@ fn or_and_stored_zero_is_false_spmm() {
     }
 }
 
-/// A warp kernel asked for column-major operands says which kernel reads
-/// them.
+/// A kernel asked for operands in the layout it does not read says which
+/// kernels read them.
 #[test]
-fn col_major_needs_thread_row() {
-    let Some(gpu) = gpu("col_major_needs_thread_row") else {
+fn a_kernel_of_the_other_layout_is_refused() {
+    let Some(gpu) = gpu("a_kernel_of_the_other_layout_is_refused") else {
         return;
     };
     let a: Csr<f32> = skewed(10, 10, |_| 3, 1);
-    let kernel = SpmmKernel::BlockRows;
-    let e = SpmmPlan::new::<PlusTimes<f32>>(gpu, &a, 8, DenseLayout::ColMajor, kernel)
-        .err()
-        .expect("refused")
-        .to_string();
-    assert!(e.contains("thread-row") && e.contains(kernel.name()), "{e}");
+    for (layout, kernel, named) in [
+        (DenseLayout::ColMajor, SpmmKernel::BlockRows, "transposed"),
+        (DenseLayout::RowMajor, SpmmKernel::Transposed, "block-rows"),
+    ] {
+        let e = SpmmPlan::new::<PlusTimes<f32>>(gpu, &a, 8, layout, kernel)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(e.contains(named) && e.contains(kernel.name()), "{e}");
+    }
 }
 
 /// Without a GPU, SpMM on the cuda engine is an error that says what is

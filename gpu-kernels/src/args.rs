@@ -33,6 +33,7 @@
 //! | [`SpgemmClassifyArgs`] | `spgemm_long_rows`, `spgemm_long_products`, `spgemm_classify`, `spgemm_bin` (utility) | 152 |
 //! | [`SpgemmTransposeArgs`] | `spgemm_transpose_count`, `_scatter`, `_sort` (utility) | 56 |
 //! | [`SpgemmGatherArgs`] | `spgemm_giant_gather` (utility)          | 48    |
+//! | [`TransposeArgs`]    | `transpose_1`, `transpose_4`, `transpose_8` (utility) | 24 |
 //! | [`ScanArgs`]         | `scan_tiles`, `scan_tile_sums`, `scan_add` (utility) | 32 |
 //!
 //! Launch contracts (block and grid shape, what `y` must hold) are in each
@@ -817,6 +818,25 @@ pub struct CompareArgs {
     pub n: u64,
 }
 
+/// A dense `rows × cols` row-major matrix of 1-, 4- or 8-byte values
+/// (`transpose_1`, `_4`, `_8`) written transposed, `cols × rows`, to
+/// `output`: a column-major operand to row-major and back.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct TransposeArgs {
+    pub input: DevPtr<u8>,
+    pub output: DevPtrMut<u8>,
+    pub rows: u32,
+    pub cols: u32,
+}
+
+/// Threads of a block of the `transpose_*` kernels: a 32 × 32 tile, 8
+/// rows of it at a time.
+pub const TRANSPOSE_THREADS: u32 = 256;
+
+// SAFETY: repr(C): two 8-byte addresses and two u32: no padding.
+unsafe impl KernelArgs for TransposeArgs {}
+const _: () = assert!(core::mem::size_of::<TransposeArgs>() == 24);
 // SAFETY: repr(C) of 8-byte fields: no padding.
 unsafe impl KernelArgs for NarrowArgs {}
 const _: () = assert!(core::mem::size_of::<NarrowArgs>() == 24);

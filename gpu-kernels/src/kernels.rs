@@ -49,7 +49,7 @@ pub struct Kernel {
 }
 
 /// Entry points that are not stamped per semiring (`crate::util`: the spin,
-/// offsets narrowed and buffers compared; and the
+/// offsets narrowed, buffers compared and dense operands transposed; and the
 /// SpGEMM classification, binning and scan in `crate::spgemm`, and the
 /// long rows' sums, Bᵀ and gather in `crate::spgemm_long`): the PTX
 /// declares these and the [`KERNELS`], nothing else.
@@ -68,6 +68,9 @@ pub const UTILITY_KERNELS: &[&str] = &[
     "scan_add",
     "narrow_offsets",
     "words_differ",
+    "transpose_1",
+    "transpose_4",
+    "transpose_8",
 ];
 
 /// The entry point of `family` for semiring `S`, if it was stamped.

@@ -1,11 +1,15 @@
 //! Kernels that are not sparse algebra: helpers for the host's benchmarks
 //! and for keeping matrices on the device (offsets narrowed, buffers
-//! compared).
+//! compared, dense operands transposed).
 //! They are entry points of their own, not stamped per semiring; the host
 //! finds them in [`crate::kernels::UTILITY_KERNELS`].
 
-use crate::args::{CompareArgs, NarrowArgs, SpinArgs};
-use crate::device::thread::{grid_size_1d, index_1d};
+use crate::args::{CompareArgs, NarrowArgs, SpinArgs, TRANSPOSE_THREADS, TransposeArgs};
+use crate::device::shared;
+use crate::device::thread::{
+    block_dim_x, block_idx_x, grid_dim_x, grid_size_1d, index_1d, require, sync_threads,
+    thread_idx_x,
+};
 use core::arch::asm;
 
 /// Holds its stream for `ns` nanoseconds: one thread reads the GPU's global
@@ -68,4 +72,91 @@ pub unsafe extern "ptx-kernel" fn words_differ(a: CompareArgs) {
         }
         i += u64::from(grid_size_1d());
     }
+}
+
+/// Side of a tile of [`transpose`].
+const TILE: u32 = 32;
+
+/// A `rows × cols` row-major matrix of `W` written transposed
+/// ([`TransposeArgs`]), a 32 × 32 tile at a time through shared memory, so
+/// that a warp reads a row of the tile and writes a row of its transpose:
+/// both coalesced. The tile's rows are padded to 33 values, so that a
+/// column of it falls in 32 banks.
+///
+/// Launch: 1D, [`TRANSPOSE_THREADS`] threads a block, any grid,
+/// `32 · 33 · size_of::<W>()` bytes of dynamic shared memory.
+///
+/// # Safety
+/// `input` holds `rows · cols` values of `W`, `output` as many.
+#[inline(always)]
+unsafe fn transpose<W: Copy>(a: TransposeArgs) {
+    require(block_dim_x() == TRANSPOSE_THREADS);
+    let tile = shared::dynamic::<W>();
+    let (x, y0) = (thread_idx_x() % TILE, thread_idx_x() / TILE);
+    let step = TRANSPOSE_THREADS / TILE;
+    let (rows, cols) = (u64::from(a.rows), u64::from(a.cols));
+    let (input, output) = (
+        a.input.as_ptr().cast::<W>(),
+        a.output.as_mut_ptr().cast::<W>(),
+    );
+    let across = a.cols.div_ceil(TILE);
+    let tiles = u64::from(across) * u64::from(a.rows.div_ceil(TILE));
+    let mut t = u64::from(block_idx_x());
+    while t < tiles {
+        let r0 = t / u64::from(across) * u64::from(TILE);
+        let c0 = t % u64::from(across) * u64::from(TILE);
+        // SAFETY: indices checked against the shape; every thread of the
+        // block reaches both barriers (`t` is the block's).
+        unsafe {
+            let mut y = y0;
+            while y < TILE {
+                let (r, c) = (r0 + u64::from(y), c0 + u64::from(x));
+                if r < rows && c < cols {
+                    *tile.add((y * (TILE + 1) + x) as usize) = *input.add((r * cols + c) as usize);
+                }
+                y += step;
+            }
+            sync_threads();
+            let mut y = y0;
+            while y < TILE {
+                let (c, r) = (c0 + u64::from(y), r0 + u64::from(x));
+                if c < cols && r < rows {
+                    *output.add((c * rows + r) as usize) = *tile.add((x * (TILE + 1) + y) as usize);
+                }
+                y += step;
+            }
+            sync_threads();
+        }
+        t += u64::from(grid_dim_x());
+    }
+}
+
+/// [`transpose`] of 1-byte values (`bool`).
+///
+/// # Safety
+/// As [`transpose`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn transpose_1(a: TransposeArgs) {
+    // SAFETY: the caller's.
+    unsafe { transpose::<u8>(a) }
+}
+
+/// [`transpose`] of 4-byte values (`f32`).
+///
+/// # Safety
+/// As [`transpose`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn transpose_4(a: TransposeArgs) {
+    // SAFETY: the caller's.
+    unsafe { transpose::<u32>(a) }
+}
+
+/// [`transpose`] of 8-byte values (`f64`).
+///
+/// # Safety
+/// As [`transpose`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn transpose_8(a: TransposeArgs) {
+    // SAFETY: the caller's.
+    unsafe { transpose::<u64>(a) }
 }

@@ -38,7 +38,8 @@ pub struct SpmmArgs {
     #[command(flatten)]
     input: InputOpts,
     /// GPU kernel (--engine cuda): auto, block-rows, block-rows-fused or
-    /// thread-row. Without it the automatic choice runs.
+    /// thread-row (B and C are row-major here; transposed is for
+    /// column-major ones). Without it the automatic choice runs.
     #[cfg(feature = "gpu")]
     #[arg(long)]
     kernel: Option<spmx::engine::cuda::SpmmKernel>,

@@ -17,8 +17,8 @@
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{
-    SPMM_BLOCK_STAGE, SPMM_LOCAL_PIECE, SPMM_THREAD_COLS, SpmmBlockArgs, SpmmCsrThreadArgs,
-    SpmmFixupArgs,
+    DevPtr, DevPtrMut, SPMM_BLOCK_STAGE, SPMM_LOCAL_PIECE, SPMM_THREAD_COLS, SpmmBlockArgs,
+    SpmmCsrThreadArgs, SpmmFixupArgs, TRANSPOSE_THREADS, TransposeArgs,
 };
 
 use super::Gpu;
@@ -146,16 +146,21 @@ pub enum SpmmKernel {
     /// piece (`auto` takes it where no long row has many pieces).
     BlockRowsFused,
     /// Any layout: a thread per row and 8 columns, summing in row order
-    /// (the serial engine's bits). The kernel for column-major operands.
+    /// (the serial engine's bits).
     ThreadRow,
+    /// Column-major: B transposed to row-major on the device, `block-rows`
+    /// (fused as `auto` chooses), C transposed back; both transposes are
+    /// part of the run. The kernel `auto` takes for column-major operands.
+    Transposed,
 }
 
 impl SpmmKernel {
-    pub const ALL: [SpmmKernel; 4] = [
+    pub const ALL: [SpmmKernel; 5] = [
         SpmmKernel::Auto,
         SpmmKernel::BlockRows,
         SpmmKernel::BlockRowsFused,
         SpmmKernel::ThreadRow,
+        SpmmKernel::Transposed,
     ];
 
     pub fn name(self) -> &'static str {
@@ -164,6 +169,7 @@ impl SpmmKernel {
             SpmmKernel::BlockRows => "block-rows",
             SpmmKernel::BlockRowsFused => "block-rows-fused",
             SpmmKernel::ThreadRow => "thread-row",
+            SpmmKernel::Transposed => "transposed",
         }
     }
 }
@@ -240,14 +246,14 @@ impl BlockShape {
     }
 }
 
-/// The kernel [`SpmmKernel::Auto`] runs: `thread-row` for column-major
-/// operands, the one kernel that reads them; otherwise `block-rows`, fused
-/// where rows were cut into few pieces (`Blocks::fused`). (On an
-/// H100 `block-rows` beat the earlier warp-per-row, packed-row and
-/// split-row kernels in every case measured, by 1.1–2.4×: BENCHMARKS.md.)
+/// The kernel [`SpmmKernel::Auto`] runs: `block-rows`, fused where rows
+/// were cut into few pieces (`Blocks::fused`), for row-major operands;
+/// for column-major ones the same behind two transposes (`transposed`):
+/// a transpose streams B and C once at copy bandwidth, while `thread-row`
+/// leaves a long row to one thread and reads B a column at a time.
 pub fn choose(layout: DenseLayout) -> SpmmKernel {
     match layout {
-        DenseLayout::ColMajor => SpmmKernel::ThreadRow,
+        DenseLayout::ColMajor => SpmmKernel::Transposed,
         DenseLayout::RowMajor => SpmmKernel::BlockRows,
     }
 }
@@ -583,12 +589,14 @@ pub struct SpmmPlan<T> {
     a: DevCsr<T>,
     /// `block-rows`' blocks (`None` for `thread-row`).
     blocks: Option<Blocks<T>>,
+    /// `transposed`: B and C in row-major order.
+    row_major: Option<(CudaSlice<T>, CudaSlice<T>)>,
 }
 
 impl<T: Scalar> SpmmPlan<T> {
     /// Uploads A for products with `k`-column operands in `layout`.
-    /// `Auto` is resolved by [`choose`]; `block-rows` with column-major
-    /// operands is refused, naming the kernel that reads them.
+    /// `Auto` is resolved by [`choose`]; a kernel for the other layout is
+    /// refused, naming the kernels that read this one.
     pub fn new<S: Semiring<Value = T>>(
         gpu: &Gpu,
         a: &Csr<T>,
@@ -601,22 +609,29 @@ impl<T: Scalar> SpmmPlan<T> {
             SpmmKernel::Auto => choose(layout),
             other => other,
         };
-        if layout == DenseLayout::ColMajor && kernel != SpmmKernel::ThreadRow {
+        let reads = match layout {
+            DenseLayout::ColMajor => [SpmmKernel::ThreadRow, SpmmKernel::Transposed],
+            DenseLayout::RowMajor => [SpmmKernel::BlockRows, SpmmKernel::BlockRowsFused],
+        };
+        if !reads.contains(&kernel) && kernel != SpmmKernel::ThreadRow {
             return Err(Error::Unavailable {
                 engine: "cuda",
                 reason: format!(
-                    "SpMM kernel {kernel} reads row-major operands; for col-major use \
-                     thread-row (or auto)"
+                    "SpMM kernel {kernel} does not read {layout} operands; for {layout} use \
+                     {}, {} or thread-row (or auto)",
+                    reads[0], reads[1]
                 ),
             });
         }
         let k32 = index(k, "k (columns of B)")?;
         let dev = DevCsr::upload(gpu, a)?;
         let blocks = match kernel {
-            SpmmKernel::BlockRows | SpmmKernel::BlockRowsFused => {
+            SpmmKernel::BlockRows | SpmmKernel::BlockRowsFused | SpmmKernel::Transposed => {
                 let fused = match requested {
-                    SpmmKernel::Auto => None,
-                    other => Some(other == SpmmKernel::BlockRowsFused),
+                    SpmmKernel::BlockRows | SpmmKernel::BlockRowsFused => {
+                        Some(requested == SpmmKernel::BlockRowsFused)
+                    }
+                    _ => None,
                 };
                 Some(Blocks::new(gpu, a, k, fused)?)
             }
@@ -627,8 +642,15 @@ impl<T: Scalar> SpmmPlan<T> {
                 None
             }
         };
+        let row_major = match kernel {
+            SpmmKernel::Transposed => Some((
+                gpu.output::<T>((a.ncols() * k).max(1))?,
+                gpu.output::<T>((a.nrows() * k).max(1))?,
+            )),
+            _ => None,
+        };
         let kernel = match &blocks {
-            Some(b) if b.fused => SpmmKernel::BlockRowsFused,
+            Some(b) if b.fused && kernel == SpmmKernel::BlockRows => SpmmKernel::BlockRowsFused,
             _ => kernel,
         };
         Ok(SpmmPlan {
@@ -637,6 +659,7 @@ impl<T: Scalar> SpmmPlan<T> {
             k: k32,
             a: dev,
             blocks,
+            row_major,
         })
     }
 
@@ -653,9 +676,10 @@ impl<T: Scalar> SpmmPlan<T> {
             None => format!("{}({})", self.kernel, self.layout),
             Some(b) => {
                 let load = if b.shape.vec { "vec16" } else { "scalar" };
+                let fused = if b.fused { "fused, " } else { "" };
                 format!(
-                    "{}({load}, {} lanes, {} blocks, {} rows in local pieces, {} pieces of {} \
-                     long rows)",
+                    "{}({fused}{load}, {} lanes, {} blocks, {} rows in local pieces, {} pieces \
+                     of {} long rows)",
                     self.kernel, b.shape.lanes, b.n_blocks, b.n_local_rows, b.n_pieces, b.n_long
                 )
             }
@@ -673,7 +697,11 @@ impl<T: Scalar> SpmmPlan<T> {
 
     /// Bytes A and the plan's blocks and scratch occupy on the device.
     pub fn matrix_bytes(&self) -> usize {
-        self.a.bytes() + self.blocks.as_ref().map_or(0, Blocks::bytes)
+        let row_major = self
+            .row_major
+            .as_ref()
+            .map_or(0, |(b, c)| (b.len() + c.len()) * size_of::<T>());
+        self.a.bytes() + self.blocks.as_ref().map_or(0, Blocks::bytes) + row_major
     }
 
     /// Queues `C = A ⊗ B` on the GPU's stream. `b` holds `n · k` values and
@@ -688,6 +716,12 @@ impl<T: Scalar> SpmmPlan<T> {
         assert_eq!(b.len(), n * k, "B must hold A.ncols() × k values");
         assert_eq!(c.len(), m * k, "C must hold A.nrows() × k values");
         let a = &self.a;
+        if let Some((b_rows, c_rows)) = self.row_major.as_mut() {
+            let blocks = self.blocks.as_mut().expect("transposed runs block-rows");
+            transpose(gpu, b, b_rows, self.k, a.n_cols)?;
+            blocks.run::<S>(gpu, a, self.k, b_rows, c_rows)?;
+            return transpose(gpu, c_rows, c, a.n_rows, self.k);
+        }
         if let Some(blocks) = self.blocks.as_mut() {
             return blocks.run::<S>(gpu, a, self.k, b, c);
         }
@@ -711,6 +745,33 @@ impl<T: Scalar> SpmmPlan<T> {
         let threads = u64::from(a.n_rows) * u64::from(self.k.div_ceil(SPMM_THREAD_COLS));
         gpu.launch_threads::<S, _>("spmm_csr_thread", threads, args)
     }
+}
+
+/// Queues `output = inputᵀ` for a `rows × cols` row-major `input` (a
+/// column-major `cols × rows` matrix read as row-major).
+fn transpose<T: Scalar>(
+    gpu: &Gpu,
+    input: &CudaSlice<T>,
+    output: &mut CudaSlice<T>,
+    rows: u32,
+    cols: u32,
+) -> Result<()> {
+    let size = size_of::<T>();
+    let name = match size {
+        1 => "transpose_1",
+        4 => "transpose_4",
+        _ => "transpose_8",
+    };
+    let args = TransposeArgs {
+        input: DevPtr::new(gpu.ptr(input).addr()),
+        output: DevPtrMut::new(gpu.ptr_mut(output).addr()),
+        rows,
+        cols,
+    };
+    let tiles = u64::from(rows.div_ceil(32)) * u64::from(cols.div_ceil(32));
+    let grid = tiles.clamp(1, u64::from(gpu.sm_count()) * 16) as u32;
+    let shared = (32 * 33 * size) as u32;
+    gpu.launch_named(name, grid, TRANSPOSE_THREADS, shared, args)
 }
 
 /// `C = A ⊗ B` on the GPU with row-major host operands and the automatic
@@ -971,7 +1032,7 @@ mod tests {
 
     #[test]
     fn auto_follows_the_layout() {
-        assert_eq!(choose(DenseLayout::ColMajor), SpmmKernel::ThreadRow);
+        assert_eq!(choose(DenseLayout::ColMajor), SpmmKernel::Transposed);
         assert_eq!(choose(DenseLayout::RowMajor), SpmmKernel::BlockRows);
     }
 }
