@@ -1075,6 +1075,29 @@ unsafe fn sort_row<S: Semiring, G: Group>(
     }
 }
 
+/// The warp's keys sorted ascending across its lanes (lane 0 the
+/// smallest): a bitonic network by shuffles.
+///
+/// # Safety
+/// All 32 lanes must make this call together.
+#[inline(always)]
+pub(crate) unsafe fn warp_sort(mut k: u64) -> u64 {
+    let lane = lane_id();
+    let mut size = 2;
+    while size <= WARP_SIZE {
+        let mut stride = size / 2;
+        while stride > 0 {
+            // SAFETY: the caller's contract.
+            let other = unsafe { warp::shuffle_xor(k, stride) };
+            let keep_min = (lane & stride == 0) == (lane & size == 0);
+            k = if keep_min { k.min(other) } else { k.max(other) };
+            stride /= 2;
+        }
+        size *= 2;
+    }
+    k
+}
+
 /// Sorts `keys[..m]` (`m` a power of two) ascending, by the group: a
 /// bitonic network, in registers when the group is a warp and `m ≤ 32`.
 ///
@@ -1088,22 +1111,11 @@ unsafe fn sort_keys<G: Group>(keys: *mut u64, m: u32) {
     unsafe {
         if G::size() == WARP_SIZE && m <= WARP_SIZE {
             let lane = lane_id();
-            let mut k = if lane < m {
+            let k = warp_sort(if lane < m {
                 *keys.add(lane as usize)
             } else {
                 u64::MAX
-            };
-            let mut size = 2;
-            while size <= WARP_SIZE {
-                let mut stride = size / 2;
-                while stride > 0 {
-                    let other = warp::shuffle_xor(k, stride);
-                    let keep_min = (lane & stride == 0) == (lane & size == 0);
-                    k = if keep_min { k.min(other) } else { k.max(other) };
-                    stride /= 2;
-                }
-                size *= 2;
-            }
+            });
             if lane < m {
                 *keys.add(lane as usize) = k;
             }

@@ -38,7 +38,7 @@ use crate::device::thread::{
 };
 use crate::device::warp::{self, Shuffle};
 use crate::semiring::Semiring;
-use crate::spgemm::block_exclusive_scan;
+use crate::spgemm::{block_exclusive_scan, warp_sort};
 
 /// Lists the chunks of the rows of `row_start..row_end` longer than
 /// [`SPGEMM_LANE_MAX`] ([`SpgemmClassifyArgs`]).
@@ -205,18 +205,7 @@ pub unsafe extern "ptx-kernel" fn spgemm_transpose_sort(a: SpgemmTransposeArgs) 
                 let len = (e - s) as u32;
                 if (2..=WARP_SIZE).contains(&len) {
                     let mine = keys.add(s as usize + lane as usize);
-                    let mut k = if lane < len { *mine } else { u64::MAX };
-                    let mut size = 2;
-                    while size <= WARP_SIZE {
-                        let mut stride = size / 2;
-                        while stride > 0 {
-                            let other = warp::shuffle_xor(k, stride);
-                            let keep_min = (lane & stride == 0) == (lane & size == 0);
-                            k = if keep_min { k.min(other) } else { k.max(other) };
-                            stride /= 2;
-                        }
-                        size *= 2;
-                    }
+                    let k = warp_sort(if lane < len { *mine } else { u64::MAX });
                     if lane < len {
                         *mine = k;
                     }
