@@ -304,13 +304,17 @@ where
     }
 }
 
+/// Steps of 32 parts the fix-up reads at once.
+const FIXUP_STEPS: usize = 8;
+
 /// The second step of [`spmv_csr_merge`]: adds the carries into `y`, one
 /// warp per part. The parts carrying one row are consecutive; the warp of
 /// the first of them ([`merge_path::run_head`]) sums the run's carries, 32
 /// parts at a time (lane `l` takes parts `p + l, p + l + 32, …`, then a
 /// tree), and its lane 0 sets `y[row] = sum ⊕ y[row]`. No two warps touch one
 /// row, so no atomics are needed and the result is the same bits every run.
-/// A row spread over `m` parts costs its warp `⌈m / 32⌉` steps.
+/// A row spread over `m` parts costs its warp `⌈m / 256⌉` rounds of
+/// loads (eight steps' at once).
 ///
 /// Launch: 1D, block size a multiple of 32 (else `trap`), any grid
 /// (`⌈n_parts · 32 / block⌉` blocks cover the parts once), after
@@ -341,17 +345,32 @@ where
         let mut sum = S::zero();
         let mut first = part;
         loop {
-            let p = first.saturating_add(lane);
-            let in_run = p < a.n_parts && carry_row_of(p) == row;
-            if in_run {
-                // SAFETY: `p < n_parts`.
-                sum = S::add(sum, unsafe { *carry_val.add(p as usize) });
+            // FIXUP_STEPS steps' rows read at once, so that a long run has
+            // that many loads in flight a lane; a part past the run carries
+            // a later row and adds nothing, so the sums are those of one
+            // step at a time, in the same order.
+            let mut rows = [a.n_rows; FIXUP_STEPS];
+            for (u, r) in rows.iter_mut().enumerate() {
+                let p = first.saturating_add(lane + WARP_SIZE * u as u32);
+                if p < a.n_parts {
+                    *r = carry_row_of(p);
+                }
+            }
+            let mut whole = true;
+            for (u, &r) in rows.iter().enumerate() {
+                if r == row {
+                    let p = first + lane + WARP_SIZE * u as u32;
+                    // SAFETY: `p < n_parts` (its row was read).
+                    sum = S::add(sum, unsafe { *carry_val.add(p as usize) });
+                } else {
+                    whole = false;
+                }
             }
             // SAFETY: all 32 lanes vote together (uniform loop).
-            if !unsafe { warp::all(in_run) } {
+            if !unsafe { warp::all(whole) } {
                 break;
             }
-            first = first.saturating_add(WARP_SIZE);
+            first = first.saturating_add(WARP_SIZE * FIXUP_STEPS as u32);
         }
         // SAFETY: all 32 lanes reach the reduction together.
         let sum = unsafe { warp::reduce::<S>(sum, WARP_SIZE) };
