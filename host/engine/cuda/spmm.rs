@@ -9,6 +9,10 @@
 //! (what `spmx bench spmm` times). [`spmm`] is the one-shot host call
 //! behind `ops::spmm` on the cuda engine.
 //!
+//! Column-major operands go through `transposed`: B transposed to
+//! row-major on the device (`gpu_kernels::util`'s `transpose_*`), the
+//! row-major kernel, C transposed back, all in one [`SpmmPlan::run`].
+//!
 //! [`SpmmKernel::Auto`] picks from the layout ([`choose`]); the row-length
 //! statistics shape the blocks, and `k` the lanes a block's group takes
 //! ([`BlockShape::for_k`]), halved where most entries would otherwise be
