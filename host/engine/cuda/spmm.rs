@@ -613,17 +613,22 @@ impl<T: Scalar> SpmmPlan<T> {
             SpmmKernel::Auto => choose(layout),
             other => other,
         };
-        let reads = match layout {
-            DenseLayout::ColMajor => [SpmmKernel::ThreadRow, SpmmKernel::Transposed],
-            DenseLayout::RowMajor => [SpmmKernel::BlockRows, SpmmKernel::BlockRowsFused],
+        let reads: &[SpmmKernel] = match layout {
+            DenseLayout::ColMajor => &[SpmmKernel::Transposed, SpmmKernel::ThreadRow],
+            DenseLayout::RowMajor => &[
+                SpmmKernel::BlockRows,
+                SpmmKernel::BlockRowsFused,
+                SpmmKernel::ThreadRow,
+            ],
         };
-        if !reads.contains(&kernel) && kernel != SpmmKernel::ThreadRow {
+        if !reads.contains(&kernel) {
+            let names: Vec<_> = reads.iter().map(|k| k.name()).collect();
             return Err(Error::Unavailable {
                 engine: "cuda",
                 reason: format!(
-                    "SpMM kernel {kernel} does not read {layout} operands; for {layout} use \
-                     {}, {} or thread-row (or auto)",
-                    reads[0], reads[1]
+                    "SpMM kernel {kernel} does not read {layout} operands; for {layout} use {} \
+                     (or auto)",
+                    names.join(", ")
                 ),
             });
         }
