@@ -73,7 +73,8 @@ impl std::error::Error for Error {}
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    pub(crate) fn invalid(format: &'static str, reason: impl Into<String>) -> Self {
+    /// An [`Error::Invalid`] for `format`, saying `reason`.
+    pub fn invalid(format: &'static str, reason: impl Into<String>) -> Self {
         Error::Invalid {
             format,
             reason: reason.into(),

@@ -5,7 +5,6 @@
 //! kernels, and are re-exported here.
 
 pub mod app;
-pub mod bench;
 pub mod engine;
 pub mod error;
 pub mod format;

@@ -191,11 +191,25 @@ pub fn inf_meets_neg_inf_graph() -> Csr<f64> {
 }
 
 /// The real-world matrices: `$SPMX_REAL_DATA`, else
-/// `../shared/bench-data/real` beside the crate (the folder `spmx bench`
-/// reads). Tests that need it skip, saying why, when it has no
+/// `../shared/bench-data/real` beside the repository (the folder `spmx
+/// bench` reads). Tests that need it skip, saying why, when it has no
 /// `MANIFEST.tsv`.
 pub fn real_data_dir() -> PathBuf {
-    spmx::bench::suite::real_dir()
+    std::env::var_os("SPMX_REAL_DATA").map_or_else(
+        || repository().join("../shared/bench-data/real"),
+        PathBuf::from,
+    )
+}
+
+/// The repository's root: the folder of `Cargo.lock`, above the crate
+/// whose tests include this module (the library's, or the cli's).
+pub fn repository() -> PathBuf {
+    let crate_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    crate_dir
+        .ancestors()
+        .find(|d| d.join("Cargo.lock").exists())
+        .unwrap_or(crate_dir)
+        .to_path_buf()
 }
 
 /// Every matrix of the real set as (file name, A in CSR, f64), in name

@@ -5,7 +5,6 @@
 //! | module      | what                                                       |
 //! |-------------|------------------------------------------------------------|
 //! | [`context`] | the process's [`Gpu`]: context, stream, module cache, launches, buffers |
-//! | [`cusparse`] | the vendor's CSR SpMV, SpMM and SpGEMM (and its reuse), loaded at run time, for `spmx bench` |
 //! | [`matrix`]  | device copies of every format                              |
 //! | [`spmv`]    | SpMV: the kernel family, [`SpmvPlan`], automatic choice     |
 //! | [`spgemm`]  | SpGEMM: rows classified and binned, symbolic, prefix sum, numeric; row blocks when C does not fit |
@@ -14,7 +13,6 @@
 //! | [`ptx`]     | the embedded PTX and its table of entry points            |
 
 pub mod context;
-pub mod cusparse;
 pub mod matrix;
 pub mod ptx;
 pub mod spgemm;

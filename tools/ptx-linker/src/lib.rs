@@ -25,7 +25,7 @@
 //!
 //! spmx's `build.rs` does not build this crate as a separate program: it
 //! links it in and acts as the linker itself when [`LINKER_ENV`] is set (see
-//! [`main_with_env`]). The `ptx-linker` binary is the same code, for running
+//! [`main_with_env`]). The `ptx-linker` example is the same code, for running
 //! a link by hand.
 
 use std::ffi::{OsStr, OsString};

@@ -22,12 +22,12 @@ use super::check::{BenchValue, SpmmReference, random_x};
 use super::measure::{RowSpread, rotation_sets, spmm_bytes, spmm_flops};
 use super::report::{CaseId, Device, MatrixResult, Outcome};
 use super::timer::{Built, Harness, Operands, Timing, is_plus_times};
-use crate::engine::cuda::cusparse::{CusparseSpmm, CusparseValue, SpmmAlg};
-use crate::engine::cuda::matrix::DevCsr;
-use crate::engine::cuda::spmm::{DenseLayout, SpmmKernel, SpmmPlan};
-use crate::error::{Error, Result};
-use crate::format::{Csr, Dense};
-use crate::{Scalar, Semiring};
+use crate::cusparse::{CusparseSpmm, CusparseValue, SpmmAlg};
+use spmx::engine::cuda::matrix::DevCsr;
+use spmx::engine::cuda::spmm::{DenseLayout, SpmmKernel, SpmmPlan};
+use spmx::error::{Error, Result};
+use spmx::format::{Csr, Dense};
+use spmx::{Scalar, Semiring};
 
 /// What to run.
 #[derive(Clone, Debug)]

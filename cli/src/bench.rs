@@ -212,22 +212,22 @@ mod gpu {
 #[cfg(feature = "gpu")]
 mod gpu {
     use super::{CommonBenchArgs, SpgemmBenchArgs, SpmmBenchArgs, SpmvBenchArgs, ValueType};
-    use crate::cli::progress;
-    use crate::cli::semiring_arg::SemiringArg;
+    use crate::progress;
+    use crate::semiring_arg::SemiringArg;
     use anyhow::Context;
-    use spmx::bench::check::BenchValue;
-    use spmx::bench::plot::write_plots;
-    use spmx::bench::report::{self, CaseId, Device, MatrixResult, Outcome, Report, Status};
-    use spmx::bench::spgemm::{SpgemmBench, SpgemmBenchOptions};
-    use spmx::bench::spmm::{SpmmBench, SpmmBenchOptions};
-    use spmx::bench::spmv::{SpmvBench, SpmvBenchOptions};
-    use spmx::bench::suite::{Input, Source, Suite, real_dir};
     use spmx::engine::cuda::SpmvKernel;
-    use spmx::engine::cuda::cusparse::CusparseValue;
     use spmx::engine::cuda::spmm::SpmmKernel;
     use spmx::format::Csr;
     use spmx::semiring::Float;
     use spmx::{MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, PlusTimes, Scalar, Semiring};
+    use spmx_bench::check::BenchValue;
+    use spmx_bench::cusparse::CusparseValue;
+    use spmx_bench::plot::write_plots;
+    use spmx_bench::report::{self, CaseId, Device, MatrixResult, Outcome, Report, Status};
+    use spmx_bench::spgemm::{SpgemmBench, SpgemmBenchOptions};
+    use spmx_bench::spmm::{SpmmBench, SpmmBenchOptions};
+    use spmx_bench::spmv::{SpmvBench, SpmvBenchOptions};
+    use spmx_bench::suite::{Input, Source, Suite, real_dir};
     use std::io::Write;
     use std::str::FromStr;
     use std::time::Instant;

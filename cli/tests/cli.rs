@@ -6,6 +6,7 @@
 //! nothing behind. Tests that need `../shared/bench-data/real` (or
 //! `$SPMX_REAL_DATA`) skip, saying why, when it is absent.
 
+#[path = "../../tests/common/mod.rs"]
 mod common;
 
 use common::{assert_identical, real_data_dir};
@@ -84,9 +85,7 @@ fn read_csr(path: &Path) -> Csr<f64> {
 }
 
 fn test_data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name)
+    common::repository().join("tests/data").join(name)
 }
 
 /// `name` in the real-matrix folder, or `None` (having said why) when the
@@ -117,19 +116,20 @@ fn real_matrices() -> Option<Vec<PathBuf>> {
 
 // ---- semirings on the test side: the CLI's f64 ↔ the semiring's values ----
 
-const SEMIRINGS: [&str; 6] = [
+const SEMIRINGS: [&str; 7] = [
     "plus-times",
     "min-plus",
     "max-plus",
     "or-and",
     "max-times",
     "min-max",
+    "max-min",
 ];
 
 /// Runs `$body` with `$S` the semiring the CLI names `$name`.
 macro_rules! with_semiring {
     ($name:expr, |$S:ident| $body:expr) => {{
-        use spmx::{MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes};
+        use spmx::{MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes};
         match $name {
             "plus-times" => {
                 type $S = PlusTimes<f64>;
@@ -155,13 +155,18 @@ macro_rules! with_semiring {
                 type $S = MinMax<f64>;
                 $body
             }
+            "max-min" => {
+                type $S = MaxMin<f64>;
+                $body
+            }
             other => panic!("unknown semiring {other}"),
         }
     }};
 }
 
-/// What the CLI documents: numeric semirings use the values, or-and the
-/// pattern; results come back as `f64` (`bool` as 0 or 1).
+/// What the CLI documents: numeric semirings use the values, or-and takes
+/// nonzero as true and 0 as false; results come back as `f64` (`bool` as 0
+/// or 1).
 trait CliSide: Scalar {
     fn input(m: &Csr<f64>) -> Csr<Self>;
 }
@@ -172,7 +177,7 @@ impl CliSide for f64 {
 }
 impl CliSide for bool {
     fn input(m: &Csr<f64>) -> Csr<bool> {
-        m.map(|_| true)
+        m.map(|v| v != 0.0)
     }
 }
 
@@ -457,6 +462,38 @@ fn apsp_gives_the_known_distances_exactly() {
     let d = dir.path().join("d.mtx");
     spmx(dir.path(), &["apsp", s(&input), "-o", s(&d)]).success();
     assert_identical(&read_csr(&d), &read_csr(&output));
+}
+
+/// `spmx apsp` on the issue's files: an error naming the negative cycle,
+/// a non-zero exit, no output written.
+#[test]
+fn apsp_negative_cycle_through_neg_inf_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let eight = "%%MatrixMarket matrix coordinate real general\n\
+                 8 8 3\n1 2 -inf\n2 1 1\n1 3 1\n";
+    // Issue 20: the skew-symmetric file's cycle 1 → 2 → 3 → 1 weighs −∞.
+    let skew = "%%MatrixMarket matrix coordinate real skew-symmetric\n\
+                3 3 3\n2 1 inf\n3 1 -1\n3 2 1\n";
+    for (name, text) in [("eight.mtx", eight), ("skew.mtx", skew)] {
+        let (input, output) = (dir.path().join(name), dir.path().join("d.mtx"));
+        std::fs::write(&input, text).unwrap();
+        for engine in ["serial", "cpu", "auto"] {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_spmx"))
+                .arg("apsp")
+                .arg(&input)
+                .arg("-o")
+                .arg(&output)
+                .args(["--engine", engine])
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                !out.status.success() && stderr.contains("negative cycle"),
+                "{name} on {engine}: {stderr}"
+            );
+            assert!(!output.exists(), "{name} on {engine}: no output");
+        }
+    }
 }
 
 // ---- spmv and spmm ----

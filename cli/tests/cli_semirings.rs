@@ -4,6 +4,7 @@
 //! where there is a GPU); max-min is offered under its `NAME` and agrees
 //! with the library.
 
+#[path = "../../tests/common/mod.rs"]
 mod common;
 
 use spmx::engine::Engine;

@@ -13,12 +13,12 @@ use super::check::{BenchValue, Reference, random_x};
 use super::measure::{RowSpread, rotation_sets, spmv_bytes};
 use super::report::{CaseId, Device, MatrixResult, Outcome};
 use super::timer::{Built, Harness, Operands, Timing, is_plus_times};
-use crate::engine::cuda::cusparse::{CusparseSpmv, CusparseValue, SpmvAlg};
-use crate::engine::cuda::matrix::DevCsr;
-use crate::engine::cuda::{SpmvKernel, SpmvPlan};
-use crate::error::Result;
-use crate::format::Csr;
-use crate::{Scalar, Semiring};
+use crate::cusparse::{CusparseSpmv, CusparseValue, SpmvAlg};
+use spmx::engine::cuda::matrix::DevCsr;
+use spmx::engine::cuda::{SpmvKernel, SpmvPlan};
+use spmx::error::Result;
+use spmx::format::Csr;
+use spmx::{Scalar, Semiring};
 
 /// What to run.
 #[derive(Clone, Debug)]

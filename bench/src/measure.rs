@@ -5,8 +5,8 @@
 
 use serde::Serialize;
 
-use crate::Scalar;
-use crate::format::Csr;
+use spmx::Scalar;
+use spmx::format::Csr;
 
 /// Most rotation sets (copies of the matrix and of `x`, `y`) per timing.
 pub const MAX_SETS: usize = 64;
@@ -170,7 +170,7 @@ mod tests {
 
     #[test]
     fn spread_of_equal_and_unequal_rows() {
-        let equal = crate::generate::poisson2d(1).unwrap();
+        let equal = spmx::generate::poisson2d(1).unwrap();
         let s = RowSpread::of(&equal);
         assert_eq!((s.min, s.max, s.mean, s.cv), (1, 1, 1.0, 0.0));
         // Rows of 1 and 3 entries: mean 2, deviation 1.

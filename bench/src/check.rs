@@ -21,9 +21,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
-use crate::error::Result;
-use crate::format::{Csr, Dense};
-use crate::{Engine, Scalar, Semiring, ops};
+use spmx::error::Result;
+use spmx::format::{Csr, Dense};
+use spmx::{Engine, Scalar, Semiring, ops};
 
 /// The value types a bench runs on: `f32` and `f64`.
 pub trait BenchValue: Scalar {
@@ -241,8 +241,8 @@ fn rounding_tolerance<T: BenchValue>(a: &Csr<T>, b: &[T], k: usize) -> Vec<f64> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate;
-    use crate::{MinPlus, PlusTimes};
+    use spmx::generate;
+    use spmx::{MinPlus, PlusTimes};
 
     fn matrix() -> Csr<f32> {
         generate::power_law(2000, 2000, 20.0, 2.0, 5)

@@ -1,5 +1,7 @@
 //! `ptx-linker`: the nvptx linker of spmx's build, as a program, for linking
-//! by hand (`-C linker=target/debug/ptx-linker`). The tools are taken from
+//! by hand (`cargo build -p ptx-linker --example ptx-linker`, then
+//! `-C linker=target/debug/examples/ptx-linker`). An example rather than a
+//! binary, so that `cargo run` in the workspace finds one program: `spmx`. The tools are taken from
 //! `$SPMX_PTX_LINKER_LLVM_BIN` when set, else from the toolchain of the
 //! `rustc` on the PATH (or `$RUSTC`).
 

@@ -38,10 +38,10 @@ use cudarc::driver::{CudaEvent, CudaSlice, DriverError};
 use super::check::{BenchValue, Mismatch};
 use super::measure::{Times, giga_per_s, rotation_sets};
 use super::report::{Device, Outcome, Status};
-use crate::engine::cuda::Gpu;
-use crate::engine::cuda::cusparse::Cusparse;
-use crate::error::{Error, Result};
-use crate::{PlusTimes, Semiring};
+use crate::cusparse::Cusparse;
+use spmx::engine::cuda::Gpu;
+use spmx::error::{Error, Result};
+use spmx::{PlusTimes, Semiring};
 
 /// How long the stream is held while the timed runs are queued, at first
 /// and at most (nanoseconds).

@@ -16,6 +16,7 @@
 //!   the ranks is cpu, or `$SPMX_MPI_RANK_ENGINE` (`cuda` on a GPU machine:
 //!   `SPMX_MPI_WORKER=1 SPMX_MPI_RANK_ENGINE=cuda mpirun -np 2 <this test>`).
 
+#[path = "../../tests/common/mod.rs"]
 mod common;
 
 use common::{TestScalar, arb_csr_shaped, assert_identical};

@@ -26,10 +26,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::report::CaseId;
-use crate::error::{Error, Result};
-use crate::format::Csr;
-use crate::generate::{GenSpec, RmatParams};
-use crate::io::{ReadOptions, read_mtx};
+use spmx::error::{Error, Result};
+use spmx::format::Csr;
+use spmx::generate::{GenSpec, RmatParams};
+use spmx::io::{ReadOptions, read_mtx};
 
 /// The suites built into spmx: name and the text of `bench-data/NAME.suite`.
 pub const SUITES: &[(&str, &str)] = &[
@@ -207,10 +207,11 @@ impl Input {
 }
 
 /// The folder of the real matrices: `$SPMX_REAL_DATA`, else
-/// `../shared/bench-data/real` beside the repository spmx was built from.
+/// `../shared/bench-data/real` beside the repository spmx was built from
+/// (the folder the library's tests read too).
 pub fn real_dir() -> PathBuf {
     std::env::var_os(REAL_DATA_ENV).map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/bench-data/real"),
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/bench-data/real"),
         PathBuf::from,
     )
 }

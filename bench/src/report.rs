@@ -12,7 +12,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::measure::{RowSpread, Times, geomean, giga_per_s};
-use crate::error::{Error, Result};
+use spmx::error::{Error, Result};
 
 /// Everything one `spmx bench` run measured.
 #[derive(Clone, Debug, Serialize)]
@@ -57,7 +57,7 @@ pub struct Device {
 
 /// What names a case and places it in a set, before it runs: its matrix's
 /// name, where the matrix comes from, and the set (`tune`, `validate`,
-/// `files`; see [`crate::bench::suite::Input::set`]).
+/// `files`; see [`crate::suite::Input::set`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CaseId {
     pub name: String,
@@ -671,7 +671,7 @@ pub(crate) mod tests {
         for m in &mut report.matrices {
             m.name = format!("{} k=128", m.name);
             m.k = Some(128);
-            m.flops = Some(crate::bench::measure::spmm_flops(m.nnz, 128));
+            m.flops = Some(crate::measure::spmm_flops(m.nnz, 128));
             m.derive(report.device.copy_gb_per_s);
         }
         report.summarize();

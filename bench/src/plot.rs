@@ -17,7 +17,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::report::{Outcome, Report};
-use crate::error::{Error, Result};
+use spmx::error::{Error, Result};
 
 /// Pixels of the bitmaps (the SVGs use the same units).
 const WIDTH: u32 = 1100;
@@ -321,7 +321,7 @@ fn operation_name(operation: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::report::tests::{sample, spmm_sample};
+    use crate::report::tests::{sample, spmm_sample};
 
     #[test]
     fn writes_svg_and_png_of_both_charts() {

@@ -61,7 +61,7 @@ impl CliValue for bool {
 macro_rules! with_semiring {
     ($arg:expr, |$S:ident| $body:expr) => {{
         use spmx::{MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes};
-        use $crate::cli::semiring_arg::SemiringArg as A;
+        use $crate::semiring_arg::SemiringArg as A;
         match $arg {
             A::PlusTimes => {
                 type $S = PlusTimes<f64>;

@@ -25,11 +25,11 @@ use std::marker::PhantomData;
 use cudarc::cusparse::sys;
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
-use super::Gpu;
-use super::matrix::DevCsr;
-use super::spmm::DenseLayout;
-use crate::Scalar;
-use crate::error::{Error, Result};
+use spmx::Scalar;
+use spmx::engine::cuda::Gpu;
+use spmx::engine::cuda::matrix::DevCsr;
+use spmx::engine::cuda::spmm::DenseLayout;
+use spmx::error::{Error, Result};
 
 const ENGINE: &str = "cuSPARSE";
 

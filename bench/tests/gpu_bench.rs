@@ -11,19 +11,19 @@
 //! why and pass.
 #![cfg(feature = "gpu")]
 
-use spmx::bench::check::{Reference, SpmmReference, random_x};
-use spmx::bench::report::{CaseId, MatrixResult, Status};
-use spmx::bench::spgemm::{
-    OURS, OURS_NUMERIC, SpgemmBench, SpgemmBenchOptions, VENDOR, VENDOR_NUMERIC,
-};
-use spmx::bench::spmm::{SpmmBench, SpmmBenchOptions};
-use spmx::bench::spmv::{SpmvBench, SpmvBenchOptions};
-use spmx::engine::cuda::cusparse::{Cusparse, CusparseSpmm, CusparseSpmv, SpmmAlg, SpmvAlg};
 use spmx::engine::cuda::matrix::DevCsr;
 use spmx::engine::cuda::spmm::{DenseLayout, SpmmKernel};
 use spmx::engine::cuda::{Gpu, SpmvKernel};
 use spmx::format::{Csr, Dense};
 use spmx::{Error, PlusTimes, generate};
+use spmx_bench::check::{Reference, SpmmReference, random_x};
+use spmx_bench::cusparse::{Cusparse, CusparseSpmm, CusparseSpmv, SpmmAlg, SpmvAlg};
+use spmx_bench::report::{CaseId, MatrixResult, Status};
+use spmx_bench::spgemm::{
+    OURS, OURS_NUMERIC, SpgemmBench, SpgemmBenchOptions, VENDOR, VENDOR_NUMERIC,
+};
+use spmx_bench::spmm::{SpmmBench, SpmmBenchOptions};
+use spmx_bench::spmv::{SpmvBench, SpmvBenchOptions};
 
 /// The GPU and cuSPARSE, or `None` after printing why these tests do not
 /// run here.

@@ -1,4 +1,7 @@
-//! `spmx bench`: the side-by-side harness behind every performance claim.
+//! The race harness behind `spmx bench` and every performance claim, a
+//! crate of its own so that the `spmx` library carries none of its
+//! dependencies (cuSPARSE bindings, JSON, charts).
+//!
 //! Our GPU kernels and the vendor library (cuSPARSE) run in one process,
 //! on one device, over the same matrices; each result is checked against
 //! the serial engine before its time counts; times are medians of
@@ -14,6 +17,7 @@
 //! | [`measure`] | bytes moved, SpMM flops, row-length spread, medians, rotation sets |
 //! | [`report`] | results, the printed table and summary, JSON |
 //! | [`plot`] | SVG and PNG charts of a report |
+//! | `cusparse` | (feature `gpu`) the vendor's CSR SpMV, SpMM and SpGEMM (and its reuse), loaded at run time |
 //! | `timer` | (feature `gpu`) what every race shares: the device, rotated operands, checking and timing one implementation |
 //! | `spmv` | (feature `gpu`) the SpMV race on the device |
 //! | `spmm` | (feature `gpu`) the SpMM race on the device, per matrix and width of B |
@@ -23,6 +27,8 @@
 //! a GPU.
 
 pub mod check;
+#[cfg(feature = "gpu")]
+pub mod cusparse;
 pub mod measure;
 pub mod plot;
 pub mod report;

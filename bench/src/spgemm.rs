@@ -26,14 +26,14 @@ use super::check::BenchValue;
 use super::measure::{RowSpread, Times};
 use super::report::{CaseId, Device, MatrixResult, Outcome, Status};
 use super::timer::{Harness, is_plus_times};
-use crate::engine::cpu;
-use crate::engine::cuda::cusparse::{Cusparse, CusparseSpgemm, CusparseSpgemmReuse, CusparseValue};
-use crate::engine::cuda::matrix::{DevCsr, download_csr};
-use crate::engine::cuda::spgemm::{SpgemmOptions, spgemm_blocks, spgemm_device, spgemm_with};
-use crate::engine::cuda::spgemm_plan::SpgemmPlan;
-use crate::error::Result;
-use crate::format::Csr;
-use crate::{PlusTimes, Scalar, Semiring};
+use crate::cusparse::{Cusparse, CusparseSpgemm, CusparseSpgemmReuse, CusparseValue};
+use spmx::engine::cpu;
+use spmx::engine::cuda::matrix::{DevCsr, download_csr};
+use spmx::engine::cuda::spgemm::{SpgemmOptions, spgemm_blocks, spgemm_device, spgemm_with};
+use spmx::engine::cuda::spgemm_plan::SpgemmPlan;
+use spmx::error::Result;
+use spmx::format::Csr;
+use spmx::{PlusTimes, Scalar, Semiring};
 
 /// Products above which C is not held whole on the host: the product runs
 /// in row blocks and is checked block by block (R-MAT 20 squared has about
@@ -102,7 +102,7 @@ impl SpgemmBench {
         S: Semiring,
         S::Value: BenchValue + CusparseValue,
     {
-        let products = crate::ops::spgemm_products(a, b) as u64;
+        let products = spmx::ops::spgemm_products(a, b) as u64;
         let (results, nnz) = if self.options.numeric {
             self.run_numeric::<S>(a, b)?
         } else if products > WHOLE_CHECK_MAX {
@@ -202,7 +202,7 @@ impl SpgemmBench {
         let gpu = self.harness.gpu;
         let want = cpu::spgemm::<S>(a, b);
         let (da, db) = (DevCsr::upload(gpu, a)?, DevCsr::upload(gpu, b)?);
-        let skipped = |name: &str, vendor, e: crate::Error| {
+        let skipped = |name: &str, vendor, e: spmx::Error| {
             Outcome::failed(name, name.into(), vendor, Status::Skipped, e.to_string())
         };
         let planned = Instant::now();
