@@ -169,7 +169,7 @@ fn generated(name: &str, a: Csr<f64>, b: Option<Csr<f64>>) -> Case {
 }
 
 /// The CLI's built-in pair (`spmx spgemm` with no files, seed 2026),
-/// made as `host/cli/spgemm.rs`'s `default_pair` makes it.
+/// made as `cli/src/spgemm.rs`'s `default_pair` makes it.
 fn course_pair() -> Case {
     let (n, seed) = (8191, 2026u64);
     let uniform = |min_per_row, max_per_row, seed| {

@@ -17,8 +17,7 @@ pub mod scalar;
 pub use engine::Engine;
 pub use error::{Error, Result};
 pub use format::{Coo, Csr};
-pub use gpu_kernels::semiring::{
-    self, MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring,
-};
+pub use gpu_kernels::for_each_semiring;
+pub use gpu_kernels::semiring::{self, *};
 pub use ops::DefaultSemiring;
 pub use scalar::Scalar;

@@ -16,7 +16,7 @@ use proptest::prelude::*;
 use spmx::engine::cpu::spgemm::SpgemmPlan;
 use spmx::engine::{Engine, cpu, serial};
 use spmx::generate;
-use spmx::{Csr, MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Scalar, Semiring};
+use spmx::{Csr, MaxPlus, MinPlus, OrAnd, PlusTimes, Scalar, Semiring};
 use std::collections::BTreeMap;
 
 fn reference<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>) -> Csr<S::Value>
@@ -172,16 +172,13 @@ macro_rules! semiring_tests {
     };
 }
 
-semiring_tests!(plus_times_f64, PlusTimes<f64>, f64, same);
-semiring_tests!(plus_times_f32, PlusTimes<f32>, f32, same);
-semiring_tests!(min_plus_f64, MinPlus<f64>, f64, same);
-semiring_tests!(min_plus_f32, MinPlus<f32>, f32, same);
-semiring_tests!(max_plus_f64, MaxPlus<f64>, f64, same);
-semiring_tests!(or_and, OrAnd, bool, same);
-semiring_tests!(max_times_f64, MaxTimes<f64>, f64, f64::abs);
-semiring_tests!(min_max_f64, MinMax<f64>, f64, same);
-semiring_tests!(max_min_f64, MaxMin<f64>, f64, same);
-semiring_tests!(max_min_f32, MaxMin<f32>, f32, same);
+/// `semiring_tests!` for every instance of [`spmx::for_each_semiring!`].
+macro_rules! every_semiring {
+    ($($name:ident $sr:ident $atomic:ident [$($t:ident => $S:ty as $test:ident),+];)*) => {
+        $($( semiring_tests!($test, $S, $t, common::in_domain::<$S>); )+)*
+    };
+}
+spmx::for_each_semiring!(every_semiring! {});
 
 /// Issue 20: a stored `false` is false in or-and (`0 ∧ 1 = 0`), and the
 /// false entry it makes is kept, on every engine here.

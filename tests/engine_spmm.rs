@@ -31,15 +31,6 @@ fn small<T: Scalar>(v: T) -> T {
     }
 }
 
-/// For max-times, which is a semiring on values ≥ 0 only.
-fn nonneg<T: Scalar>(v: T) -> T {
-    T::from_f64(v.to_f64().abs())
-}
-
-fn id<T>(v: T) -> T {
-    v
-}
-
 /// C = A ⊗ B by a plain triple loop over the dense form of A.
 fn reference<S: Semiring>(a: &Csr<S::Value>, b: &Dense<S::Value>) -> Dense<S::Value>
 where
@@ -114,16 +105,13 @@ macro_rules! small_cases {
     )*};
 }
 
-small_cases! {
-    plus_times_f64: PlusTimes<f64>, id;
-    plus_times_f32: PlusTimes<f32>, id;
-    min_plus_f64: MinPlus<f64>, id;
-    max_plus_f32: MaxPlus<f32>, id;
-    or_and: OrAnd, id;
-    max_times_f64: MaxTimes<f64>, nonneg;
-    min_max_f64: MinMax<f64>, id;
-    max_min_f64: MaxMin<f64>, id;
+/// `small_cases!` for every instance of [`spmx::for_each_semiring!`].
+macro_rules! every_semiring {
+    ($($name:ident $sr:ident $atomic:ident [$($t:ident => $S:ty as $test:ident),+];)*) => {
+        small_cases! { $($($test: $S, common::in_domain::<$S>;)+)* }
+    };
 }
+spmx::for_each_semiring!(every_semiring! {});
 
 /// Issue 20: a stored `false` is false in or-and, on both engines: B's
 /// columns are the x's of the SpMV example.

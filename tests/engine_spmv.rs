@@ -34,11 +34,6 @@ fn small<T: Scalar>(v: T) -> T {
     }
 }
 
-/// For max-times, which is a semiring on values ≥ 0 only.
-fn nonneg<T: Scalar>(v: T) -> T {
-    T::from_f64(v.to_f64().abs())
-}
-
 /// y = A ⊗ x by a plain loop over the dense form of A (absent = `S::zero()`).
 fn reference<S: Semiring>(a: &Csr<S::Value>, x: &[S::Value]) -> Vec<S::Value>
 where
@@ -271,10 +266,6 @@ fn arb_coo_with_duplicates<T: TestScalar>(
     })
 }
 
-fn id<T>(v: T) -> T {
-    v
-}
-
 /// One module per semiring: the reference checks on random small cases.
 macro_rules! small_cases {
     ($($name:ident: $s:ty, $map:expr;)*) => {$(
@@ -301,18 +292,13 @@ macro_rules! small_cases {
     )*};
 }
 
-small_cases! {
-    plus_times_f64: PlusTimes<f64>, id;
-    plus_times_f32: PlusTimes<f32>, id;
-    min_plus_f64: MinPlus<f64>, id;
-    min_plus_f32: MinPlus<f32>, id;
-    max_plus_f64: MaxPlus<f64>, id;
-    or_and: OrAnd, id;
-    max_times_f64: MaxTimes<f64>, nonneg;
-    min_max_f64: MinMax<f64>, id;
-    max_min_f64: MaxMin<f64>, id;
-    max_min_f32: MaxMin<f32>, id;
+/// `small_cases!` for every instance of [`spmx::for_each_semiring!`].
+macro_rules! every_semiring {
+    ($($name:ident $sr:ident $atomic:ident [$($t:ident => $S:ty as $test:ident),+];)*) => {
+        small_cases! { $($($test: $S, common::in_domain::<$S>;)+)* }
+    };
 }
+spmx::for_each_semiring!(every_semiring! {});
 
 /// Issue 20: a stored `false` is false in or-and (the CLI took every
 /// stored entry as true: y = [1, 1] for x = [0, 0]), on every format and

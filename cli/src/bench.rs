@@ -149,12 +149,13 @@ enum ValueType {
     F64,
 }
 
-/// `--semiring`: the CLI's semirings over floating-point values.
+/// `--semiring`: the CLI's semirings over floating-point values (those it
+/// computes in `f64`).
 fn numeric_semiring() -> impl clap::builder::TypedValueParser<Value = SemiringArg> {
     use clap::builder::TypedValueParser;
     let names = SemiringArg::value_variants()
         .iter()
-        .filter(|s| **s != SemiringArg::OrAnd)
+        .filter(|s| s.on_floats())
         .filter_map(|s| s.to_possible_value());
     clap::builder::PossibleValuesParser::new(names)
         .map(|name: String| SemiringArg::from_str(&name, false).expect("a listed name"))
@@ -218,8 +219,7 @@ mod gpu {
     use spmx::engine::cuda::SpmvKernel;
     use spmx::engine::cuda::spmm::SpmmKernel;
     use spmx::format::Csr;
-    use spmx::semiring::Float;
-    use spmx::{MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, PlusTimes, Scalar, Semiring};
+    use spmx::{Scalar, Semiring};
     use spmx_bench::check::BenchValue;
     use spmx_bench::cusparse::CusparseValue;
     use spmx_bench::plot::write_plots;
@@ -298,26 +298,29 @@ mod gpu {
             S::Value: BenchValue + CusparseValue;
     }
 
+    /// Races `r` in the instance of [`spmx::for_each_semiring!`] that
+    /// `--semiring` and `--type` name.
     fn by_type<R: Race>(r: &R, inputs: &[Input]) -> anyhow::Result<()> {
-        match r.common().value_type {
-            ValueType::F32 => by_semiring::<f32, R>(r, inputs),
-            ValueType::F64 => by_semiring::<f64, R>(r, inputs),
+        macro_rules! race_instance {
+            ($r:ident, $inputs:ident;
+             $($name:ident $sr:ident $atomic:ident [$($t:ident => $S:ty as $test:ident),+];)*) => {{
+                let asked = ($r.common().value_type, $r.common().semiring);
+                $($( race_instance!(@one $r, $inputs, asked, $name, $t, $S); )+)*
+                unreachable!("--semiring takes only semirings on f32 and f64")
+            }};
+            (@one $r:ident, $inputs:ident, $asked:ident, $name:ident, bool, $S:ty) => {};
+            (@one $r:ident, $inputs:ident, $asked:ident, $name:ident, f32, $S:ty) => {
+                if $asked == (ValueType::F32, SemiringArg::$name) {
+                    return $r.race::<$S>($inputs);
+                }
+            };
+            (@one $r:ident, $inputs:ident, $asked:ident, $name:ident, f64, $S:ty) => {
+                if $asked == (ValueType::F64, SemiringArg::$name) {
+                    return $r.race::<$S>($inputs);
+                }
+            };
         }
-    }
-
-    fn by_semiring<T, R: Race>(r: &R, inputs: &[Input]) -> anyhow::Result<()>
-    where
-        T: BenchValue + CusparseValue + Float,
-    {
-        match r.common().semiring {
-            SemiringArg::PlusTimes => r.race::<PlusTimes<T>>(inputs),
-            SemiringArg::MinPlus => r.race::<MinPlus<T>>(inputs),
-            SemiringArg::MaxPlus => r.race::<MaxPlus<T>>(inputs),
-            SemiringArg::MaxTimes => r.race::<MaxTimes<T>>(inputs),
-            SemiringArg::MinMax => r.race::<MinMax<T>>(inputs),
-            SemiringArg::MaxMin => r.race::<MaxMin<T>>(inputs),
-            SemiringArg::OrAnd => unreachable!("--semiring takes no or-and for a race"),
-        }
+        spmx::for_each_semiring!(race_instance! { r, inputs; })
     }
 
     /// `--kernel`: the names in order, `all` expanded to `every`, each once.

@@ -9,18 +9,30 @@ use clap::builder::PossibleValue;
 use spmx::io::Field;
 use spmx::{Csr, Scalar};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SemiringArg {
-    PlusTimes,
-    MinPlus,
-    MaxPlus,
-    OrAnd,
-    MaxTimes,
-    MinMax,
-    MaxMin,
+/// The semirings of [`spmx::for_each_semiring!`], one variant each.
+macro_rules! semiring_arg {
+    ($($name:ident $sr:ident $atomic:ident [$($t:ident => $S:ty as $test:ident),+];)*) => {
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum SemiringArg {
+            $($name),*
+        }
+
+        impl SemiringArg {
+            const ALL: &[SemiringArg] = &[$(SemiringArg::$name),*];
+        }
+    };
 }
+spmx::for_each_semiring!(semiring_arg! {});
 
 impl SemiringArg {
+    /// Whether the semiring computes on floating-point values (the CLI's
+    /// `f64`), as every one but or-and does.
+    pub fn on_floats(self) -> bool {
+        with_semiring!(self, |S| {
+            std::any::TypeId::of::<<S as spmx::Semiring>::Value>() == std::any::TypeId::of::<f64>()
+        })
+    }
+
     /// The MatrixMarket field a result in this semiring is written with:
     /// or-and as 0/1 integers, so that a false entry stays false.
     pub fn output_field(self) -> Field {
@@ -57,50 +69,37 @@ impl CliValue for bool {
     }
 }
 
-/// Runs `$body` with `$S` bound to the semiring type named by `$arg`.
+/// Runs `$body` with `$S` bound to the semiring type named by `$arg`: its
+/// `f64` instance, or its only one (or-and's `bool`).
 macro_rules! with_semiring {
-    ($arg:expr, |$S:ident| $body:expr) => {{
-        use spmx::{MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes};
+    ($arg:expr, |$S:ident| $body:expr) => {
+        spmx::for_each_semiring!(with_semiring! { @rows $arg, $S, $body; })
+    };
+    (@rows $arg:expr, $S:ident, $body:expr;
+     $($name:ident $sr:ident $atomic:ident [$($t:ident => $T:ty as $test:ident),+];)*) => {{
         use $crate::semiring_arg::SemiringArg as A;
         match $arg {
-            A::PlusTimes => {
-                type $S = PlusTimes<f64>;
+            $(A::$name => {
+                type $S = $crate::semiring_arg::cli_instance!($($t => $T),+);
                 $body
-            }
-            A::MinPlus => {
-                type $S = MinPlus<f64>;
-                $body
-            }
-            A::MaxPlus => {
-                type $S = MaxPlus<f64>;
-                $body
-            }
-            A::OrAnd => {
-                type $S = OrAnd;
-                $body
-            }
-            A::MaxTimes => {
-                type $S = MaxTimes<f64>;
-                $body
-            }
-            A::MinMax => {
-                type $S = MinMax<f64>;
-                $body
-            }
-            A::MaxMin => {
-                type $S = MaxMin<f64>;
-                $body
-            }
+            })*
         }
     }};
 }
 pub(crate) use with_semiring;
 
+/// The instance the command line computes in: `f64`, else the only one.
+macro_rules! cli_instance {
+    (f64 => $T:ty $(, $($rest:tt)*)?) => { $T };
+    ($t:ident => $T:ty) => { $T };
+    ($t:ident => $T:ty, $($rest:tt)*) => { $crate::semiring_arg::cli_instance!($($rest)*) };
+}
+pub(crate) use cli_instance;
+
 /// The names on the command line are the semirings' own `NAME`s.
 impl ValueEnum for SemiringArg {
     fn value_variants<'a>() -> &'a [Self] {
-        use SemiringArg::*;
-        &[PlusTimes, MinPlus, MaxPlus, OrAnd, MaxTimes, MinMax, MaxMin]
+        SemiringArg::ALL
     }
     fn to_possible_value(&self) -> Option<PossibleValue> {
         use spmx::Semiring;

@@ -116,53 +116,36 @@ fn real_matrices() -> Option<Vec<PathBuf>> {
 
 // ---- semirings on the test side: the CLI's f64 ↔ the semiring's values ----
 
-const SEMIRINGS: [&str; 7] = [
-    "plus-times",
-    "min-plus",
-    "max-plus",
-    "or-and",
-    "max-times",
-    "min-max",
-    "max-min",
-];
-
-/// Runs `$body` with `$S` the semiring the CLI names `$name`.
+/// Runs `$body` with `$S` the semiring the CLI names `$name`, in the
+/// instance the CLI computes in (`f64`, or the only one: or-and's `bool`);
+/// or lists the names of [`spmx::for_each_semiring!`] (`names!()`).
 macro_rules! with_semiring {
-    ($name:expr, |$S:ident| $body:expr) => {{
-        use spmx::{MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes};
-        match $name {
-            "plus-times" => {
-                type $S = PlusTimes<f64>;
-                $body
-            }
-            "min-plus" => {
-                type $S = MinPlus<f64>;
-                $body
-            }
-            "max-plus" => {
-                type $S = MaxPlus<f64>;
-                $body
-            }
-            "or-and" => {
-                type $S = OrAnd;
-                $body
-            }
-            "max-times" => {
-                type $S = MaxTimes<f64>;
-                $body
-            }
-            "min-max" => {
-                type $S = MinMax<f64>;
-                $body
-            }
-            "max-min" => {
-                type $S = MaxMin<f64>;
-                $body
-            }
-            other => panic!("unknown semiring {other}"),
+    ($name:expr, |$S:ident| $body:expr) => {
+        spmx::for_each_semiring!(with_semiring! { @run $name, $S, $body; })
+    };
+    (names) => {
+        spmx::for_each_semiring!(with_semiring! { @names })
+    };
+    (@run $name:expr, $S:ident, $body:expr;
+     $($n:ident $sr:ident $atomic:ident [$($t:ident => $T:ty as $test:ident),+];)*) => {{
+        let name: &str = $name;
+        'found: {
+            $(if name == <with_semiring!(@cli $($t => $T),+) as Semiring>::NAME {
+                type $S = with_semiring!(@cli $($t => $T),+);
+                break 'found $body;
+            })*
+            panic!("unknown semiring {name}")
         }
     }};
+    (@names $($n:ident $sr:ident $atomic:ident [$($t:ident => $T:ty as $test:ident),+];)*) => {
+        [$(<with_semiring!(@cli $($t => $T),+) as Semiring>::NAME),*]
+    };
+    (@cli f64 => $T:ty $(, $($rest:tt)*)?) => { $T };
+    (@cli $t:ident => $T:ty) => { $T };
+    (@cli $t:ident => $T:ty, $($rest:tt)*) => { with_semiring!(@cli $($rest)*) };
 }
+
+const SEMIRINGS: &[&str] = &with_semiring!(names);
 
 /// What the CLI documents: numeric semirings use the values, or-and takes
 /// nonzero as true and 0 as false; results come back as `f64` (`bool` as 0

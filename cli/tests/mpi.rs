@@ -25,7 +25,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use spmx::engine::mpi::{DistCsr, DistDense, Fetch, HaloCsr, Ranks, RowPartition, spgemm};
 use spmx::engine::serial;
 use spmx::format::{Csr, Dense};
-use spmx::{Engine, Error, MaxMin, MaxTimes, MinPlus, OrAnd, PlusTimes, Scalar, Semiring};
+use spmx::{Engine, Error, OrAnd, PlusTimes, Scalar, Semiring};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -271,11 +271,12 @@ fn worker() {
         Config::default(),
         TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes(seed)),
     );
-    every_semiring::<PlusTimes<f64>>(&ranks, &mut runner);
-    every_semiring::<MinPlus<f64>>(&ranks, &mut runner);
-    every_semiring::<MaxTimes<f32>>(&ranks, &mut runner);
-    every_semiring::<OrAnd>(&ranks, &mut runner);
-    every_semiring::<MaxMin<f64>>(&ranks, &mut runner);
+    macro_rules! every_instance {
+        ($($n:ident $sr:ident $atomic:ident [$($t:ident => $S:ty as $test:ident),+];)*) => {
+            $($(every_semiring::<$S>(&ranks, &mut runner);)+)*
+        };
+    }
+    spmx::for_each_semiring!(every_instance! {});
     or_and_stored_zero_is_false(&ranks);
     apsp_matches_serial(&ranks, &mut runner);
     apsp_negative_cycle_through_neg_inf(&ranks);

@@ -5,9 +5,9 @@
 //! and the host-visible table [`KERNELS`] naming them all.
 //!
 //! A family is a generic function `family::<S: Semiring>(args: Args<S::Value>)`
-//! in a kernel module (its body); the entry point only fixes `S`. To put a
-//! new semiring on the GPU, add a line to `semirings`; a new kernel family,
-//! a line to `families`. Entry points exist only in the nvptx64 build; the
+//! in a kernel module (its body); the entry point only fixes `S`. The
+//! semirings are [`for_each_semiring!`](crate::for_each_semiring)'s; a new
+//! kernel family is a line in `families` below. Entry points exist only in the nvptx64 build; the
 //! table exists everywhere, so the host can look kernels up by family,
 //! semiring and value type.
 
@@ -17,7 +17,7 @@ use crate::args::{
     SpmmFixupArgs, SpmvBsrArgs, SpmvCooArgs, SpmvCsrAdaptiveArgs, SpmvCsrArgs, SpmvCsrMergeArgs,
     SpmvEllArgs, SpmvSellArgs,
 };
-use crate::semiring::{MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring};
+use crate::semiring::Semiring;
 #[cfg(target_arch = "nvptx64")]
 use crate::spgemm::{
     spgemm_block, spgemm_copy, spgemm_dense, spgemm_hash, spgemm_replay, spgemm_warp,
@@ -94,9 +94,16 @@ fn value_name<T: 'static>() -> Option<&'static str> {
 }
 
 /// Stamps entry points and the [`KERNELS`] table for the cross product of
-/// `families` (name and argument struct) and `semirings` (name, value type,
-/// semiring type).
+/// `families` (name and argument struct) and the semirings of
+/// [`for_each_semiring!`](crate::for_each_semiring) (each value type's
+/// instance).
 macro_rules! stamp_kernels {
+    (
+        families: [$($family:ident($args:ident)),* $(,)?]
+        $($name:ident $sr:ident $atomic:ident [$($t:ident => $S:ty as $test:ident),+];)*
+    ) => {
+        stamp_kernels!(families: [$($family($args)),*], semirings: [$($($sr $t => $S),+),*]);
+    };
     (
         families: [$($family:ident($args:ident)),* $(,)?],
         semirings: $semirings:tt $(,)?
@@ -143,7 +150,7 @@ macro_rules! stamp_kernels {
 
 fn value_is<S: Semiring<Value = T>, T>() {}
 
-stamp_kernels! {
+crate::for_each_semiring!(stamp_kernels! {
     families: [
         spmv_csr_scalar(SpmvCsrArgs),
         spmv_csr_vector(SpmvCsrArgs),
@@ -168,27 +175,13 @@ stamp_kernels! {
         spgemm_replay(SpgemmReplayArgs),
         spgemm_giant_columns(SpgemmGiantArgs),
         spgemm_giant_rows(SpgemmGiantArgs),
-    ],
-    semirings: [
-        plus_times f32 => PlusTimes<f32>,
-        plus_times f64 => PlusTimes<f64>,
-        min_plus f32 => MinPlus<f32>,
-        min_plus f64 => MinPlus<f64>,
-        max_plus f32 => MaxPlus<f32>,
-        max_plus f64 => MaxPlus<f64>,
-        max_times f32 => MaxTimes<f32>,
-        max_times f64 => MaxTimes<f64>,
-        min_max f32 => MinMax<f32>,
-        min_max f64 => MinMax<f64>,
-        max_min f32 => MaxMin<f32>,
-        max_min f64 => MaxMin<f64>,
-        or_and bool => OrAnd,
-    ],
-}
+    ]
+});
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::semiring::{MaxMin, MinPlus, OrAnd, PlusTimes};
     use std::vec::Vec;
 
     #[test]
@@ -245,21 +238,19 @@ mod tests {
             "spgemm_giant_columns",
             "spgemm_giant_rows",
         ];
-        for family in families {
-            assert!(find::<PlusTimes<f32>>(family).is_some(), "{family}");
-            assert!(find::<PlusTimes<f64>>(family).is_some(), "{family}");
-            assert!(find::<MinPlus<f32>>(family).is_some(), "{family}");
-            assert!(find::<MinPlus<f64>>(family).is_some(), "{family}");
-            assert!(find::<MaxPlus<f32>>(family).is_some(), "{family}");
-            assert!(find::<MaxPlus<f64>>(family).is_some(), "{family}");
-            assert!(find::<MaxTimes<f32>>(family).is_some(), "{family}");
-            assert!(find::<MaxTimes<f64>>(family).is_some(), "{family}");
-            assert!(find::<MinMax<f32>>(family).is_some(), "{family}");
-            assert!(find::<MinMax<f64>>(family).is_some(), "{family}");
-            assert!(find::<MaxMin<f32>>(family).is_some(), "{family}");
-            assert!(find::<MaxMin<f64>>(family).is_some(), "{family}");
-            assert!(find::<OrAnd>(family).is_some(), "{family}");
+        macro_rules! stamped_for_each {
+            ($($name:ident $sr:ident $atomic:ident [$($t:ident => $S:ty as $test:ident),+];)*) => {{
+                let mut instances = 0;
+                $($(
+                    instances += 1;
+                    for family in families {
+                        assert!(find::<$S>(family).is_some(), "{family} {}", stringify!($test));
+                    }
+                )+)*
+                instances
+            }};
         }
-        assert_eq!(KERNELS.len(), families.len() * 13);
+        let instances: usize = crate::for_each_semiring!(stamped_for_each! {});
+        assert_eq!(KERNELS.len(), families.len() * instances);
     }
 }

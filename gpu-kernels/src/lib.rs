@@ -59,7 +59,8 @@ pub mod spmv;
 #[cfg(target_arch = "nvptx64")]
 pub mod util;
 
-pub use semiring::{Float, MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring};
+/// Every semiring, the [`Semiring`] trait and [`Float`], at the crate root.
+pub use semiring::*;
 
 /// A panic on the device (a bug: kernels index with raw pointers and do not
 /// panic on their own) stops the kernel with `trap`; the host sees a launch

@@ -17,6 +17,11 @@
 //!
 //! `T` is `f32` or `f64` (see [`Float`]). `MaxTimes` is a semiring on
 //! non-negative values only: with a negative entry, 0 no longer annihilates.
+//!
+//! [`for_each_semiring!`](crate::for_each_semiring) is the one list of them:
+//! the GPU entry points, the device atomics, the tests, the command line's
+//! `--semiring` and the races all come from it. Adding a semiring is its
+//! definition here and one line there (`GUIDE.md` walks through it).
 
 use core::fmt::Debug;
 use core::ops::{Add, Mul};
@@ -34,6 +39,10 @@ pub trait Semiring: Copy + Send + Sync + Default + Debug + 'static {
     /// type, so any reduction order gives the same bits (min, max, or).
     /// False for floating-point `+`.
     const ORDER_INDEPENDENT: bool;
+
+    /// True when the laws hold only on values ≥ 0 (max-times: with a
+    /// negative entry, 0 no longer annihilates); inputs must keep to them.
+    const NON_NEGATIVE: bool = false;
 
     /// Identity of `add`, annihilator of `mul`: the value of an absent entry.
     fn zero() -> Self::Value;
@@ -254,6 +263,7 @@ impl<T: Float> Semiring for MaxTimes<T> {
     type Value = T;
     const NAME: &'static str = "max-times";
     const ORDER_INDEPENDENT: bool = true;
+    const NON_NEGATIVE: bool = true;
     #[inline(always)]
     fn zero() -> T {
         T::ZERO
@@ -328,6 +338,40 @@ impl<T: Float> Semiring for MaxMin<T> {
     }
 }
 
+/// The one list of semirings, handed to `callback! { prefix … }` (a macro's
+/// name or path): a line
+/// per semiring, its type, its name in GPU entry points (`NAME` with `_`),
+/// how the device applies its `add` atomically, and each value type it is
+/// instantiated for, as `value => type as name` (the name of its tests).
+///
+/// The atomic is `fetch_add`, `fetch_min` or `fetch_max` (native on `f32`
+/// and `f64`), `fetch_or` (native on `bool`), or `cas` (a compare-and-swap
+/// loop of `add`, for any semiring on 32- or 64-bit values).
+///
+/// ```
+/// macro_rules! names {
+///     ($($S:ident $sr:ident $atomic:ident [$($t:ident => $T:ty as $test:ident),+];)*) => {
+///         [$($(<$T as gpu_kernels::Semiring>::NAME),+),*]
+///     };
+/// }
+/// let names = gpu_kernels::for_each_semiring!(names! {});
+/// assert_eq!(names[0], "plus-times");
+/// ```
+#[macro_export]
+macro_rules! for_each_semiring {
+    ($($callback:ident)::+ ! { $($prefix:tt)* }) => {
+        $($callback)::+! { $($prefix)*
+            PlusTimes plus_times fetch_add [f32 => $crate::semiring::PlusTimes<f32> as plus_times_f32, f64 => $crate::semiring::PlusTimes<f64> as plus_times_f64];
+            MinPlus min_plus fetch_min [f32 => $crate::semiring::MinPlus<f32> as min_plus_f32, f64 => $crate::semiring::MinPlus<f64> as min_plus_f64];
+            MaxPlus max_plus fetch_max [f32 => $crate::semiring::MaxPlus<f32> as max_plus_f32, f64 => $crate::semiring::MaxPlus<f64> as max_plus_f64];
+            OrAnd or_and fetch_or [bool => $crate::semiring::OrAnd as or_and];
+            MaxTimes max_times fetch_max [f32 => $crate::semiring::MaxTimes<f32> as max_times_f32, f64 => $crate::semiring::MaxTimes<f64> as max_times_f64];
+            MinMax min_max fetch_min [f32 => $crate::semiring::MinMax<f32> as min_max_f32, f64 => $crate::semiring::MinMax<f64> as min_max_f64];
+            MaxMin max_min fetch_max [f32 => $crate::semiring::MaxMin<f32> as max_min_f32, f64 => $crate::semiring::MaxMin<f64> as max_min_f64];
+        }
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -355,20 +399,51 @@ mod tests {
         }
     }
 
+    /// Small values of each value type, exact under the operations.
+    trait Samples: Sized {
+        fn samples() -> std::vec::Vec<Self>;
+        fn non_negative(&self) -> bool;
+    }
+    macro_rules! float_samples {
+        ($($t:ty),*) => {$(
+            impl Samples for $t {
+                fn samples() -> std::vec::Vec<$t> {
+                    std::vec![-2.0, 0.0, 0.5, 1.0, 1.5, 2.0, 7.0]
+                }
+                fn non_negative(&self) -> bool {
+                    *self >= 0.0
+                }
+            }
+        )*};
+    }
+    float_samples!(f32, f64);
+    impl Samples for bool {
+        fn samples() -> std::vec::Vec<bool> {
+            std::vec![false, true]
+        }
+        fn non_negative(&self) -> bool {
+            true
+        }
+    }
+
+    /// The laws for every instance of `for_each_semiring!`, on the values
+    /// of its domain.
     #[test]
     fn semiring_laws_hold() {
-        let small = [0.0f64, 0.5, 1.0, 2.0, 3.0];
-        laws::<PlusTimes<f64>>(&small);
-        laws::<PlusTimes<f32>>(&[0.0, 0.5, 1.0, 2.0]);
-        laws::<MinPlus<f64>>(&[-2.0, 0.0, 1.5, 7.0]);
-        laws::<MinPlus<f32>>(&[-2.0, 0.0, 1.5, 7.0]);
-        laws::<MaxPlus<f64>>(&[-2.0, 0.0, 1.5, 7.0]);
-        laws::<MaxPlus<f32>>(&[-2.0, 0.0, 1.5, 7.0]);
-        laws::<OrAnd>(&[false, true]);
-        laws::<MaxTimes<f64>>(&small);
-        laws::<MaxTimes<f32>>(&[0.0, 0.5, 1.0, 2.0]);
-        laws::<MinMax<f64>>(&[-2.0, 0.0, 1.5, 7.0]);
-        laws::<MinMax<f32>>(&[-2.0, 0.0, 1.5, 7.0]);
+        fn check<S: Semiring>()
+        where
+            S::Value: Samples,
+        {
+            let mut vals = S::Value::samples();
+            vals.retain(|v| !S::NON_NEGATIVE || v.non_negative());
+            laws::<S>(&vals);
+        }
+        macro_rules! every_instance {
+            ($($name:ident $sr:ident $atomic:ident [$($t:ident => $S:ty as $test:ident),+];)*) => {
+                $($(check::<$S>();)+)*
+            };
+        }
+        crate::for_each_semiring!(every_instance! {});
         laws::<MaxMin<f64>>(&[-2.0, 0.0, 1.5, 7.0, f64::INFINITY]);
         laws::<MaxMin<f32>>(&[-2.0, 0.0, 1.5, 7.0, f32::NEG_INFINITY]);
     }

@@ -131,27 +131,16 @@ pub fn x_for<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
 }
 
 /// A module `$module` of one `#[test]` per semiring, each calling
-/// `$body::<S>(name)` (the name for skip messages): for every semiring the
-/// GPU has (all 13: every stamped semiring, the guide's worked example
-/// max-min included), or for those listed after a `;`.
+/// `$body::<S>(name)` (the name for skip messages): for every instance of
+/// [`spmx::for_each_semiring!`], or for those listed after a `;`.
 #[allow(unused_macros)] // each test binary uses a subset of `common`
 macro_rules! every_gpu_semiring {
     ($module:ident, $body:ident) => {
-        $crate::common::gpu::every_gpu_semiring!($module, $body;
-            plus_times_f32 => spmx::PlusTimes<f32>,
-            plus_times_f64 => spmx::PlusTimes<f64>,
-            min_plus_f32 => spmx::MinPlus<f32>,
-            min_plus_f64 => spmx::MinPlus<f64>,
-            max_plus_f32 => spmx::MaxPlus<f32>,
-            max_plus_f64 => spmx::MaxPlus<f64>,
-            max_times_f32 => spmx::MaxTimes<f32>,
-            max_times_f64 => spmx::MaxTimes<f64>,
-            min_max_f32 => spmx::MinMax<f32>,
-            min_max_f64 => spmx::MinMax<f64>,
-            or_and => spmx::OrAnd,
-            max_min_f32 => spmx::semiring::MaxMin<f32>,
-            max_min_f64 => spmx::semiring::MaxMin<f64>,
-        );
+        spmx::for_each_semiring!($crate::common::gpu::every_gpu_semiring! { @all $module, $body; });
+    };
+    (@all $module:ident, $body:ident;
+     $($name:ident $sr:ident $atomic:ident [$($t:ident => $S:ty as $test:ident),+];)*) => {
+        $crate::common::gpu::every_gpu_semiring!($module, $body; $($($test => $S),+),*);
     };
     ($module:ident, $body:ident; $($name:ident => $S:ty),+ $(,)?) => {
         mod $module {

@@ -190,6 +190,19 @@ pub fn inf_meets_neg_inf_graph() -> Csr<f64> {
     .unwrap()
 }
 
+/// `v` kept to the values `S` is defined on: its magnitude for a semiring
+/// on values ≥ 0 (max-times), else `v` itself.
+pub fn in_domain<S: spmx::Semiring>(v: S::Value) -> S::Value
+where
+    S::Value: Scalar,
+{
+    if S::NON_NEGATIVE {
+        S::Value::from_f64(v.to_f64().abs())
+    } else {
+        v
+    }
+}
+
 /// The real-world matrices: `$SPMX_REAL_DATA`, else
 /// `../shared/bench-data/real` beside the repository (the folder `spmx
 /// bench` reads). Tests that need it skip, saying why, when it has no

@@ -19,9 +19,7 @@
 //! The pointer must be valid for reads and writes and aligned for its type;
 //! other threads may access it only atomically meanwhile.
 
-use crate::semiring::{
-    Float, MaxMin, MaxPlus, MaxTimes, MinMax, MinPlus, OrAnd, PlusTimes, Semiring,
-};
+use crate::semiring::{Float, Semiring};
 use core::arch::asm;
 
 macro_rules! atom_op {
@@ -309,33 +307,38 @@ atomic_float! {
     f64: atomic_add_f64, atomic_min_f64, atomic_max_f64;
 }
 
-macro_rules! atomic_semiring {
-    ($($semiring:ident => $op:ident;)*) => {$(
-        impl<T: AtomicFloat> AtomicAdd for $semiring<T> {
-            #[inline(always)]
-            unsafe fn atomic_add(p: *mut T, v: T) {
-                // SAFETY: the caller's contract.
-                unsafe { T::$op(p, v) };
-            }
-        }
-    )*};
+/// `bool`'s native atomic: or.
+pub trait AtomicBool {
+    /// # Safety
+    /// See the module documentation.
+    unsafe fn fetch_or(p: *mut Self, v: Self) -> Self;
 }
 
-atomic_semiring! {
-    PlusTimes => fetch_add;
-    MinPlus => fetch_min;
-    MaxPlus => fetch_max;
-    MaxTimes => fetch_max;
-    MinMax => fetch_min;
-    MaxMin => fetch_max;
-}
-
-impl AtomicAdd for OrAnd {
+impl AtomicBool for bool {
     #[inline(always)]
-    unsafe fn atomic_add(p: *mut bool, v: bool) {
-        if v {
-            // SAFETY: the caller's contract.
-            unsafe { atomic_or_bool(p, true) };
-        }
+    unsafe fn fetch_or(p: *mut bool, v: bool) -> bool {
+        // SAFETY: the caller's contract.
+        unsafe { atomic_or_bool(p, v) }
     }
 }
+
+/// [`AtomicAdd`] for every semiring of
+/// [`for_each_semiring!`](crate::for_each_semiring), by the atomic its line
+/// names.
+macro_rules! atomic_semirings {
+    ($($name:ident $sr:ident $atomic:ident [$($t:ident => $S:ty as $test:ident),+];)*) => {$($(
+        impl AtomicAdd for $S {
+            #[inline(always)]
+            unsafe fn atomic_add(p: *mut $t, v: $t) {
+                // SAFETY: the caller's contract.
+                unsafe { atomic_semirings!(@apply $atomic, $S, $t, p, v) };
+            }
+        }
+    )+)*};
+    (@apply cas, $S:ty, $t:ty, $p:ident, $v:ident) => { atomic_add_cas::<$S>($p, $v) };
+    (@apply $atomic:ident, $S:ty, $t:ty, $p:ident, $v:ident) => {{
+        <$t>::$atomic($p, $v);
+    }};
+}
+
+crate::for_each_semiring!(atomic_semirings! {});

@@ -399,8 +399,8 @@ impl Gpu {
     pub fn kernel_name<S: Semiring>(family: &str) -> Result<&'static str> {
         kernels::find::<S>(family).map(|k| k.name).ok_or_else(|| {
             unavailable(format!(
-                "no GPU kernel {family} for semiring {}: register the semiring in \
-                 gpu-kernels/src/kernels.rs (stamp_kernels!)",
+                "no GPU kernel {family} for semiring {}: add the semiring to \
+                 for_each_semiring! (gpu-kernels/src/semiring.rs)",
                 S::NAME
             ))
         })
