@@ -43,6 +43,7 @@
 //! Shape mismatches are broken contracts and panic with the two shapes;
 //! an engine that cannot run here is an [`Error::Unavailable`](crate::Error).
 
+pub use crate::engine::SpmvFormat;
 use crate::engine::{Engine, Op, cpu, serial};
 use crate::error::Result;
 use crate::format::{Bsr, Coo, Csc, Csr, Dense, Ell, Hyb, Sell};
@@ -73,12 +74,7 @@ pub fn spgemm<S: Semiring>(
 where
     S::Value: Scalar,
 {
-    Ok(match engine.resolve(Op::Spgemm)? {
-        Engine::Serial => serial::spgemm::<S>(a, b),
-        #[cfg(feature = "gpu")]
-        Engine::Cuda => crate::engine::cuda::spgemm::spgemm::<S>(a, b)?,
-        _ => cpu::spgemm::<S>(a, b),
-    })
+    crate::engine::spgemm::<S>(a, b, engine)
 }
 
 /// C = A ⊗ B over `S` planned once on an engine, then computed again as
@@ -191,11 +187,75 @@ pub fn spmv<S: Semiring>(
 where
     S::Value: Scalar,
 {
-    Ok(match engine.resolve(Op::Spmv)? {
-        Engine::Serial => a.spmv_serial::<S>(x),
-        #[cfg(feature = "gpu")]
-        Engine::Cuda => a.spmv_cuda::<S>(x)?,
-        _ => a.spmv_cpu::<S>(x),
+    crate::engine::spmv::<S>(a, x, engine)
+}
+
+/// The cuda engine's kernels, to choose one by name (the command line's
+/// `--kernel`); `Auto` is the engine's own choice, what [`spmv`] and
+/// [`spmm`] run.
+#[cfg(feature = "gpu")]
+pub use crate::engine::cuda::{SpmmKernel, SpmvKernel};
+
+/// A product on the cuda engine with a kernel chosen: the result, the
+/// kernel that ran (with its shape), the time to plan it (A uploaded, and
+/// converted to the kernel's format) and to multiply (operands uploaded,
+/// the kernel, the result downloaded).
+#[cfg(feature = "gpu")]
+pub struct KernelRun<R> {
+    pub result: R,
+    pub kernel: String,
+    pub plan: std::time::Duration,
+    pub multiply: std::time::Duration,
+}
+
+/// y = A ⊗ x over `S` on the cuda engine with `kernel`.
+#[cfg(feature = "gpu")]
+#[track_caller]
+pub fn spmv_kernel<S: Semiring>(
+    a: &Csr<S::Value>,
+    x: &[S::Value],
+    kernel: SpmvKernel,
+) -> Result<KernelRun<Vec<S::Value>>>
+where
+    S::Value: Scalar,
+{
+    use crate::engine::cuda::{Gpu, SpmvPlan, spmv};
+    let t = std::time::Instant::now();
+    let mut plan = SpmvPlan::new::<S>(Gpu::get()?, a, kernel)?;
+    let planned = t.elapsed();
+    let t = std::time::Instant::now();
+    let y = spmv::run_once::<S>(&mut plan, x)?;
+    Ok(KernelRun {
+        result: y,
+        kernel: plan.label(),
+        plan: planned,
+        multiply: t.elapsed(),
+    })
+}
+
+/// C = A ⊗ B over `S` on the cuda engine with `kernel`: B and C row-major.
+#[cfg(feature = "gpu")]
+#[track_caller]
+pub fn spmm_kernel<S: Semiring>(
+    a: &Csr<S::Value>,
+    b: &Dense<S::Value>,
+    kernel: SpmmKernel,
+) -> Result<KernelRun<Dense<S::Value>>>
+where
+    S::Value: Scalar,
+{
+    use crate::engine::cuda::{DenseLayout, Gpu, SpmmPlan, spmm};
+    serial::spmm::check_shapes(a, b);
+    let t = std::time::Instant::now();
+    let mut plan = SpmmPlan::new::<S>(Gpu::get()?, a, b.ncols(), DenseLayout::RowMajor, kernel)?;
+    let planned = t.elapsed();
+    let t = std::time::Instant::now();
+    let c = spmm::run_once::<S>(&mut plan, b)?;
+    Ok(KernelRun {
+        result: c,
+        kernel: plan.label(),
+        plan: planned,
+        multiply: t.elapsed(),
     })
 }
 
@@ -210,51 +270,12 @@ pub fn spmm<S: Semiring>(
 where
     S::Value: Scalar,
 {
-    match engine.resolve(Op::Spmm)? {
-        Engine::Serial => serial::spmm::<S>(a, b),
-        #[cfg(feature = "gpu")]
-        Engine::Cuda => crate::engine::cuda::spmm::spmm::<S>(a, b),
-        _ => cpu::spmm::<S>(a, b),
-    }
+    crate::engine::spmm::<S>(a, b, engine)
 }
 
-/// A matrix format SpMV runs on directly: one implementation per engine.
-/// Implemented for every format in [`crate::format`]; [`spmv`] dispatches
-/// on the engine, so a new engine is added here once for all formats.
-pub trait SpmvFormat<T: Scalar> {
-    /// y = A ⊗ x on the serial engine.
-    fn spmv_serial<S: Semiring<Value = T>>(&self, x: &[T]) -> Vec<T>;
-    /// y = A ⊗ x on the cpu engine.
-    fn spmv_cpu<S: Semiring<Value = T>>(&self, x: &[T]) -> Vec<T>;
-    /// y = A ⊗ x on the GPU, with the kernel for this format (CSR: the
-    /// automatic choice; CSC and dense: converted to CSR first).
-    #[cfg(feature = "gpu")]
-    fn spmv_cuda<S: Semiring<Value = T>>(&self, x: &[T]) -> Result<Vec<T>>;
-}
-
-/// For each format: its [`SpmvFormat`] impl from the engines' functions,
-/// and the `spmv` / `spmv_with` methods.
-macro_rules! spmv_format {
-    ($($format:ident => $kernel:ident, $cuda:expr;)*) => {$(
-        impl<T: Scalar> SpmvFormat<T> for $format<T> {
-            #[cfg(feature = "gpu")]
-            #[track_caller]
-            fn spmv_cuda<S: Semiring<Value = T>>(&self, x: &[T]) -> Result<Vec<T>> {
-                use crate::engine::cuda::{Gpu, SpmvPlan, spmv};
-                let plan: fn(&Gpu, &Self) -> Result<SpmvPlan<T>> = $cuda;
-                let mut plan = plan(Gpu::get()?, self)?;
-                spmv::run_once::<S>(&mut plan, x)
-            }
-            #[track_caller]
-            fn spmv_serial<S: Semiring<Value = T>>(&self, x: &[T]) -> Vec<T> {
-                serial::spmv::$kernel::<S>(self, x)
-            }
-            #[track_caller]
-            fn spmv_cpu<S: Semiring<Value = T>>(&self, x: &[T]) -> Vec<T> {
-                cpu::spmv::$kernel::<S>(self, x)
-            }
-        }
-
+/// The `spmv` and `spmv_with` methods of each format.
+macro_rules! spmv_methods {
+    ($($format:ident)*) => {$(
         impl<T: DefaultSemiring> $format<T> {
             /// `self · x` in `T`'s default semiring on the best engine here.
             #[track_caller]
@@ -273,16 +294,7 @@ macro_rules! spmv_format {
     )*};
 }
 
-spmv_format! {
-    Coo => spmv_coo, |gpu, a| SpmvPlan::from_coo::<S>(gpu, a);
-    Csr => spmv_csr, |gpu, a| SpmvPlan::new::<S>(gpu, a, crate::engine::cuda::SpmvKernel::Auto);
-    Csc => spmv_csc, |gpu, a| SpmvPlan::new::<S>(gpu, &a.to_csr(), crate::engine::cuda::SpmvKernel::Auto);
-    Ell => spmv_ell, SpmvPlan::from_ell;
-    Hyb => spmv_hyb, SpmvPlan::from_hyb;
-    Sell => spmv_sell, SpmvPlan::from_sell;
-    Bsr => spmv_bsr, SpmvPlan::from_bsr;
-    Dense => spmv_dense, |gpu, a| SpmvPlan::new::<S>(gpu, &a.to_csr(S::zero()), crate::engine::cuda::SpmvKernel::Auto);
-}
+spmv_methods!(Coo Csr Csc Ell Hyb Sell Bsr Dense);
 
 /// C = A ⊕ B over `S` on `engine`: the union of the patterns.
 #[track_caller]

@@ -164,14 +164,14 @@ fn numeric_semiring() -> impl clap::builder::TypedValueParser<Value = SemiringAr
 /// `bench spmv --kernel`: an SpMV kernel name or `all`.
 fn spmv_kernel_name(s: &str) -> Result<String, String> {
     #[cfg(feature = "gpu")]
-    gpu::check_name::<spmx::engine::cuda::SpmvKernel>(s, true)?;
+    gpu::check_name::<spmx::ops::SpmvKernel>(s, true)?;
     Ok(s.to_string())
 }
 
 /// `bench spmm --kernel`: an SpMM kernel name or `all`.
 fn spmm_kernel_name(s: &str) -> Result<String, String> {
     #[cfg(feature = "gpu")]
-    gpu::check_name::<spmx::engine::cuda::spmm::SpmmKernel>(s, true)?;
+    gpu::check_name::<spmx::ops::SpmmKernel>(s, true)?;
     Ok(s.to_string())
 }
 
@@ -216,9 +216,9 @@ mod gpu {
     use crate::progress;
     use crate::semiring_arg::SemiringArg;
     use anyhow::Context;
-    use spmx::engine::cuda::SpmvKernel;
-    use spmx::engine::cuda::spmm::SpmmKernel;
     use spmx::format::Csr;
+    use spmx::ops::SpmmKernel;
+    use spmx::ops::SpmvKernel;
     use spmx::{Scalar, Semiring};
     use spmx_bench::check::BenchValue;
     use spmx_bench::cusparse::CusparseValue;
@@ -762,7 +762,7 @@ mod tests {
     #[cfg(feature = "gpu")]
     #[test]
     fn kernel_names_are_checked_and_all_expands_once() {
-        use spmx::engine::cuda::SpmvKernel;
+        use spmx::ops::SpmvKernel;
         let err = parse(&["--kernel", "csr-fast"]).unwrap_err().to_string();
         assert!(
             err.contains("csr-vector") && err.contains("or all"),
@@ -777,7 +777,7 @@ mod tests {
     #[cfg(feature = "gpu")]
     #[test]
     fn spmm_kernel_and_layout_names_are_checked() {
-        use spmx::engine::cuda::spmm::SpmmKernel;
+        use spmx::ops::SpmmKernel;
         let err = parse_spmm(&["--kernel", "csr-vector"])
             .unwrap_err()
             .to_string();

@@ -42,7 +42,7 @@ pub struct SpmmArgs {
     /// column-major ones). Without it the automatic choice runs.
     #[cfg(feature = "gpu")]
     #[arg(long)]
-    kernel: Option<spmx::engine::cuda::SpmmKernel>,
+    kernel: Option<spmx::ops::SpmmKernel>,
     /// Seed of the random B.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     seed: u64,
@@ -115,8 +115,8 @@ where
 {
     #[cfg(feature = "gpu")]
     if let Some(kernel) = args.kernel {
-        let (c, label) = spmx::engine::cuda::spmm::run_once::<S>(a, b, kernel)?;
-        return Ok((c, Some(label)));
+        let run = ops::spmm_kernel::<S>(a, b, kernel)?;
+        return Ok((run.result, Some(run.kernel)));
     }
     #[cfg(not(feature = "gpu"))]
     let _ = args;

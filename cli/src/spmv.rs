@@ -51,7 +51,7 @@ pub struct SpmvArgs {
     /// --format runs (for CSR, the automatic choice).
     #[cfg(feature = "gpu")]
     #[arg(long)]
-    kernel: Option<spmx::engine::cuda::SpmvKernel>,
+    kernel: Option<spmx::ops::SpmvKernel>,
     /// Seed of the random x.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     seed: u64,
@@ -142,20 +142,13 @@ where
 {
     #[cfg(feature = "gpu")]
     if let Some(kernel) = args.kernel {
-        use spmx::engine::cuda::{Gpu, SpmvPlan, spmv};
-        let t = Instant::now();
-        let mut plan = SpmvPlan::new::<S>(Gpu::get()?, a, kernel)?;
-        let convert = Some(t.elapsed());
-        let t = Instant::now();
-        let y = spmv::run_once::<S>(&mut plan, x)?;
-        let multiply = t.elapsed();
-        let kernel = Some(plan.label());
+        let run = ops::spmv_kernel::<S>(a, x, kernel)?;
         return Ok((
-            y,
+            run.result,
             Timing {
-                convert,
-                multiply,
-                kernel,
+                convert: Some(run.plan),
+                multiply: run.multiply,
+                kernel: Some(run.kernel),
             },
         ));
     }

@@ -20,9 +20,9 @@
 //! whose weight rounds to about zero). A NaN distance (a path whose length
 //! overflowed to +∞ meeting a −∞ edge) is an error, never a cycle.
 
-use crate::engine::Engine;
 #[cfg(feature = "mpi")]
 use crate::engine::mpi::{self, DistCsr, Fetch, Ranks, RowPartition};
+use crate::engine::{Engine, Resident};
 use crate::error::{Error, Result};
 use crate::format::Csr;
 use crate::ops;
@@ -44,24 +44,25 @@ pub fn apsp(g: &Csr<f64>, engine: Engine) -> Result<Apsp> {
     } else {
         engine
     };
-    let mut d = first_distances(g, add_engine)?;
-    let n = g.nrows();
-    #[cfg(feature = "gpu")]
-    if engine.resolve(crate::engine::Op::Spgemm)? == Engine::Cuda {
-        return apsp_on_gpu(d, n);
-    }
-    for squarings in 1..=squarings_limit(n) {
-        let next = ops::spgemm::<MinPlus<f64>>(&d, &d, engine)?;
-        if same_bits(&next, &d) {
-            check_distances(&d, 0)?;
+    let mut d = Resident::new(first_distances(g, add_engine)?, engine)?;
+    for squarings in 1..=squarings_limit(g.nrows()) {
+        let next = d.spgemm::<MinPlus<f64>>(&d)?.ok_or_else(|| {
+            Error::TooLarge(format!(
+                "squaring {squarings} of the distance matrix does not fit in GPU memory \
+                 beside it; use --engine cpu"
+            ))
+        })?;
+        if next.same_bits(&d)? {
+            let distances = d.to_csr()?;
+            check_distances(&distances, 0)?;
             return Ok(Apsp {
-                distances: d,
+                distances,
                 squarings,
             });
         }
         d = next;
     }
-    check_distances(&d, 0)?;
+    check_distances(&d.to_csr()?, 0)?;
     Err(still_falling())
 }
 
@@ -158,18 +159,6 @@ fn check_distances(d: &Csr<f64>, first_row: usize) -> Result<()> {
     Ok(())
 }
 
-/// Whether two matrices are the same bit for bit (`-0` is not `0`), as
-/// the GPU compares them: every engine stops after the same squaring.
-fn same_bits(a: &Csr<f64>, b: &Csr<f64>) -> bool {
-    a.shape() == b.shape()
-        && a.row_ptr() == b.row_ptr()
-        && a.col_idx() == b.col_idx()
-        && a.values()
-            .iter()
-            .zip(b.values())
-            .all(|(x, y)| x.to_bits() == y.to_bits())
-}
-
 /// The closure split by rows across MPI ranks, and how many products it took.
 #[cfg(feature = "mpi")]
 #[derive(Debug, Clone, PartialEq)]
@@ -197,7 +186,7 @@ pub fn apsp_mpi(ranks: &Ranks, g: Option<&Csr<f64>>) -> Result<DistApsp> {
     };
     for squarings in 1..=squarings_limit(d.nrows()) {
         let next = mpi::spgemm::<MinPlus<f64>>(ranks, &d, &d, Fetch::Auto)?;
-        if ranks.all(same_bits(next.local(), d.local())) {
+        if ranks.all(next.local().same_bits(d.local())) {
             checked(&d)?;
             return Ok(DistApsp {
                 distances: d,
@@ -223,37 +212,6 @@ fn still_falling() -> Error {
          vertex's distance to itself is negative: some cycle's weight is zero or negative only \
          up to rounding",
     )
-}
-
-/// The squarings on the GPU: D stays on the device from the first product
-/// to the last (each compared with its square there); only the last D
-/// comes back.
-#[cfg(feature = "gpu")]
-fn apsp_on_gpu(d: Csr<f64>, n: usize) -> Result<Apsp> {
-    use crate::engine::cuda::{Gpu, matrix::DevCsr, spgemm::spgemm_device};
-    let gpu = Gpu::get()?;
-    let mut d = DevCsr::upload(gpu, &d)?;
-    for squarings in 1..=squarings_limit(n) {
-        let next = spgemm_device::<MinPlus<f64>>(gpu, &d, &d)?
-            .ok_or_else(|| {
-                Error::TooLarge(format!(
-                    "squaring {squarings} of the distance matrix does not fit in GPU memory \
-                     beside it; use --engine cpu"
-                ))
-            })?
-            .into_dev_csr(gpu)?;
-        if next.same_as(gpu, &d)? {
-            let distances = d.download(gpu)?;
-            check_distances(&distances, 0)?;
-            return Ok(Apsp {
-                distances,
-                squarings,
-            });
-        }
-        d = next;
-    }
-    check_distances(&d.download(gpu)?, 0)?;
-    Err(still_falling())
 }
 
 #[cfg(test)]

@@ -9,6 +9,11 @@
 //! | `mpi`    | rows partitioned across MPI ranks      | feature `mpi`     |
 //!
 //! [`Engine::Auto`] picks the fastest engine present at run time.
+//!
+//! [`spgemm`], [`spmm`] and [`spmv`] run one process's engines (serial, cpu,
+//! cuda) behind one call each, and [`Resident`] keeps a matrix where its
+//! engine multiplies: the layer `ops` checks arguments for, the MPI ranks
+//! run on their blocks, and applications keep chains of products on.
 
 /// `FromStr` by name (an error lists the names) and `Display` as the name,
 /// for an enum of named choices with `ALL` and `name()`: engines, kernels,
@@ -43,10 +48,13 @@ macro_rules! parse_by_name {
 pub mod cpu;
 #[cfg(feature = "gpu")]
 pub mod cuda;
+mod local;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod partition;
 pub mod serial;
+
+pub use local::{Resident, SpmvFormat, spgemm, spmm, spmv};
 
 use crate::error::{Error, Result};
 

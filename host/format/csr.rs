@@ -195,6 +195,19 @@ impl<T: Scalar> Csr<T> {
         )
     }
 
+    /// Whether `self` and `other` have the same shape, pattern and value
+    /// bits (`-0.0` and `0.0` differ here, unlike `==`).
+    pub fn same_bits(&self, other: &Csr<T>) -> bool {
+        self.shape() == other.shape()
+            && self.row_ptr() == other.row_ptr()
+            && self.col_idx() == other.col_idx()
+            && self
+                .values()
+                .iter()
+                .zip(other.values())
+                .all(|(x, y)| x.to_f64().to_bits() == y.to_f64().to_bits())
+    }
+
     /// The transpose, by a counting sort on columns; the result is canonical
     /// because rows are visited in increasing order. This is also CSR → CSC:
     /// the transpose's CSR arrays are the original's CSC arrays.

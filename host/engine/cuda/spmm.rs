@@ -789,29 +789,33 @@ pub fn spmm<S: Semiring>(a: &Csr<S::Value>, b: &Dense<S::Value>) -> Result<Dense
 where
     S::Value: Scalar,
 {
-    run_once::<S>(a, b, SpmmKernel::Auto).map(|(c, _)| c)
+    crate::engine::serial::spmm::check_shapes(a, b);
+    let gpu = Gpu::get()?;
+    let mut plan = SpmmPlan::new::<S>(gpu, a, b.ncols(), DenseLayout::RowMajor, SpmmKernel::Auto)?;
+    run_once::<S>(&mut plan, b)
 }
 
-/// `C = A ⊗ B` with `kernel`: uploads A and B (row-major), runs,
-/// downloads C; also gives the plan's label. Out of device memory is
-/// [`Error::TooLarge`] with the numbers.
+/// `C = A ⊗ B` with a row-major plan of A: uploads B, runs, downloads C.
+/// Out of device memory is [`Error::TooLarge`] with the numbers.
+///
+/// # Panics
+/// When B is not `A.ncols() × k` for the plan's `k`, or the plan is not
+/// row-major.
 pub fn run_once<S: Semiring>(
-    a: &Csr<S::Value>,
+    plan: &mut SpmmPlan<S::Value>,
     b: &Dense<S::Value>,
-    kernel: SpmmKernel,
-) -> Result<(Dense<S::Value>, String)>
+) -> Result<Dense<S::Value>>
 where
     S::Value: Scalar,
 {
-    crate::engine::serial::spmm::check_shapes(a, b);
+    let (m, n, k) = plan.shape();
+    assert_eq!((b.nrows(), b.ncols()), (n, k), "B is not A.ncols() × k");
+    assert_eq!(plan.layout, DenseLayout::RowMajor, "a row-major plan");
     let gpu = Gpu::get()?;
-    let k = b.ncols();
-    let mut plan = SpmmPlan::new::<S>(gpu, a, k, DenseLayout::RowMajor, kernel)?;
     let bd = gpu.upload(b.as_slice())?;
-    let mut cd = gpu.zeros::<S::Value>(a.nrows() * k)?;
+    let mut cd = gpu.zeros::<S::Value>(m * k)?;
     plan.run::<S>(gpu, &bd, &mut cd)?;
-    let c = Dense::try_new(a.nrows(), k, gpu.download(&cd)?)?;
-    Ok((c, plan.label()))
+    Dense::try_new(m, k, gpu.download(&cd)?)
 }
 
 #[cfg(test)]

@@ -12,9 +12,9 @@
 //!   chain of products (APSP's squarings) never gathers between steps.
 
 use super::{DistCsr, DistDense, Halo, Ranks, RowPartition};
+use crate::engine;
 use crate::error::Result;
 use crate::format::{Csr, Dense};
-use crate::ops;
 use crate::scalar::Scalar;
 use gpu_kernels::Semiring;
 
@@ -85,7 +85,7 @@ impl<T: Scalar> HaloCsr<T> {
         assert_eq!(x.local().ncols(), 1, "x must be one column");
         self.check_operand(x);
         let xs = self.halo.dense_rows(ranks, x.local().as_slice(), 1)?;
-        let y = ranks.agree(ops::spmv::<S>(&self.block, &xs, ranks.inner()))?;
+        let y = ranks.agree(engine::spmv::<S>(&self.block, &xs, ranks.inner()))?;
         let y = Dense::try_new(y.len(), 1, y)?;
         Ok(DistDense::from_local(self.rows.clone(), y))
     }
@@ -102,7 +102,7 @@ impl<T: Scalar> HaloCsr<T> {
         let k = b.local().ncols();
         let rows = self.halo.dense_rows(ranks, b.local().as_slice(), k)?;
         let bs = Dense::try_new(self.halo.needed().len(), k, rows)?;
-        let c = ranks.agree(ops::spmm::<S>(&self.block, &bs, ranks.inner()))?;
+        let c = ranks.agree(engine::spmm::<S>(&self.block, &bs, ranks.inner()))?;
         Ok(DistDense::from_local(self.rows.clone(), c))
     }
 
@@ -144,14 +144,14 @@ where
         Fetch::Replicate => true,
     };
     let c = if ranks.size() == 1 {
-        ops::spgemm::<S>(a.local(), b.local(), ranks.inner())
+        engine::spgemm::<S>(a.local(), b.local(), ranks.inner())
     } else if replicate {
         let b = b.all_gather(ranks)?;
-        ops::spgemm::<S>(a.local(), &b, ranks.inner())
+        engine::spgemm::<S>(a.local(), &b, ranks.inner())
     } else {
         let halo = Halo::new(ranks, a.local().col_idx(), b.rows())?;
         let b_rows = halo.sparse_rows(ranks, b.local())?;
-        ops::spgemm::<S>(&halo.renumber_columns(a.local()), &b_rows, ranks.inner())
+        engine::spgemm::<S>(&halo.renumber_columns(a.local()), &b_rows, ranks.inner())
     };
     let c = ranks.agree(c)?;
     Ok(DistCsr::from_local(a.rows().clone(), c))
