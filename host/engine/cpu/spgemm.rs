@@ -30,8 +30,7 @@ use std::sync::Mutex;
 
 /// Total products under which the serial engine is used. A product this
 /// size takes about 0.2 ms on one core of the machine in BENCHMARKS.md;
-/// waking a second thread costs tens of µs. (Measured: 101k and 127k
-/// products, 1.1 and 0.9 ms serial, ran 1.65× and 1.43× faster on 2 cores.)
+/// waking a second thread costs tens of µs.
 pub const SERIAL_BELOW_FLOPS: usize = 30_000;
 
 /// Whether A·B computes fewer than `limit` products; stops counting at the

@@ -45,9 +45,8 @@ const COMBINE_ROWS: usize = 1 << 14;
 /// Entries per COO or CSC chunk: [`ENTRY_CHUNK_MIN`], or `2 · nrows` when
 /// that is more. A chunk may touch every row, and adding its partial into y
 /// costs up to `nrows`; at twice that many entries the overhead stays a
-/// fraction of the chunk's own work. Measured on 2 cores (6M entries over
-/// 100k and 400k rows): `1 · nrows` was up to 1.6× slower, `4 · nrows`
-/// 5–10% faster but leaves half as many chunks to share among threads.
+/// fraction of the chunk's own work; longer chunks add less but leave fewer
+/// to share among threads.
 pub fn entry_chunk_len(nrows: usize) -> usize {
     ENTRY_CHUNK_MIN.max(2 * nrows)
 }

@@ -23,6 +23,20 @@
 //!
 //! Every row is summed in the serial engine's order, so the result has the
 //! serial bits for every semiring (plus-times included) on every run.
+//!
+//! The map across the two crates (host step → argument struct in
+//! `gpu_kernels::args` → entry points, in `gpu_kernels::spgemm` unless
+//! named `spgemm_long`):
+//!
+//! | step (this module) | arguments | kernels |
+//! |---|---|---|
+//! | classify, bin (`classify`) | `SpgemmClassifyArgs` | `spgemm_long_rows`, `spgemm_long_products` (`spgemm_long`), `spgemm_classify`, `spgemm_bin` |
+//! | Bᵀ for giant rows (`Giant`) | `SpgemmTransposeArgs` | `spgemm_transpose_count`, `_scatter`, `_sort` (`spgemm_long`) |
+//! | symbolic and numeric, classes 0–4 (`launch_rows`) | `SpgemmRowsArgs` | `spgemm_copy`, `spgemm_warp`, `spgemm_hash`, `spgemm_block`, `spgemm_dense` (stamped per semiring) |
+//! | giant rows, batch by batch (`launch_giant`) | `SpgemmGatherArgs`, `SpgemmGiantArgs` | `spgemm_giant_gather`, `spgemm_giant_columns`, `spgemm_giant_rows` (`spgemm_long`; the last two stamped) |
+//! | row offsets (`exclusive_scan`) | `ScanArgs` | `scan_tiles`, `scan_tile_sums`, `scan_add` |
+//! | a product kept on the device ([`DevProduct::into_dev_csr`]) | `NarrowArgs` | `narrow_offsets` (`gpu_kernels::util`) |
+//! | the plan's numeric phase ([`spgemm_plan`](super::spgemm_plan)) | `SpgemmReplayArgs` | `spgemm_replay` (stamped) |
 
 use std::ops::Range;
 

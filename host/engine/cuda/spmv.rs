@@ -7,7 +7,22 @@
 //! call: upload, run, download.
 //!
 //! [`SpmvKernel::Auto`] picks from A's size and row lengths ([`choose`]
-//! says how, and what was measured for each choice).
+//! says how and why; the races behind it are in BENCHMARKS.md and its
+//! archive).
+//!
+//! The map across the two crates (kernel → the format [`SpmvPlan`] holds →
+//! argument struct in `gpu_kernels::args` → entry points in
+//! `gpu_kernels::spmv`, each stamped per semiring):
+//!
+//! | `--kernel` | format on the device | arguments | entry points |
+//! |---|---|---|---|
+//! | `csr-scalar`, `csr-vector` | `DevCsr` | `SpmvCsrArgs` | `spmv_csr_scalar`, `spmv_csr_vector` |
+//! | `csr-merge` | `DevCsr` and a carry a part | `SpmvCsrMergeArgs` | `spmv_csr_merge`, `spmv_csr_merge_fixup` (search and walk in `gpu_kernels::merge_path`) |
+//! | `csr-adaptive` | `DevCsr` and row blocks | `SpmvCsrAdaptiveArgs` | `spmv_csr_adaptive` |
+//! | `coo` | `DevCoo` | `SpmvCooArgs` | `spmv_coo_atomic` (the semiring's `AtomicAdd`) |
+//! | `ell`, `hyb` | `DevEll` (and `DevCoo`) | `SpmvEllArgs` (and `SpmvCooArgs`) | `spmv_ell` (and `spmv_coo_atomic`) |
+//! | `sell` | `DevSell` | `SpmvSellArgs` | `spmv_sell` |
+//! | `bsr` | `DevBsr` | `SpmvBsrArgs` | `spmv_bsr` |
 
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
@@ -106,22 +121,18 @@ const LARGE_NNZ: usize = 2_000_000;
 
 /// The kernel [`SpmvKernel::Auto`] runs for a matrix of `nnz` entries
 /// whose rows have `stats`, on a GPU of `sm_count` multiprocessors, and its
-/// lanes per row. Chosen from the row lengths by
-/// what was measured on an H100 against cuSPARSE 12.6 (BENCHMARKS.md):
+/// lanes per row:
 ///
 /// - Skewed rows (the longest over 8 × the mean + 64): a thread or warp per
 ///   row would leave most lanes waiting on the long rows. A large matrix
 ///   whose longest row is a small share of the work (at most nnz / SMs)
 ///   goes to the adaptive kernel, which packs short rows and gives long rows
-///   a block each (R-MAT 22: 0.95× cuSPARSE, merge 0.75×); otherwise to the
-///   merge path, which splits even one huge row evenly (arrow: 0.82×,
-///   adaptive 0.12×).
+///   a block each; otherwise to the merge path, which splits even one huge
+///   row evenly, at the cost of a search and a carry fix-up.
 /// - Regular rows, large matrix: short rows (mean below 10) a thread per
-///   row, no reduction (2D Poisson 1.30×, 3D 1.24×; vector 0.74×); longer
-///   rows the adaptive kernel (uniform 8–56 per row: 0.94×, vector 0.86×).
+///   row, no reduction; longer rows the adaptive kernel.
 /// - Regular rows, small matrix (latency-bound): a group of lanes per row
-///   as wide as the mean row fills, four loads in flight per lane (4elt
-///   1.66×, bcsstk13 1.45×; a thread per row 1.48× and 0.58×).
+///   as wide as the mean row fills, four loads in flight per lane.
 pub fn choose(stats: &RowStats, nnz: usize, sm_count: u32) -> (SpmvKernel, u32) {
     let large = nnz >= LARGE_NNZ;
     let skewed = stats.max as f64 > 8.0 * stats.mean + 64.0;
