@@ -268,14 +268,7 @@ fn close(got: f64, want: f64) -> bool {
 #[track_caller]
 fn assert_same_bits(got: &Csr<f64>, want: &Csr<f64>, what: &str) {
     assert!(
-        got.shape() == want.shape()
-            && got.row_ptr() == want.row_ptr()
-            && got.col_idx() == want.col_idx()
-            && got
-                .values()
-                .iter()
-                .zip(want.values())
-                .all(|(x, y)| x.to_bits() == y.to_bits()),
+        got.same_bits(want),
         "{what}: differs from the serial engine"
     );
 }
