@@ -19,7 +19,7 @@
 //! | struct               | kernel families                          | bytes |
 //! |----------------------|------------------------------------------|-------|
 //! | [`SpmvCsrArgs`]      | `spmv_csr_scalar`, `spmv_csr_vector`     | 56    |
-//! | [`SpmvCsrMergeArgs`] | `spmv_csr_merge`, `spmv_csr_merge_fixup` | 72    |
+//! | [`SpmvCsrMergeArgs`] | `spmv_csr_merge`, `spmv_csr_merge_fixup` | 80    |
 //! | [`SpmvCooArgs`]      | `spmv_coo_atomic`                        | 48    |
 //! | [`SpmvEllArgs`]      | `spmv_ell`                               | 40    |
 //! | [`SpmvSellArgs`]     | `spmv_sell`                              | 72    |
@@ -137,7 +137,7 @@ macro_rules! kernel_args {
 
 kernel_args! {
     SpmvCsrArgs = 56;
-    SpmvCsrMergeArgs = 72;
+    SpmvCsrMergeArgs = 80;
     SpmvCsrAdaptiveArgs = 56;
     SpmvCooArgs = 48;
     SpmvEllArgs = 40;
@@ -228,6 +228,9 @@ pub struct SpmvCsrAdaptiveArgs<T> {
 ///    consecutive), `y[r] = (carry_val[p] ⊕ … ⊕ carry_val[q]) ⊕ y[r]`, done by
 ///    the warp of part `p` alone. Then `y[r]` is the full row sum.
 ///
+/// `spmv_csr_merge` also takes [`SpmvCsrMergeArgs::stage_bytes`] bytes of
+/// dynamic shared memory per warp (the launch's block size / 32 times).
+///
 /// The host allocates `n_parts` slots in each of `carry_row` and
 /// `carry_val` (their contents before the launch do not matter), with
 /// `n_parts ≥ ⌈(n_rows + nnz) / items_per_part⌉`
@@ -250,6 +253,10 @@ pub struct SpmvCsrMergeArgs<T> {
     pub carry_row: DevPtrMut<u32>,
     /// `n_parts` slots: each part's partial sum of its unfinished row.
     pub carry_val: DevPtrMut<T>,
+    /// `n_parts + 1` rows: that of each part's first item (diagonal
+    /// `p · items_per_part`, [`crate::merge_path::search`]), found once
+    /// when the matrix is planned; the last is `n_rows`.
+    pub part_rows: DevPtr<u32>,
     pub n_rows: u32,
     /// Stored entries: `row_ptr[n_rows]`.
     pub nnz: u32,
@@ -273,6 +280,28 @@ impl<T> SpmvCsrMergeArgs<T> {
         let items = n_rows as u64 + nnz as u64;
         // At most 2³³ / 32 = 2²⁸ parts: always a u32.
         Some(items.div_ceil(items_per_part as u64) as u32)
+    }
+
+    /// Slots of a warp's stage of row ends: its part's rows (at most
+    /// `items_per_part + 1`), in whole rows of 32 slots, so that the
+    /// products after them are aligned for any value type.
+    pub const fn stage_row_slots(items_per_part: u32) -> u32 {
+        (items_per_part + 1).div_ceil(32) * 32
+    }
+
+    /// Slots of a warp's stage of products: its part's entries (at most
+    /// `items_per_part`), one slot in 33 left empty so that lanes reading
+    /// runs `items_per_part / 32` apart hit different banks; whole rows of
+    /// 32 slots.
+    pub const fn stage_product_slots(items_per_part: u32) -> u32 {
+        (items_per_part + items_per_part / 32).div_ceil(32) * 32
+    }
+
+    /// Bytes of a warp's stage for `value_bytes`-byte values: the row ends
+    /// (`u32`), then the products.
+    pub const fn stage_bytes(items_per_part: u32, value_bytes: u32) -> u32 {
+        Self::stage_row_slots(items_per_part) * 4
+            + Self::stage_product_slots(items_per_part) * value_bytes
     }
 }
 

@@ -60,35 +60,6 @@ pub fn before(row_end: impl Fn(u32) -> u32, pivot: u32, diagonal: u64) -> bool {
     u64::from(row_end(pivot)) < diagonal - u64::from(pivot)
 }
 
-/// The warp-wide search: the 32 lanes probe 32 pivots of `lo..hi` at once
-/// and a ballot counts how many come before the diagonal ([`before`]),
-/// which narrows the range 32-fold a round (`⌈log₃₂⌉` rounds, one memory
-/// latency each, instead of `⌈log₂⌉`). A round is [`warp_pivot`] per lane,
-/// then [`warp_narrow`] with the count; the range closes (`lo == hi`) on
-/// the row of the diagonal.
-///
-/// The pivot lane `lane` probes this round, or `None` when its pivot falls
-/// outside the range (it then votes "not before").
-#[inline(always)]
-pub fn warp_pivot(lo: u32, hi: u32, lane: u32) -> Option<u32> {
-    let step = (hi - lo).div_ceil(32);
-    let pivot = u64::from(lo) + u64::from(lane) * u64::from(step);
-    (pivot < u64::from(hi)).then_some(pivot as u32)
-}
-
-/// The range after a round in which `count` lanes (necessarily lanes
-/// `0..count`, the predicate being monotone) voted "before".
-#[inline(always)]
-pub fn warp_narrow(lo: u32, hi: u32, count: u32) -> (u32, u32) {
-    if count == 0 {
-        return (lo, lo);
-    }
-    let step = u64::from((hi - lo).div_ceil(32));
-    let new_lo = u64::from(lo) + u64::from(count - 1) * step + 1;
-    let new_hi = (u64::from(lo) + u64::from(count) * step).min(u64::from(hi));
-    (new_lo as u32, new_hi as u32)
-}
-
 /// What one walk (one lane's run of items) leaves behind.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Walked<T> {
@@ -197,40 +168,6 @@ mod tests {
 
     /// The warp search, with the 32 lanes' votes counted here, finds what
     /// the binary search finds, in a few rounds.
-    #[test]
-    fn warp_search_agrees_with_binary_search() {
-        let ptr: Vec<u32> = (0..5000u32)
-            .map(|i| i * (i % 7) / 3 + i)
-            .scan(0, |acc, x| {
-                *acc += x % 50;
-                Some(*acc)
-            })
-            .collect();
-        let (n_rows, nnz) = (ptr.len() as u32 - 1, *ptr.last().unwrap());
-        let row_end = |r: u32| ptr[r as usize + 1];
-        for d in (0..=u64::from(n_rows) + u64::from(nnz)).step_by(37) {
-            let d_clamped = d.min(u64::from(n_rows) + u64::from(nnz));
-            let mut lo = d_clamped.saturating_sub(u64::from(nnz)) as u32;
-            let mut hi = d_clamped.min(u64::from(n_rows)) as u32;
-            let mut rounds = 0;
-            while lo < hi {
-                let count = (0..32)
-                    .filter(|&l| {
-                        warp_pivot(lo, hi, l).is_some_and(|p| before(row_end, p, d_clamped))
-                    })
-                    .count() as u32;
-                (lo, hi) = warp_narrow(lo, hi, count);
-                rounds += 1;
-            }
-            assert_eq!(lo, search(d, n_rows, nnz, row_end).0, "diagonal {d}");
-            assert!(rounds <= 4, "{rounds} rounds for diagonal {d}");
-            // search_in within bounds that hold the answer agrees too.
-            let (r, _) = search(d, n_rows, nnz, row_end);
-            let bounds = (r.saturating_sub(3), (r + 40).min(n_rows));
-            assert_eq!(search_in(d, bounds, n_rows, nnz, row_end).0, r);
-        }
-    }
-
     #[test]
     fn search_finds_the_coordinate_of_every_diagonal() {
         let ptr = row_ptr(&[2, 0, 0, 3, 1, 0]);

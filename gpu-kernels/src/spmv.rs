@@ -40,7 +40,7 @@ use crate::device::atomic::{AtomicAdd, atomic_add};
 use crate::device::shared;
 use crate::device::thread::{
     GridStride, WARP_SIZE, block_dim_x, block_idx_x, global_warp_id, grid_dim_x, grid_stride,
-    grid_stride_warps, grid_warps, lane_id, require, sync_threads, thread_idx_x,
+    grid_stride_warps, grid_warps, lane_id, require, sync_threads, thread_idx_x, warp_id,
 };
 use crate::device::warp::{self, Shuffle};
 use crate::merge_path;
@@ -202,8 +202,10 @@ where
 /// plus-times may differ from the serial engine in the last bits.
 ///
 /// Launch: 1D, block size a multiple of 32, any grid (one part per warp per
-/// step; `⌈n_parts · 32 / block⌉` blocks cover the parts once).
-/// `items_per_part` a positive multiple of 32 (else `trap`); `n_parts ≥
+/// step; `⌈n_parts · 32 / block⌉` blocks cover the parts once), with
+/// [`SpmvCsrMergeArgs::stage_bytes`] of dynamic shared memory a warp: a
+/// part's products are staged there by coalesced loads before its lanes
+/// walk their runs. `items_per_part` a positive multiple of 32 (else `trap`); `n_parts ≥
 /// ⌈(n_rows + nnz) / items_per_part⌉` ([`SpmvCsrMergeArgs::parts`]), and
 /// `carry_row` and `carry_val` hold `n_parts` slots each. `y` is overwritten;
 /// it is complete only after [`spmv_csr_merge_fixup`].
@@ -227,33 +229,67 @@ where
     let (n_rows, nnz) = (a.n_rows, a.nnz);
     let per_lane = a.items_per_part / WARP_SIZE;
     let lane = lane_id();
-    // SAFETY (both closures): `merge_path` asks only for rows `i < n_rows`
-    // and entries `j < nnz`, in bounds by the caller's contract.
-    let row_end = |i: u32| unsafe { *row_ptr.add(i as usize + 1) };
-    let product = |j: u32| unsafe {
-        let j = j as usize;
-        S::mul(*values.add(j), *x.add(*col_idx.add(j) as usize))
+    // This warp's stage: its part's row ends, slot `i - lo` for row `i`,
+    // then the products of its entries, slot `k + k/32` for its `k`th.
+    type M<T> = SpmvCsrMergeArgs<T>;
+    let bytes = M::<S::Value>::stage_bytes(a.items_per_part, size_of::<S::Value>() as u32);
+    let row_slots = M::<S::Value>::stage_row_slots(a.items_per_part) as usize;
+    // SAFETY: the launch gives `stage_bytes` a warp; the products start
+    // `4 · row_slots` bytes in, a multiple of 128.
+    let (stage_rows, stage) = unsafe {
+        let rows = shared::dynamic::<u8>()
+            .add(warp_id() as usize * bytes as usize)
+            .cast::<u32>();
+        (rows, rows.add(row_slots).cast::<S::Value>())
     };
+    let skew = |k: u32| (k + k / WARP_SIZE) as usize;
     for part in grid_stride_warps(a.n_parts) {
-        // The part's first row, found by the whole warp (32 probes a round,
-        // so a few memory latencies instead of log₂ n_rows); then each lane
-        // searches only the rows its own start can reach from there, which
-        // the part's first probes have just brought into the cache.
+        // The part's first row, and that of the next part (which this one
+        // may end in), from the plan.
         let part_start = u64::from(part) * u64::from(a.items_per_part);
         let d0 = part_start.min(u64::from(n_rows) + u64::from(nnz));
-        let mut lo = d0.saturating_sub(u64::from(nnz)) as u32;
-        let mut hi = d0.min(u64::from(n_rows)) as u32;
-        // Warp-uniform: every lane holds the same `lo`, `hi` and count.
-        while lo < hi {
-            let vote = merge_path::warp_pivot(lo, hi, lane)
-                .is_some_and(|p| merge_path::before(&row_end, p, d0));
-            // SAFETY: all 32 lanes vote together (uniform loop).
-            let count = unsafe { warp::ballot(vote) }.count_ones();
-            (lo, hi) = merge_path::warp_narrow(lo, hi, count);
+        // SAFETY: `part + 1 ≤ n_parts`, within `part_rows`.
+        let (lo, hi) = unsafe {
+            let rows = a.part_rows.as_ptr().add(part as usize);
+            (*rows, *rows.add(1))
+        };
+        // The part's entries start at `first` (its first row, `lo`, takes
+        // the diagonal's other items) and number at most `items_per_part`;
+        // it reads the ends of rows `lo..end_rows`.
+        let first = (d0 - u64::from(lo)) as u32;
+        let staged = a.items_per_part.min(nnz - first);
+        let end_rows = hi.saturating_add(1).min(n_rows);
+        // SAFETY: all 32 lanes reach it (the loop over parts is
+        // warp-uniform); the previous part's walk has read its stage.
+        unsafe { warp::sync_warp(u32::MAX) };
+        // Row ends and products staged by coalesced loads (lane `l` takes
+        // the part's `l`th, `l + 32`th, …), where each lane walking its own
+        // run would touch 32 lines a load and search `row_ptr` in memory.
+        let mut k = lane;
+        while lo + k < end_rows {
+            // SAFETY: row `lo + k < n_rows`; the slot is in the stage.
+            unsafe { *stage_rows.add(k as usize) = *row_ptr.add((lo + k) as usize + 1) };
+            k += WARP_SIZE;
         }
+        // SAFETY: the part's entries are entries; the slots are in this
+        // warp's stage.
+        unsafe {
+            stage_products::<S>(
+                (col_idx, values, x),
+                first,
+                (lane, WARP_SIZE, staged),
+                |k, p| *stage.add(skew(k)) = p,
+            );
+        }
+        // SAFETY: as above; the stage is written before any lane reads it.
+        unsafe { warp::sync_warp(u32::MAX) };
+        // SAFETY: the search and the walk ask for rows `lo ≤ i < end_rows` and
+        // entries `first ≤ j < first + staged`, all staged.
+        let row_end = |i: u32| unsafe { *stage_rows.add((i - lo) as usize) };
+        let product = |j: u32| unsafe { *stage.add(skew(j - first)) };
         let offset = lane * per_lane;
         let diagonal = part_start + u64::from(offset);
-        let reach = (lo, lo.saturating_add(offset).min(n_rows));
+        let reach = (lo, lo.saturating_add(offset).min(hi));
         let (start_row, start_entry) =
             merge_path::search_in(diagonal, reach, n_rows, nnz, &row_end);
         let walked = merge_path::walk::<S>(
@@ -301,6 +337,42 @@ where
                 *a.carry_val.as_mut_ptr().add(part as usize) = sum;
             }
         }
+    }
+}
+
+/// Stores `S::mul(values[j], x[col_idx[j]])` for the entries `j = first +
+/// i`, `i = start, start + stride, …` below `count`, as `store(i, product)`:
+/// four entries' loads in flight a round (their columns and values, then
+/// the four gathers of `x`), where one at a time would wait two memory
+/// latencies an entry.
+///
+/// # Safety
+/// Every such `j` is an entry (`< nnz`), and its column indexes `x`.
+#[inline(always)]
+unsafe fn stage_products<S: Semiring>(
+    (col_idx, values, x): (*const u32, *const S::Value, *const S::Value),
+    first: u32,
+    (start, stride, count): (u32, u32, u32),
+    mut store: impl FnMut(u32, S::Value),
+) {
+    let mut i = start;
+    // SAFETY (all loads): the caller's contract.
+    while i + 3 * stride < count {
+        let j = [0, 1, 2, 3].map(|u| (first + i + u * stride) as usize);
+        let cols = j.map(|j| unsafe { *col_idx.add(j) });
+        let vals = j.map(|j| unsafe { *values.add(j) });
+        let xs = cols.map(|c| unsafe { *x.add(c as usize) });
+        for u in 0..4 {
+            store(i + u as u32 * stride, S::mul(vals[u], xs[u]));
+        }
+        i += 4 * stride;
+    }
+    while i < count {
+        let j = (first + i) as usize;
+        store(i, unsafe {
+            S::mul(*values.add(j), *x.add(*col_idx.add(j) as usize))
+        });
+        i += stride;
     }
 }
 
@@ -445,15 +517,12 @@ where
             let end = *row_ptr.add(last as usize);
             let rows = last - first;
             if rows > 1 {
-                let mut k = start + t;
-                while k < end {
-                    let product = S::mul(
-                        *values.add(k as usize),
-                        *x.add(*col_idx.add(k as usize) as usize),
-                    );
-                    *staged.add((k - start) as usize) = product;
-                    k += threads;
-                }
+                stage_products::<S>(
+                    (col_idx, values, x),
+                    start,
+                    (t, threads, end - start),
+                    |k, p| *staged.add(k as usize) = p,
+                );
                 sync_threads();
                 let mut group = WARP_SIZE;
                 while group > 1 && group * rows > threads {

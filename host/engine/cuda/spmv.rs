@@ -30,6 +30,7 @@ use gpu_kernels::args::{
     SpmvBsrArgs, SpmvCooArgs, SpmvCsrAdaptiveArgs, SpmvCsrArgs, SpmvCsrMergeArgs, SpmvEllArgs,
     SpmvSellArgs,
 };
+use gpu_kernels::merge_path;
 
 use super::Gpu;
 use super::matrix::{DevBsr, DevCoo, DevCsr, DevEll, DevSell, index};
@@ -187,6 +188,8 @@ struct MergeCarry<T> {
     items_per_part: u32,
     rows: CudaSlice<u32>,
     sums: CudaSlice<T>,
+    /// `parts + 1`: the row of each part's first item.
+    part_rows: CudaSlice<u32>,
 }
 
 /// A on the device, in the format its kernel reads.
@@ -274,10 +277,22 @@ impl<T: Scalar> SpmvPlan<T> {
         let parts = SpmvCsrMergeArgs::<()>::parts(m.n_rows, m.nnz, items_per_part)
             .expect("merge_items gives a multiple of 32")
             .max(1);
+        // Each part's first row, found once here rather than by every run.
+        let row_ptr = a.row_ptr();
+        let part_rows: Vec<u32> = (0..=u64::from(parts))
+            .map(|p| {
+                let diagonal = p * u64::from(items_per_part);
+                merge_path::search(diagonal, m.n_rows, m.nnz, |i| {
+                    row_ptr[i as usize + 1] as u32
+                })
+                .0
+            })
+            .collect();
         let carry = MergeCarry {
             items_per_part,
             rows: gpu.zeros::<u32>(parts as usize)?,
             sums: gpu.zeros::<T>(parts as usize)?,
+            part_rows: gpu.upload(&part_rows)?,
         };
         let mut plan = Self::with(SpmvKernel::CsrMerge, 1, a.ncols(), DevMatrix::Csr(m))?;
         plan.carry = Some(carry);
@@ -426,13 +441,18 @@ impl<T: Scalar> SpmvPlan<T> {
                             y: yp,
                             carry_row: gpu.ptr_mut(&mut carry.rows),
                             carry_val: gpu.ptr_mut(&mut carry.sums),
+                            part_rows: gpu.ptr(&carry.part_rows),
                             n_rows: m.n_rows,
                             nnz: m.nnz,
                             n_parts: parts,
                             items_per_part: carry.items_per_part,
                         };
                         let threads = u64::from(parts) * 32;
-                        gpu.launch_threads::<S, _>("spmv_csr_merge", threads, args)?;
+                        let stage = SpmvCsrMergeArgs::<T>::stage_bytes(
+                            carry.items_per_part,
+                            size_of::<T>() as u32,
+                        ) / 32;
+                        gpu.launch_threads_shared::<S, _>("spmv_csr_merge", threads, stage, args)?;
                         gpu.launch_threads::<S, _>("spmv_csr_merge_fixup", threads, args)
                     }
                 }
