@@ -205,7 +205,8 @@ pub struct SpmvCsrAdaptiveArgs<T> {
     pub row_blocks: DevPtr<u32>,
     pub n_blocks: u32,
     /// Entries a block of several rows may hold: the shared-memory staging
-    /// area is `block_nnz` values (and at least `block_dim / 32`).
+    /// area is `block_nnz` values (and at least `block_dim / 32`), then
+    /// `block_dim + 1` words.
     pub block_nnz: u32,
 }
 

@@ -36,7 +36,7 @@ use crate::args::{
     ELL_PAD, SpmvBsrArgs, SpmvCooArgs, SpmvCsrAdaptiveArgs, SpmvCsrArgs, SpmvCsrMergeArgs,
     SpmvEllArgs, SpmvSellArgs,
 };
-use crate::device::atomic::{AtomicAdd, atomic_add};
+use crate::device::atomic::{AtomicAdd, atomic_add, atomic_add_u32};
 use crate::device::shared;
 use crate::device::thread::{
     GridStride, WARP_SIZE, block_dim_x, block_idx_x, global_warp_id, grid_dim_x, grid_stride,
@@ -456,6 +456,11 @@ where
     }
 }
 
+/// Steps of its group past which a row of a several-row block goes to a
+/// whole warp instead: the block waits for its slowest row, and a hub among
+/// short rows would hold it for hundreds of dependent steps.
+const ADAPTIVE_LONG_STEPS: u32 = 16;
+
 /// CSR by row blocks (CSR-Adaptive): one thread block per row block of
 /// [`SpmvCsrAdaptiveArgs`], grid-stride over the row blocks.
 ///
@@ -466,8 +471,10 @@ where
 ///   the row lengths); then each row is summed from shared memory by a group
 ///   of `g` consecutive threads, `g` the largest power of two (≤ 32) with
 ///   `g · rows ≤ block_dim`, each taking every `g`-th product, then a
-///   [`warp::reduce`] over the group. With `g = 1` a row is summed in row
-///   order, as serial.
+///   [`warp::reduce`] over the group; a row longer than
+///   [`ADAPTIVE_LONG_STEPS`]` · g` is summed instead by a whole warp, after
+///   the others (every 32nd product a lane, then a tree). With `g = 1` a
+///   short row is summed in row order, as serial.
 /// - A block of one row (a row of more than `block_nnz` entries, or a lone
 ///   last row): every thread sums every `block_dim`-th entry, then a warp
 ///   tree and a tree over the warps through shared memory.
@@ -477,8 +484,8 @@ where
 ///
 /// Launch: 1D, block size a multiple of 32 (else `trap`) and at least the
 /// rows of any row block, any grid (`n_blocks` blocks cover the row blocks
-/// once). Dynamic shared memory: `max(block_nnz, block_dim / 32)` values.
-/// `y` is overwritten.
+/// once). Dynamic shared memory: `max(block_nnz, block_dim / 32)` values,
+/// then `block_dim + 1` words (the long rows). `y` is overwritten.
 ///
 /// # Safety
 /// As [`spmv_csr_scalar`], and `row_blocks` holds `n_blocks + 1`
@@ -517,6 +524,13 @@ where
             let end = *row_ptr.add(last as usize);
             let rows = last - first;
             if rows > 1 {
+                // After the products: a count and a list of the block's
+                // long rows.
+                let long_count = staged.add(a.block_nnz as usize).cast::<u32>();
+                let long_rows = long_count.add(1);
+                if t == 0 {
+                    *long_count = 0;
+                }
                 stage_products::<S>(
                     (col_idx, values, x),
                     start,
@@ -530,19 +544,45 @@ where
                 }
                 let row = first + t / group;
                 let mut acc = S::zero();
+                let mut long = false;
                 if row < last {
                     let (rs, re) = (*row_ptr.add(row as usize), *row_ptr.add(row as usize + 1));
-                    let mut k = rs + t % group;
-                    while k < re {
-                        acc = S::add(acc, *staged.add((k - start) as usize));
-                        k += group;
+                    long = group < WARP_SIZE && re - rs > ADAPTIVE_LONG_STEPS * group;
+                    if !long {
+                        let mut k = rs + t % group;
+                        while k < re {
+                            acc = S::add(acc, *staged.add((k - start) as usize));
+                            k += group;
+                        }
+                    } else if t % group == 0 {
+                        *long_rows.add(atomic_add_u32(long_count, 1) as usize) = row;
                     }
                 }
                 // All 32 lanes of every warp reach the shuffles (`group` is
                 // block-uniform).
                 let acc = warp::reduce::<S>(acc, group);
-                if row < last && t % group == 0 {
+                if row < last && !long && t % group == 0 {
                     *y.add(row as usize) = acc;
+                }
+                sync_threads();
+                // The long rows, a warp each (any warp: each row's sum is
+                // the same whichever sums it).
+                let (n_long, lane) = (*long_count, lane_id());
+                let mut i = t / WARP_SIZE;
+                while i < n_long {
+                    let row = *long_rows.add(i as usize);
+                    let (rs, re) = (*row_ptr.add(row as usize), *row_ptr.add(row as usize + 1));
+                    let mut acc = S::zero();
+                    let mut k = rs + lane;
+                    while k < re {
+                        acc = S::add(acc, *staged.add((k - start) as usize));
+                        k += WARP_SIZE;
+                    }
+                    let acc = warp::reduce::<S>(acc, WARP_SIZE);
+                    if lane == 0 {
+                        *y.add(row as usize) = acc;
+                    }
+                    i += threads / WARP_SIZE;
                 }
             } else if rows == 1 {
                 let mut acc = S::zero();

@@ -427,7 +427,7 @@ impl<T: Scalar> SpmvPlan<T> {
                             n_blocks,
                             block_nnz: ADAPTIVE_NNZ,
                         };
-                        let shared = ADAPTIVE_NNZ * size_of::<T>() as u32;
+                        let shared = ADAPTIVE_NNZ * size_of::<T>() as u32 + (BLOCK + 1) * 4;
                         gpu.launch::<S, _>("spmv_csr_adaptive", n_blocks, BLOCK, shared, args)
                     }
                     _ => {
