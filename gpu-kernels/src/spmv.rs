@@ -70,14 +70,27 @@ pub unsafe fn spmv_csr_scalar<S: Semiring>(a: SpmvCsrArgs<S::Value>) {
         let row = row as usize;
         // SAFETY: the caller's contract: every index is in bounds.
         unsafe {
-            let (start, end) = (*row_ptr.add(row), *row_ptr.add(row + 1));
+            let (start, end) = (*row_ptr.add(row) as usize, *row_ptr.add(row + 1) as usize);
             let mut acc = S::zero();
-            for k in start as usize..end as usize {
-                let xk = *x.add(*col_idx.add(k) as usize);
-                acc = S::add(acc, S::mul(*values.add(k), xk));
-                if S::is_terminal(acc) {
-                    break;
+            // Four entries' loads in flight (their columns and values, then
+            // their gathers of x), summed in row order; a terminal sum stays
+            // terminal, so stopping after a group of four changes nothing.
+            let mut k = start;
+            while k + 4 <= end && !S::is_terminal(acc) {
+                let cols = [0, 1, 2, 3].map(|u| *col_idx.add(k + u));
+                let vals = [0, 1, 2, 3].map(|u| *values.add(k + u));
+                let xs = cols.map(|c| *x.add(c as usize));
+                for u in 0..4 {
+                    acc = S::add(acc, S::mul(vals[u], xs[u]));
                 }
+                k += 4;
+            }
+            while k < end && !S::is_terminal(acc) {
+                acc = S::add(
+                    acc,
+                    S::mul(*values.add(k), *x.add(*col_idx.add(k) as usize)),
+                );
+                k += 1;
             }
             *y.add(row) = acc;
         }
