@@ -306,18 +306,12 @@ pub fn ewise_add<S: Semiring>(
 where
     S::Value: Scalar,
 {
-    Ok(match engine.resolve(Op::EwiseAdd)? {
-        Engine::Serial => serial::ewise::ewise_add::<S>(a, b),
-        _ => cpu::ewise::ewise_add::<S>(a, b),
-    })
+    crate::engine::ewise_add::<S>(a, b, engine)
 }
 
 /// Aᵀ on `engine`.
 pub fn transpose<T: Scalar>(a: &Csr<T>, engine: Engine) -> Result<Csr<T>> {
-    Ok(match engine.resolve(Op::Transpose)? {
-        Engine::Serial => a.transpose(),
-        _ => cpu::transpose::transpose(a),
-    })
+    crate::engine::transpose(a, engine)
 }
 
 impl<T: DefaultSemiring> Csr<T> {

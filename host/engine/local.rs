@@ -67,6 +67,31 @@ where
     })
 }
 
+/// C = A ⊕ B over `S` on `engine`: the union of the patterns (serial or
+/// cpu; the cuda engine has no element-wise add, so auto is cpu).
+#[track_caller]
+pub fn ewise_add<S: Semiring>(
+    a: &Csr<S::Value>,
+    b: &Csr<S::Value>,
+    engine: Engine,
+) -> Result<Csr<S::Value>>
+where
+    S::Value: Scalar,
+{
+    Ok(match engine.resolve(Op::EwiseAdd)? {
+        Engine::Serial => serial::ewise::ewise_add::<S>(a, b),
+        _ => cpu::ewise::ewise_add::<S>(a, b),
+    })
+}
+
+/// Aᵀ on `engine` (serial or cpu).
+pub fn transpose<T: Scalar>(a: &Csr<T>, engine: Engine) -> Result<Csr<T>> {
+    Ok(match engine.resolve(Op::Transpose)? {
+        Engine::Serial => a.transpose(),
+        _ => cpu::transpose::transpose(a),
+    })
+}
+
 /// A matrix format SpMV runs on directly: one implementation per engine.
 /// Implemented for every format in [`crate::format`]; [`spmv`] dispatches
 /// on the engine, so a new engine is added here once for all formats.

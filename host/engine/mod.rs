@@ -10,10 +10,11 @@
 //!
 //! [`Engine::Auto`] picks the fastest engine present at run time.
 //!
-//! [`spgemm`], [`spmm`] and [`spmv`] run one process's engines (serial, cpu,
-//! cuda) behind one call each, and [`Resident`] keeps a matrix where its
-//! engine multiplies: the layer `ops` checks arguments for, the MPI ranks
-//! run on their blocks, and applications keep chains of products on.
+//! [`spgemm`], [`spmm`], [`spmv`], [`ewise_add`] and [`transpose`] run one
+//! process's engines (serial, cpu, cuda) behind one call each, and
+//! [`Resident`] keeps a matrix where its engine multiplies: the layer that
+//! `ops` documents and checks arguments for, that the MPI ranks run on their
+//! blocks, and that applications keep chains of products on.
 
 /// `FromStr` by name (an error lists the names) and `Display` as the name,
 /// for an enum of named choices with `ALL` and `name()`: engines, kernels,
@@ -54,7 +55,7 @@ pub mod mpi;
 pub mod partition;
 pub mod serial;
 
-pub use local::{Resident, SpmvFormat, spgemm, spmm, spmv};
+pub use local::{Resident, SpmvFormat, ewise_add, spgemm, spmm, spmv, transpose};
 
 use crate::error::{Error, Result};
 
