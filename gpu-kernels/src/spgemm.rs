@@ -11,7 +11,7 @@
 //! | family         | rows                                         | one … per row | how                                  |
 //! |----------------|----------------------------------------------|---------------|--------------------------------------|
 //! | `spgemm_copy`  | ≤ 1 entry of A, or no products               | warp          | a scaled copy of B's row             |
-//! | `spgemm_warp`  | ≤ `SPGEMM_WARP_MAX` (32) products            | warp          | sort the products in registers       |
+//! | `spgemm_warp`  | ≤ `SPGEMM_WARP_MAX` (32) products            | warp          | symbolic: distinct columns by `match.any`; numeric: sort the products in registers |
 //! | `spgemm_hash`  | fit a table of `SPGEMM_HASH_SLOTS` (512)     | warp          | a table in the warp's shared memory  |
 //! | `spgemm_block` | ≤ `SPGEMM_BLOCK_MAX` (1024) products         | block         | sort the products in shared memory   |
 //! | `spgemm_dense` | more                                         | block         | dense accumulator, shared or global  |
@@ -1004,23 +1004,47 @@ unsafe fn sort_row<S: Semiring, G: Group>(
         G::sync();
         let products = *space.first.add(len_a as usize);
         require(products <= capacity);
+        // Product p comes from the last entry j with first[j] ≤ p: that
+        // entry, and the product's position in B.
+        let source = |p: u32| {
+            let (mut lo, mut hi) = (0u32, len_a);
+            while hi - lo > 1 {
+                let mid = (lo + hi) / 2;
+                if *space.first.add(mid as usize) <= p {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            (
+                lo,
+                (*space.b_start.add(lo as usize) + p - *space.first.add(lo as usize)) as usize,
+            )
+        };
+        if !numeric && size == WARP_SIZE {
+            // A warp's row has a product a lane at most: its length is the
+            // number of distinct columns, lanes holding one column finding
+            // each other (`match.any`), with no sort.
+            let col = if rank < products {
+                *a.b_col_idx.as_ptr().add(source(rank).1)
+            } else {
+                u32::MAX
+            };
+            let peers = warp::match_any(col);
+            let first_of_col = rank < products && peers & lane_mask_lt() == 0;
+            let distinct = warp::ballot(first_of_col).count_ones();
+            if lane == 0 {
+                *a.row_len.as_mut_ptr().add(row as usize) = distinct;
+            }
+            G::sync();
+            return;
+        }
         let m = products.next_power_of_two();
-        // Gather: product p comes from the last entry j with first[j] ≤ p.
         let mut p = rank;
         while p < m {
             let mut k = u64::MAX;
             if p < products {
-                let (mut lo, mut hi) = (0u32, len_a);
-                while hi - lo > 1 {
-                    let mid = (lo + hi) / 2;
-                    if *space.first.add(mid as usize) <= p {
-                        lo = mid;
-                    } else {
-                        hi = mid;
-                    }
-                }
-                let q =
-                    (*space.b_start.add(lo as usize) + p - *space.first.add(lo as usize)) as usize;
+                let (lo, q) = source(p);
                 k = key(*a.b_col_idx.as_ptr().add(q), p);
                 if numeric {
                     let x = *a.a_values.as_ptr().add((start + lo) as usize);
