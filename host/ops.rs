@@ -208,6 +208,26 @@ pub struct KernelRun<R> {
     pub multiply: std::time::Duration,
 }
 
+/// Plans with `plan`, then runs with `run`, timing each: a [`KernelRun`].
+#[cfg(feature = "gpu")]
+fn kernel_run<P, R>(
+    plan: impl FnOnce() -> Result<P>,
+    run: impl FnOnce(&mut P) -> Result<R>,
+    label: impl FnOnce(&P) -> String,
+) -> Result<KernelRun<R>> {
+    let t = std::time::Instant::now();
+    let mut p = plan()?;
+    let planned = t.elapsed();
+    let t = std::time::Instant::now();
+    let result = run(&mut p)?;
+    Ok(KernelRun {
+        result,
+        kernel: label(&p),
+        plan: planned,
+        multiply: t.elapsed(),
+    })
+}
+
 /// y = A ⊗ x over `S` on the cuda engine with `kernel`.
 #[cfg(feature = "gpu")]
 #[track_caller]
@@ -220,17 +240,11 @@ where
     S::Value: Scalar,
 {
     use crate::engine::cuda::{Gpu, SpmvPlan, spmv};
-    let t = std::time::Instant::now();
-    let mut plan = SpmvPlan::new::<S>(Gpu::get()?, a, kernel)?;
-    let planned = t.elapsed();
-    let t = std::time::Instant::now();
-    let y = spmv::run_once::<S>(&mut plan, x)?;
-    Ok(KernelRun {
-        result: y,
-        kernel: plan.label(),
-        plan: planned,
-        multiply: t.elapsed(),
-    })
+    kernel_run(
+        || SpmvPlan::new::<S>(Gpu::get()?, a, kernel),
+        |plan| spmv::run_once::<S>(plan, x),
+        |plan| plan.label(),
+    )
 }
 
 /// C = A ⊗ B over `S` on the cuda engine with `kernel`: B and C row-major.
@@ -246,17 +260,11 @@ where
 {
     use crate::engine::cuda::{DenseLayout, Gpu, SpmmPlan, spmm};
     serial::spmm::check_shapes(a, b);
-    let t = std::time::Instant::now();
-    let mut plan = SpmmPlan::new::<S>(Gpu::get()?, a, b.ncols(), DenseLayout::RowMajor, kernel)?;
-    let planned = t.elapsed();
-    let t = std::time::Instant::now();
-    let c = spmm::run_once::<S>(&mut plan, b)?;
-    Ok(KernelRun {
-        result: c,
-        kernel: plan.label(),
-        plan: planned,
-        multiply: t.elapsed(),
-    })
+    kernel_run(
+        || SpmmPlan::new::<S>(Gpu::get()?, a, b.ncols(), DenseLayout::RowMajor, kernel),
+        |plan| spmm::run_once::<S>(plan, b),
+        |plan| plan.label(),
+    )
 }
 
 /// C = A ⊗ B over `S` on `engine`: A sparse (CSR), B and C dense. A C too

@@ -53,7 +53,7 @@ pub fn apsp(g: &Csr<f64>, engine: Engine) -> Result<Apsp> {
             ))
         })?;
         if next.same_bits(&d)? {
-            let distances = d.to_csr()?;
+            let distances = d.into_csr()?;
             check_distances(&distances, 0)?;
             return Ok(Apsp {
                 distances,
@@ -62,7 +62,7 @@ pub fn apsp(g: &Csr<f64>, engine: Engine) -> Result<Apsp> {
         }
         d = next;
     }
-    check_distances(&d.to_csr()?, 0)?;
+    check_distances(&d.into_csr()?, 0)?;
     Err(still_falling())
 }
 

@@ -145,7 +145,7 @@ spmv_format! {
 /// A matrix kept where an engine multiplies: on the host for serial and
 /// cpu, in device memory for cuda. A chain of products of resident
 /// matrices moves nothing between the host and the device until
-/// [`to_csr`](Self::to_csr).
+/// [`into_csr`](Self::into_csr).
 pub struct Resident<T: Scalar> {
     engine: Engine,
     kept: Kept<T>,
@@ -198,23 +198,29 @@ impl<T: Scalar> Resident<T> {
     }
 
     /// Whether `self` and `other` have the same pattern and the same value
-    /// bits (`-0.0` and `0.0` differ), compared where they are kept.
+    /// bits (`-0.0` and `0.0` differ), compared where they are kept. `other`
+    /// must be kept on the same engine.
     pub fn same_bits(&self, other: &Resident<T>) -> Result<bool> {
         match (&self.kept, &other.kept) {
             (Kept::Host(a), Kept::Host(b)) => Ok(a.same_bits(b)),
             #[cfg(feature = "gpu")]
-            (Kept::Device(a), Kept::Device(b)) if size_of::<T>().is_multiple_of(4) => {
-                a.same_as(super::cuda::Gpu::get()?, b)
+            (Kept::Device(a), Kept::Device(b)) => {
+                let gpu = super::cuda::Gpu::get()?;
+                if size_of::<T>().is_multiple_of(4) {
+                    a.same_as(gpu, b)
+                } else {
+                    Ok(a.download(gpu)?.same_bits(&b.download(gpu)?))
+                }
             }
             #[cfg(feature = "gpu")]
-            _ => Ok(self.to_csr()?.same_bits(&other.to_csr()?)),
+            _ => panic!("Resident::same_bits: operands kept on different engines"),
         }
     }
 
-    /// The matrix, on the host.
-    pub fn to_csr(&self) -> Result<Csr<T>> {
-        match &self.kept {
-            Kept::Host(a) => Ok(a.clone()),
+    /// The matrix, on the host (downloaded from the device for cuda).
+    pub fn into_csr(self) -> Result<Csr<T>> {
+        match self.kept {
+            Kept::Host(a) => Ok(a),
             #[cfg(feature = "gpu")]
             Kept::Device(a) => a.download(super::cuda::Gpu::get()?),
         }
