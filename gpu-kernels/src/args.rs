@@ -573,10 +573,11 @@ pub struct SpgemmRowsArgs<T> {
     /// `spgemm_dense`: presence words of the accumulator in shared memory
     /// (a row whose column span fits uses it instead of its slot).
     pub shared_words: u32,
-    /// `spgemm_hash`: slots of each warp's table (a power of two), and
-    /// their log2 (the hash keeps that many bits).
+    /// `spgemm_hash`: slots of each warp's table (a power of two); a
+    /// hashed row takes the least power of two of them that holds twice
+    /// its products.
     pub table_slots: u32,
-    pub table_bits: u32,
+    pub pad: u32,
 }
 
 /// The numeric phase of a planned product C = A ⊗ B (`spgemm_replay`),

@@ -38,7 +38,8 @@
 //! inserts the column — at `column − lowest` when the span fits, else by a
 //! multiplicative hash with linear probing — and adds its own and the
 //! others' products in lane order. A direct table is read out in column
-//! order; a hashed one is gathered and sorted (bitonic, in the table).
+//! order; a hashed one (the least power of two of slots that holds twice
+//! the row's products) is gathered and sorted (bitonic, in the table).
 //!
 //! **Long rows.** `spgemm_dense` keeps a presence bit and a value for
 //! every column of the row's span — in shared memory when the span fits
@@ -64,7 +65,8 @@ use crate::args::{
     SpgemmReplayArgs, SpgemmRowsArgs, spgemm_hash_fits,
 };
 use crate::device::atomic::{
-    atomic_add_u32, atomic_add_u64, atomic_cas_u32, atomic_max_u32, atomic_min_u32, atomic_or_u32,
+    atomic_add_u32, atomic_add_u64, atomic_cas_shared_u32, atomic_max_u32, atomic_min_u32,
+    atomic_or_u32,
 };
 use crate::device::shared;
 use crate::device::thread::{
@@ -711,7 +713,6 @@ unsafe fn hash_row<S: Semiring>(
     S::Value: Shuffle,
 {
     let lane = lane_id();
-    let numeric = a.numeric != 0;
     let slots = a.table_slots;
     // SAFETY: indices within A, B, C and the table by the contract; every
     // shuffle, vote and barrier is reached by the whole warp (the loops'
@@ -742,8 +743,51 @@ unsafe fn hash_row<S: Semiring>(
             hi = hi.max(warp::shuffle_xor(hi, d));
             d /= 2;
         }
-        let direct = hi - lo < slots;
-        let used = if direct { hi - lo + 1 } else { slots };
+        if hi - lo < slots {
+            table_row::<S, true>(a, row, (start, len_a), keys, vals, lo, hi - lo + 1);
+            return;
+        }
+        // A hashed row takes the least power of two of slots that holds
+        // twice its products, so a short row clears and gathers a short
+        // table.
+        let mut products = 0;
+        let mut j = lane;
+        while j < len_a {
+            let k = *ac.add(j as usize) as usize;
+            products += *bp.add(k + 1) - *bp.add(k);
+            j += WARP_SIZE;
+        }
+        products = warp::shuffle_idx(warp_inclusive_scan(products), WARP_SIZE - 1);
+        let used = (2 * products).next_power_of_two().clamp(WARP_SIZE, slots);
+        table_row::<S, false>(a, row, (start, len_a), keys, vals, 0, used);
+    }
+}
+
+/// One row of C through the warp's table of `used` slots: indexed by
+/// `column − lo` when `DIRECT` (the row's span fits), else hashed (`used`
+/// a power of two). Each kind is its own code, so neither carries the
+/// other's registers.
+///
+/// # Safety
+/// As [`hash_row`]; `(start, len_a)` A's row; its columns fit the table
+/// so.
+#[inline(always)]
+unsafe fn table_row<S: Semiring, const DIRECT: bool>(
+    a: &SpgemmRowsArgs<S::Value>,
+    row: u32,
+    (start, len_a): (u32, u32),
+    keys: *mut u32,
+    vals: *mut S::Value,
+    lo: u32,
+    used: u32,
+) where
+    S::Value: Shuffle,
+{
+    let lane = lane_id();
+    let numeric = a.numeric != 0;
+    // SAFETY: as in `hash_row`.
+    unsafe {
+        let bits = used.trailing_zeros();
         let mut t = lane;
         while t < used {
             *keys.add(t as usize) = EMPTY;
@@ -752,19 +796,19 @@ unsafe fn hash_row<S: Semiring>(
         warp::sync_warp(FULL_MASK);
 
         let claim = |col: u32| {
-            if direct {
+            if DIRECT {
                 let slot = col - lo;
                 let fresh = *keys.add(slot as usize) == EMPTY;
                 *keys.add(slot as usize) = col;
                 return (slot, fresh);
             }
-            let mut slot = col.wrapping_mul(0x9e37_79b1) >> (32 - a.table_bits);
+            let mut slot = col.wrapping_mul(0x9e37_79b1) >> (32 - bits);
             loop {
-                let was = atomic_cas_u32(keys.add(slot as usize), EMPTY, col);
+                let was = atomic_cas_shared_u32(keys.add(slot as usize), EMPTY, col);
                 if was == EMPTY || was == col {
                     return (slot, was == EMPTY);
                 }
-                slot = (slot + 1) & (slots - 1);
+                slot = (slot + 1) & (used - 1);
             }
         };
         let inserted = Cell::new(0u32);
@@ -816,7 +860,7 @@ unsafe fn hash_row<S: Semiring>(
             warp::sync_warp(FULL_MASK);
             t0 += WARP_SIZE;
         }
-        if !direct {
+        if !DIRECT {
             sort_pairs::<S::Value>(keys, vals, filled);
         }
         let out = c_start(a, row);

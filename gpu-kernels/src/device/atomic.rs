@@ -10,7 +10,8 @@
 //!   integer, a negative one like its bits as an unsigned integer, reversed),
 //!   with NaN operands ignored as [`f32::min`] ignores them;
 //! - or on a `bool` (one byte) through `atom.or.b32` on its aligned word;
-//! - compare-and-swap on 32- and 64-bit values;
+//! - compare-and-swap on 32- and 64-bit values, and on 32 bits of shared
+//!   memory by `atom.shared` ([`atomic_cas_shared_u32`]);
 //! - [`atomic_add::<S>`](atomic_add): a semiring's `add` done atomically
 //!   ([`AtomicAdd`]), native where PTX has the operation; a user semiring
 //!   can implement it with [`atomic_add_cas`].
@@ -119,6 +120,30 @@ atom_cas! {
     atomic_cas_u32(u32, reg32) = "atom.cas.b32";
     /// `atomicCAS` on 64 bits.
     atomic_cas_u64(u64, reg64) = "atom.cas.b64";
+}
+
+/// `atomicCAS` on 32 bits of the block's shared memory, through
+/// `atom.shared`: the generic form takes the slower path of an atomic that
+/// may land in global memory.
+///
+/// # Safety
+/// `p` a generic address in this block's shared memory; otherwise as the
+/// module documentation says.
+#[inline(always)]
+pub unsafe fn atomic_cas_shared_u32(p: *mut u32, expected: u32, new: u32) -> u32 {
+    let old: u32;
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "{{ .reg .b64 s; cvta.to.shared.u64 s, {p}; atom.shared.cas.b32 {old}, [s], {cmp}, {new}; }}",
+            old = out(reg32) old,
+            p = in(reg64) p,
+            cmp = in(reg32) expected,
+            new = in(reg32) new,
+            options(nostack),
+        );
+    }
+    old
 }
 
 macro_rules! float_min_max {

@@ -520,7 +520,7 @@ impl<'g, T: Scalar> Product<'g, T> {
                 slot_words: self.slot_words,
                 shared_words: spgemm_dense_shared_words(size),
                 table_slots: SPGEMM_HASH_SLOTS,
-                table_bits: SPGEMM_HASH_SLOTS.trailing_zeros(),
+                pad: 0,
             };
             let warps = SPGEMM_THREADS / 32;
             let (grid, block, shared) = match class {
