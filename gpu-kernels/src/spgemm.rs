@@ -724,9 +724,9 @@ unsafe fn hash_row<S: Semiring>(
             a.b_row_ptr.as_ptr(),
             a.b_col_idx.as_ptr(),
         );
-        // The span of the row's columns: a span that fits is indexed
-        // directly (and read out sorted); a wider one is hashed.
-        let (mut lo, mut hi) = (u32::MAX, 0u32);
+        // The span of the row's columns and its products: a span that fits
+        // is indexed directly (and read out sorted); a wider one is hashed.
+        let (mut lo, mut hi, mut products) = (u32::MAX, 0u32, 0u32);
         let mut j = lane;
         while j < len_a {
             let k = *ac.add(j as usize) as usize;
@@ -734,6 +734,7 @@ unsafe fn hash_row<S: Semiring>(
             if e > s {
                 lo = lo.min(*bc.add(s as usize));
                 hi = hi.max(*bc.add(e as usize - 1));
+                products += e - s;
             }
             j += WARP_SIZE;
         }
@@ -741,6 +742,7 @@ unsafe fn hash_row<S: Semiring>(
         while d > 0 {
             lo = lo.min(warp::shuffle_xor(lo, d));
             hi = hi.max(warp::shuffle_xor(hi, d));
+            products += warp::shuffle_xor(products, d);
             d /= 2;
         }
         if hi - lo < slots {
@@ -750,14 +752,6 @@ unsafe fn hash_row<S: Semiring>(
         // A hashed row takes the least power of two of slots that holds
         // twice its products, so a short row clears and gathers a short
         // table.
-        let mut products = 0;
-        let mut j = lane;
-        while j < len_a {
-            let k = *ac.add(j as usize) as usize;
-            products += *bp.add(k + 1) - *bp.add(k);
-            j += WARP_SIZE;
-        }
-        products = warp::shuffle_idx(warp_inclusive_scan(products), WARP_SIZE - 1);
         let used = (2 * products).next_power_of_two().clamp(WARP_SIZE, slots);
         table_row::<S, false>(a, row, (start, len_a), keys, vals, 0, used);
     }
