@@ -566,15 +566,14 @@ unsafe fn walk_products<S: Semiring>(
             while p0 < total {
                 let p = p0 + lane;
                 // The entry holding product `p`: the first lane whose
-                // running count passes it.
-                let (mut l, mut h) = (0u32, WARP_SIZE - 1);
-                while l < h {
-                    let mid = (l + h) / 2;
-                    if warp::shuffle_idx(incl, mid) > p {
-                        h = mid;
-                    } else {
-                        l = mid + 1;
+                // running count passes it, found in five halving steps.
+                let mut l = 0u32;
+                let mut step = WARP_SIZE / 2;
+                while step > 0 {
+                    if warp::shuffle_idx(incl, l + step - 1) <= p {
+                        l += step;
                     }
+                    step /= 2;
                 }
                 let (sl, nl, il) = (
                     warp::shuffle_idx(s, l),
@@ -750,9 +749,16 @@ unsafe fn hash_row<S: Semiring>(
             return;
         }
         // A hashed row takes the least power of two of slots that holds
-        // twice its products, so a short row clears and gathers a short
-        // table.
-        let used = (2 * products).next_power_of_two().clamp(WARP_SIZE, slots);
+        // twice its columns (in the numeric phase C's offsets give their
+        // number; before, the products bound it), so a short row clears and
+        // gathers a short table.
+        let columns = if a.numeric != 0 {
+            let p = a.c_row_ptr.as_ptr().add(row as usize);
+            (*p.add(1) - *p) as u32
+        } else {
+            products
+        };
+        let used = (2 * columns).next_power_of_two().clamp(WARP_SIZE, slots);
         table_row::<S, false>(a, row, (start, len_a), keys, vals, 0, used);
     }
 }
@@ -854,15 +860,62 @@ unsafe fn table_row<S: Semiring, const DIRECT: bool>(
             warp::sync_warp(FULL_MASK);
             t0 += WARP_SIZE;
         }
+        let out = c_start(a, row);
         if !DIRECT {
+            if filled <= WARP_SIZE {
+                write_sorted::<S::Value, 1>(a, out, keys, vals, filled);
+                return;
+            }
+            if filled <= 2 * WARP_SIZE {
+                write_sorted::<S::Value, 2>(a, out, keys, vals, filled);
+                return;
+            }
             sort_pairs::<S::Value>(keys, vals, filled);
         }
-        let out = c_start(a, row);
         let mut t = lane;
         while t < filled {
             *a.c_col_idx.as_mut_ptr().add(out + t as usize) = *keys.add(t as usize);
             *a.c_values.as_mut_ptr().add(out + t as usize) = *vals.add(t as usize);
             t += WARP_SIZE;
+        }
+        warp::sync_warp(FULL_MASK);
+    }
+}
+
+/// Writes the warp's `n ≤ 32 · R` gathered pairs `(keys, vals)` to C at
+/// `out`, sorted by key (distinct): the keys sorted in registers with their
+/// positions below them ([`warp_sort_regs`]), each value then read from its
+/// position, in far fewer steps than a network over shared memory.
+///
+/// # Safety
+/// The whole warp calls; `keys` and `vals` hold `n` pairs, the warp's own;
+/// C has room for `n` entries at `out`.
+#[inline(always)]
+unsafe fn write_sorted<T: Copy, const R: usize>(
+    a: &SpgemmRowsArgs<T>,
+    out: usize,
+    keys: *const u32,
+    vals: *const T,
+    n: u32,
+) {
+    let lane = lane_id();
+    // SAFETY: positions below `n`; the whole warp sorts.
+    unsafe {
+        let mut k = [u64::MAX; R];
+        for (r, kr) in k.iter_mut().enumerate() {
+            let t = r as u32 * WARP_SIZE + lane;
+            if t < n {
+                *kr = u64::from(*keys.add(t as usize)) << 32 | u64::from(t);
+            }
+        }
+        warp_sort_regs(&mut k);
+        for (r, kr) in k.iter().enumerate() {
+            let t = r as u32 * WARP_SIZE + lane;
+            if t < n {
+                let at = out + t as usize;
+                *a.c_col_idx.as_mut_ptr().add(at) = (*kr >> 32) as u32;
+                *a.c_values.as_mut_ptr().add(at) = *vals.add(*kr as u32 as usize);
+            }
         }
         warp::sync_warp(FULL_MASK);
     }
@@ -1143,21 +1196,62 @@ unsafe fn sort_row<S: Semiring, G: Group>(
 /// # Safety
 /// All 32 lanes must make this call together.
 #[inline(always)]
-pub(crate) unsafe fn warp_sort(mut k: u64) -> u64 {
-    let lane = lane_id();
+pub(crate) unsafe fn warp_sort(k: u64) -> u64 {
+    let mut k = [k];
+    // SAFETY: the caller's contract.
+    unsafe { warp_sort_regs(&mut k) };
+    k[0]
+}
+
+/// The warp's `32 · R` keys sorted ascending, `R` (1 or 2) a lane: key
+/// `r · 32 + lane` in `k[r]`. A bitonic network in the form where each
+/// merge first compares every key with its mirror in the merged run, so
+/// that the lower position always keeps the smaller key: a lane's part in
+/// a step depends only on one bit of its lane number.
+///
+/// # Safety
+/// All 32 lanes must make this call together.
+#[inline(always)]
+unsafe fn warp_sort_regs<const R: usize>(k: &mut [u64; R]) {
+    const { assert!(R == 1 || R == 2) };
+    // Read here, not hoisted: a lane known outside the caller's loop lets
+    // the compiler keep each step's choice in a register of its own.
+    let lane: u32;
+    // SAFETY: reads a special register.
+    unsafe { core::arch::asm!("mov.u32 {l}, %laneid;", l = out(reg32) lane, options(nostack)) };
+    // SAFETY (shuffles): the caller's contract.
+    let step = |k: &mut [u64; R], mask: u32, lower: bool| {
+        for kr in k.iter_mut() {
+            let other = unsafe { warp::shuffle_xor(*kr, mask) };
+            *kr = if lower { (*kr).min(other) } else { (*kr).max(other) };
+        }
+    };
     let mut size = 2;
-    while size <= WARP_SIZE {
-        let mut stride = size / 2;
+    while size <= WARP_SIZE * R as u32 {
+        if size <= WARP_SIZE {
+            step(k, size - 1, lane & (size / 2) == 0);
+        } else {
+            // The 64-key merge: `k[0]`'s mirror is `k[1]` of lane `31 − lane`.
+            let (m0, m1) = unsafe {
+                (
+                    warp::shuffle_xor(k[R - 1], WARP_SIZE - 1),
+                    warp::shuffle_xor(k[0], WARP_SIZE - 1),
+                )
+            };
+            k[0] = k[0].min(m0);
+            k[R - 1] = k[R - 1].max(m1);
+        }
+        let mut stride = if size <= WARP_SIZE {
+            size / 4
+        } else {
+            WARP_SIZE / 2
+        };
         while stride > 0 {
-            // SAFETY: the caller's contract.
-            let other = unsafe { warp::shuffle_xor(k, stride) };
-            let keep_min = (lane & stride == 0) == (lane & size == 0);
-            k = if keep_min { k.min(other) } else { k.max(other) };
+            step(k, stride, lane & stride == 0);
             stride /= 2;
         }
         size *= 2;
     }
-    k
 }
 
 /// Sorts `keys[..m]` (`m` a power of two) ascending, by the group: a
