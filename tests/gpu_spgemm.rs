@@ -5,7 +5,8 @@
 //! of A than products, the arrow matrix's row of 46 500 entries, giant
 //! rows (through Bᵀ) against B with long columns, wide B,
 //! the real set (A·A and A·Aᵀ), row blocks under a forced small memory
-//! budget, the APSP pair, and repeated runs giving the same bits. A plan
+//! budget, enough hashed rows to be staged (in one product, in row blocks
+//! and in plans), the APSP pair, and repeated runs giving the same bits. A plan
 //! ([`SpgemmPlan`]) recomputed with new values equals a fresh product of
 //! them, on the same inputs.
 //!
@@ -111,7 +112,17 @@ where
     // Giant rows (through Bᵀ), two batches of them, against B with a
     // column in every row and one in every hundredth (Bᵀ's long columns).
     check::<S>(&giant_rows(), &hub_columns(), "giant rows × hub columns");
+    // Enough rows of the hash class (2¹⁶) for both its phases to be one
+    // walk (staged): random columns (hashed tables) and a band (direct).
+    let many: Csr<S::Value> = skewed(STAGED_ROWS, STAGED_ROWS, |i| 5 + i % 8, 15);
+    check::<S>(&many, &many, "hashed rows, staged");
+    let band: Csr<S::Value> = banded(STAGED_ROWS, 4);
+    check::<S>(&band, &band, "band of 9, staged");
 }
+
+/// Rows of the products that test staging: above the 2¹⁶ hashed rows from
+/// which the hash class computes its rows in the symbolic phase.
+const STAGED_ROWS: usize = 70_000;
 
 /// 300 × 8 000: every seventh row has about 5 400 entries (43 giant rows
 /// against [`hub_columns`]), the others up to 12.
@@ -253,6 +264,37 @@ fn row_blocks_under_a_small_budget() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("entries") && e.contains("budget"), "{e}");
+}
+
+/// Staged rows (the hash class's, computed in the symbolic phase) copied
+/// to C block by block, and a plan of them recomputed for new values (the
+/// staged rows hold the first values only).
+#[test]
+fn staged_rows_in_row_blocks_and_plans() {
+    let Some(_) = gpu("staged_rows_in_row_blocks_and_plans") else {
+        return;
+    };
+    type S = PlusTimes<f64>;
+    let m: Csr<f64> = skewed(STAGED_ROWS, STAGED_ROWS, |i| 5 + i % 8, 24);
+    let want = ops::spgemm::<S>(&m, &m, Engine::Serial).unwrap();
+    for (budget, blocks) in [(None, 1), (Some(want.nnz() * 12 / 3), 3)] {
+        let run = spgemm_with::<S>(
+            &m,
+            &m,
+            SpgemmOptions {
+                memory_budget: budget,
+            },
+        )
+        .unwrap();
+        assert!(run.stats.classes[2] >= 1 << 16, "{:?}", run.stats.classes);
+        assert!(
+            run.stats.row_blocks >= blocks,
+            "{budget:?}: {:?}",
+            run.stats
+        );
+        assert_identical(&run.c, &want);
+    }
+    check_plan::<S>(&m, &m, "staged rows");
 }
 
 /// Giant rows cut into row blocks: each block's giant rows are a batch of

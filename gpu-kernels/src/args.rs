@@ -146,7 +146,7 @@ kernel_args! {
     SpmmFixupArgs = 40;
     SpmmCsrThreadArgs = 64;
     SpmmBlockArgs = 88;
-    SpgemmRowsArgs = 136;
+    SpgemmRowsArgs = 160;
     SpgemmReplayArgs = 48;
     SpgemmGiantArgs = 128;
 }
@@ -564,10 +564,16 @@ pub struct SpgemmRowsArgs<T> {
     /// none when every span fits the shared accumulator.
     pub scratch_flags: DevPtrMut<u32>,
     pub scratch_values: DevPtrMut<T>,
+    /// `spgemm_hash`, phase [`SPGEMM_UNSTAGE`]: where the staged rows lie
+    /// (`stage_ptr[row]` into `stage_col_idx` / `stage_values`).
+    pub stage_ptr: DevPtr<u64>,
+    pub stage_col_idx: DevPtr<u32>,
+    pub stage_values: DevPtr<T>,
     /// The offset in C of `c_col_idx[0]`.
     pub c_base: u64,
     pub n_rows: u32,
-    /// 0: symbolic phase; 1: numeric.
+    /// [`SPGEMM_SYMBOLIC`] or [`SPGEMM_NUMERIC`]; `spgemm_hash` also
+    /// [`SPGEMM_STAGE`] and [`SPGEMM_UNSTAGE`].
     pub numeric: u32,
     pub slot_words: u32,
     /// `spgemm_dense`: presence words of the accumulator in shared memory
@@ -579,6 +585,19 @@ pub struct SpgemmRowsArgs<T> {
     pub table_slots: u32,
     pub pad: u32,
 }
+
+/// [`SpgemmRowsArgs::numeric`]: each row's length to `row_len`.
+pub const SPGEMM_SYMBOLIC: u32 = 0;
+/// [`SpgemmRowsArgs::numeric`]: each row's entries to C.
+pub const SPGEMM_NUMERIC: u32 = 1;
+/// [`SpgemmRowsArgs::numeric`], `spgemm_hash` only: both phases at once,
+/// each row's entries to `c_row_ptr[row]` of a staging area whose offsets
+/// are bounds (`SpgemmClassifyArgs::stage_len`), and its length to
+/// `row_len`. A row costs one walk of its products instead of two.
+pub const SPGEMM_STAGE: u32 = 2;
+/// [`SpgemmRowsArgs::numeric`], `spgemm_hash` only: the staged rows copied
+/// to their places in C.
+pub const SPGEMM_UNSTAGE: u32 = 3;
 
 /// The numeric phase of a planned product C = A ⊗ B (`spgemm_replay`),
 /// whose products the plan has listed per entry of C in the serial order:
@@ -713,6 +732,9 @@ pub struct SpgemmClassifyArgs {
     pub long_count: DevPtrMut<u32>,
     pub long_products: DevPtrMut<u64>,
     pub long_span: DevPtrMut<u32>,
+    /// Classify, unless null: for each row, a bound on its length when it
+    /// is `spgemm_hash`'s (the fewer of its products and its span), else 0.
+    pub stage_len: DevPtrMut<u32>,
     /// A row is giant (class [`SPGEMM_GIANT`]) with at least
     /// `giant_products` products and `giant_len` entries of A.
     pub giant_products: u64,
@@ -886,10 +908,10 @@ impl Clone for SpgemmClassifyArgs {
     }
 }
 impl Copy for SpgemmClassifyArgs {}
-// SAFETY: repr(C): thirteen 8-byte device addresses and a u64, then ten
+// SAFETY: repr(C): fourteen 8-byte device addresses and a u64, then ten
 // u32 (40 bytes, a multiple of 8): no padding, as the size check shows.
 unsafe impl KernelArgs for SpgemmClassifyArgs {}
-const _: () = assert!(core::mem::size_of::<SpgemmClassifyArgs>() == 152);
+const _: () = assert!(core::mem::size_of::<SpgemmClassifyArgs>() == 160);
 // SAFETY: repr(C): five 8-byte device addresses and four u32: no padding.
 unsafe impl KernelArgs for SpgemmTransposeArgs {}
 const _: () = assert!(core::mem::size_of::<SpgemmTransposeArgs>() == 56);

@@ -61,8 +61,8 @@ use core::cell::Cell;
 
 use crate::args::{
     SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_GIANT,
-    SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs,
-    SpgemmReplayArgs, SpgemmRowsArgs, spgemm_hash_fits,
+    SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_STAGE, SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, ScanArgs,
+    SpgemmClassifyArgs, SpgemmReplayArgs, SpgemmRowsArgs, spgemm_hash_fits,
 };
 use crate::device::atomic::{
     atomic_add_u32, atomic_add_u64, atomic_cas_shared_u32, atomic_max_u32, atomic_min_u32,
@@ -242,6 +242,10 @@ pub unsafe extern "ptx-kernel" fn spgemm_classify(a: SpgemmClassifyArgs) {
             // SAFETY: in bounds by the launch contract.
             unsafe {
                 *a.class.as_mut_ptr().add(r as usize) = class as u8;
+                if a.stage_len.addr() != 0 {
+                    let bound = if class == 2 { products.min(span) } else { 0 };
+                    *a.stage_len.as_mut_ptr().add(i as usize) = bound as u32;
+                }
                 if class == 0 {
                     // A class-0 row's products are distinct columns (fewer
                     // than B's columns, so they fit a u32).
@@ -675,6 +679,11 @@ where
     S::Value: Shuffle,
 {
     require(block_dim_x().is_multiple_of(WARP_SIZE));
+    if a.numeric == SPGEMM_UNSTAGE {
+        // SAFETY: the contract.
+        unsafe { unstage(&a) };
+        return;
+    }
     let slots = a.table_slots;
     let bytes = crate::args::spgemm_hash_table_bytes(slots, size_of::<S::Value>() as u32);
     // SAFETY: the launch gives each warp `bytes`: its columns, then values.
@@ -693,6 +702,51 @@ where
             hash_row::<S>(&a, row, keys, vals);
         }
         w += grid_warps();
+    }
+}
+
+/// Copies each listed row from the staging area to C ([`SPGEMM_UNSTAGE`]):
+/// a warp takes 32 rows, each lane looking up one row's places at once,
+/// then copies them a row after another, a lane an entry. Looked up a row
+/// at a time, the rows' three dependent loads left the copy latency-bound.
+///
+/// # Safety
+/// The rows staged ([`SPGEMM_STAGE`]) and C's offsets computed from the
+/// lengths staging wrote.
+#[inline(always)]
+unsafe fn unstage<T: Copy + Shuffle>(a: &SpgemmRowsArgs<T>) {
+    let lane = lane_id();
+    let mut base = global_warp_id() * WARP_SIZE;
+    while base < a.n_rows {
+        // SAFETY: rows, the staging area and C valid by the contract; the
+        // shuffles are reached by the whole warp (`base` is the warp's).
+        unsafe {
+            let (mut from, mut to, mut len) = (0u64, 0u64, 0u32);
+            if base + lane < a.n_rows {
+                let row = *a.rows.as_ptr().add((base + lane) as usize) as usize;
+                let p = a.c_row_ptr.as_ptr().add(row);
+                (from, to, len) = (
+                    *a.stage_ptr.as_ptr().add(row),
+                    *p - a.c_base,
+                    (*p.add(1) - *p) as u32,
+                );
+            }
+            for r in 0..(a.n_rows - base).min(WARP_SIZE) {
+                let (f, t, n) = (
+                    warp::shuffle_idx(from, r) as usize,
+                    warp::shuffle_idx(to, r) as usize,
+                    warp::shuffle_idx(len, r),
+                );
+                let mut e = lane;
+                while e < n {
+                    let (fe, te) = (f + e as usize, t + e as usize);
+                    *a.c_col_idx.as_mut_ptr().add(te) = *a.stage_col_idx.as_ptr().add(fe);
+                    *a.c_values.as_mut_ptr().add(te) = *a.stage_values.as_ptr().add(fe);
+                    e += WARP_SIZE;
+                }
+            }
+        }
+        base += grid_warps() * WARP_SIZE;
     }
 }
 
@@ -750,8 +804,8 @@ unsafe fn hash_row<S: Semiring>(
         }
         // A hashed row takes the least power of two of slots that holds
         // twice its columns (in the numeric phase C's offsets give their
-        // number; before, the products bound it), so a short row clears and
-        // gathers a short table.
+        // number, or a bound when staging; before, the products bound it),
+        // so a short row clears and gathers a short table.
         let columns = if a.numeric != 0 {
             let p = a.c_row_ptr.as_ptr().add(row as usize);
             (*p.add(1) - *p) as u32
@@ -859,6 +913,9 @@ unsafe fn table_row<S: Semiring, const DIRECT: bool>(
             filled += full.count_ones();
             warp::sync_warp(FULL_MASK);
             t0 += WARP_SIZE;
+        }
+        if a.numeric == SPGEMM_STAGE && lane == 0 {
+            *a.row_len.as_mut_ptr().add(row as usize) = filled;
         }
         let out = c_start(a, row);
         if !DIRECT {
@@ -1223,7 +1280,11 @@ unsafe fn warp_sort_regs<const R: usize>(k: &mut [u64; R]) {
     let step = |k: &mut [u64; R], mask: u32, lower: bool| {
         for kr in k.iter_mut() {
             let other = unsafe { warp::shuffle_xor(*kr, mask) };
-            *kr = if lower { (*kr).min(other) } else { (*kr).max(other) };
+            *kr = if lower {
+                (*kr).min(other)
+            } else {
+                (*kr).max(other)
+            };
         }
     };
     let mut size = 2;

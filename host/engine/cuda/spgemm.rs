@@ -45,10 +45,11 @@ use gpu_kernels::Semiring;
 use gpu_kernels::args::{
     DevPtr, DevPtrMut, NarrowArgs, SCAN_SHARED, SCAN_THREADS, SCAN_TILE, SPGEMM_BLOCK_MAX,
     SPGEMM_CLASSES, SPGEMM_GIANT, SPGEMM_GIANT_BATCH, SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX,
-    SPGEMM_LONG_CHUNK, SPGEMM_THREADS, SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs,
-    SpgemmGatherArgs, SpgemmGiantArgs, SpgemmRowsArgs, SpgemmTransposeArgs,
-    spgemm_dense_shared_bytes, spgemm_dense_shared_words, spgemm_hash_table_bytes,
-    spgemm_hash_warps, spgemm_sort_shared_bytes,
+    SPGEMM_LONG_CHUNK, SPGEMM_NUMERIC, SPGEMM_STAGE, SPGEMM_SYMBOLIC, SPGEMM_THREADS,
+    SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs, SpgemmGatherArgs,
+    SpgemmGiantArgs, SpgemmRowsArgs, SpgemmTransposeArgs, spgemm_dense_shared_bytes,
+    spgemm_dense_shared_words, spgemm_hash_table_bytes, spgemm_hash_warps,
+    spgemm_sort_shared_bytes,
 };
 
 use super::Gpu;
@@ -66,6 +67,18 @@ const FAMILIES: [&str; DENSE + 1] = [
     "spgemm_block",
     "spgemm_dense",
 ];
+
+/// The hash class (`spgemm_hash`).
+const HASH: usize = 2;
+
+/// Rows of the hash class from which they are staged (both phases in one
+/// walk, `gpu_kernels::args::SPGEMM_STAGE`): fewer rows walk twice in less
+/// time than the staging offsets' scan and its count brought back take.
+const STAGE_MIN_ROWS: u32 = 1 << 16;
+
+/// Part of the free device memory the staging area may take, so that C
+/// (about as large when most rows are hashed) still fits beside it.
+const STAGE_SHARE: usize = 4;
 
 /// The dense class (the last of the row kernels).
 const DENSE: usize = 4;
@@ -325,6 +338,9 @@ where
     let mut col_idx = gpu.output::<u32>(nnz.max(1))?;
     let mut values = gpu.output::<S::Value>(nnz.max(1))?;
     product.numeric::<S>(a, b, 0..a.n_rows as usize, 0, &mut col_idx, &mut values)?;
+    // Staged rows hold these values of A and B only: a later numeric phase
+    // (a plan's, with new values) recomputes them.
+    product.staged = None;
     Ok((product, Some((col_idx, values))))
 }
 
@@ -385,6 +401,18 @@ pub(super) struct Product<'g, T> {
     giant_rule: (u64, u32),
     /// The giant rows' scratch, when there are any.
     giant: Option<Giant<T>>,
+    /// The hashed rows, computed in the symbolic phase, when they were
+    /// staged.
+    staged: Option<Staged<T>>,
+}
+
+/// The hash class's rows of C computed whole in the symbolic phase
+/// (`SPGEMM_STAGE`): row `i` at `ptr[i]` (offsets of bounds on the rows'
+/// lengths), copied to C by the numeric phase.
+struct Staged<T> {
+    ptr: CudaSlice<u64>,
+    col_idx: CudaSlice<u32>,
+    values: CudaSlice<T>,
 }
 
 impl<'g, T: Scalar> Product<'g, T> {
@@ -397,8 +425,19 @@ impl<'g, T: Scalar> Product<'g, T> {
     ) -> Result<Self> {
         let n = a.n_rows;
         let mut row_len = gpu.zeros::<u32>(n as usize + 1)?;
+        let mut stage_len = (n >= STAGE_MIN_ROWS)
+            .then(|| gpu.output::<u32>(n as usize + 1))
+            .transpose()?;
         let giant_rule = giant_rule(gpu, a, b)?;
-        let binned = classify(gpu, a, b, 0..n, &mut row_len, giant_rule)?;
+        let binned = classify(
+            gpu,
+            a,
+            b,
+            0..n,
+            &mut row_len,
+            stage_len.as_mut(),
+            giant_rule,
+        )?;
         let giant = match binned.counts[SPGEMM_GIANT] {
             0 => None,
             _ => Some(Giant::new(gpu, b)?),
@@ -427,6 +466,12 @@ impl<'g, T: Scalar> Product<'g, T> {
             )));
         }
         let global_slots = if global { slots } else { 0 };
+        let staged = match stage_len {
+            Some(len) if binned.counts[HASH] >= STAGE_MIN_ROWS => {
+                Staged::new(gpu, &len, n, free / STAGE_SHARE)?
+            }
+            _ => None,
+        };
         let mut product = Product {
             gpu,
             binned,
@@ -440,6 +485,7 @@ impl<'g, T: Scalar> Product<'g, T> {
             scratch_values: gpu.output::<T>((global_slots * 32 * slot_words as usize).max(1))?,
             giant_rule,
             giant,
+            staged,
         };
         product.launch_rows::<S>(a, b, None, false, None, 0)?;
         product.row_ptr = exclusive_scan(gpu, &product.row_len, n)?;
@@ -471,6 +517,7 @@ impl<'g, T: Scalar> Product<'g, T> {
             b,
             rows.start as u32..rows.end as u32,
             &mut self.row_len,
+            None,
             self.giant_rule,
         )?;
         self.launch_rows::<S>(a, b, Some(&binned), true, Some(out), c_base)
@@ -500,7 +547,14 @@ impl<'g, T: Scalar> Product<'g, T> {
             if count == 0 || (class == 0 && !numeric) {
                 continue;
             }
-            let args = SpgemmRowsArgs {
+            let staged = self.staged.as_ref().filter(|_| class == HASH);
+            let phase = match (numeric, staged.is_some()) {
+                (false, false) => SPGEMM_SYMBOLIC,
+                (true, false) => SPGEMM_NUMERIC,
+                (false, true) => SPGEMM_STAGE,
+                (true, true) => SPGEMM_UNSTAGE,
+            };
+            let mut args = SpgemmRowsArgs {
                 a_row_ptr: gpu.ptr(&a.row_ptr),
                 a_col_idx: gpu.ptr(&a.col_idx),
                 a_values: gpu.ptr(&a.values),
@@ -514,14 +568,30 @@ impl<'g, T: Scalar> Product<'g, T> {
                 c_values,
                 scratch_flags: gpu.ptr_mut(&mut self.scratch_flags),
                 scratch_values: gpu.ptr_mut(&mut self.scratch_values),
+                stage_ptr: DevPtr::new(0),
+                stage_col_idx: DevPtr::new(0),
+                stage_values: DevPtr::new(0),
                 c_base,
                 n_rows: count,
-                numeric: u32::from(numeric),
+                numeric: phase,
                 slot_words: self.slot_words,
                 shared_words: spgemm_dense_shared_words(size),
                 table_slots: SPGEMM_HASH_SLOTS,
                 pad: 0,
             };
+            if let Some(st) = staged {
+                let (ptr, cols, vals) =
+                    (gpu.ptr(&st.ptr), gpu.ptr(&st.col_idx), gpu.ptr(&st.values));
+                if numeric {
+                    (args.stage_ptr, args.stage_col_idx, args.stage_values) = (ptr, cols, vals);
+                } else {
+                    // Staging writes its rows as a numeric phase would C's.
+                    args.c_row_ptr = ptr;
+                    args.c_col_idx = DevPtrMut::new(cols.addr());
+                    args.c_values = DevPtrMut::new(vals.addr());
+                    args.c_base = 0;
+                }
+            }
             let warps = SPGEMM_THREADS / 32;
             let (grid, block, shared) = match class {
                 0 => (count.div_ceil(warps).min(sms * 64), SPGEMM_THREADS, 0),
@@ -706,8 +776,29 @@ impl<T: Scalar> Giant<T> {
     }
 }
 
+impl<T: Scalar> Staged<T> {
+    /// The staging area for the hashed rows whose length bounds classify
+    /// wrote to `stage_len` (rows `0..n`), or `None` when it would take
+    /// more than `room` bytes.
+    fn new(gpu: &Gpu, stage_len: &CudaSlice<u32>, n: u32, room: usize) -> Result<Option<Self>> {
+        let ptr = exclusive_scan(gpu, stage_len, n)?;
+        let mut total = [0u64];
+        gpu.download_into(&ptr, n as usize..n as usize + 1, &mut total)?;
+        let entries = total[0] as usize;
+        if entries.saturating_mul(4 + size_of::<T>()) > room {
+            return Ok(None);
+        }
+        Ok(Some(Staged {
+            ptr,
+            col_idx: gpu.output::<u32>(entries.max(1))?,
+            values: gpu.output::<T>(entries.max(1))?,
+        }))
+    }
+}
+
 /// Classifies rows `rows` of A ⊗ B and lists them by class (the lengths of
-/// class-0 rows go to `row_len`); `giant` is the least products and
+/// class-0 rows go to `row_len`, and to `stage_len` bounds on the hashed
+/// rows' lengths, 0 for the others); `giant` is the least products and
 /// entries of A of a giant row.
 fn classify<T: Scalar>(
     gpu: &Gpu,
@@ -715,6 +806,7 @@ fn classify<T: Scalar>(
     b: &DevCsr<T>,
     rows: Range<u32>,
     row_len: &mut CudaSlice<u32>,
+    stage_len: Option<&mut CudaSlice<u32>>,
     giant: (u64, u32),
 ) -> Result<Binned> {
     let n = rows.end - rows.start;
@@ -746,6 +838,7 @@ fn classify<T: Scalar>(
         long_count: DevPtrMut::new(gpu.ptr(&counts).addr() + 4 * SPGEMM_CLASSES as u64),
         long_products: gpu.ptr_mut(&mut long_products),
         long_span: gpu.ptr_mut(&mut long_span),
+        stage_len: stage_len.map_or(DevPtrMut::new(0), |s| gpu.ptr_mut(s)),
         giant_products,
         row_start: rows.start,
         row_end: rows.end,
