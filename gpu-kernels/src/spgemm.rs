@@ -39,7 +39,17 @@
 //! multiplicative hash with linear probing — and adds its own and the
 //! others' products in lane order. A direct table is read out in column
 //! order; a hashed one (the least power of two of slots that holds twice
-//! the row's products) is gathered and sorted (bitonic, in the table).
+//! the row's products, or its columns once they are known) is gathered
+//! and sorted: up to 64 columns in registers (each key with its place in
+//! the table), more by a bitonic network in the table.
+//!
+//! **Staging.** When a product has many hashed rows, walking each row's
+//! products twice (symbolic, then numeric) is most of its time. The host
+//! then has classify bound each row's length, lays out a staging area by
+//! those bounds, and runs the table's numeric phase in the symbolic one
+//! ([`crate::args::SPGEMM_STAGE`]: the entries into the staging area, the
+//! lengths to `row_len`); the numeric phase copies the rows to C
+//! ([`crate::args::SPGEMM_UNSTAGE`]).
 //!
 //! **Long rows.** `spgemm_dense` keeps a presence bit and a value for
 //! every column of the row's span — in shared memory when the span fits

@@ -10,8 +10,12 @@
 //!    by class (the class sizes come back: they size the launches); when
 //!    some rows are giant, build Bᵀ;
 //! 2. *symbolic*: each class's kernel writes its rows' exact lengths;
+//!    with `STAGE_MIN_ROWS` hashed rows or more, the hash class computes
+//!    its rows whole into a staging area instead (laid out by bounds from
+//!    classify), writing their lengths too;
 //! 3. a prefix sum gives C's row offsets; the total comes back;
-//! 4. *numeric*: each class's kernel writes its rows, sorted, in place.
+//! 4. *numeric*: each class's kernel writes its rows, sorted, in place
+//!    (the staged rows copied).
 //!
 //! Memory is planned before C is allocated. When C's entries do not fit
 //! the budget (free device memory, or [`SpgemmOptions::memory_budget`]),
