@@ -604,7 +604,13 @@ impl<'g, T: Scalar> Product<'g, T> {
                     SPGEMM_THREADS,
                     warps * spgemm_sort_shared_bytes(SPGEMM_WARP_MAX, size),
                 ),
-                2 => {
+                // Copying staged rows needs no table: more warps run at once.
+                HASH if phase == SPGEMM_UNSTAGE => (
+                    count.div_ceil(SPGEMM_THREADS).min(sms * 64),
+                    SPGEMM_THREADS,
+                    0,
+                ),
+                HASH => {
                     let warps = spgemm_hash_warps(SPGEMM_HASH_SLOTS, size);
                     (
                         count.div_ceil(warps).min(sms * 64),
