@@ -560,8 +560,8 @@ pub struct SpgemmRowsArgs<T> {
     pub c_col_idx: DevPtrMut<u32>,
     pub c_values: DevPtrMut<T>,
     /// `spgemm_dense`: a slot of `slot_words` presence words, zero between
-    /// rows (and `32 · slot_words` values), for each block of the grid;
-    /// none when every span fits the shared accumulator.
+    /// rows (and `32 · slot_words` values), for each block of the grid,
+    /// for spans wider than its shared memory; none when every span fits.
     pub scratch_flags: DevPtrMut<u32>,
     pub scratch_values: DevPtrMut<T>,
     /// `spgemm_hash`, phase [`SPGEMM_UNSTAGE`]: where the staged rows lie
@@ -576,14 +576,18 @@ pub struct SpgemmRowsArgs<T> {
     /// [`SPGEMM_STAGE`] and [`SPGEMM_UNSTAGE`].
     pub numeric: u32,
     pub slot_words: u32,
-    /// `spgemm_dense`: presence words of the accumulator in shared memory
-    /// (a row whose column span fits uses it instead of its slot).
+    /// `spgemm_dense`: words of each of the phase's arrays in shared
+    /// memory (a row whose column span fits uses them instead of its
+    /// slot).
     pub shared_words: u32,
     /// `spgemm_hash`: slots of each warp's table (a power of two); a
     /// hashed row takes the least power of two of them that holds twice
-    /// its products.
+    /// its products. (At an offset of a multiple of 8: as the upper half
+    /// of an 8-byte word, its load cost the kernel 6 registers.)
     pub table_slots: u32,
-    pub pad: u32,
+    /// `spgemm_dense`: values in shared memory after the arrays (see the
+    /// kernel).
+    pub shared_values: u32,
 }
 
 /// [`SpgemmRowsArgs::numeric`]: each row's length to `row_len`.
@@ -682,19 +686,25 @@ pub const SPGEMM_DENSE_SHARED: u32 = 288;
 /// Shared memory a block may take without asking the driver for more.
 pub const SHARED_DEFAULT_MAX: u32 = 48 * 1024;
 
-/// Presence words of `spgemm_dense`'s shared accumulator for values of
-/// `value_size` bytes (a word and 32 values each; an even number, so that
-/// the values stay 8-byte aligned): what fits beside
-/// [`SPGEMM_DENSE_SHARED`] in [`SHARED_DEFAULT_MAX`].
-pub const fn spgemm_dense_shared_words(value_size: u32) -> u32 {
-    (SHARED_DEFAULT_MAX - SPGEMM_DENSE_SHARED) / (4 + 32 * value_size) / 2 * 2
+/// Arrays of words `spgemm_dense` keeps a row: its bitmap (symbolic); the
+/// bitmap, a second of the entries begun and the words' running counts
+/// (numeric).
+pub const fn spgemm_dense_arrays(numeric: bool) -> u32 {
+    if numeric { 3 } else { 1 }
 }
 
-/// Bytes of dynamic shared memory of `spgemm_dense`.
-pub const fn spgemm_dense_shared_bytes(value_size: u32) -> u32 {
-    let words = spgemm_dense_shared_words(value_size);
-    SPGEMM_DENSE_SHARED + words * (4 + 32 * value_size)
+/// Bytes of dynamic shared memory of `spgemm_dense` with arrays of `words`
+/// words (an even number, so that the values stay 8-byte aligned) and
+/// `values` values of `value_size` bytes.
+pub const fn spgemm_dense_shared_bytes(
+    numeric: bool,
+    words: u32,
+    values: u32,
+    value_size: u32,
+) -> u32 {
+    SPGEMM_DENSE_SHARED + spgemm_dense_arrays(numeric) * words * 4 + values * value_size
 }
+
 /// Shared memory of the scan kernels: 33 `u64` slots.
 pub const SCAN_SHARED: u32 = 8 * 33;
 

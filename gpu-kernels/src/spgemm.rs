@@ -14,7 +14,7 @@
 //! | `spgemm_warp`  | ≤ `SPGEMM_WARP_MAX` (32) products            | warp          | symbolic: distinct columns by `match.any`; numeric: sort the products in registers |
 //! | `spgemm_hash`  | fit a table of `SPGEMM_HASH_SLOTS` (512)     | warp          | a table in the warp's shared memory  |
 //! | `spgemm_block` | ≤ `SPGEMM_BLOCK_MAX` (1024) products         | block         | sort the products in shared memory   |
-//! | `spgemm_dense` | more                                         | block         | dense accumulator, shared or global  |
+//! | `spgemm_dense` | more                                         | block         | a bitmap of the span, values by rank |
 //! | giant (`crate::spgemm_long`) | ≥ `giant_len` entries of A and a share of B's entries in products | lane, 32 rows a batch | column by column of Bᵀ |
 //!
 //! Every kernel sums each entry of C in the serial engine's order, so the
@@ -51,15 +51,20 @@
 //! lengths to `row_len`); the numeric phase copies the rows to C
 //! ([`crate::args::SPGEMM_UNSTAGE`]).
 //!
-//! **Long rows.** `spgemm_dense` keeps a presence bit and a value for
-//! every column of the row's span — in shared memory when the span fits
-//! (about 12K columns in `f32`), else in a slot of global memory as wide
-//! as B that the block owns. Its 8 warps split the span between them, and
-//! each walks the row's products in the serial order as the table does,
-//! keeping those in its columns (found by a search in each row of B). The
-//! row is then read out in column order, each thread counting a run of
-//! words and one block-wide scan placing the runs, and the words are
-//! cleared as they are read.
+//! **Long rows.** `spgemm_dense` gives a block a row, and each of its 8
+//! warps a part of the row's span (whole words of 32 columns), which it
+//! alone touches: it walks the row's products in the serial order as the
+//! table does, keeping those in its columns (found by a search in each row
+//! of B), and sets a bit for each column met. When a value for every
+//! column of the span fits shared memory, that walk also sums them there,
+//! and the bitmap read out gives the row in column order. A wider span
+//! (R-MAT's long rows meet most of B's columns, a few percent of them
+//! each) would need a value for every column in global memory, scattered
+//! and slow; instead its first walk only sets bits, a block-wide scan of
+//! the words' counts gives each column's rank among the row's, and a
+//! second walk sums each value at its rank, a second bitmap marking the
+//! entries begun. The bitmaps take 4 bytes every 32 columns, so B's whole
+//! width fits shared memory up to hundreds of thousands of columns.
 //!
 //! **Replaying a plan.** A plan (the host's `SpgemmPlan`) that has listed
 //! each entry's products in the serial order recomputes C's values with
@@ -72,7 +77,7 @@ use core::cell::Cell;
 use crate::args::{
     SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_GIANT,
     SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_STAGE, SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, ScanArgs,
-    SpgemmClassifyArgs, SpgemmReplayArgs, SpgemmRowsArgs, spgemm_hash_fits,
+    SpgemmClassifyArgs, SpgemmReplayArgs, SpgemmRowsArgs, spgemm_dense_arrays, spgemm_hash_fits,
 };
 use crate::device::atomic::{
     atomic_add_u32, atomic_add_u64, atomic_cas_shared_u32, atomic_max_u32, atomic_min_u32,
@@ -506,15 +511,15 @@ const EMPTY: u32 = u32::MAX;
 ///   meet), `by_entry(col, value)` per lane and product, the warp's
 ///   barrier between entries; it costs no search and no matching.
 ///
-/// `value` is the product's in the numeric phase, else zero.
+/// `value` is the product's when `numeric`, else zero (no value is read).
 ///
 /// # Safety
 /// The whole warp calls with the same arguments; `start + len_a` within A.
 #[inline(always)]
 unsafe fn walk_products<S: Semiring>(
     a: &SpgemmRowsArgs<S::Value>,
-    start: u32,
-    len_a: u32,
+    numeric: bool,
+    (start, len_a): (u32, u32),
     cols: (u32, u32),
     mut batch: impl FnMut(u32, S::Value),
     mut by_entry: Option<impl FnMut(u32, S::Value)>,
@@ -522,7 +527,6 @@ unsafe fn walk_products<S: Semiring>(
     S::Value: Shuffle,
 {
     let lane = lane_id();
-    let numeric = a.numeric != 0;
     let whole = cols == (0, u32::MAX);
     // SAFETY: indices within A and B by the contract; shuffles reached by
     // the whole warp (loop bounds are warp-uniform).
@@ -878,8 +882,8 @@ unsafe fn table_row<S: Semiring, const DIRECT: bool>(
         let inserted = Cell::new(0u32);
         walk_products::<S>(
             a,
-            start,
-            len_a,
+            numeric,
+            (start, len_a),
             (0, u32::MAX),
             |col, v| {
                 inserted.set(inserted.get() + accumulate::<S>(col, v, numeric, vals, claim));
@@ -1425,15 +1429,20 @@ pub unsafe fn spgemm_block<S: Semiring>(a: SpgemmRowsArgs<S::Value>) {
     }
 }
 
-/// Rows of any length, a block each, through a dense accumulator (symbolic
-/// or numeric, [`SpgemmRowsArgs`]): see the module documentation. Block
-/// `b` uses slot `b` of the scratch, whose presence words must start
-/// zeroed: the kernel leaves them zeroed again.
+/// Rows of any length, a block each, through a presence bitmap of the
+/// row's span (symbolic or numeric, [`SpgemmRowsArgs`]): see the module
+/// documentation. When the span fits `shared_words` words, the bitmap
+/// (and in the numeric phase a second bitmap of the entries begun and the
+/// words' running counts) is in shared memory, and the values sum there
+/// by column when the span fits `shared_values`, else by rank (in shared
+/// memory when the row's length fits, else in place in C). A wider span
+/// takes block `b`'s slot of the scratch (`slot_words` words, whose bits
+/// must start zeroed and are left so, and a value per column).
 ///
 /// Launch: 1D, block size a multiple of 32 (at most 1024), a grid of at
-/// most as many blocks as scratch slots (any grid when every span fits the
-/// shared accumulator),
-/// [`crate::args::spgemm_dense_shared_bytes`] of dynamic shared memory.
+/// most as many blocks as scratch slots (any grid when every span fits
+/// shared memory), [`crate::args::spgemm_dense_shared_bytes`] of dynamic
+/// shared memory for the phase's `shared_words` and `shared_values`.
 ///
 /// # Safety
 /// [`SpgemmRowsArgs`] valid for the phase; listed rows have ≥ 1 product;
@@ -1448,35 +1457,37 @@ where
     let warps = block_dim_x() / WARP_SIZE;
     let threads = block_dim_x();
     let numeric = a.numeric != 0;
-    let slot = block_idx_x() as usize;
-    let words = a.slot_words as usize;
+    let arrays = spgemm_dense_arrays(numeric) as usize;
+    let (words, shared_words) = (a.slot_words as usize, a.shared_words as usize);
     // Slot `b` of the scratch is this block's (none is given when every
-    // span fits the shared accumulator: these are then never used).
-    let (slot_flags, slot_vals) = (
-        a.scratch_flags.as_mut_ptr().wrapping_add(slot * words),
-        a.scratch_values
-            .as_mut_ptr()
-            .wrapping_add(slot * words * 32),
+    // span fits shared memory: it is then never used).
+    let slot = block_idx_x() as usize * words;
+    let (slot_bits, slot_vals) = (
+        a.scratch_flags.as_mut_ptr().wrapping_add(slot),
+        a.scratch_values.as_mut_ptr().wrapping_add(32 * slot),
     );
-    // Shared: [0] lowest column, [1] highest; the scan's 33 slots; then the
-    // shared accumulator, `shared_words` words and their values.
+    // Shared: [0] lowest column, [1] highest; the scan's 33 slots; then
+    // the arrays of words (bitmap, begun, counts), then the values.
     let small = shared::dynamic::<u32>();
     // SAFETY: within the launch's shared memory (see `spgemm_dense_shared_bytes`).
-    let (warp_sums, shared_flags, shared_vals) = unsafe {
-        let base = shared::dynamic::<u8>();
-        let flags = base.add(SPGEMM_DENSE_SHARED as usize).cast::<u32>();
+    let (warp_sums, shared_bits, begun, counts, shared_vals) = unsafe {
+        let bits = shared::dynamic::<u8>()
+            .add(SPGEMM_DENSE_SHARED as usize)
+            .cast::<u32>();
         (
             small.add(4).cast::<u64>(),
-            flags,
-            flags.add(a.shared_words as usize).cast::<S::Value>(),
+            bits,
+            bits.add(shared_words),
+            bits.add(2 * shared_words),
+            bits.add(arrays * shared_words).cast::<S::Value>(),
         )
     };
-    // The shared words start zeroed, and each row leaves them so.
-    let mut w = tid;
-    while w < a.shared_words {
-        // SAFETY: within the shared accumulator.
-        unsafe { *shared_flags.add(w as usize) = 0 };
-        w += threads;
+    // The shared bitmaps start zeroed, and each row leaves them so.
+    let mut w = tid as usize;
+    while w < arrays.min(2) * shared_words {
+        // SAFETY: within the shared words.
+        unsafe { *shared_bits.add(w) = 0 };
+        w += threads as usize;
     }
     let mut b = block_idx_x();
     while b < a.n_rows {
@@ -1509,76 +1520,158 @@ where
             let (lo, hi) = (*small, *small.add(1));
             let w0 = lo / 32;
             let n_words = hi / 32 - w0 + 1;
-            // A span that fits accumulates in shared memory.
-            let (flags, vals) = if n_words <= a.shared_words {
-                (shared_flags, shared_vals)
+            let in_shared = n_words as usize <= shared_words;
+            let (bits, by_column) = if in_shared {
+                (shared_bits, shared_vals)
             } else {
-                (slot_flags, slot_vals)
+                (slot_bits, slot_vals)
             };
+            // Values by column when the span's fit (always in the slot),
+            // else by rank (the bitmap read before they are summed).
+            let direct = numeric && (!in_shared || 32 * n_words <= a.shared_values);
             // This warp's columns: whole words, the span split in `warps`;
             // no other warp touches them.
             let per = n_words.div_ceil(warps);
-            let my_lo = (w0 + (wid * per).min(n_words)) * 32;
-            let my_hi = (w0 + ((wid + 1) * per).min(n_words)) * 32;
-            if my_lo < my_hi {
+            let mine = (
+                (w0 + (wid * per).min(n_words)) * 32,
+                (w0 + ((wid + 1) * per).min(n_words)) * 32,
+            );
+            let word_bit = |col: u32| {
+                let idx = col - w0 * 32;
+                ((idx / 32) as usize, 1u32 << (idx % 32))
+            };
+            if mine.0 < mine.1 && direct {
                 let claim = |col: u32| {
-                    let idx = col - w0 * 32;
-                    let bit = 1u32 << (idx % 32);
-                    let old = atomic_or_u32(flags.add((idx / 32) as usize), bit);
-                    (idx, old & bit == 0)
+                    let (w, bit) = word_bit(col);
+                    let old = atomic_or_u32(bits.add(w), bit);
+                    (col - w0 * 32, old & bit == 0)
                 };
-                walk_products::<S>(
-                    &a,
-                    start,
-                    len_a,
-                    (my_lo, my_hi),
-                    |col, v| {
-                        accumulate::<S>(col, v, numeric, vals, claim);
-                    },
-                    Some(|col, p| {
-                        let (idx, fresh) = claim(col);
-                        if numeric {
-                            let v = vals.add(idx as usize);
-                            *v = if fresh { p } else { S::add(*v, p) };
-                        }
-                    }),
-                );
+                sum_products::<S>(&a, (start, len_a), mine, by_column, claim);
+            } else if mine.0 < mine.1 {
+                let mark = |col: u32, _| {
+                    if col != EMPTY {
+                        let (w, bit) = word_bit(col);
+                        atomic_or_u32(bits.add(w), bit);
+                    }
+                };
+                walk_products::<S>(&a, false, (start, len_a), mine, mark, Some(mark));
             }
             sync_threads();
-            // Read out in column order, clearing the words: each thread
-            // counts a run of consecutive words, one scan places the runs.
+            // Each thread counts a run of words; one scan places the runs.
             let run = n_words.div_ceil(threads);
             let (first, last) = ((tid * run).min(n_words), ((tid + 1) * run).min(n_words));
-            let mut mine = 0u64;
+            let mut before = 0u64;
             for w in first..last {
-                mine += u64::from((*flags.add(w as usize)).count_ones());
+                before += u64::from((*bits.add(w as usize)).count_ones());
             }
-            let (before, total) = block_exclusive_scan(mine, warp_sums);
-            let out = if numeric { c_start(&a, row) } else { 0 };
+            let (before, total) = block_exclusive_scan(before, warp_sums);
+            if !numeric {
+                for w in first..last {
+                    *bits.add(w as usize) = 0;
+                }
+                if tid == 0 {
+                    *a.row_len.as_mut_ptr().add(row as usize) = total as u32;
+                }
+                sync_threads();
+                b += grid_dim_x();
+                continue;
+            }
+            let out = c_start(&a, row);
+            let len = total as usize;
+            // By rank: a second walk sums each value at its column's rank
+            // (in shared memory when the row's length fits, else in C), the
+            // first product to reach it marking it begun.
+            let by_rank = if len <= a.shared_values as usize {
+                shared_vals
+            } else {
+                a.c_values.as_mut_ptr().add(out)
+            };
+            if !direct {
+                let mut at = before as u32;
+                for w in first..last {
+                    *counts.add(w as usize) = at;
+                    at += (*bits.add(w as usize)).count_ones();
+                }
+                sync_threads();
+                if mine.0 < mine.1 {
+                    let claim = |col: u32| {
+                        let (w, bit) = word_bit(col);
+                        let old = atomic_or_u32(begun.add(w), bit);
+                        let rank = *counts.add(w) + (*bits.add(w) & (bit - 1)).count_ones();
+                        (rank, old & bit == 0)
+                    };
+                    sum_products::<S>(&a, (start, len_a), mine, by_rank, claim);
+                }
+                sync_threads();
+            }
+            // Columns in order (and values summed by column), the bitmaps
+            // cleared for the next row.
             let mut at = out + before as usize;
             for w in first..last {
-                let word = *flags.add(w as usize);
+                let word = *bits.add(w as usize);
                 if word == 0 {
                     continue;
                 }
-                *flags.add(w as usize) = 0;
-                if numeric {
-                    let mut bits = word;
-                    while bits != 0 {
-                        let idx = w * 32 + bits.trailing_zeros();
-                        *a.c_col_idx.as_mut_ptr().add(at) = w0 * 32 + idx;
-                        *a.c_values.as_mut_ptr().add(at) = *vals.add(idx as usize);
-                        at += 1;
-                        bits &= bits - 1;
+                *bits.add(w as usize) = 0;
+                if !direct {
+                    *begun.add(w as usize) = 0;
+                }
+                let mut left = word;
+                while left != 0 {
+                    let idx = w * 32 + left.trailing_zeros();
+                    *a.c_col_idx.as_mut_ptr().add(at) = w0 * 32 + idx;
+                    if direct {
+                        *a.c_values.as_mut_ptr().add(at) = *by_column.add(idx as usize);
                     }
+                    at += 1;
+                    left &= left - 1;
                 }
             }
-            if !numeric && tid == 0 {
-                *a.row_len.as_mut_ptr().add(row as usize) = total as u32;
+            if !direct && by_rank == shared_vals {
+                let mut r = tid as usize;
+                while r < len {
+                    *a.c_values.as_mut_ptr().add(out + r) = *shared_vals.add(r);
+                    r += threads as usize;
+                }
             }
             sync_threads();
         }
         b += grid_dim_x();
+    }
+}
+
+/// The numeric walk of `spgemm_dense` over a warp's columns `cols`:
+/// each product summed onto `vals[slot]`, `claim(col) → (slot, fresh)`
+/// as [`accumulate`] takes it.
+///
+/// # Safety
+/// As [`walk_products`] and [`accumulate`].
+#[inline(always)]
+unsafe fn sum_products<S: Semiring>(
+    a: &SpgemmRowsArgs<S::Value>,
+    row: (u32, u32),
+    cols: (u32, u32),
+    vals: *mut S::Value,
+    claim: impl FnMut(u32) -> (u32, bool) + Copy,
+) where
+    S::Value: Shuffle,
+{
+    // SAFETY: the caller's contract.
+    unsafe {
+        walk_products::<S>(
+            a,
+            true,
+            row,
+            cols,
+            |col, v| {
+                accumulate::<S>(col, v, true, vals, claim);
+            },
+            Some(|col, p| {
+                let (slot, fresh) = { claim }(col);
+                let v = vals.add(slot as usize);
+                *v = if fresh { p } else { S::add(*v, p) };
+            }),
+        );
     }
 }
 

@@ -16,7 +16,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 use gpu_kernels::Semiring;
-use gpu_kernels::args::{DevPtr, DevPtrMut, KernelArgs, SpinArgs};
+use gpu_kernels::args::{DevPtr, DevPtrMut, KernelArgs, SHARED_DEFAULT_MAX, SpinArgs};
 use gpu_kernels::kernels;
 
 use super::ptx::{PTX, entry_module};
@@ -25,6 +25,9 @@ use crate::error::{Error, Result};
 /// Environment variable choosing the device ordinal (default 0).
 pub const DEVICE_ENV: &str = "SPMX_CUDA_DEVICE";
 
+/// Shared memory the driver keeps for itself in each block.
+const SHARED_RESERVED_PER_BLOCK: u32 = 1024;
+
 /// A started GPU. Get the process's one with [`Gpu::get`].
 pub struct Gpu {
     ctx: Arc<CudaContext>,
@@ -32,6 +35,10 @@ pub struct Gpu {
     functions: Mutex<HashMap<String, CudaFunction>>,
     name: String,
     sm_count: u32,
+    /// Shared memory of a multiprocessor, and the most one block may ask
+    /// for (beyond 48 KiB a kernel must opt in; `launch_named` does).
+    shared_per_sm: u32,
+    shared_per_block: u32,
     ordinal: usize,
     /// The memory pool every allocation comes from (`None` on a device
     /// without stream-ordered allocation, where cudarc calls `cuMemAlloc`).
@@ -177,11 +184,17 @@ impl Gpu {
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
         let name = ctx.name().unwrap_or_else(|_| "unknown GPU".into());
-        let sm_count = ctx
-            .attribute(
-                cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-            )
-            .map_or(1, |n| n.max(1) as u32);
+        let attribute = |a, default: u32| ctx.attribute(a).map_or(default, |n| n.max(1) as u32);
+        use cudarc::driver::sys::CUdevice_attribute as Attr;
+        let sm_count = attribute(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 1);
+        let shared_per_block = attribute(
+            Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            SHARED_DEFAULT_MAX,
+        );
+        let shared_per_sm = attribute(
+            Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
+            SHARED_DEFAULT_MAX,
+        );
         let pool = MemPool::keeping(&ctx)?;
         let gpu = Gpu {
             pool,
@@ -190,6 +203,8 @@ impl Gpu {
             functions: Mutex::new(HashMap::new()),
             name,
             sm_count,
+            shared_per_sm,
+            shared_per_block,
             ordinal,
         };
         // The smallest kernel, loaded now: a PTX this driver or device
@@ -209,6 +224,14 @@ impl Gpu {
     /// Streaming multiprocessors on the device.
     pub fn sm_count(&self) -> u32 {
         self.sm_count
+    }
+
+    /// Bytes of shared memory `blocks` blocks may each take to run at once
+    /// on one multiprocessor (the driver keeps 1 KiB a block for itself).
+    pub fn shared_per_block(&self, blocks: u32) -> u32 {
+        (self.shared_per_sm / blocks.max(1))
+            .saturating_sub(SHARED_RESERVED_PER_BLOCK)
+            .min(self.shared_per_block)
     }
 
     /// Free and total device memory, in bytes. Free counts what the
@@ -434,6 +457,19 @@ impl Gpu {
             return Ok(());
         }
         let f = self.function(name)?;
+        if shared > SHARED_DEFAULT_MAX {
+            use cudarc::driver::sys::CUfunction_attribute as Attr;
+            f.set_attribute(
+                Attr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                shared as i32,
+            )
+            .map_err(|e| {
+                driver(
+                    &format!("letting kernel {name} take {shared} B of shared memory"),
+                    e,
+                )
+            })?;
+        }
         let cfg = LaunchConfig {
             grid_dim: (grid, 1, 1),
             block_dim: (block, 1, 1),

@@ -1,6 +1,6 @@
 //! SpGEMM on the GPU: `C = A ⊗ B`, all three CSR, with the kernels of
 //! `gpu_kernels::spgemm` (why a warp's hash table in the serial order, and how long rows go
-//! through a dense accumulator, is written there) and `gpu_kernels::spgemm_long`
+//! through a bitmap of their span, is written there) and `gpu_kernels::spgemm_long`
 //! (rows of A too long for one thread, and giant rows through Bᵀ).
 //!
 //! The pipeline, all on the device but for a few counts read back:
@@ -51,8 +51,8 @@ use gpu_kernels::args::{
     SPGEMM_CLASSES, SPGEMM_GIANT, SPGEMM_GIANT_BATCH, SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX,
     SPGEMM_LONG_CHUNK, SPGEMM_NUMERIC, SPGEMM_STAGE, SPGEMM_SYMBOLIC, SPGEMM_THREADS,
     SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs, SpgemmGatherArgs,
-    SpgemmGiantArgs, SpgemmRowsArgs, SpgemmTransposeArgs, spgemm_dense_shared_bytes,
-    spgemm_dense_shared_words, spgemm_hash_table_bytes, spgemm_hash_warps,
+    SPGEMM_DENSE_SHARED, SpgemmGiantArgs, SpgemmRowsArgs, SpgemmTransposeArgs, spgemm_dense_arrays,
+    spgemm_dense_shared_bytes, spgemm_hash_table_bytes, spgemm_hash_warps,
     spgemm_sort_shared_bytes,
 };
 
@@ -115,9 +115,21 @@ const RESERVE: usize = 256 << 20;
 const DENSE_SLOTS_PER_SM: usize = 4;
 
 /// Blocks of `spgemm_dense` a multiprocessor when no block needs a slot:
-/// twice the four its shared accumulator lets run at once, so that a block
-/// that finishes early finds the next waiting.
+/// more than run at once, so that a block that finishes early finds the
+/// next waiting.
 const DENSE_BLOCKS_PER_SM: usize = 8;
+
+/// Blocks of `spgemm_dense` that share a multiprocessor's shared memory
+/// when its values sum by column: a value for every column of B, for B up
+/// to about 26K columns (`f32`), in one walk of the products.
+const DENSE_BY_COLUMN_RESIDENT: u32 = 2;
+
+/// Blocks of `spgemm_dense` that share a multiprocessor's shared memory
+/// otherwise: each holds the numeric phase's arrays for a span of 2¹⁷
+/// columns (48 KiB), and the rows' walks, bound by the latency of their
+/// loads, gain more from 32 warps an SM than from room for longer rows'
+/// values.
+const DENSE_RESIDENT: u32 = 4;
 
 /// How a GPU product may use memory.
 #[derive(Clone, Copy, Debug, Default)]
@@ -401,6 +413,8 @@ pub(super) struct Product<'g, T> {
     slot_words: u32,
     scratch_flags: CudaSlice<u32>,
     scratch_values: CudaSlice<T>,
+    /// `spgemm_dense`'s shared memory in each phase (symbolic, numeric).
+    dense_shared: [DenseShared; 2],
     /// The least products and entries of A of a giant row.
     giant_rule: (u64, u32),
     /// The giant rows' scratch, when there are any.
@@ -408,6 +422,44 @@ pub(super) struct Product<'g, T> {
     /// The hashed rows, computed in the symbolic phase, when they were
     /// staged.
     staged: Option<Staged<T>>,
+}
+
+/// `spgemm_dense`'s shared memory in one phase: the words of each of its
+/// arrays (as many as a span of B's width needs, when they fit), the
+/// values beside them, and the bytes of it all.
+#[derive(Clone, Copy, Debug)]
+struct DenseShared {
+    words: u32,
+    values: u32,
+    bytes: u32,
+}
+
+impl DenseShared {
+    fn new<T>(gpu: &Gpu, b: &DevCsr<T>, numeric: bool) -> Self {
+        let size = size_of::<T>() as u32;
+        let array_bytes = 4 * spgemm_dense_arrays(numeric);
+        let budget = |resident| {
+            gpu.shared_per_block(resident)
+                .saturating_sub(SPGEMM_DENSE_SHARED)
+        };
+        // Words for a span of B's width (an even count keeps the values
+        // 8-byte aligned), and a value for each of its columns.
+        let b_words = (b.n_cols / 32 + 2).next_multiple_of(2);
+        let (words, values) = if !numeric {
+            (b_words.min(budget(DENSE_RESIDENT) / array_bytes / 2 * 2), 0)
+        } else if b_words * (array_bytes + 32 * size) <= budget(DENSE_BY_COLUMN_RESIDENT) {
+            (b_words, 32 * b_words)
+        } else {
+            let budget = budget(DENSE_RESIDENT);
+            let words = b_words.min(budget / array_bytes / 2 * 2);
+            (words, (budget - array_bytes * words) / size)
+        };
+        DenseShared {
+            words,
+            values,
+            bytes: spgemm_dense_shared_bytes(numeric, words, values, size),
+        }
+    }
 }
 
 /// The hash class's rows of C computed whole in the symbolic phase
@@ -450,10 +502,10 @@ impl<'g, T: Scalar> Product<'g, T> {
         let slot_bytes = slot_words as usize * (4 + 32 * size_of::<T>());
         let dense_rows = binned.counts[DENSE] as usize;
         let sms = gpu.sm_count() as usize;
-        // When every span fits the dense kernel's shared accumulator, its
-        // blocks need no scratch and as many run as fit the device.
-        let shared_words = spgemm_dense_shared_words(size_of::<T>() as u32);
-        let global = b.n_cols as usize > 32 * (shared_words as usize - 1);
+        let dense_shared = [false, true].map(|numeric| DenseShared::new::<T>(gpu, b, numeric));
+        // When every span fits the dense kernel's shared memory, its blocks
+        // need no scratch and as many run as fit the device.
+        let global = dense_shared.iter().any(|s| s.words < slot_words);
         let want = dense_rows.min(if global {
             DENSE_SLOTS_PER_SM * sms
         } else {
@@ -484,9 +536,10 @@ impl<'g, T: Scalar> Product<'g, T> {
             nnz: 0,
             dense_blocks: if global { slots } else { want },
             slot_words,
-            // The dense kernel needs its words zeroed, and leaves them so.
+            // The dense kernel needs its bitmaps zeroed, and leaves them so.
             scratch_flags: gpu.zeros::<u32>((global_slots * slot_words as usize).max(1))?,
             scratch_values: gpu.output::<T>((global_slots * 32 * slot_words as usize).max(1))?,
+            dense_shared,
             giant_rule,
             giant,
             staged,
@@ -579,9 +632,9 @@ impl<'g, T: Scalar> Product<'g, T> {
                 n_rows: count,
                 numeric: phase,
                 slot_words: self.slot_words,
-                shared_words: spgemm_dense_shared_words(size),
+                shared_words: self.dense_shared[usize::from(numeric)].words,
+                shared_values: self.dense_shared[usize::from(numeric)].values,
                 table_slots: SPGEMM_HASH_SLOTS,
-                pad: 0,
             };
             if let Some(st) = staged {
                 let (ptr, cols, vals) =
@@ -626,7 +679,7 @@ impl<'g, T: Scalar> Product<'g, T> {
                 _ => (
                     count.min(self.dense_blocks as u32),
                     SPGEMM_THREADS,
-                    spgemm_dense_shared_bytes(size),
+                    self.dense_shared[usize::from(numeric)].bytes,
                 ),
             };
             gpu.launch::<S, _>(FAMILIES[class], grid, block, shared, args)?;
