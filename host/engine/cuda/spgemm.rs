@@ -51,7 +51,7 @@ use gpu_kernels::args::{
     SPGEMM_CLASSES, SPGEMM_GIANT, SPGEMM_GIANT_BATCH, SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX,
     SPGEMM_LONG_CHUNK, SPGEMM_NUMERIC, SPGEMM_STAGE, SPGEMM_SYMBOLIC, SPGEMM_THREADS,
     SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs, SpgemmGatherArgs,
-    SPGEMM_DENSE_SHARED, SpgemmGiantArgs, SpgemmRowsArgs, SpgemmTransposeArgs, spgemm_dense_arrays,
+    SHARED_DEFAULT_MAX, SPGEMM_DENSE_SHARED, SpgemmGiantArgs, SpgemmRowsArgs, SpgemmTransposeArgs, spgemm_dense_arrays,
     spgemm_dense_shared_bytes, spgemm_hash_table_bytes, spgemm_hash_warps,
     spgemm_sort_shared_bytes,
 };
@@ -445,14 +445,21 @@ impl DenseShared {
         // Words for a span of B's width (an even count keeps the values
         // 8-byte aligned), and a value for each of its columns.
         let b_words = (b.n_cols / 32 + 2).next_multiple_of(2);
-        let (words, values) = if !numeric {
-            (b_words.min(budget(DENSE_RESIDENT) / array_bytes / 2 * 2), 0)
-        } else if b_words * (array_bytes + 32 * size) <= budget(DENSE_BY_COLUMN_RESIDENT) {
+        let (words, values) = if numeric
+            && b_words * (array_bytes + 32 * size) <= budget(DENSE_BY_COLUMN_RESIDENT)
+        {
             (b_words, 32 * b_words)
+        } else if b_words * array_bytes <= budget(DENSE_RESIDENT) {
+            let values = (budget(DENSE_RESIDENT) - b_words * array_bytes) / size;
+            (b_words, if numeric { values } else { 0 })
         } else {
-            let budget = budget(DENSE_RESIDENT);
-            let words = b_words.min(budget / array_bytes / 2 * 2);
-            (words, (budget - array_bytes * words) / size)
+            // Wide spans will take the global slots, whose scattered
+            // accesses need the L1 cache that a larger share of shared
+            // memory would take from them.
+            let budget = SHARED_DEFAULT_MAX - SPGEMM_DENSE_SHARED;
+            let words = budget / array_bytes / 2 * 2;
+            let values = if numeric { (budget - words * array_bytes) / size } else { 0 };
+            (words, values)
         };
         DenseShared {
             words,
