@@ -100,6 +100,18 @@ where
     let wide_b: Csr<S::Value> = skewed(500, 200_000, |k| 2 + k % 30, 8);
     let a: Csr<S::Value> = skewed(300, 500, |i| i % 400, 9);
     check::<S>(&a, &wide_b, "wide B");
+    let a: Csr<S::Value> = skewed(LONG_STAGED, 500, |i| 100 + i % 300, 35);
+    check::<S>(&a, &wide_b, "wide B, staged");
+    // Long rows over 60K columns: too many for a value a column in shared
+    // memory, so summed by rank, in shared memory or, when longer than it
+    // holds, in C; then as many as are staged.
+    let wide: Csr<S::Value> = skewed(2_000, 60_000, |k| 10 + k % 21, 31);
+    let a: Csr<S::Value> = skewed(200, 2_000, |i| 60 + i % 50, 32);
+    check::<S>(&a, &wide, "long rows by rank");
+    let a: Csr<S::Value> = skewed(LONG_STAGED, 2_000, |i| 500 + i % 300, 33);
+    check::<S>(&a, &wide, "long rows by rank, in C, staged");
+    let a: Csr<S::Value> = skewed(LONG_STAGED, 3_000, |i| 2_250 - 3 + i % 7, 34);
+    check::<S>(&a, &b4, "long rows by column, staged");
     // Power-law rows squared: every class at once.
     let p: Csr<S::Value> = skewed(4_000, 4_000, |i| 1 + 3_000 / (i + 1), 10);
     check::<S>(&p, &p, "power-law squared");
@@ -123,6 +135,10 @@ where
 /// Rows of the products that test staging: above the 2¹⁶ hashed rows from
 /// which the hash class computes its rows in the symbolic phase.
 const STAGED_ROWS: usize = 70_000;
+
+/// Long rows (over 1024 products) of the products that test their staging:
+/// above the 256 from which the dense class is staged.
+const LONG_STAGED: usize = 300;
 
 /// 300 × 8 000: every seventh row has about 5 400 entries (43 giant rows
 /// against [`hub_columns`]), the others up to 12.
@@ -266,35 +282,42 @@ fn row_blocks_under_a_small_budget() {
     assert!(e.contains("entries") && e.contains("budget"), "{e}");
 }
 
-/// Staged rows (the hash class's, computed in the symbolic phase) copied
-/// to C block by block, and a plan of them recomputed for new values (the
-/// staged rows hold the first values only).
+/// Staged rows (the hash class's and the dense class's, computed in the
+/// symbolic phase) copied to C block by block, and a plan of them
+/// recomputed for new values (the staged rows hold the first values only).
 #[test]
 fn staged_rows_in_row_blocks_and_plans() {
     let Some(_) = gpu("staged_rows_in_row_blocks_and_plans") else {
         return;
     };
     type S = PlusTimes<f64>;
-    let m: Csr<f64> = skewed(STAGED_ROWS, STAGED_ROWS, |i| 5 + i % 8, 24);
-    let want = ops::spgemm::<S>(&m, &m, Engine::Serial).unwrap();
-    for (budget, blocks) in [(None, 1), (Some(want.nnz() * 12 / 3), 3)] {
-        let run = spgemm_with::<S>(
-            &m,
-            &m,
-            SpgemmOptions {
-                memory_budget: budget,
-            },
-        )
-        .unwrap();
-        assert!(run.stats.classes[2] >= 1 << 16, "{:?}", run.stats.classes);
-        assert!(
-            run.stats.row_blocks >= blocks,
-            "{budget:?}: {:?}",
-            run.stats
-        );
-        assert_identical(&run.c, &want);
+    let hashed: Csr<f64> = skewed(STAGED_ROWS, STAGED_ROWS, |i| 5 + i % 8, 24);
+    let long: Csr<f64> = skewed(LONG_STAGED, 2_000, |i| 500 + i % 300, 25);
+    let wide: Csr<f64> = skewed(2_000, 60_000, |k| 10 + k % 21, 26);
+    for (a, b, class, rows) in [
+        (&hashed, &hashed, 2, 1 << 16),
+        (&long, &wide, 4, LONG_STAGED as u32),
+    ] {
+        let want = ops::spgemm::<S>(a, b, Engine::Serial).unwrap();
+        for (budget, blocks) in [(None, 1), (Some(want.nnz() * 12 / 3), 3)] {
+            let run = spgemm_with::<S>(
+                a,
+                b,
+                SpgemmOptions {
+                    memory_budget: budget,
+                },
+            )
+            .unwrap();
+            assert!(run.stats.classes[class] >= rows, "{:?}", run.stats.classes);
+            assert!(
+                run.stats.row_blocks >= blocks,
+                "{budget:?}: {:?}",
+                run.stats
+            );
+            assert_identical(&run.c, &want);
+        }
+        check_plan::<S>(a, b, &format!("staged rows of class {class}"));
     }
-    check_plan::<S>(&m, &m, "staged rows");
 }
 
 /// Giant rows cut into row blocks: each block's giant rows are a batch of

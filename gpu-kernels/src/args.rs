@@ -572,8 +572,8 @@ pub struct SpgemmRowsArgs<T> {
     /// The offset in C of `c_col_idx[0]`.
     pub c_base: u64,
     pub n_rows: u32,
-    /// [`SPGEMM_SYMBOLIC`] or [`SPGEMM_NUMERIC`]; `spgemm_hash` also
-    /// [`SPGEMM_STAGE`] and [`SPGEMM_UNSTAGE`].
+    /// [`SPGEMM_SYMBOLIC`] or [`SPGEMM_NUMERIC`]; `spgemm_hash` and
+    /// `spgemm_dense` also [`SPGEMM_STAGE`] and [`SPGEMM_UNSTAGE`].
     pub numeric: u32,
     pub slot_words: u32,
     /// `spgemm_dense`: words of each of the phase's arrays in shared
@@ -594,13 +594,14 @@ pub struct SpgemmRowsArgs<T> {
 pub const SPGEMM_SYMBOLIC: u32 = 0;
 /// [`SpgemmRowsArgs::numeric`]: each row's entries to C.
 pub const SPGEMM_NUMERIC: u32 = 1;
-/// [`SpgemmRowsArgs::numeric`], `spgemm_hash` only: both phases at once,
-/// each row's entries to `c_row_ptr[row]` of a staging area whose offsets
-/// are bounds (`SpgemmClassifyArgs::stage_len`), and its length to
-/// `row_len`. A row costs one walk of its products instead of two.
+/// [`SpgemmRowsArgs::numeric`], `spgemm_hash` and `spgemm_dense` only:
+/// both phases at once, each row's entries to `c_row_ptr[row]` of a
+/// staging area whose offsets are bounds (`SpgemmClassifyArgs::stage_len`),
+/// and its length to `row_len`. A row costs one walk of its products
+/// instead of two (two instead of three for a long row summed by rank).
 pub const SPGEMM_STAGE: u32 = 2;
-/// [`SpgemmRowsArgs::numeric`], `spgemm_hash` only: the staged rows copied
-/// to their places in C.
+/// [`SpgemmRowsArgs::numeric`], `spgemm_hash` and `spgemm_dense` only: the
+/// staged rows copied to their places in C.
 pub const SPGEMM_UNSTAGE: u32 = 3;
 
 /// The numeric phase of a planned product C = A ⊗ B (`spgemm_replay`),
@@ -743,7 +744,8 @@ pub struct SpgemmClassifyArgs {
     pub long_products: DevPtrMut<u64>,
     pub long_span: DevPtrMut<u32>,
     /// Classify, unless null: for each row, a bound on its length when it
-    /// is `spgemm_hash`'s (the fewer of its products and its span), else 0.
+    /// is `spgemm_hash`'s or `spgemm_dense`'s (the fewer of its products
+    /// and its span), else 0.
     pub stage_len: DevPtrMut<u32>,
     /// A row is giant (class [`SPGEMM_GIANT`]) with at least
     /// `giant_products` products and `giant_len` entries of A.

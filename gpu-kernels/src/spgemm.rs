@@ -43,13 +43,13 @@
 //! and sorted: up to 64 columns in registers (each key with its place in
 //! the table), more by a bitonic network in the table.
 //!
-//! **Staging.** When a product has many hashed rows, walking each row's
-//! products twice (symbolic, then numeric) is most of its time. The host
-//! then has classify bound each row's length, lays out a staging area by
-//! those bounds, and runs the table's numeric phase in the symbolic one
-//! ([`crate::args::SPGEMM_STAGE`]: the entries into the staging area, the
-//! lengths to `row_len`); the numeric phase copies the rows to C
-//! ([`crate::args::SPGEMM_UNSTAGE`]).
+//! **Staging.** When a product has many hashed rows or long rows, walking
+//! each row's products twice (symbolic, then numeric) is most of its time.
+//! The host then has classify bound each row's length, lays out a staging
+//! area by those bounds, and runs the class's numeric phase in the
+//! symbolic one ([`crate::args::SPGEMM_STAGE`]: the entries into the
+//! staging area, the lengths to `row_len`); the numeric phase copies the
+//! rows to C ([`crate::args::SPGEMM_UNSTAGE`]).
 //!
 //! **Long rows.** `spgemm_dense` gives a block a row, and each of its 8
 //! warps a part of the row's span (whole words of 32 columns), which it
@@ -258,7 +258,12 @@ pub unsafe extern "ptx-kernel" fn spgemm_classify(a: SpgemmClassifyArgs) {
             unsafe {
                 *a.class.as_mut_ptr().add(r as usize) = class as u8;
                 if a.stage_len.addr() != 0 {
-                    let bound = if class == 2 { products.min(span) } else { 0 };
+                    // The staged classes: hashed (2) and long (4) rows.
+                    let bound = if class == 2 || class == 4 {
+                        products.min(span)
+                    } else {
+                        0
+                    };
                     *a.stage_len.as_mut_ptr().add(i as usize) = bound as u32;
                 }
                 if class == 0 {
@@ -1456,6 +1461,11 @@ where
     let (tid, wid) = (thread_idx_x(), warp_id());
     let warps = block_dim_x() / WARP_SIZE;
     let threads = block_dim_x();
+    if a.numeric == SPGEMM_UNSTAGE {
+        // SAFETY: the contract of the phase.
+        unsafe { unstage_rows(&a) };
+        return;
+    }
     let numeric = a.numeric != 0;
     let arrays = spgemm_dense_arrays(numeric) as usize;
     let (words, shared_words) = (a.slot_words as usize, a.shared_words as usize);
@@ -1576,6 +1586,9 @@ where
                 b += grid_dim_x();
                 continue;
             }
+            if a.numeric == SPGEMM_STAGE && tid == 0 {
+                *a.row_len.as_mut_ptr().add(row as usize) = total as u32;
+            }
             let out = c_start(&a, row);
             let len = total as usize;
             // By rank: a second walk sums each value at its column's rank
@@ -1635,6 +1648,33 @@ where
                 }
             }
             sync_threads();
+        }
+        b += grid_dim_x();
+    }
+}
+
+/// Copies each listed row from the staging area to C ([`SPGEMM_UNSTAGE`]),
+/// a block a row: long rows, each as much copying as a block can share.
+///
+/// # Safety
+/// As [`unstage`].
+#[inline(always)]
+unsafe fn unstage_rows<T: Copy>(a: &SpgemmRowsArgs<T>) {
+    let (tid, threads) = (thread_idx_x() as usize, block_dim_x() as usize);
+    let mut b = block_idx_x();
+    while b < a.n_rows {
+        // SAFETY: rows, the staging area and C valid by the contract.
+        unsafe {
+            let row = *a.rows.as_ptr().add(b as usize) as usize;
+            let p = a.c_row_ptr.as_ptr().add(row);
+            let from = *a.stage_ptr.as_ptr().add(row) as usize;
+            let (to, len) = ((*p - a.c_base) as usize, (*p.add(1) - *p) as usize);
+            let mut e = tid;
+            while e < len {
+                *a.c_col_idx.as_mut_ptr().add(to + e) = *a.stage_col_idx.as_ptr().add(from + e);
+                *a.c_values.as_mut_ptr().add(to + e) = *a.stage_values.as_ptr().add(from + e);
+                e += threads;
+            }
         }
         b += grid_dim_x();
     }

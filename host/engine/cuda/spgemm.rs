@@ -10,9 +10,10 @@
 //!    by class (the class sizes come back: they size the launches); when
 //!    some rows are giant, build Bᵀ;
 //! 2. *symbolic*: each class's kernel writes its rows' exact lengths;
-//!    with `STAGE_MIN_ROWS` hashed rows or more, the hash class computes
-//!    its rows whole into a staging area instead (laid out by bounds from
-//!    classify), writing their lengths too;
+//!    with `STAGE_MIN_ROWS` hashed rows or more (`STAGE_MIN_LONG_ROWS`
+//!    long rows), the class computes its rows whole into a staging area
+//!    instead (laid out by bounds from classify), writing their lengths
+//!    too;
 //! 3. a prefix sum gives C's row offsets; the total comes back;
 //! 4. *numeric*: each class's kernel writes its rows, sorted, in place
 //!    (the staged rows copied).
@@ -47,11 +48,11 @@ use std::ops::Range;
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{
-    DevPtr, DevPtrMut, NarrowArgs, SCAN_SHARED, SCAN_THREADS, SCAN_TILE, SPGEMM_BLOCK_MAX,
-    SPGEMM_CLASSES, SPGEMM_GIANT, SPGEMM_GIANT_BATCH, SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX,
-    SPGEMM_LONG_CHUNK, SPGEMM_NUMERIC, SPGEMM_STAGE, SPGEMM_SYMBOLIC, SPGEMM_THREADS,
-    SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs, SpgemmGatherArgs,
-    SHARED_DEFAULT_MAX, SPGEMM_DENSE_SHARED, SpgemmGiantArgs, SpgemmRowsArgs, SpgemmTransposeArgs, spgemm_dense_arrays,
+    DevPtr, DevPtrMut, NarrowArgs, SCAN_SHARED, SCAN_THREADS, SCAN_TILE, SHARED_DEFAULT_MAX,
+    SPGEMM_BLOCK_MAX, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_GIANT, SPGEMM_GIANT_BATCH,
+    SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_LONG_CHUNK, SPGEMM_NUMERIC, SPGEMM_STAGE,
+    SPGEMM_SYMBOLIC, SPGEMM_THREADS, SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs,
+    SpgemmGatherArgs, SpgemmGiantArgs, SpgemmRowsArgs, SpgemmTransposeArgs, spgemm_dense_arrays,
     spgemm_dense_shared_bytes, spgemm_hash_table_bytes, spgemm_hash_warps,
     spgemm_sort_shared_bytes,
 };
@@ -79,6 +80,11 @@ const HASH: usize = 2;
 /// walk, `gpu_kernels::args::SPGEMM_STAGE`): fewer rows walk twice in less
 /// time than the staging offsets' scan and its count brought back take.
 const STAGE_MIN_ROWS: u32 = 1 << 16;
+
+/// Rows of the dense class from which they are staged: each has over
+/// 1024 products, so these many walk for longer than the scan and its
+/// count brought back take.
+const STAGE_MIN_LONG_ROWS: u32 = 256;
 
 /// Part of the free device memory the staging area may take, so that C
 /// (about as large when most rows are hashed) still fits beside it.
@@ -445,22 +451,25 @@ impl DenseShared {
         // Words for a span of B's width (an even count keeps the values
         // 8-byte aligned), and a value for each of its columns.
         let b_words = (b.n_cols / 32 + 2).next_multiple_of(2);
-        let (words, values) = if numeric
-            && b_words * (array_bytes + 32 * size) <= budget(DENSE_BY_COLUMN_RESIDENT)
-        {
-            (b_words, 32 * b_words)
-        } else if b_words * array_bytes <= budget(DENSE_RESIDENT) {
-            let values = (budget(DENSE_RESIDENT) - b_words * array_bytes) / size;
-            (b_words, if numeric { values } else { 0 })
-        } else {
-            // Wide spans will take the global slots, whose scattered
-            // accesses need the L1 cache that a larger share of shared
-            // memory would take from them.
-            let budget = SHARED_DEFAULT_MAX - SPGEMM_DENSE_SHARED;
-            let words = budget / array_bytes / 2 * 2;
-            let values = if numeric { (budget - words * array_bytes) / size } else { 0 };
-            (words, values)
-        };
+        let (words, values) =
+            if numeric && b_words * (array_bytes + 32 * size) <= budget(DENSE_BY_COLUMN_RESIDENT) {
+                (b_words, 32 * b_words)
+            } else if b_words * array_bytes <= budget(DENSE_RESIDENT) {
+                let values = (budget(DENSE_RESIDENT) - b_words * array_bytes) / size;
+                (b_words, if numeric { values } else { 0 })
+            } else {
+                // Wide spans will take the global slots, whose scattered
+                // accesses need the L1 cache that a larger share of shared
+                // memory would take from them.
+                let budget = SHARED_DEFAULT_MAX - SPGEMM_DENSE_SHARED;
+                let words = budget / array_bytes / 2 * 2;
+                let values = if numeric {
+                    (budget - words * array_bytes) / size
+                } else {
+                    0
+                };
+                (words, values)
+            };
         DenseShared {
             words,
             values,
@@ -469,10 +478,13 @@ impl DenseShared {
     }
 }
 
-/// The hash class's rows of C computed whole in the symbolic phase
-/// (`SPGEMM_STAGE`): row `i` at `ptr[i]` (offsets of bounds on the rows'
-/// lengths), copied to C by the numeric phase.
+/// The hash class's or the dense class's rows of C (or both classes')
+/// computed whole in the symbolic phase (`SPGEMM_STAGE`): row `i` at
+/// `ptr[i]` (offsets of bounds on the rows' lengths), copied to C by the
+/// numeric phase.
 struct Staged<T> {
+    /// Whether the hashed rows are staged, and the long rows.
+    classes: [bool; 2],
     ptr: CudaSlice<u64>,
     col_idx: CudaSlice<u32>,
     values: CudaSlice<T>,
@@ -488,9 +500,7 @@ impl<'g, T: Scalar> Product<'g, T> {
     ) -> Result<Self> {
         let n = a.n_rows;
         let mut row_len = gpu.zeros::<u32>(n as usize + 1)?;
-        let mut stage_len = (n >= STAGE_MIN_ROWS)
-            .then(|| gpu.output::<u32>(n as usize + 1))
-            .transpose()?;
+        let mut stage_len = gpu.output::<u32>(n as usize + 1)?;
         let giant_rule = giant_rule(gpu, a, b)?;
         let binned = classify(
             gpu,
@@ -498,7 +508,7 @@ impl<'g, T: Scalar> Product<'g, T> {
             b,
             0..n,
             &mut row_len,
-            stage_len.as_mut(),
+            Some(&mut stage_len),
             giant_rule,
         )?;
         let giant = match binned.counts[SPGEMM_GIANT] {
@@ -529,11 +539,13 @@ impl<'g, T: Scalar> Product<'g, T> {
             )));
         }
         let global_slots = if global { slots } else { 0 };
-        let staged = match stage_len {
-            Some(len) if binned.counts[HASH] >= STAGE_MIN_ROWS => {
-                Staged::new(gpu, &len, n, free / STAGE_SHARE)?
-            }
-            _ => None,
+        let staged_classes = [
+            binned.counts[HASH] >= STAGE_MIN_ROWS,
+            binned.counts[DENSE] >= STAGE_MIN_LONG_ROWS,
+        ];
+        let staged = match staged_classes {
+            [false, false] => None,
+            classes => Staged::new(gpu, &stage_len, n, free / STAGE_SHARE, classes)?,
         };
         let mut product = Product {
             gpu,
@@ -611,7 +623,7 @@ impl<'g, T: Scalar> Product<'g, T> {
             if count == 0 || (class == 0 && !numeric) {
                 continue;
             }
-            let staged = self.staged.as_ref().filter(|_| class == HASH);
+            let staged = self.staged.as_ref().filter(|s| s.holds(class));
             let phase = match (numeric, staged.is_some()) {
                 (false, false) => SPGEMM_SYMBOLIC,
                 (true, false) => SPGEMM_NUMERIC,
@@ -639,8 +651,8 @@ impl<'g, T: Scalar> Product<'g, T> {
                 n_rows: count,
                 numeric: phase,
                 slot_words: self.slot_words,
-                shared_words: self.dense_shared[usize::from(numeric)].words,
-                shared_values: self.dense_shared[usize::from(numeric)].values,
+                shared_words: self.dense_shared[usize::from(phase != SPGEMM_SYMBOLIC)].words,
+                shared_values: self.dense_shared[usize::from(phase != SPGEMM_SYMBOLIC)].values,
                 table_slots: SPGEMM_HASH_SLOTS,
             };
             if let Some(st) = staged {
@@ -683,10 +695,12 @@ impl<'g, T: Scalar> Product<'g, T> {
                     SPGEMM_THREADS,
                     spgemm_sort_shared_bytes(SPGEMM_BLOCK_MAX, size),
                 ),
+                // A block copies a staged long row.
+                _ if phase == SPGEMM_UNSTAGE => (count.min(sms * 16), SPGEMM_THREADS, 0),
                 _ => (
                     count.min(self.dense_blocks as u32),
                     SPGEMM_THREADS,
-                    self.dense_shared[usize::from(numeric)].bytes,
+                    self.dense_shared[usize::from(phase != SPGEMM_SYMBOLIC)].bytes,
                 ),
             };
             gpu.launch::<S, _>(FAMILIES[class], grid, block, shared, args)?;
@@ -847,10 +861,25 @@ impl<T: Scalar> Giant<T> {
 }
 
 impl<T: Scalar> Staged<T> {
-    /// The staging area for the hashed rows whose length bounds classify
-    /// wrote to `stage_len` (rows `0..n`), or `None` when it would take
-    /// more than `room` bytes.
-    fn new(gpu: &Gpu, stage_len: &CudaSlice<u32>, n: u32, room: usize) -> Result<Option<Self>> {
+    /// Whether the rows of `class` are staged.
+    fn holds(&self, class: usize) -> bool {
+        match class {
+            HASH => self.classes[0],
+            DENSE => self.classes[1],
+            _ => false,
+        }
+    }
+
+    /// The staging area for the hashed and long rows whose length bounds
+    /// classify wrote to `stage_len` (rows `0..n`), for the classes named
+    /// (hashed, long), or `None` when it would take more than `room` bytes.
+    fn new(
+        gpu: &Gpu,
+        stage_len: &CudaSlice<u32>,
+        n: u32,
+        room: usize,
+        classes: [bool; 2],
+    ) -> Result<Option<Self>> {
         let ptr = exclusive_scan(gpu, stage_len, n)?;
         let mut total = [0u64];
         gpu.download_into(&ptr, n as usize..n as usize + 1, &mut total)?;
@@ -859,6 +888,7 @@ impl<T: Scalar> Staged<T> {
             return Ok(None);
         }
         Ok(Some(Staged {
+            classes,
             ptr,
             col_idx: gpu.output::<u32>(entries.max(1))?,
             values: gpu.output::<T>(entries.max(1))?,
