@@ -1442,12 +1442,16 @@ pub unsafe fn spgemm_block<S: Semiring>(a: SpgemmRowsArgs<S::Value>) {
 /// by column when the span fits `shared_values`, else by rank (in shared
 /// memory when the row's length fits, else in place in C). A wider span
 /// takes block `b`'s slot of the scratch (`slot_words` words, whose bits
-/// must start zeroed and are left so, and a value per column).
+/// must start zeroed and are left so, and a value per column). Phase
+/// [`SPGEMM_STAGE`] is the numeric one into the staging area, writing the
+/// rows' lengths too; [`SPGEMM_UNSTAGE`] copies the rows to C, a block a
+/// row.
 ///
 /// Launch: 1D, block size a multiple of 32 (at most 1024), a grid of at
 /// most as many blocks as scratch slots (any grid when every span fits
 /// shared memory), [`crate::args::spgemm_dense_shared_bytes`] of dynamic
-/// shared memory for the phase's `shared_words` and `shared_values`.
+/// shared memory for the phase's `shared_words` and `shared_values` (the
+/// numeric layout for [`SPGEMM_STAGE`]; none for [`SPGEMM_UNSTAGE`]).
 ///
 /// # Safety
 /// [`SpgemmRowsArgs`] valid for the phase; listed rows have ≥ 1 product;

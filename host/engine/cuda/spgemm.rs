@@ -873,6 +873,8 @@ impl<T: Scalar> Staged<T> {
     /// The staging area for the hashed and long rows whose length bounds
     /// classify wrote to `stage_len` (rows `0..n`), for the classes named
     /// (hashed, long), or `None` when it would take more than `room` bytes.
+    /// It is laid out by every bound, so a class not staged keeps room it
+    /// does not use (at most its rows' products).
     fn new(
         gpu: &Gpu,
         stage_len: &CudaSlice<u32>,
