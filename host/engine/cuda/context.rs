@@ -36,7 +36,7 @@ pub struct Gpu {
     name: String,
     sm_count: u32,
     /// Shared memory of a multiprocessor, and the most one block may ask
-    /// for (beyond 48 KiB a kernel must opt in; `launch_named` does).
+    /// for (beyond 48 KiB a kernel must opt in; `function` does).
     shared_per_sm: u32,
     shared_per_block: u32,
     ordinal: usize,
@@ -413,6 +413,26 @@ impl Gpu {
         let f = module
             .load_function(name)
             .map_err(|e| driver(&format!("loading kernel {name} from the PTX"), e))?;
+        // Past 48 KiB of shared memory a kernel must opt in: each may take
+        // what the device allows a block, set once here, so that launches
+        // from several threads never race on the attribute.
+        if self.shared_per_block > SHARED_DEFAULT_MAX {
+            use cudarc::driver::sys::CUfunction_attribute as Attr;
+            let fixed = f
+                .shared_size_bytes()
+                .map_err(|e| driver(&format!("reading kernel {name}'s shared memory"), e))?;
+            let dynamic = self.shared_per_block.saturating_sub(fixed.max(0) as u32);
+            f.set_attribute(
+                Attr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                dynamic as i32,
+            )
+            .map_err(|e| {
+                driver(
+                    &format!("letting kernel {name} take {dynamic} B of shared memory"),
+                    e,
+                )
+            })?;
+        }
         cache.insert(name.to_string(), f.clone());
         Ok(f)
     }
@@ -457,19 +477,6 @@ impl Gpu {
             return Ok(());
         }
         let f = self.function(name)?;
-        if shared > SHARED_DEFAULT_MAX {
-            use cudarc::driver::sys::CUfunction_attribute as Attr;
-            f.set_attribute(
-                Attr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                shared as i32,
-            )
-            .map_err(|e| {
-                driver(
-                    &format!("letting kernel {name} take {shared} B of shared memory"),
-                    e,
-                )
-            })?;
-        }
         let cfg = LaunchConfig {
             grid_dim: (grid, 1, 1),
             block_dim: (block, 1, 1),
