@@ -564,8 +564,9 @@ pub struct SpgemmRowsArgs<T> {
     /// for spans wider than its shared memory; none when every span fits.
     pub scratch_flags: DevPtrMut<u32>,
     pub scratch_values: DevPtrMut<T>,
-    /// `spgemm_hash`, phase [`SPGEMM_UNSTAGE`]: where the staged rows lie
-    /// (`stage_ptr[row]` into `stage_col_idx` / `stage_values`).
+    /// `spgemm_hash` and `spgemm_dense`, phase [`SPGEMM_UNSTAGE`]: where
+    /// the staged rows lie (`stage_ptr[row]` into `stage_col_idx` /
+    /// `stage_values`).
     pub stage_ptr: DevPtr<u64>,
     pub stage_col_idx: DevPtr<u32>,
     pub stage_values: DevPtr<T>,

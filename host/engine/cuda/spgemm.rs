@@ -900,8 +900,8 @@ impl<T: Scalar> Staged<T> {
 
 /// Classifies rows `rows` of A ⊗ B and lists them by class (the lengths of
 /// class-0 rows go to `row_len`, and to `stage_len` bounds on the hashed
-/// rows' lengths, 0 for the others); `giant` is the least products and
-/// entries of A of a giant row.
+/// and long rows' lengths, 0 for the others); `giant` is the least
+/// products and entries of A of a giant row.
 fn classify<T: Scalar>(
     gpu: &Gpu,
     a: &DevCsr<T>,
