@@ -76,8 +76,9 @@ use core::cell::Cell;
 
 use crate::args::{
     SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_GIANT,
-    SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_STAGE, SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, ScanArgs,
-    SpgemmClassifyArgs, SpgemmReplayArgs, SpgemmRowsArgs, spgemm_dense_arrays, spgemm_hash_fits,
+    SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_NUMERIC, SPGEMM_STAGE, SPGEMM_UNSTAGE,
+    SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs, SpgemmReplayArgs, SpgemmRowsArgs,
+    spgemm_dense_arrays, spgemm_hash_fits,
 };
 use crate::device::atomic::{
     atomic_add_u32, atomic_add_u64, atomic_cas_shared_u32, atomic_max_u32, atomic_min_u32,
@@ -724,45 +725,76 @@ where
     }
 }
 
+/// Where staged row `b` of the list lies: `(from, to, len)`, its offset in
+/// the staging area, its offset in C and its length.
+///
+/// # Safety
+/// `b` within the list; the rows staged ([`SPGEMM_STAGE`]) and C's offsets
+/// computed from the lengths staging wrote.
+#[inline(always)]
+unsafe fn staged_row<T>(a: &SpgemmRowsArgs<T>, b: u32) -> (usize, usize, usize) {
+    // SAFETY: the contract.
+    unsafe {
+        let row = *a.rows.as_ptr().add(b as usize) as usize;
+        let p = a.c_row_ptr.as_ptr().add(row);
+        (
+            *a.stage_ptr.as_ptr().add(row) as usize,
+            (*p - a.c_base) as usize,
+            (*p.add(1) - *p) as usize,
+        )
+    }
+}
+
+/// Copies a staged row `(from, to, len)` to C, the thread's entries
+/// `first`, `first + step`, ….
+///
+/// # Safety
+/// As [`staged_row`], which gave the row.
+#[inline(always)]
+unsafe fn copy_staged<T: Copy>(
+    a: &SpgemmRowsArgs<T>,
+    (from, to, len): (usize, usize, usize),
+    first: usize,
+    step: usize,
+) {
+    let mut e = first;
+    while e < len {
+        // SAFETY: within the staged row and C's row by the contract.
+        unsafe {
+            *a.c_col_idx.as_mut_ptr().add(to + e) = *a.stage_col_idx.as_ptr().add(from + e);
+            *a.c_values.as_mut_ptr().add(to + e) = *a.stage_values.as_ptr().add(from + e);
+        }
+        e += step;
+    }
+}
+
 /// Copies each listed row from the staging area to C ([`SPGEMM_UNSTAGE`]):
 /// a warp takes 32 rows, each lane looking up one row's places at once,
 /// then copies them a row after another, a lane an entry. Looked up a row
 /// at a time, the rows' three dependent loads left the copy latency-bound.
 ///
 /// # Safety
-/// The rows staged ([`SPGEMM_STAGE`]) and C's offsets computed from the
-/// lengths staging wrote.
+/// As [`staged_row`] for every listed row.
 #[inline(always)]
 unsafe fn unstage<T: Copy + Shuffle>(a: &SpgemmRowsArgs<T>) {
     let lane = lane_id();
     let mut base = global_warp_id() * WARP_SIZE;
     while base < a.n_rows {
-        // SAFETY: rows, the staging area and C valid by the contract; the
-        // shuffles are reached by the whole warp (`base` is the warp's).
+        // SAFETY: the contract; the shuffles are reached by the whole warp
+        // (`base` is the warp's).
         unsafe {
             let (mut from, mut to, mut len) = (0u64, 0u64, 0u32);
             if base + lane < a.n_rows {
-                let row = *a.rows.as_ptr().add((base + lane) as usize) as usize;
-                let p = a.c_row_ptr.as_ptr().add(row);
-                (from, to, len) = (
-                    *a.stage_ptr.as_ptr().add(row),
-                    *p - a.c_base,
-                    (*p.add(1) - *p) as u32,
-                );
+                let (f, t, n) = staged_row(a, base + lane);
+                (from, to, len) = (f as u64, t as u64, n as u32);
             }
             for r in 0..(a.n_rows - base).min(WARP_SIZE) {
-                let (f, t, n) = (
+                let row = (
                     warp::shuffle_idx(from, r) as usize,
                     warp::shuffle_idx(to, r) as usize,
-                    warp::shuffle_idx(len, r),
+                    warp::shuffle_idx(len, r) as usize,
                 );
-                let mut e = lane;
-                while e < n {
-                    let (fe, te) = (f + e as usize, t + e as usize);
-                    *a.c_col_idx.as_mut_ptr().add(te) = *a.stage_col_idx.as_ptr().add(fe);
-                    *a.c_values.as_mut_ptr().add(te) = *a.stage_values.as_ptr().add(fe);
-                    e += WARP_SIZE;
-                }
+                copy_staged(a, row, lane as usize, WARP_SIZE as usize);
             }
         }
         base += grid_warps() * WARP_SIZE;
@@ -1579,31 +1611,29 @@ where
                 before += u64::from((*bits.add(w as usize)).count_ones());
             }
             let (before, total) = block_exclusive_scan(before, warp_sums);
+            if a.numeric != SPGEMM_NUMERIC && tid == 0 {
+                *a.row_len.as_mut_ptr().add(row as usize) = total as u32;
+            }
             if !numeric {
                 for w in first..last {
                     *bits.add(w as usize) = 0;
-                }
-                if tid == 0 {
-                    *a.row_len.as_mut_ptr().add(row as usize) = total as u32;
                 }
                 sync_threads();
                 b += grid_dim_x();
                 continue;
             }
-            if a.numeric == SPGEMM_STAGE && tid == 0 {
-                *a.row_len.as_mut_ptr().add(row as usize) = total as u32;
-            }
             let out = c_start(&a, row);
-            let len = total as usize;
-            // By rank: a second walk sums each value at its column's rank
-            // (in shared memory when the row's length fits, else in C), the
-            // first product to reach it marking it begun.
-            let by_rank = if len <= a.shared_values as usize {
-                shared_vals
-            } else {
-                a.c_values.as_mut_ptr().add(out)
-            };
             if !direct {
+                // By rank: a second walk sums each value at its column's
+                // rank (in shared memory when the row's length fits, else
+                // in C), the first product to reach it marking it begun.
+                let len = total as usize;
+                let in_c = len > a.shared_values as usize;
+                let by_rank = if in_c {
+                    a.c_values.as_mut_ptr().add(out)
+                } else {
+                    shared_vals
+                };
                 let mut at = before as u32;
                 for w in first..last {
                     *counts.add(w as usize) = at;
@@ -1620,6 +1650,13 @@ where
                     sum_products::<S>(&a, (start, len_a), mine, by_rank, claim);
                 }
                 sync_threads();
+                if !in_c {
+                    let mut r = tid as usize;
+                    while r < len {
+                        *a.c_values.as_mut_ptr().add(out + r) = *shared_vals.add(r);
+                        r += threads as usize;
+                    }
+                }
             }
             // Columns in order (and values summed by column), the bitmaps
             // cleared for the next row.
@@ -1644,13 +1681,6 @@ where
                     left &= left - 1;
                 }
             }
-            if !direct && by_rank == shared_vals {
-                let mut r = tid as usize;
-                while r < len {
-                    *a.c_values.as_mut_ptr().add(out + r) = *shared_vals.add(r);
-                    r += threads as usize;
-                }
-            }
             sync_threads();
         }
         b += grid_dim_x();
@@ -1664,21 +1694,12 @@ where
 /// As [`unstage`].
 #[inline(always)]
 unsafe fn unstage_rows<T: Copy>(a: &SpgemmRowsArgs<T>) {
-    let (tid, threads) = (thread_idx_x() as usize, block_dim_x() as usize);
     let mut b = block_idx_x();
     while b < a.n_rows {
-        // SAFETY: rows, the staging area and C valid by the contract.
+        // SAFETY: the contract.
         unsafe {
-            let row = *a.rows.as_ptr().add(b as usize) as usize;
-            let p = a.c_row_ptr.as_ptr().add(row);
-            let from = *a.stage_ptr.as_ptr().add(row) as usize;
-            let (to, len) = ((*p - a.c_base) as usize, (*p.add(1) - *p) as usize);
-            let mut e = tid;
-            while e < len {
-                *a.c_col_idx.as_mut_ptr().add(to + e) = *a.stage_col_idx.as_ptr().add(from + e);
-                *a.c_values.as_mut_ptr().add(to + e) = *a.stage_values.as_ptr().add(from + e);
-                e += threads;
-            }
+            let row = staged_row(a, b);
+            copy_staged(a, row, thread_idx_x() as usize, block_dim_x() as usize);
         }
         b += grid_dim_x();
     }

@@ -38,7 +38,7 @@ pub struct Gpu {
     /// Shared memory of a multiprocessor, and the most one block may ask
     /// for (beyond 48 KiB a kernel must opt in; `function` does).
     shared_per_sm: u32,
-    shared_per_block: u32,
+    shared_optin: u32,
     ordinal: usize,
     /// The memory pool every allocation comes from (`None` on a device
     /// without stream-ordered allocation, where cudarc calls `cuMemAlloc`).
@@ -187,7 +187,7 @@ impl Gpu {
         let attribute = |a, default: u32| ctx.attribute(a).map_or(default, |n| n.max(1) as u32);
         use cudarc::driver::sys::CUdevice_attribute as Attr;
         let sm_count = attribute(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 1);
-        let shared_per_block = attribute(
+        let shared_optin = attribute(
             Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
             SHARED_DEFAULT_MAX,
         );
@@ -204,7 +204,7 @@ impl Gpu {
             name,
             sm_count,
             shared_per_sm,
-            shared_per_block,
+            shared_optin,
             ordinal,
         };
         // The smallest kernel, loaded now: a PTX this driver or device
@@ -231,7 +231,7 @@ impl Gpu {
     pub fn shared_per_block(&self, blocks: u32) -> u32 {
         (self.shared_per_sm / blocks.max(1))
             .saturating_sub(SHARED_RESERVED_PER_BLOCK)
-            .min(self.shared_per_block)
+            .min(self.shared_optin)
     }
 
     /// Free and total device memory, in bytes. Free counts what the
@@ -416,12 +416,12 @@ impl Gpu {
         // Past 48 KiB of shared memory a kernel must opt in: each may take
         // what the device allows a block, set once here, so that launches
         // from several threads never race on the attribute.
-        if self.shared_per_block > SHARED_DEFAULT_MAX {
+        if self.shared_optin > SHARED_DEFAULT_MAX {
             use cudarc::driver::sys::CUfunction_attribute as Attr;
             let fixed = f
                 .shared_size_bytes()
                 .map_err(|e| driver(&format!("reading kernel {name}'s shared memory"), e))?;
-            let dynamic = self.shared_per_block.saturating_sub(fixed.max(0) as u32);
+            let dynamic = self.shared_optin.saturating_sub(fixed.max(0) as u32);
             f.set_attribute(
                 Attr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                 dynamic as i32,

@@ -630,6 +630,7 @@ impl<'g, T: Scalar> Product<'g, T> {
                 (false, true) => SPGEMM_STAGE,
                 (true, true) => SPGEMM_UNSTAGE,
             };
+            let dense = self.dense_shared[usize::from(phase != SPGEMM_SYMBOLIC)];
             let mut args = SpgemmRowsArgs {
                 a_row_ptr: gpu.ptr(&a.row_ptr),
                 a_col_idx: gpu.ptr(&a.col_idx),
@@ -651,8 +652,8 @@ impl<'g, T: Scalar> Product<'g, T> {
                 n_rows: count,
                 numeric: phase,
                 slot_words: self.slot_words,
-                shared_words: self.dense_shared[usize::from(phase != SPGEMM_SYMBOLIC)].words,
-                shared_values: self.dense_shared[usize::from(phase != SPGEMM_SYMBOLIC)].values,
+                shared_words: dense.words,
+                shared_values: dense.values,
                 table_slots: SPGEMM_HASH_SLOTS,
             };
             if let Some(st) = staged {
@@ -700,7 +701,7 @@ impl<'g, T: Scalar> Product<'g, T> {
                 _ => (
                     count.min(self.dense_blocks as u32),
                     SPGEMM_THREADS,
-                    self.dense_shared[usize::from(phase != SPGEMM_SYMBOLIC)].bytes,
+                    dense.bytes,
                 ),
             };
             gpu.launch::<S, _>(FAMILIES[class], grid, block, shared, args)?;
