@@ -37,6 +37,7 @@ use crate::args::{
     SpmvEllArgs, SpmvSellArgs,
 };
 use crate::device::atomic::{AtomicAdd, atomic_add, atomic_add_u32};
+use crate::device::memory::{load_readonly, load_streaming};
 use crate::device::shared;
 use crate::device::thread::{
     GridStride, WARP_SIZE, block_dim_x, block_idx_x, global_warp_id, grid_dim_x, grid_stride,
@@ -158,26 +159,26 @@ where
                 while k < end && end - k > 3 * lanes {
                     let k0 = k as usize;
                     let c = [
-                        *col_idx.add(k0),
-                        *col_idx.add(k0 + step),
-                        *col_idx.add(k0 + 2 * step),
-                        *col_idx.add(k0 + 3 * step),
+                        load_streaming(col_idx.add(k0)),
+                        load_streaming(col_idx.add(k0 + step)),
+                        load_streaming(col_idx.add(k0 + 2 * step)),
+                        load_streaming(col_idx.add(k0 + 3 * step)),
                     ];
                     let v = [
-                        *values.add(k0),
-                        *values.add(k0 + step),
-                        *values.add(k0 + 2 * step),
-                        *values.add(k0 + 3 * step),
+                        load_streaming(values.add(k0)),
+                        load_streaming(values.add(k0 + step)),
+                        load_streaming(values.add(k0 + 2 * step)),
+                        load_streaming(values.add(k0 + 3 * step)),
                     ];
-                    let xs = c.map(|c| *x.add(c as usize));
+                    let xs = c.map(|c| load_readonly(x.add(c as usize)));
                     for (v, xk) in v.into_iter().zip(xs) {
                         acc = S::add(acc, S::mul(v, xk));
                     }
                     k += 4 * lanes;
                 }
                 while k < end {
-                    let xk = *x.add(*col_idx.add(k as usize) as usize);
-                    acc = S::add(acc, S::mul(*values.add(k as usize), xk));
+                    let xk = load_readonly(x.add(load_streaming(col_idx.add(k as usize)) as usize));
+                    acc = S::add(acc, S::mul(load_streaming(values.add(k as usize)), xk));
                     k += lanes;
                 }
             }
@@ -372,9 +373,9 @@ unsafe fn stage_products<S: Semiring>(
     // SAFETY (all loads): the caller's contract.
     while i + 3 * stride < count {
         let j = [0, 1, 2, 3].map(|u| (first + i + u * stride) as usize);
-        let cols = j.map(|j| unsafe { *col_idx.add(j) });
-        let vals = j.map(|j| unsafe { *values.add(j) });
-        let xs = cols.map(|c| unsafe { *x.add(c as usize) });
+        let cols = j.map(|j| unsafe { load_streaming(col_idx.add(j)) });
+        let vals = j.map(|j| unsafe { load_streaming(values.add(j)) });
+        let xs = cols.map(|c| unsafe { load_readonly(x.add(c as usize)) });
         for u in 0..4 {
             store(i + u as u32 * stride, S::mul(vals[u], xs[u]));
         }
@@ -383,7 +384,10 @@ unsafe fn stage_products<S: Semiring>(
     while i < count {
         let j = (first + i) as usize;
         store(i, unsafe {
-            S::mul(*values.add(j), *x.add(*col_idx.add(j) as usize))
+            S::mul(
+                load_streaming(values.add(j)),
+                load_readonly(x.add(load_streaming(col_idx.add(j)) as usize)),
+            )
         });
         i += stride;
     }
@@ -604,8 +608,8 @@ where
                     acc = S::add(
                         acc,
                         S::mul(
-                            *values.add(k as usize),
-                            *x.add(*col_idx.add(k as usize) as usize),
+                            load_streaming(values.add(k as usize)),
+                            load_readonly(x.add(load_streaming(col_idx.add(k as usize)) as usize)),
                         ),
                     );
                     k += threads;
