@@ -28,7 +28,7 @@
 //! | [`SpmmCsrThreadArgs`] | `spmm_csr_thread`                       | 64    |
 //! | [`SpmmBlockArgs`]    | `spmm_csr_block`, `spmm_csr_block_vec` (and `_fused`) | 88 |
 //! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_warp`, `spgemm_hash`, `spgemm_block`, `spgemm_dense` | 136 |
-//! | [`SpgemmReplayArgs`] | `spgemm_replay`                          | 48    |
+//! | [`SpgemmReplayArgs`] | `spgemm_replay`                          | 72    |
 //! | [`SpgemmGiantArgs`]  | `spgemm_giant_columns`, `spgemm_giant_rows` | 128 |
 //! | [`SpgemmClassifyArgs`] | `spgemm_long_rows`, `spgemm_long_products`, `spgemm_classify`, `spgemm_bin` (utility) | 152 |
 //! | [`SpgemmTransposeArgs`] | `spgemm_transpose_count`, `_scatter`, `_sort` (utility) | 56 |
@@ -147,7 +147,7 @@ kernel_args! {
     SpmmCsrThreadArgs = 64;
     SpmmBlockArgs = 88;
     SpgemmRowsArgs = 160;
-    SpgemmReplayArgs = 48;
+    SpgemmReplayArgs = 72;
     SpgemmGiantArgs = 128;
 }
 
@@ -610,6 +610,8 @@ pub const SPGEMM_UNSTAGE: u32 = 3;
 /// entry `e` of C (in CSR order) is the sum of the products
 /// `pairs[entry_ptr[e]..entry_ptr[e + 1]]` (at least one), each
 /// `a_position | b_position << 32` (positions in A's and B's values).
+/// The entries of more than `long_list` products are listed apart, in
+/// `long_entries`.
 #[repr(C)]
 #[derive(Debug)]
 pub struct SpgemmReplayArgs<T> {
@@ -621,7 +623,17 @@ pub struct SpgemmReplayArgs<T> {
     /// C's values, `n_entries` of them, overwritten.
     pub c_values: DevPtrMut<T>,
     pub n_entries: u64,
+    /// Every entry of more than `long_list` products (`n_long`).
+    pub long_entries: DevPtr<u64>,
+    pub n_long: u64,
+    pub long_list: u64,
 }
+
+/// The fewest products past which `spgemm_replay` may sum an entry with a
+/// whole warp (the lanes reading, each adding them all in order): one
+/// thread waits a memory latency every four, so a long list would hold
+/// the whole launch.
+pub const REPLAY_LONG_MIN: u64 = 64;
 
 /// Products (and entries of A) a row may have for one warp to sort them
 /// in registers (`spgemm_warp`): the shortest rows, where a sort of 32

@@ -68,7 +68,8 @@
 //!
 //! **Replaying a plan.** A plan (the host's `SpgemmPlan`) that has listed
 //! each entry's products in the serial order recomputes C's values with
-//! `spgemm_replay`: a thread an entry, folding its list. No row is walked,
+//! `spgemm_replay`: a thread an entry, folding its list (a warp, for an
+//! entry of a long list). No row is walked,
 //! searched or sorted again, and a long row of C is as parallel as its
 //! entries.
 
@@ -1778,45 +1779,90 @@ unsafe fn replay_product<S: Semiring>(
     }
 }
 
-/// C's values from a plan's product lists ([`SpgemmReplayArgs`]): a thread
-/// an entry, its products added in the listed (serial) order, the first
-/// taken as it is, as the serial engine does. Products are read four at a
-/// time, so that a long list has four reads in flight, not one.
+/// C's values from a plan's product lists ([`SpgemmReplayArgs`]), each
+/// entry's products added in the listed (serial) order, the first taken
+/// as it is, as the serial engine does. First the long entries, a warp
+/// each: its lanes read 128 products at once, four a lane, and every lane
+/// adds them all in order from the others' registers. Then the others, a
+/// thread an entry, reading its products four at a time, so that a list
+/// has four reads in flight, not one.
 ///
-/// Launch: 1D, any block size and grid.
+/// Launch: 1D, block size a multiple of 32, any grid.
 ///
 /// # Safety
 /// [`SpgemmReplayArgs`] valid: every list non-empty, every position within
-/// A's and B's values.
+/// A's and B's values, `long_entries` the entries of more than
+/// `long_list` products.
 #[inline(always)]
-pub unsafe fn spgemm_replay<S: Semiring>(a: SpgemmReplayArgs<S::Value>) {
+pub unsafe fn spgemm_replay<S: Semiring>(a: SpgemmReplayArgs<S::Value>)
+where
+    S::Value: Shuffle,
+{
+    require(block_dim_x().is_multiple_of(WARP_SIZE));
     let (ptr, pairs) = (a.entry_ptr.as_ptr(), a.pairs.as_ptr());
     let (av, bv) = (a.a_values.as_ptr(), a.b_values.as_ptr());
+    let lane = lane_id() as usize;
+    let mut w = u64::from(global_warp_id());
+    // Warp-uniform: the lanes share the entry and its bounds.
+    while w < a.n_long {
+        // SAFETY: `w < n_long`; the lists as the contract says; every
+        // shuffle is reached by the whole warp.
+        unsafe {
+            let e = *a.long_entries.as_ptr().add(w as usize) as usize;
+            let (s, end) = (*ptr.add(e) as usize, *ptr.add(e + 1) as usize);
+            let mut v = replay_product::<S>(av, bv, *pairs.add(s));
+            let mut p = s + 1;
+            while p < end {
+                let n = (end - p).min(4 * WARP_SIZE as usize);
+                let xs: [S::Value; 4] = core::array::from_fn(|u| {
+                    let i = u * WARP_SIZE as usize + lane;
+                    if i < n {
+                        replay_product::<S>(av, bv, *pairs.add(p + i))
+                    } else {
+                        S::zero()
+                    }
+                });
+                for (u, x) in xs.into_iter().enumerate() {
+                    for l in 0..WARP_SIZE {
+                        let y = warp::shuffle_idx(x, l);
+                        if u * (WARP_SIZE as usize) + (l as usize) < n {
+                            v = S::add(v, y);
+                        }
+                    }
+                }
+                p += n;
+            }
+            if lane == 0 {
+                *a.c_values.as_mut_ptr().add(e) = v;
+            }
+        }
+        w += u64::from(grid_warps());
+    }
     let mut e = u64::from(index_1d());
     let step = u64::from(grid_size_1d());
     while e < a.n_entries {
         // SAFETY: `e < n_entries`, so both offsets are readable; the lists
         // and the positions in them as the contract says.
-        let v = unsafe {
+        unsafe {
             let (s, end) = (*ptr.add(e as usize), *ptr.add(e as usize + 1));
-            let mut v = replay_product::<S>(av, bv, *pairs.add(s as usize));
-            let mut p = s as usize + 1;
-            while p + 4 <= end as usize {
-                let x0 = replay_product::<S>(av, bv, *pairs.add(p));
-                let x1 = replay_product::<S>(av, bv, *pairs.add(p + 1));
-                let x2 = replay_product::<S>(av, bv, *pairs.add(p + 2));
-                let x3 = replay_product::<S>(av, bv, *pairs.add(p + 3));
-                v = S::add(S::add(S::add(S::add(v, x0), x1), x2), x3);
-                p += 4;
+            if end - s <= a.long_list {
+                let mut v = replay_product::<S>(av, bv, *pairs.add(s as usize));
+                let mut p = s as usize + 1;
+                while p + 4 <= end as usize {
+                    let x0 = replay_product::<S>(av, bv, *pairs.add(p));
+                    let x1 = replay_product::<S>(av, bv, *pairs.add(p + 1));
+                    let x2 = replay_product::<S>(av, bv, *pairs.add(p + 2));
+                    let x3 = replay_product::<S>(av, bv, *pairs.add(p + 3));
+                    v = S::add(S::add(S::add(S::add(v, x0), x1), x2), x3);
+                    p += 4;
+                }
+                while p < end as usize {
+                    v = S::add(v, replay_product::<S>(av, bv, *pairs.add(p)));
+                    p += 1;
+                }
+                *a.c_values.as_mut_ptr().add(e as usize) = v;
             }
-            while p < end as usize {
-                v = S::add(v, replay_product::<S>(av, bv, *pairs.add(p)));
-                p += 1;
-            }
-            v
-        };
-        // SAFETY: `e < n_entries`.
-        unsafe { *a.c_values.as_mut_ptr().add(e as usize) = v };
+        }
         e += step;
     }
 }

@@ -9,7 +9,7 @@
 //! serial order (on the host, over all cores, from C's pattern). Each
 //! [`numeric`](SpgemmPlan::numeric) is then one launch of
 //! `gpu_kernels::spgemm::spgemm_replay` — a thread an entry folding its
-//! list — so no row is walked, searched or sorted again, and C keeps the
+//! list, a warp for each entry of many products — so no row is walked, searched or sorted again, and C keeps the
 //! serial engine's bits. The lists take 8 bytes a product; where they do
 //! not fit in half the free device memory (or with
 //! [`SpgemmPlan::recomputing`]), each numeric phase reruns the row
@@ -19,7 +19,8 @@ use std::marker::PhantomData;
 
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
-use gpu_kernels::args::SpgemmReplayArgs;
+use gpu_kernels::args::{DevPtr, REPLAY_LONG_MIN, SpgemmReplayArgs};
+use rayon::prelude::*;
 
 use super::Gpu;
 use super::matrix::{DevCsr, download_csr};
@@ -49,11 +50,15 @@ where
     _semiring: PhantomData<S>,
 }
 
-/// Every entry's products, in the serial order: `entry_ptr` (C's entries
-/// + 1 offsets) into `pairs` (`a_position | b_position << 32`).
+/// Every entry's products, in the serial order: `entry_ptr` (one offset
+/// per entry of C, and one past the last) into `pairs` (`a_position |
+/// b_position << 32`); and the entries of more than `long_list` products.
 struct ProductLists {
     entry_ptr: CudaSlice<u64>,
     pairs: CudaSlice<u64>,
+    long_entries: Option<CudaSlice<u64>>,
+    n_long: u64,
+    long_list: u64,
 }
 
 impl<'g, S: Semiring> SpgemmPlan<'g, S>
@@ -144,11 +149,15 @@ where
             pairs: gpu.ptr(&lists.pairs),
             c_values: gpu.ptr_mut(&mut self.values),
             n_entries,
+            long_entries: lists
+                .long_entries
+                .as_ref()
+                .map_or(DevPtr::new(0), |l| gpu.ptr(l)),
+            n_long: lists.n_long,
+            long_list: lists.long_list,
         };
-        let grid = n_entries
-            .div_ceil(u64::from(Gpu::BLOCK))
-            .clamp(1, u64::from(gpu.sm_count()) * 32);
-        gpu.launch::<S, _>("spgemm_replay", grid as u32, Gpu::BLOCK, 0, args)
+        let grid = replay_grid(gpu, n_entries);
+        gpu.launch::<S, _>("spgemm_replay", grid, Gpu::BLOCK, 0, args)
     }
 
     /// Entries of C.
@@ -187,11 +196,29 @@ where
         let mut c_col_idx = vec![0u32; self.nnz()];
         gpu.download_into(&self.col_idx, 0..self.nnz(), &mut c_col_idx)?;
         let (entry_ptr, pairs) = product_lists(a, b, &c_row_ptr, &c_col_idx);
+        // A list longer than a few times a thread's share of the products
+        // would be the launch's tail: a warp takes it.
+        let threads = u64::from(replay_grid(gpu, self.nnz() as u64) * Gpu::BLOCK);
+        let long_list = REPLAY_LONG_MIN.max(4 * pairs.len() as u64 / threads);
+        let long: Vec<u64> = (0..self.nnz() as u64)
+            .into_par_iter()
+            .filter(|&e| entry_ptr[e as usize + 1] - entry_ptr[e as usize] > long_list)
+            .collect();
         Ok(ProductLists {
             entry_ptr: gpu.upload(&entry_ptr)?,
             pairs: gpu.upload(&pairs)?,
+            long_entries: (!long.is_empty()).then(|| gpu.upload(&long)).transpose()?,
+            n_long: long.len() as u64,
+            long_list,
         })
     }
+}
+
+/// Blocks of [`Gpu::BLOCK`] threads of a replay of `n_entries` entries.
+fn replay_grid(gpu: &Gpu, n_entries: u64) -> u32 {
+    n_entries
+        .div_ceil(u64::from(Gpu::BLOCK))
+        .clamp(1, u64::from(gpu.sm_count()) * 32) as u32
 }
 
 /// For C = A·B of pattern `c_row_ptr` / `c_col_idx`: each entry's products
