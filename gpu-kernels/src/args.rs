@@ -27,7 +27,7 @@
 //! | [`SpmmFixupArgs`]    | `spmm_csr_fixup`                         | 40    |
 //! | [`SpmmCsrThreadArgs`] | `spmm_csr_thread`                       | 64    |
 //! | [`SpmmBlockArgs`]    | `spmm_csr_block`, `spmm_csr_block_vec` (and `_fused`) | 88 |
-//! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_warp`, `spgemm_hash`, `spgemm_block`, `spgemm_dense` | 136 |
+//! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_warp`, `spgemm_hash`, `spgemm_block`, `spgemm_dense` | 160 |
 //! | [`SpgemmReplayArgs`] | `spgemm_replay`                          | 72    |
 //! | [`SpgemmGiantArgs`]  | `spgemm_giant_columns`, `spgemm_giant_rows` | 128 |
 //! | [`SpgemmClassifyArgs`] | `spgemm_long_rows`, `spgemm_long_products`, `spgemm_classify`, `spgemm_bin` (utility) | 152 |

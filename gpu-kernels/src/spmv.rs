@@ -177,8 +177,7 @@ where
                     k += 4 * lanes;
                 }
                 while k < end {
-                    let xk = load_readonly(x.add(load_streaming(col_idx.add(k as usize)) as usize));
-                    acc = S::add(acc, S::mul(load_streaming(values.add(k as usize)), xk));
+                    acc = S::add(acc, streamed_product::<S>((col_idx, values, x), k as usize));
                     k += lanes;
                 }
             }
@@ -383,13 +382,27 @@ unsafe fn stage_products<S: Semiring>(
     }
     while i < count {
         let j = (first + i) as usize;
-        store(i, unsafe {
-            S::mul(
-                load_streaming(values.add(j)),
-                load_readonly(x.add(load_streaming(col_idx.add(j)) as usize)),
-            )
-        });
+        store(i, unsafe { streamed_product::<S>((col_idx, values, x), j) });
         i += stride;
+    }
+}
+
+/// `values[j] ⊗ x[col_idx[j]]`, A's entry read as streamed (evict first)
+/// and `x` through the read-only path.
+///
+/// # Safety
+/// `j` an entry; its column indexes `x`.
+#[inline(always)]
+unsafe fn streamed_product<S: Semiring>(
+    (col_idx, values, x): (*const u32, *const S::Value, *const S::Value),
+    j: usize,
+) -> S::Value {
+    // SAFETY: the caller's contract.
+    unsafe {
+        S::mul(
+            load_streaming(values.add(j)),
+            load_readonly(x.add(load_streaming(col_idx.add(j)) as usize)),
+        )
     }
 }
 
@@ -605,13 +618,7 @@ where
                 let mut acc = S::zero();
                 let mut k = start + t;
                 while k < end {
-                    acc = S::add(
-                        acc,
-                        S::mul(
-                            load_streaming(values.add(k as usize)),
-                            load_readonly(x.add(load_streaming(col_idx.add(k as usize)) as usize)),
-                        ),
-                    );
+                    acc = S::add(acc, streamed_product::<S>((col_idx, values, x), k as usize));
                     k += threads;
                 }
                 let acc = warp::reduce::<S>(acc, WARP_SIZE);

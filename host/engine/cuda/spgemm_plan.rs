@@ -9,11 +9,11 @@
 //! serial order (on the host, over all cores, from C's pattern). Each
 //! [`numeric`](SpgemmPlan::numeric) is then one launch of
 //! `gpu_kernels::spgemm::spgemm_replay` — a thread an entry folding its
-//! list, a warp for each entry of many products — so no row is walked, searched or sorted again, and C keeps the
-//! serial engine's bits. The lists take 8 bytes a product; where they do
-//! not fit in half the free device memory (or with
-//! [`SpgemmPlan::recomputing`]), each numeric phase reruns the row
-//! kernels' numeric phase instead.
+//! list, a warp for each entry of many products — so no row is walked,
+//! searched or sorted again, and C keeps the serial engine's bits. The
+//! lists take 8 bytes a product; where they do not fit in half the free
+//! device memory (or with [`SpgemmPlan::recomputing`]), each numeric phase
+//! reruns the row kernels' numeric phase instead.
 
 use std::marker::PhantomData;
 
@@ -57,7 +57,6 @@ struct ProductLists {
     entry_ptr: CudaSlice<u64>,
     pairs: CudaSlice<u64>,
     long_entries: Option<CudaSlice<u64>>,
-    n_long: u64,
     long_list: u64,
 }
 
@@ -153,7 +152,7 @@ where
                 .long_entries
                 .as_ref()
                 .map_or(DevPtr::new(0), |l| gpu.ptr(l)),
-            n_long: lists.n_long,
+            n_long: lists.long_entries.as_ref().map_or(0, |l| l.len() as u64),
             long_list: lists.long_list,
         };
         let grid = replay_grid(gpu, n_entries);
@@ -208,7 +207,6 @@ where
             entry_ptr: gpu.upload(&entry_ptr)?,
             pairs: gpu.upload(&pairs)?,
             long_entries: (!long.is_empty()).then(|| gpu.upload(&long)).transpose()?,
-            n_long: long.len() as u64,
             long_list,
         })
     }
