@@ -138,6 +138,54 @@ common::gpu::every_gpu_semiring!(big, big_cases;
     min_max_f32 => MinMax<f32>,
 );
 
+/// The adaptive kernel's long rows, cut into pieces whose last one sums
+/// them: one plan run again and again (the pieces' counts must be back at
+/// zero after each run), on two x in turn, gives the same bits each time,
+/// within rounding of serial. Rows of one piece, one piece and one entry,
+/// exact multiples of a piece, and a row of 200 pieces.
+#[test]
+fn adaptive_pieces_same_bits_every_run() {
+    let Some(gpu) = gpu("adaptive_pieces_same_bits_every_run") else {
+        return;
+    };
+    type S = PlusTimes<f32>;
+    let lens = [2048, 2049, 4096, 3, 0, 6000];
+    let len = |i: usize| match i {
+        1500 => 409_600,
+        _ => lens.get(i % 97).copied().unwrap_or(i % 7),
+    };
+    let a: Csr<f32> = skewed(3000, 500_000, len, 12);
+    let xs = [x_for::<f32>(a.ncols(), 1), x_for::<f32>(a.ncols(), 2)];
+    let mut plan = SpmvPlan::new::<S>(gpu, &a, SpmvKernel::CsrAdaptive).unwrap();
+    let mut yd = gpu.upload(&vec![f32::NAN; a.nrows()]).unwrap();
+    let mut first: Vec<Option<Vec<f32>>> = vec![None, None];
+    for run in 0..6 {
+        let x = &xs[run % 2];
+        let xd = gpu.upload(x).unwrap();
+        plan.run::<S>(gpu, &xd, &mut yd).unwrap();
+        gpu.sync().unwrap();
+        let got = gpu.download(&yd).unwrap();
+        let same = |want: &[f32]| {
+            got.iter()
+                .zip(want)
+                .all(|(g, w)| g.to_bits() == w.to_bits())
+        };
+        match &first[run % 2] {
+            None => {
+                // A fresh plan's y, which check_kernels holds to serial.
+                let (fresh, _) = run_gpu::<S>(gpu, &a, x, SpmvKernel::CsrAdaptive);
+                assert!(same(&fresh), "run {run}: bits differ from a fresh plan's");
+                check_kernels::<S>(gpu, &a, x, "adaptive pieces");
+                first[run % 2] = Some(got);
+            }
+            Some(want) => assert!(
+                same(want),
+                "run {run}: bits differ from the first run on this x"
+            ),
+        }
+    }
+}
+
 /// Every kernel on every real matrix, plus-times f32 and min-plus f64.
 #[test]
 fn real_matrices() {

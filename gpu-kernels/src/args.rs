@@ -138,7 +138,7 @@ macro_rules! kernel_args {
 kernel_args! {
     SpmvCsrArgs = 56;
     SpmvCsrMergeArgs = 80;
-    SpmvCsrAdaptiveArgs = 56;
+    SpmvCsrAdaptiveArgs = 72;
     SpmvCooArgs = 48;
     SpmvEllArgs = 40;
     SpmvSellArgs = 72;
@@ -181,13 +181,16 @@ pub struct SpmvCsrArgs<T> {
 }
 
 /// SpMV over CSR by row blocks (CSR-Adaptive, Greathouse & Daga 2014): the
-/// rows are cut into blocks `row_blocks[b] .. row_blocks[b + 1]` of at most
-/// `block_dim` rows and `block_nnz` entries together, except that a row
-/// longer than `block_nnz` is a block of its own. One thread block per row
-/// block: a block of several rows stages all its products in shared memory
-/// with coalesced loads, then reduces each row from there with as many
-/// threads per row as the block's rows leave; a one-row block reduces its
-/// row with every thread and a block-wide tree. `y` is overwritten.
+/// entries are cut into blocks at `blocks[b] .. blocks[b + 1]`, each bound a
+/// (row, entry) pair: a block of whole rows (at most `block_dim` rows and
+/// `block_nnz` entries together), or one row's entries — a row longer than
+/// `block_nnz` is cut into pieces of `block_nnz` entries (the last one
+/// shorter), each a block. One thread block per row block: a block of
+/// several rows stages all its products in shared memory with coalesced
+/// loads, then reduces each row from there with as many threads per row as
+/// the block's rows leave; a one-row block reduces its entries with every
+/// thread and a block-wide tree, and the last of a long row's pieces to
+/// finish sums their partial sums, in piece order. `y` is overwritten.
 #[repr(C)]
 #[derive(Debug)]
 pub struct SpmvCsrAdaptiveArgs<T> {
@@ -201,12 +204,19 @@ pub struct SpmvCsrAdaptiveArgs<T> {
     pub x: DevPtr<T>,
     /// The dense output vector, `n_rows` entries, overwritten.
     pub y: DevPtrMut<T>,
-    /// `n_blocks + 1` row boundaries, from 0 to `n_rows`.
-    pub row_blocks: DevPtr<u32>,
+    /// `n_blocks + 1` bounds, each two words: a row and the entry the
+    /// block starts at (the row's first, except inside a long row), from
+    /// `0, 0` to `n_rows, nnz`.
+    pub blocks: DevPtr<u32>,
+    /// A partial sum for each block that is a piece of a long row.
+    pub partial: DevPtrMut<T>,
+    /// A count for each long row, at the slot of its first piece: zero
+    /// before the launch, and again after it.
+    pub done: DevPtrMut<u32>,
     pub n_blocks: u32,
-    /// Entries a block of several rows may hold: the shared-memory staging
-    /// area is `block_nnz` values (and at least `block_dim / 32`), then
-    /// `block_dim + 1` words.
+    /// Entries a block may hold, and the length of a long row's pieces: the
+    /// shared-memory staging area is `block_nnz` values (and at least
+    /// `block_dim / 32`), then `block_dim + 1` words.
     pub block_nnz: u32,
 }
 

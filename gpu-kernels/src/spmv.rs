@@ -36,8 +36,8 @@ use crate::args::{
     ELL_PAD, SpmvBsrArgs, SpmvCooArgs, SpmvCsrAdaptiveArgs, SpmvCsrArgs, SpmvCsrMergeArgs,
     SpmvEllArgs, SpmvSellArgs,
 };
-use crate::device::atomic::{AtomicAdd, atomic_add, atomic_add_u32};
-use crate::device::memory::{load_readonly, load_streaming};
+use crate::device::atomic::{AtomicAdd, atomic_add, atomic_add_u32, atomic_inc_release_u32};
+use crate::device::memory::{fence_gpu, load_from_l2, load_readonly, load_streaming};
 use crate::device::shared;
 use crate::device::thread::{
     GridStride, WARP_SIZE, block_dim_x, block_idx_x, global_warp_id, grid_dim_x, grid_stride,
@@ -505,12 +505,18 @@ const ADAPTIVE_LONG_STEPS: u32 = 16;
 ///   [`ADAPTIVE_LONG_STEPS`]` · g` is summed instead by a whole warp, after
 ///   the others (every 32nd product a lane, then a tree). With `g = 1` a
 ///   short row is summed in row order, as serial.
-/// - A block of one row (a row of more than `block_nnz` entries, or a lone
-///   last row): every thread sums every `block_dim`-th entry, then a warp
-///   tree and a tree over the warps through shared memory.
+/// - A block of one row's entries (a lone row, or a piece of a row longer
+///   than `block_nnz`): every thread sums every `block_dim`-th entry, then
+///   a warp tree and a sum over the warps in order. A whole row is written
+///   to `y`; a piece stores its sum in `partial`, and the last of its row's
+///   pieces to count itself in `done` sums the pieces' partial sums (a warp:
+///   every 32nd piece a lane, then a tree) into `y`. A long row is then as
+///   fast as the GPU's spare blocks, not one block's walk.
 ///
 /// Suits every row-length distribution: short rows are packed, long rows
-/// get a whole block; the row blocks are cut once, on the host.
+/// spread over as many blocks as their length asks; the row blocks are cut
+/// once, on the host. Floating-point `+` is summed in a fixed order, the
+/// same bits every run and any grid.
 ///
 /// Launch: 1D, block size a multiple of 32 (else `trap`) and at least the
 /// rows of any row block, any grid (`n_blocks` blocks cover the row blocks
@@ -518,8 +524,8 @@ const ADAPTIVE_LONG_STEPS: u32 = 16;
 /// then `block_dim + 1` words (the long rows). `y` is overwritten.
 ///
 /// # Safety
-/// As [`spmv_csr_scalar`], and `row_blocks` holds `n_blocks + 1`
-/// non-decreasing rows from 0 to `n_rows` cut as above.
+/// As [`spmv_csr_scalar`], and `blocks` holds `n_blocks + 1` bounds cut as
+/// above, `partial` and `done` `n_blocks` slots each, `done` all zero.
 #[inline(always)]
 pub unsafe fn spmv_csr_adaptive<S: Semiring>(a: SpmvCsrAdaptiveArgs<S::Value>)
 where
@@ -527,16 +533,16 @@ where
 {
     let threads = block_dim_x();
     require(threads.is_multiple_of(WARP_SIZE));
-    let (row_ptr, col_idx, values, x, y, row_blocks) = (
+    let (row_ptr, col_idx, values, x, y, blocks) = (
         a.row_ptr.as_ptr(),
         a.col_idx.as_ptr(),
         a.values.as_ptr(),
         a.x.as_ptr(),
         a.y.as_mut_ptr(),
-        a.row_blocks.as_ptr(),
+        a.blocks.as_ptr(),
     );
     let staged = shared::dynamic::<S::Value>();
-    let t = thread_idx_x();
+    let (t, lane) = (thread_idx_x(), lane_id());
     let mut block = block_idx_x();
     // Block-uniform loop: every thread of a block takes the same row blocks
     // and the same branches, so all reach each barrier.
@@ -546,12 +552,8 @@ where
         // slots below `block_nnz` (several rows) or `threads / 32` (one row),
         // which the launch's shared memory covers.
         unsafe {
-            let (first, last) = (
-                *row_blocks.add(block as usize),
-                *row_blocks.add(block as usize + 1),
-            );
-            let start = *row_ptr.add(first as usize);
-            let end = *row_ptr.add(last as usize);
+            let bound = blocks.add(2 * block as usize);
+            let (first, start, last, end) = (*bound, *bound.add(1), *bound.add(2), *bound.add(3));
             let rows = last - first;
             if rows > 1 {
                 // After the products: a count and a list of the block's
@@ -597,7 +599,7 @@ where
                 sync_threads();
                 // The long rows, a warp each (any warp: each row's sum is
                 // the same whichever sums it).
-                let (n_long, lane) = (*long_count, lane_id());
+                let n_long = *long_count;
                 let mut i = t / WARP_SIZE;
                 while i < n_long {
                     let row = *long_rows.add(i as usize);
@@ -614,30 +616,105 @@ where
                     }
                     i += threads / WARP_SIZE;
                 }
-            } else if rows == 1 {
+            } else {
+                // Entries `start..end` of row `first`: all of it, or a piece.
                 let mut acc = S::zero();
-                let mut k = start + t;
-                while k < end {
-                    acc = S::add(acc, streamed_product::<S>((col_idx, values, x), k as usize));
-                    k += threads;
-                }
+                stage_products::<S>(
+                    (col_idx, values, x),
+                    start,
+                    (t, threads, end - start),
+                    |_, p| acc = S::add(acc, p),
+                );
                 let acc = warp::reduce::<S>(acc, WARP_SIZE);
-                if lane_id() == 0 {
+                if lane == 0 {
                     *staged.add((t / WARP_SIZE) as usize) = acc;
                 }
                 sync_threads();
-                if t == 0 {
-                    let mut total = S::zero();
-                    for w in 0..threads / WARP_SIZE {
-                        total = S::add(total, *staged.add(w as usize));
-                    }
-                    *y.add(first as usize) = total;
+                if t < WARP_SIZE {
+                    sum_row_or_piece::<S>(&a, block, (first, start, end), staged);
                 }
             }
             // Before the next row block overwrites the staging area.
             sync_threads();
         }
         block += grid_dim_x();
+    }
+}
+
+/// The end of [`spmv_csr_adaptive`]'s one-row block `block`, entries
+/// `start..end` of `row`, for the first warp: the warps' sums in `staged`
+/// added in order; the whole row written to `y`, or a piece's sum stored,
+/// counted, and the row summed from every piece by the warp of the last.
+///
+/// # Safety
+/// All 32 lanes of the block's first warp, after the block's warps stored
+/// their sums in `staged` and a barrier; `a` and `block` as the kernel's.
+#[inline(always)]
+unsafe fn sum_row_or_piece<S: Semiring>(
+    a: &SpmvCsrAdaptiveArgs<S::Value>,
+    block: u32,
+    (row, start, end): (u32, u32, u32),
+    staged: *const S::Value,
+) where
+    S::Value: Shuffle,
+{
+    let lane = lane_id();
+    // SAFETY (all accesses): the caller's contract; `row < n_rows`, pieces
+    // `first_piece .. first_piece + n_pieces` are blocks of this row.
+    unsafe {
+        let (rs, re) = (
+            *a.row_ptr.as_ptr().add(row as usize),
+            *a.row_ptr.as_ptr().add(row as usize + 1),
+        );
+        let y = a.y.as_mut_ptr().add(row as usize);
+        let mut last = false;
+        if lane == 0 {
+            let mut total = S::zero();
+            for w in 0..block_dim_x() / WARP_SIZE {
+                total = S::add(total, *staged.add(w as usize));
+            }
+            if start == rs && end == re {
+                *y = total;
+            } else {
+                let n_pieces = (re - rs).div_ceil(a.block_nnz);
+                let first_piece = block - (start - rs) / a.block_nnz;
+                *a.partial.as_mut_ptr().add(block as usize) = total;
+                // Wraps to 0 on the row's last piece, ready for the next
+                // launch.
+                let done = a.done.as_mut_ptr().add(first_piece as usize);
+                last = atomic_inc_release_u32(done, n_pieces - 1) == n_pieces - 1;
+                if last {
+                    // The other pieces' sums, released with their counts,
+                    // before this warp's loads (through the sync below).
+                    fence_gpu();
+                }
+            }
+        }
+        if !warp::shuffle_idx(last, 0) {
+            return;
+        }
+        warp::sync_warp(u32::MAX);
+        let n_pieces = (re - rs).div_ceil(a.block_nnz);
+        let first_piece = block - (start - rs) / a.block_nnz;
+        let partial = a.partial.as_mut_ptr().cast_const();
+        // Four pieces' loads a lane in flight; every 32nd piece a lane, in
+        // order, then a tree.
+        let mut sum = S::zero();
+        let mut p = lane;
+        while p < n_pieces {
+            let q = [0, 1, 2, 3].map(|u| p + u * WARP_SIZE);
+            let parts = q.map(|q| {
+                (q < n_pieces).then(|| load_from_l2(partial.add((first_piece + q) as usize)))
+            });
+            for part in parts.into_iter().flatten() {
+                sum = S::add(sum, part);
+            }
+            p += 4 * WARP_SIZE;
+        }
+        let sum = warp::reduce::<S>(sum, WARP_SIZE);
+        if lane == 0 {
+            *y = sum;
+        }
     }
 }
 

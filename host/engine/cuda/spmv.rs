@@ -18,7 +18,7 @@
 //! |---|---|---|---|
 //! | `csr-scalar`, `csr-vector` | `DevCsr` | `SpmvCsrArgs` | `spmv_csr_scalar`, `spmv_csr_vector` |
 //! | `csr-merge` | `DevCsr` and a carry a part | `SpmvCsrMergeArgs` | `spmv_csr_merge`, `spmv_csr_merge_fixup` (search and walk in `gpu_kernels::merge_path`) |
-//! | `csr-adaptive` | `DevCsr` and row blocks | `SpmvCsrAdaptiveArgs` | `spmv_csr_adaptive` |
+//! | `csr-adaptive` | `DevCsr`, row blocks, a partial sum and a count a block | `SpmvCsrAdaptiveArgs` | `spmv_csr_adaptive` |
 //! | `coo` | `DevCoo` | `SpmvCooArgs` | `spmv_coo_atomic` (the semiring's `AtomicAdd`) |
 //! | `ell`, `hyb` | `DevEll` (and `DevCoo`) | `SpmvEllArgs` (and `SpmvCooArgs`) | `spmv_ell` (and `spmv_coo_atomic`) |
 //! | `sell` | `DevSell` | `SpmvSellArgs` | `spmv_sell` |
@@ -69,7 +69,8 @@ pub enum SpmvKernel {
     /// skewed rows.
     CsrMerge,
     /// CSR by row blocks (CSR-Adaptive): short rows packed into blocks and
-    /// staged through shared memory, long rows a block each.
+    /// staged through shared memory, long rows cut into pieces of a block
+    /// each.
     CsrAdaptive,
     /// COO, a thread per entry, atomics into `y`.
     Coo,
@@ -121,27 +122,23 @@ parse_by_name!(SpmvKernel, "SpMV kernel");
 const LARGE_NNZ: usize = 2_000_000;
 
 /// The kernel [`SpmvKernel::Auto`] runs for a matrix of `nnz` entries
-/// whose rows have `stats`, on a GPU of `sm_count` multiprocessors, and its
-/// lanes per row:
+/// whose rows have `stats`, and its lanes per row:
 ///
-/// - Skewed rows (the longest over 8 × the mean + 64): a thread or warp per
-///   row would leave most lanes waiting on the long rows. A large matrix
-///   whose longest row is a small share of the work (at most nnz / SMs)
-///   goes to the adaptive kernel, which packs short rows and gives long rows
-///   a block each; otherwise to the merge path, which splits even one huge
-///   row evenly, at the cost of a search and a carry fix-up.
+/// - Skewed rows (the longest over 8 × the mean + 64): the adaptive
+///   kernel, whatever the size. It packs the short rows and cuts each long
+///   row into pieces that spread over the GPU, where a thread or warp per
+///   row would leave most lanes waiting on the long rows; on every skewed
+///   matrix of the tuning suites it beat the merge path, whose search and
+///   carries cost more than the pieces' sums.
 /// - Regular rows, large matrix: short rows (mean below 10) a thread per
 ///   row, no reduction; longer rows the adaptive kernel.
 /// - Regular rows, small matrix (latency-bound): a group of lanes per row
 ///   as wide as the mean row fills, four loads in flight per lane.
-pub fn choose(stats: &RowStats, nnz: usize, sm_count: u32) -> (SpmvKernel, u32) {
+pub fn choose(stats: &RowStats, nnz: usize) -> (SpmvKernel, u32) {
     let large = nnz >= LARGE_NNZ;
     let skewed = stats.max as f64 > 8.0 * stats.mean + 64.0;
     if skewed {
-        if large && stats.max <= nnz / sm_count.max(1) as usize {
-            return (SpmvKernel::CsrAdaptive, 1);
-        }
-        return (SpmvKernel::CsrMerge, 1);
+        return (SpmvKernel::CsrAdaptive, 1);
     }
     match (large, stats.mean < 10.0) {
         (true, true) => (SpmvKernel::CsrScalar, 1),
@@ -160,26 +157,43 @@ fn vector_lanes(mean: f64) -> u32 {
     lanes
 }
 
-/// Cuts `a`'s rows into the adaptive kernel's row blocks: consecutive rows
-/// while they number at most `BLOCK` and hold at most `ADAPTIVE_NNZ`
-/// entries together; a longer row alone. Returns the `n_blocks + 1`
-/// boundaries.
+/// Cuts `a`'s entries into the adaptive kernel's row blocks: consecutive
+/// rows while they number at most `BLOCK` and hold at most `ADAPTIVE_NNZ`
+/// entries together; a longer row in pieces of `ADAPTIVE_NNZ` entries.
+/// Returns the `n_blocks + 1` bounds, each a row and its starting entry,
+/// flattened.
 fn adaptive_row_blocks<T: Scalar>(a: &Csr<T>) -> Vec<u32> {
     let row_ptr = a.row_ptr();
-    let mut bounds = vec![0u32];
+    let piece = ADAPTIVE_NNZ as usize;
+    let mut bounds = vec![0u32, 0];
     let mut first = 0;
     while first < a.nrows() {
         let mut last = first + 1;
-        if a.row_len(first) <= ADAPTIVE_NNZ as usize {
-            let limit = row_ptr[first] + ADAPTIVE_NNZ as usize;
+        if a.row_len(first) <= piece {
+            let limit = row_ptr[first] + piece;
             while last < a.nrows() && last - first < BLOCK as usize && row_ptr[last + 1] <= limit {
                 last += 1;
             }
+        } else {
+            for start in (row_ptr[first] + piece..row_ptr[last]).step_by(piece) {
+                bounds.extend([first as u32, start as u32]);
+            }
         }
-        bounds.push(last as u32);
+        bounds.extend([last as u32, row_ptr[last] as u32]);
         first = last;
     }
     bounds
+}
+
+/// The adaptive kernel's row blocks, and the scratch of its long rows'
+/// pieces.
+struct AdaptiveBlocks<T> {
+    /// Pairs (row, entry): `n_blocks + 1` bounds.
+    bounds: CudaSlice<u32>,
+    /// A partial sum per block (read for pieces only).
+    partial: CudaSlice<T>,
+    /// A count per block, zero between launches (the kernel leaves it so).
+    done: CudaSlice<u32>,
 }
 
 /// The merge kernel's parts: their size, and a carry slot (row and partial
@@ -214,8 +228,8 @@ pub struct SpmvPlan<T> {
     carry: Option<MergeCarry<T>>,
     /// COO kernel: `y` starts as the semiring zero, copied from here.
     zero_y: Option<CudaSlice<T>>,
-    /// Adaptive kernel: the row blocks' boundaries.
-    row_blocks: Option<CudaSlice<u32>>,
+    /// Adaptive kernel: the row blocks and their pieces' scratch.
+    adaptive: Option<AdaptiveBlocks<T>>,
 }
 
 impl<T: Scalar> SpmvPlan<T> {
@@ -224,7 +238,7 @@ impl<T: Scalar> SpmvPlan<T> {
     pub fn new<S: Semiring<Value = T>>(gpu: &Gpu, a: &Csr<T>, kernel: SpmvKernel) -> Result<Self> {
         let stats = a.row_stats();
         let (kernel, lanes) = match kernel {
-            SpmvKernel::Auto => choose(&stats, a.nnz(), gpu.sm_count()),
+            SpmvKernel::Auto => choose(&stats, a.nnz()),
             SpmvKernel::CsrVector => (SpmvKernel::CsrVector, vector_lanes(stats.mean)),
             k => (k, 1),
         };
@@ -237,10 +251,16 @@ impl<T: Scalar> SpmvPlan<T> {
             ),
             SpmvKernel::CsrMerge => Self::merge(gpu, a, stats.max),
             SpmvKernel::CsrAdaptive => {
-                let blocks = gpu.upload(&adaptive_row_blocks(a))?;
+                let bounds = adaptive_row_blocks(a);
+                let n_blocks = bounds.len() / 2 - 1;
+                let blocks = AdaptiveBlocks {
+                    bounds: gpu.upload(&bounds)?,
+                    partial: gpu.zeros::<T>(n_blocks)?,
+                    done: gpu.zeros::<u32>(n_blocks)?,
+                };
                 let m = DevMatrix::Csr(DevCsr::upload(gpu, a)?);
                 let mut plan = Self::with(SpmvKernel::CsrAdaptive, 1, a.ncols(), m)?;
-                plan.row_blocks = Some(blocks);
+                plan.adaptive = Some(blocks);
                 Ok(plan)
             }
             SpmvKernel::Coo => Self::from_coo::<S>(gpu, &a.to_coo()),
@@ -267,7 +287,7 @@ impl<T: Scalar> SpmvPlan<T> {
             matrix,
             carry: None,
             zero_y: None,
-            row_blocks: None,
+            adaptive: None,
         })
     }
 
@@ -412,18 +432,20 @@ impl<T: Scalar> SpmvPlan<T> {
                         gpu.launch_threads::<S, _>("spmv_csr_vector", threads, args)
                     }
                     SpmvKernel::CsrAdaptive => {
-                        let row_blocks = self
-                            .row_blocks
-                            .as_ref()
+                        let blocks = self
+                            .adaptive
+                            .as_mut()
                             .expect("adaptive plan has row blocks");
-                        let n_blocks = row_blocks.len() as u32 - 1;
+                        let n_blocks = (blocks.bounds.len() / 2 - 1) as u32;
                         let args = SpmvCsrAdaptiveArgs {
                             row_ptr: args.row_ptr,
                             col_idx: args.col_idx,
                             values: args.values,
                             x: xp,
                             y: yp,
-                            row_blocks: gpu.ptr(row_blocks),
+                            blocks: gpu.ptr(&blocks.bounds),
+                            partial: gpu.ptr_mut(&mut blocks.partial),
+                            done: gpu.ptr_mut(&mut blocks.done),
                             n_blocks,
                             block_nnz: ADAPTIVE_NNZ,
                         };
@@ -598,35 +620,52 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn adaptive_row_blocks_cover_every_row_within_their_limits() {
+    fn adaptive_row_blocks_cover_every_entry_within_their_limits() {
         let mut lens = vec![0; 300]; // more empty rows than a block takes
         lens.extend([5; 700]); // short rows, packed
-        lens.push(10_000); // a long row, alone
+        lens.push(10_000); // a long row, in pieces
         lens.extend([3000, 1, 2, 2100, 2048, 2048]);
         let a = with_rows(&lens);
-        let bounds = adaptive_row_blocks(&a);
-        assert_eq!(bounds.first(), Some(&0));
-        assert_eq!(bounds.last(), Some(&(lens.len() as u32)));
+        let row_ptr = a.row_ptr();
+        let flat = adaptive_row_blocks(&a);
+        let bounds: Vec<(usize, usize)> = flat
+            .chunks(2)
+            .map(|b| (b[0] as usize, b[1] as usize))
+            .collect();
+        assert_eq!(bounds.first(), Some(&(0, 0)));
+        assert_eq!(bounds.last(), Some(&(lens.len(), a.nnz())));
+        let piece = ADAPTIVE_NNZ as usize;
         for w in bounds.windows(2) {
-            let (first, last) = (w[0] as usize, w[1] as usize);
-            assert!(first < last, "empty block at row {first}");
-            let nnz = a.row_ptr()[last] - a.row_ptr()[first];
+            let ((first, start), (last, end)) = (w[0], w[1]);
+            assert!(start < end || first < last, "empty block at row {first}");
+            assert!(
+                end - start <= piece,
+                "block at {first} has {} entries",
+                end - start
+            );
             if last - first > 1 {
                 assert!(
                     last - first <= BLOCK as usize,
                     "block at {first} has {} rows",
                     last - first
                 );
-                assert!(
-                    nnz <= ADAPTIVE_NNZ as usize,
-                    "block at {first} has {nnz} entries"
-                );
+                assert_eq!((start, end), (row_ptr[first], row_ptr[last]), "whole rows");
+            } else {
+                // One row's entries: the whole row, or a piece of a long one
+                // starting a multiple of the piece length into it.
+                assert_eq!((start - row_ptr[first]) % piece, 0, "piece of row {first}");
+                assert!(end <= row_ptr[first + 1]);
             }
         }
-        assert!(
-            bounds.windows(2).any(|w| w[0] == 1000 && w[1] == 1001),
-            "the long row is alone"
-        );
+        let pieces = |row| {
+            bounds
+                .windows(2)
+                .filter(|w| w[0].0 == row && w[1].1 - w[0].1 > 0)
+                .count()
+        };
+        assert_eq!(pieces(1000), 5, "10 000 entries in pieces of 2048");
+        assert_eq!(pieces(1004), 2, "2100 entries");
+        assert_eq!(pieces(1005), 1, "2048 entries");
     }
 
     #[test]
