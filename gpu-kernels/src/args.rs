@@ -189,8 +189,9 @@ pub struct SpmvCsrArgs<T> {
 /// several rows stages all its products in shared memory with coalesced
 /// loads, then reduces each row from there with as many threads per row as
 /// the block's rows leave; a one-row block reduces its entries with every
-/// thread and a block-wide tree, and the last of a long row's pieces to
-/// finish sums their partial sums, in piece order. `y` is overwritten.
+/// thread, a tree in each warp and the warps' sums in order, and the last
+/// of a long row's pieces to finish sums their partial sums, in a fixed
+/// order. `y` is overwritten.
 #[repr(C)]
 #[derive(Debug)]
 pub struct SpmvCsrAdaptiveArgs<T> {

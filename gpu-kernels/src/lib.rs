@@ -14,7 +14,7 @@
 //! | [`kernels`]  | all        | entry-point stamping and the table of kernels |
 //! | [`merge_path`] | all      | merge-path search, walk and fix-up of the load-balanced CSR SpMV |
 //! | `device`     | nvptx64    | thread indices, warp shuffles and votes, shared memory, atomics |
-//! | `spmv`       | nvptx64    | SpMV kernel bodies: CSR (scalar, vector, merge path), COO, ELL, SELL, BSR |
+//! | `spmv`       | nvptx64    | SpMV kernel bodies: CSR (scalar, vector, merge path, adaptive), COO, ELL, SELL, BSR |
 //! | `spgemm`     | nvptx64    | SpGEMM: row classes, warp hash-table and dense-accumulator row kernels, prefix sum |
 //! | `spgemm_long` | nvptx64   | SpGEMM's long rows of A: their classification, and giant rows through Bᵀ |
 //! | `spmm`       | nvptx64    | SpMM kernel bodies: CSR × dense, warp-tiled (row-major) and thread per row (any layout) |

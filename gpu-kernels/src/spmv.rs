@@ -10,7 +10,7 @@
 //! | `spmv_csr_vector`      | `lanes` lanes / row | multiple of 32 | anything          | strided, then a tree    |
 //! | `spmv_csr_merge`       | warp per part       | multiple of 32 | anything          | see [`spmv_csr_merge`]  |
 //! | `spmv_csr_merge_fixup` | warp per part       | multiple of 32 | the merge's `y`   | carries, then `y`       |
-//! | `spmv_csr_adaptive`    | block per row block | multiple of 32 | anything          | strided, then a tree    |
+//! | `spmv_csr_adaptive`    | block per row block | multiple of 32 | anything          | see [`spmv_csr_adaptive`] |
 //! | `spmv_coo_atomic`      | thread per entry    | any            | zero, or a sum    | the atomics' (varies)   |
 //! | `spmv_ell`             | thread per row      | any            | anything          | row order (= serial)    |
 //! | `spmv_sell`            | thread per position | any            | anything          | row order (= serial)    |

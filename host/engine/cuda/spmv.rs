@@ -46,9 +46,10 @@ const BLOCK: u32 = 256;
 const SELL_C: usize = 32;
 const SELL_SIGMA: usize = 256;
 const BSR_BLOCK: usize = 4;
-/// Entries a row block of several rows may hold in the adaptive kernel
-/// (its shared-memory staging area: 8 KiB of f32, 16 KiB of f64): eight
-/// per thread, so that the staging loads keep many requests in flight.
+/// Entries a row block may hold in the adaptive kernel (its shared-memory
+/// staging area: 8 KiB of f32, 16 KiB of f64), and the length of a long
+/// row's pieces: eight per thread, so that the staging loads keep many
+/// requests in flight.
 const ADAPTIVE_NNZ: u32 = 8 * BLOCK;
 /// Merge-path items (row ends plus entries) per warp of the merge kernel,
 /// at most: 8 per lane, enough to amortize the binary search that starts
@@ -251,6 +252,8 @@ impl<T: Scalar> SpmvPlan<T> {
             ),
             SpmvKernel::CsrMerge => Self::merge(gpu, a, stats.max),
             SpmvKernel::CsrAdaptive => {
+                // First: it checks that the entries fit the bounds' `u32`.
+                let m = DevMatrix::Csr(DevCsr::upload(gpu, a)?);
                 let bounds = adaptive_row_blocks(a);
                 let n_blocks = bounds.len() / 2 - 1;
                 let blocks = AdaptiveBlocks {
@@ -258,7 +261,6 @@ impl<T: Scalar> SpmvPlan<T> {
                     partial: gpu.zeros::<T>(n_blocks)?,
                     done: gpu.zeros::<u32>(n_blocks)?,
                 };
-                let m = DevMatrix::Csr(DevCsr::upload(gpu, a)?);
                 let mut plan = Self::with(SpmvKernel::CsrAdaptive, 1, a.ncols(), m)?;
                 plan.adaptive = Some(blocks);
                 Ok(plan)
@@ -679,6 +681,21 @@ pub(crate) mod tests {
         );
         // arrow: one row of 46500 keeps the parts large.
         assert_eq!(merge_items(46_500, 139_498, 46_500, 132), MERGE_ITEMS);
+    }
+
+    #[test]
+    fn auto_takes_adaptive_for_skewed_rows_at_any_size() {
+        let stats = |lens: &[usize]| with_rows(lens).row_stats();
+        let mut lens = vec![2; 100];
+        lens.push(1000);
+        let hub = stats(&lens);
+        assert_eq!(choose(&hub, 1200).0, SpmvKernel::CsrAdaptive);
+        assert_eq!(choose(&hub, LARGE_NNZ).0, SpmvKernel::CsrAdaptive);
+        let short = stats(&[5; 8]);
+        assert_eq!(choose(&short, LARGE_NNZ).0, SpmvKernel::CsrScalar);
+        assert_eq!(choose(&short, 40), (SpmvKernel::CsrVector, 4));
+        let long = stats(&[40; 8]);
+        assert_eq!(choose(&long, LARGE_NNZ).0, SpmvKernel::CsrAdaptive);
     }
 
     #[test]
