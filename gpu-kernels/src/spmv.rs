@@ -667,6 +667,8 @@ unsafe fn sum_row_or_piece<S: Semiring>(
             *a.row_ptr.as_ptr().add(row as usize + 1),
         );
         let y = a.y.as_mut_ptr().add(row as usize);
+        let n_pieces = (re - rs).div_ceil(a.block_nnz);
+        let first_piece = block - (start - rs) / a.block_nnz;
         let mut last = false;
         if lane == 0 {
             let mut total = S::zero();
@@ -676,8 +678,6 @@ unsafe fn sum_row_or_piece<S: Semiring>(
             if start == rs && end == re {
                 *y = total;
             } else {
-                let n_pieces = (re - rs).div_ceil(a.block_nnz);
-                let first_piece = block - (start - rs) / a.block_nnz;
                 *a.partial.as_mut_ptr().add(block as usize) = total;
                 // Wraps to 0 on the row's last piece, ready for the next
                 // launch.
@@ -694,8 +694,6 @@ unsafe fn sum_row_or_piece<S: Semiring>(
             return;
         }
         warp::sync_warp(u32::MAX);
-        let n_pieces = (re - rs).div_ceil(a.block_nnz);
-        let first_piece = block - (start - rs) / a.block_nnz;
         let partial = a.partial.as_mut_ptr().cast_const();
         // Four pieces' loads a lane in flight; every 32nd piece a lane, in
         // order, then a tree.
