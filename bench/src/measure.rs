@@ -60,25 +60,11 @@ pub struct RowSpread {
 impl RowSpread {
     pub fn of<T: Scalar>(a: &Csr<T>) -> RowSpread {
         let stats = a.row_stats();
-        let var = if a.nrows() == 0 {
-            0.0
-        } else {
-            let sum_sq: f64 = a
-                .row_ptr()
-                .windows(2)
-                .map(|w| (((w[1] - w[0]) as f64) - stats.mean).powi(2))
-                .sum();
-            sum_sq / a.nrows() as f64
-        };
         RowSpread {
             min: stats.min,
             max: stats.max,
             mean: stats.mean,
-            cv: if stats.mean > 0.0 {
-                var.sqrt() / stats.mean
-            } else {
-                0.0
-            },
+            cv: stats.cv,
         }
     }
 

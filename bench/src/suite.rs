@@ -391,6 +391,7 @@ mod tests {
             names,
             [
                 "uniform-4M",
+                "uniform-3M-short",
                 "rmat22",
                 "poisson2d-2000",
                 "poisson3d-160",
@@ -411,7 +412,7 @@ mod tests {
             }
         );
         assert_eq!(
-            suite.entries[1],
+            suite.entries[2],
             Entry::Generated {
                 name: "rmat22".into(),
                 spec: GenSpec::Rmat(RmatParams::graph500(22)),

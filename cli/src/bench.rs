@@ -41,7 +41,7 @@ struct CommonBenchArgs {
     #[command(flatten)]
     input: InputOpts,
     /// Built-in suites, comma-separated, regenerated from their definitions
-    /// in bench-data/ (gpu-default: uniform 4M², R-MAT 22, Poisson 2000²
+    /// in bench-data/ (gpu-default: uniform 4M² and 3M² short rows, R-MAT 22, Poisson 2000²
     /// and 160³, the real set in $SPMX_REAL_DATA or
     /// ../shared/bench-data/real; gnn: R-MAT and power-law graphs;
     /// spgemm: the SpGEMM products; validate: where selection rules are

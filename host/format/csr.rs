@@ -293,6 +293,7 @@ impl<T: Scalar> Csr<T> {
             min: if self.nrows == 0 { 0 } else { usize::MAX },
             max: 0,
             mean: 0.0,
+            cv: 0.0,
             empty_rows: 0,
         };
         for i in 0..self.nrows {
@@ -304,6 +305,12 @@ impl<T: Scalar> Csr<T> {
         if self.nrows > 0 {
             stats.mean = self.nnz() as f64 / self.nrows as f64;
         }
+        if stats.mean > 0.0 {
+            let sum_sq: f64 = (0..self.nrows)
+                .map(|i| (self.row_len(i) as f64 - stats.mean).powi(2))
+                .sum();
+            stats.cv = (sum_sq / self.nrows as f64).sqrt() / stats.mean;
+        }
         stats
     }
 }
@@ -314,6 +321,9 @@ pub struct RowStats {
     pub min: usize,
     pub max: usize,
     pub mean: f64,
+    /// Coefficient of variation: standard deviation over mean (0 when
+    /// every row has the same length, or there are no entries).
+    pub cv: f64,
     pub empty_rows: usize,
 }
 
