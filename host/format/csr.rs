@@ -296,20 +296,22 @@ impl<T: Scalar> Csr<T> {
             cv: 0.0,
             empty_rows: 0,
         };
+        // Lengths are integers: their sum of squares is exact, so one pass
+        // gives the variance as the mean square less the squared mean.
+        let mut sum_sq = 0u128;
         for i in 0..self.nrows {
             let len = self.row_len(i);
             stats.min = stats.min.min(len);
             stats.max = stats.max.max(len);
             stats.empty_rows += usize::from(len == 0);
+            sum_sq += (len as u128).pow(2);
         }
         if self.nrows > 0 {
             stats.mean = self.nnz() as f64 / self.nrows as f64;
         }
         if stats.mean > 0.0 {
-            let sum_sq: f64 = (0..self.nrows)
-                .map(|i| (self.row_len(i) as f64 - stats.mean).powi(2))
-                .sum();
-            stats.cv = (sum_sq / self.nrows as f64).sqrt() / stats.mean;
+            let var = sum_sq as f64 / self.nrows as f64 - stats.mean.powi(2);
+            stats.cv = var.max(0.0).sqrt() / stats.mean;
         }
         stats
     }
