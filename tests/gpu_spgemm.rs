@@ -1,12 +1,14 @@
 //! GPU SpGEMM against the serial engine, bit for bit, for every semiring
 //! the GPU has (plus-times included: every entry is summed in the serial
 //! order): random matrices of every odd shape (proptest), rows at and
-//! around each class boundary (warp, block, dense), rows with more entries
-//! of A than products, the arrow matrix's row of 46 500 entries, giant
-//! rows (through Bᵀ) against B with long columns, wide B,
-//! the real set (A·A and A·Aᵀ), row blocks under a forced small memory
-//! budget, enough hashed rows to be staged (in one product, in row blocks
-//! and in plans), the APSP pair, and repeated runs giving the same bits. A plan
+//! around each class boundary (warp, block, dense), short rows of
+//! far-apart columns (sorted in registers, a column's products running
+//! across lanes and registers), rows with more entries of A than products,
+//! the arrow matrix's row of 46 500 entries, giant rows (through Bᵀ)
+//! against B with long columns, wide B, the real set (A·A and A·Aᵀ), row
+//! blocks under a forced small memory budget, enough short and hashed rows
+//! to be staged (in one product, in row blocks and in plans), the APSP
+//! pair, and repeated runs giving the same bits. A plan
 //! ([`SpgemmPlan`]) recomputed with new values equals a fresh product of
 //! them, on the same inputs.
 //!
@@ -87,6 +89,22 @@ where
         let band: Csr<S::Value> = banded(3_000, half);
         check::<S>(&band, &band, &format!("band of {}", 2 * half + 1));
     }
+    // Rows of at most 32 entries of A whose products lie far apart are
+    // sorted in a warp's registers (up to 32, 64 or 128 products a row):
+    // few columns, so a column's run of products crosses lanes and
+    // registers, as long as 32 (every entry of A meets it).
+    let far: Csr<S::Value> = far_columns(3_000, 10, |k| 1 + k % 4, 36);
+    let a: Csr<S::Value> = skewed(400, 3_000, |i| 2 + i % 31, 37);
+    check::<S>(&a, &far, "short rows of far columns");
+    let a: Csr<S::Value> = skewed(200, 3_000, |_| 32, 39);
+    for (width, draws) in [(2, 4), (4, 8)] {
+        let few: Csr<S::Value> = far_columns(3_000, width, |_| draws, 38);
+        check::<S>(
+            &a,
+            &few,
+            &format!("runs of up to 32 products on {width} columns"),
+        );
+    }
     // Rows of A whose rows of B are mostly empty: more entries than products.
     let sparse_b: Csr<S::Value> = skewed(3_000, 500, |k| usize::from(k % 50 == 0), 5);
     let long_a: Csr<S::Value> = skewed(100, 3_000, |i| 100 + 10 * i, 6);
@@ -124,17 +142,44 @@ where
     // Giant rows (through Bᵀ), two batches of them, against B with a
     // column in every row and one in every hundredth (Bᵀ's long columns).
     check::<S>(&giant_rows(), &hub_columns(), "giant rows × hub columns");
-    // Enough rows of the hash class (2¹⁶) for both its phases to be one
-    // walk (staged): random columns (hashed tables) and a band (direct).
-    let many: Csr<S::Value> = skewed(STAGED_ROWS, STAGED_ROWS, |i| 5 + i % 8, 15);
-    check::<S>(&many, &many, "hashed rows, staged");
+    // Enough rows of the short and the hash class (2¹⁶) for both their
+    // phases to be one walk (staged): random columns (sorted in registers,
+    // hashed tables) and a band (direct).
+    let (short, hashed_a, hashed_b) = staged_rows::<S::Value>(15);
+    check::<S>(&short, &short, "short rows, staged");
+    check::<S>(&hashed_a, &hashed_b, "hashed rows, staged");
     let band: Csr<S::Value> = banded(STAGED_ROWS, 4);
     check::<S>(&band, &band, "band of 9, staged");
+}
+
+/// `m` rows of `len(i)` draws among `width` columns 10 000 apart (repeats
+/// merged): every row's span is too wide for a table indexed by column.
+fn far_columns<T: spmx::Scalar>(
+    m: usize,
+    width: usize,
+    len: impl Fn(usize) -> usize,
+    seed: u64,
+) -> Csr<T> {
+    let (m, _, row_ptr, col_idx, values) = skewed::<T>(m, width, len, seed).into_parts();
+    let col_idx = col_idx.into_iter().map(|c| c * 10_000).collect();
+    Csr::try_new(m, 10_000 * (width - 1) + 1, row_ptr, col_idx, values).unwrap()
 }
 
 /// Rows of the products that test staging: above the 2¹⁶ hashed rows from
 /// which the hash class computes its rows in the symbolic phase.
 const STAGED_ROWS: usize = 70_000;
+
+/// Products with [`STAGED_ROWS`] short rows (A squared: 6 to 9 entries a
+/// row, 36 to 81 products of random columns) and hashed rows (A·B: 14 to
+/// 20 entries a row times 9 to 12, 126 to 240 products), seeded from
+/// `seed`: `(short, hashed_a, hashed_b)`.
+fn staged_rows<T: spmx::Scalar>(seed: u64) -> (Csr<T>, Csr<T>, Csr<T>) {
+    (
+        skewed(STAGED_ROWS, STAGED_ROWS, |i| 6 + i % 4, seed),
+        skewed(STAGED_ROWS, STAGED_ROWS, |i| 14 + i % 7, seed + 100),
+        skewed(STAGED_ROWS, STAGED_ROWS, |i| 9 + i % 4, seed + 200),
+    )
+}
 
 /// Long rows (over 1024 products) of the products that test their staging:
 /// above the 256 from which the dense class is staged.
@@ -282,8 +327,8 @@ fn row_blocks_under_a_small_budget() {
     assert!(e.contains("entries") && e.contains("budget"), "{e}");
 }
 
-/// Staged rows (the hash class's and the dense class's, computed in the
-/// symbolic phase) copied to C block by block, and a plan of them
+/// Staged rows (the short, the hash and the dense class's, computed in
+/// the symbolic phase) copied to C block by block, and a plan of them
 /// recomputed for new values (the staged rows hold the first values only).
 #[test]
 fn staged_rows_in_row_blocks_and_plans() {
@@ -291,12 +336,13 @@ fn staged_rows_in_row_blocks_and_plans() {
         return;
     };
     type S = PlusTimes<f64>;
-    let hashed: Csr<f64> = skewed(STAGED_ROWS, STAGED_ROWS, |i| 5 + i % 8, 24);
+    let (short, hashed_a, hashed_b) = staged_rows::<f64>(24);
     let long: Csr<f64> = skewed(LONG_STAGED, 2_000, |i| 500 + i % 300, 25);
     let wide: Csr<f64> = skewed(2_000, 60_000, |k| 10 + k % 21, 26);
     for (a, b, class, rows) in [
-        (&hashed, &hashed, 2, 1 << 16),
-        (&long, &wide, 4, LONG_STAGED as u32),
+        (&short, &short, 2, 1 << 16),
+        (&hashed_a, &hashed_b, 3, 1 << 16),
+        (&long, &wide, 5, LONG_STAGED as u32),
     ] {
         let want = ops::spgemm::<S>(a, b, Engine::Serial).unwrap();
         for (budget, blocks) in [(None, 1), (Some(want.nnz() * 12 / 3), 3)] {
@@ -331,7 +377,7 @@ fn giant_rows_in_row_blocks() {
     let (a, b) = (giant_rows::<f64>(), hub_columns::<f64>());
     let want = ops::spgemm::<S>(&a, &b, Engine::Serial).unwrap();
     let whole = spgemm_with::<S>(&a, &b, SpgemmOptions::default()).unwrap();
-    assert_eq!(whole.stats.classes[5], 43, "{:?}", whole.stats.classes);
+    assert_eq!(whole.stats.classes[6], 43, "{:?}", whole.stats.classes);
     assert_identical(&whole.c, &want);
     let budget = want.nnz() / 5 * 12;
     let run = spgemm_with::<S>(

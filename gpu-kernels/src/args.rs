@@ -27,10 +27,10 @@
 //! | [`SpmmFixupArgs`]    | `spmm_csr_fixup`                         | 40    |
 //! | [`SpmmCsrThreadArgs`] | `spmm_csr_thread`                       | 64    |
 //! | [`SpmmBlockArgs`]    | `spmm_csr_block`, `spmm_csr_block_vec` (and `_fused`) | 88 |
-//! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_warp`, `spgemm_hash`, `spgemm_block`, `spgemm_dense` | 160 |
+//! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_warp`, `spgemm_short`, `spgemm_hash`, `spgemm_block`, `spgemm_dense` | 160 |
 //! | [`SpgemmReplayArgs`] | `spgemm_replay`                          | 72    |
 //! | [`SpgemmGiantArgs`]  | `spgemm_giant_columns`, `spgemm_giant_rows` | 128 |
-//! | [`SpgemmClassifyArgs`] | `spgemm_long_rows`, `spgemm_long_products`, `spgemm_classify`, `spgemm_bin` (utility) | 152 |
+//! | [`SpgemmClassifyArgs`] | `spgemm_long_rows`, `spgemm_long_products`, `spgemm_classify`, `spgemm_bin` (utility) | 168 |
 //! | [`SpgemmTransposeArgs`] | `spgemm_transpose_count`, `_scatter`, `_sort` (utility) | 56 |
 //! | [`SpgemmGatherArgs`] | `spgemm_giant_gather` (utility)          | 48    |
 //! | [`TransposeArgs`]    | `transpose_1`, `transpose_4`, `transpose_8` (utility) | 24 |
@@ -575,17 +575,18 @@ pub struct SpgemmRowsArgs<T> {
     /// for spans wider than its shared memory; none when every span fits.
     pub scratch_flags: DevPtrMut<u32>,
     pub scratch_values: DevPtrMut<T>,
-    /// `spgemm_hash` and `spgemm_dense`, phase [`SPGEMM_UNSTAGE`]: where
-    /// the staged rows lie (`stage_ptr[row]` into `stage_col_idx` /
-    /// `stage_values`).
+    /// `spgemm_short`, `spgemm_hash` and `spgemm_dense`, phase
+    /// [`SPGEMM_UNSTAGE`]: where the staged rows lie (`stage_ptr[row]`
+    /// into `stage_col_idx` / `stage_values`).
     pub stage_ptr: DevPtr<u64>,
     pub stage_col_idx: DevPtr<u32>,
     pub stage_values: DevPtr<T>,
     /// The offset in C of `c_col_idx[0]`.
     pub c_base: u64,
     pub n_rows: u32,
-    /// [`SPGEMM_SYMBOLIC`] or [`SPGEMM_NUMERIC`]; `spgemm_hash` and
-    /// `spgemm_dense` also [`SPGEMM_STAGE`] and [`SPGEMM_UNSTAGE`].
+    /// [`SPGEMM_SYMBOLIC`] or [`SPGEMM_NUMERIC`]; `spgemm_short`,
+    /// `spgemm_hash` and `spgemm_dense` also [`SPGEMM_STAGE`] and
+    /// [`SPGEMM_UNSTAGE`].
     pub numeric: u32,
     pub slot_words: u32,
     /// `spgemm_dense`: words of each of the phase's arrays in shared
@@ -606,14 +607,14 @@ pub struct SpgemmRowsArgs<T> {
 pub const SPGEMM_SYMBOLIC: u32 = 0;
 /// [`SpgemmRowsArgs::numeric`]: each row's entries to C.
 pub const SPGEMM_NUMERIC: u32 = 1;
-/// [`SpgemmRowsArgs::numeric`], `spgemm_hash` and `spgemm_dense` only:
-/// both phases at once, each row's entries to `c_row_ptr[row]` of a
-/// staging area whose offsets are bounds (`SpgemmClassifyArgs::stage_len`),
-/// and its length to `row_len`. A row costs one walk of its products
+/// [`SpgemmRowsArgs::numeric`], `spgemm_short`, `spgemm_hash` and
+/// `spgemm_dense` only: both phases at once, each row's entries to
+/// `c_row_ptr[row]` of a staging area whose offsets are bounds
+/// (`SpgemmClassifyArgs::stage_len`), and its length to `row_len`. A row costs one walk of its products
 /// instead of two (two instead of three for a long row summed by rank).
 pub const SPGEMM_STAGE: u32 = 2;
-/// [`SpgemmRowsArgs::numeric`], `spgemm_hash` and `spgemm_dense` only: the
-/// staged rows copied to their places in C.
+/// [`SpgemmRowsArgs::numeric`], `spgemm_short`, `spgemm_hash` and
+/// `spgemm_dense` only: the staged rows copied to their places in C.
 pub const SPGEMM_UNSTAGE: u32 = 3;
 
 /// The numeric phase of a planned product C = A ⊗ B (`spgemm_replay`),
@@ -650,6 +651,12 @@ pub const REPLAY_LONG_MIN: u64 = 64;
 /// in registers (`spgemm_warp`): the shortest rows, where a sort of 32
 /// keys by shuffles costs less than clearing and reading out a table.
 pub const SPGEMM_WARP_MAX: u32 = 32;
+/// Products a row of at most [`SPGEMM_WARP_MAX`] entries of A may have for
+/// one warp to sort them in registers (`spgemm_short`, four a lane) when
+/// its span is too wide for a table indexed by column: random short rows,
+/// whose products are mostly distinct, where a table's clearing, probes
+/// and gathering cost more than a wider sort.
+pub const SPGEMM_SHORT_MAX: u32 = 128;
 /// Slots of `spgemm_hash`'s table, one a warp in shared memory (6 KB in
 /// `f64`, so 8 warps a block fit the default 48 KB): rows up to 256
 /// products, or any row whose span fits, which is a band or a stencil's.
@@ -663,10 +670,11 @@ pub const SPGEMM_BLOCK_MAX: u32 = 1024;
 pub const SPGEMM_THREADS: u32 = 256;
 /// Row classes of [`SpgemmClassifyArgs`], in order: at most one entry of A
 /// or no products (`spgemm_copy`), up to [`SPGEMM_WARP_MAX`] products
-/// (`spgemm_warp`), those that fit [`SPGEMM_HASH_SLOTS`] (`spgemm_hash`),
+/// (`spgemm_warp`), up to [`SPGEMM_SHORT_MAX`] of a wide span
+/// (`spgemm_short`), those that fit [`SPGEMM_HASH_SLOTS`] (`spgemm_hash`),
 /// up to [`SPGEMM_BLOCK_MAX`] (`spgemm_block`), the rest (`spgemm_dense`),
 /// and the giant rows ([`SPGEMM_GIANT`]).
-pub const SPGEMM_CLASSES: usize = 6;
+pub const SPGEMM_CLASSES: usize = 7;
 
 /// Shared memory a group sorting up to `capacity` products needs: the
 /// products' keys (8 bytes) and values, and per entry of A its first
@@ -768,8 +776,8 @@ pub struct SpgemmClassifyArgs {
     pub long_products: DevPtrMut<u64>,
     pub long_span: DevPtrMut<u32>,
     /// Classify, unless null: for each row, a bound on its length when it
-    /// is `spgemm_hash`'s or `spgemm_dense`'s (the fewer of its products
-    /// and its span), else 0.
+    /// is `spgemm_short`'s, `spgemm_hash`'s or `spgemm_dense`'s (the fewer
+    /// of its products and its span), else 0.
     pub stage_len: DevPtrMut<u32>,
     /// A row is giant (class [`SPGEMM_GIANT`]) with at least
     /// `giant_products` products and `giant_len` entries of A.
@@ -780,6 +788,8 @@ pub struct SpgemmClassifyArgs {
     /// Bin: where each class's rows start in `rows`, and where the last
     /// ends.
     pub offsets: [u32; SPGEMM_CLASSES + 1],
+    /// Zero: the struct's size a multiple of 8 with no padding.
+    pub pad: u32,
 }
 
 /// Entries of A's row a lane of `spgemm_classify` walks alone. A longer
@@ -790,10 +800,10 @@ pub const SPGEMM_LANE_MAX: u32 = 256;
 /// that a row of a million entries spreads over the whole device.
 pub const SPGEMM_LONG_CHUNK: u32 = 2048;
 
-/// The class of giant rows, after the five of the row kernels: rows of C
+/// The class of giant rows, after the six of the row kernels: rows of C
 /// computed a batch at a time column by column of Bᵀ (see
 /// [`SpgemmGiantArgs`]).
-pub const SPGEMM_GIANT: usize = 5;
+pub const SPGEMM_GIANT: usize = 6;
 /// Rows of C a giant pass takes at once: one a lane.
 pub const SPGEMM_GIANT_BATCH: u32 = 32;
 
@@ -944,10 +954,10 @@ impl Clone for SpgemmClassifyArgs {
     }
 }
 impl Copy for SpgemmClassifyArgs {}
-// SAFETY: repr(C): fourteen 8-byte device addresses and a u64, then ten
-// u32 (40 bytes, a multiple of 8): no padding, as the size check shows.
+// SAFETY: repr(C): fourteen 8-byte device addresses and a u64, then twelve
+// u32 (48 bytes, a multiple of 8): no padding, as the size check shows.
 unsafe impl KernelArgs for SpgemmClassifyArgs {}
-const _: () = assert!(core::mem::size_of::<SpgemmClassifyArgs>() == 160);
+const _: () = assert!(core::mem::size_of::<SpgemmClassifyArgs>() == 168);
 // SAFETY: repr(C): five 8-byte device addresses and four u32: no padding.
 unsafe impl KernelArgs for SpgemmTransposeArgs {}
 const _: () = assert!(core::mem::size_of::<SpgemmTransposeArgs>() == 56);

@@ -20,7 +20,7 @@ use crate::args::{
 use crate::semiring::Semiring;
 #[cfg(target_arch = "nvptx64")]
 use crate::spgemm::{
-    spgemm_block, spgemm_copy, spgemm_dense, spgemm_hash, spgemm_replay, spgemm_warp,
+    spgemm_block, spgemm_copy, spgemm_dense, spgemm_hash, spgemm_replay, spgemm_short, spgemm_warp,
 };
 #[cfg(target_arch = "nvptx64")]
 use crate::spgemm_long::{spgemm_giant_columns, spgemm_giant_rows};
@@ -169,6 +169,7 @@ crate::for_each_semiring!(stamp_kernels! {
         spmm_csr_thread(SpmmCsrThreadArgs),
         spgemm_copy(SpgemmRowsArgs),
         spgemm_warp(SpgemmRowsArgs),
+        spgemm_short(SpgemmRowsArgs),
         spgemm_hash(SpgemmRowsArgs),
         spgemm_block(SpgemmRowsArgs),
         spgemm_dense(SpgemmRowsArgs),
@@ -231,6 +232,7 @@ mod tests {
             "spmm_csr_thread",
             "spgemm_copy",
             "spgemm_warp",
+            "spgemm_short",
             "spgemm_hash",
             "spgemm_block",
             "spgemm_dense",

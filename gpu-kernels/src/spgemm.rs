@@ -12,6 +12,7 @@
 //! |----------------|----------------------------------------------|---------------|--------------------------------------|
 //! | `spgemm_copy`  | ≤ 1 entry of A, or no products               | warp          | a scaled copy of B's row             |
 //! | `spgemm_warp`  | ≤ `SPGEMM_WARP_MAX` (32) products            | warp          | symbolic: distinct columns by `match.any`; numeric: sort the products in registers |
+//! | `spgemm_short` | ≤ 32 entries of A, ≤ `SPGEMM_SHORT_MAX` (128) products, a span wider than the table | warp | sort the products in registers, 2 or 4 a lane |
 //! | `spgemm_hash`  | fit a table of `SPGEMM_HASH_SLOTS` (512)     | warp          | a table in the warp's shared memory  |
 //! | `spgemm_block` | ≤ `SPGEMM_BLOCK_MAX` (1024) products         | block         | sort the products in shared memory   |
 //! | `spgemm_dense` | more                                         | block         | a bitmap of the span, values by rank |
@@ -25,9 +26,21 @@
 //! key `(column, product number)` — products numbered in A's order, then
 //! B's — and sort the keys (bitonic). Equal columns are then adjacent and
 //! in the serial order, and each column's first product sums its run. A
-//! sort costs `log² products` steps, cheap for the 32 keys a warp sorts by
-//! shuffles, and for the middle rows a block holds; in a warp's shared
-//! memory it loses to the table.
+//! sort costs `log² products` steps, cheap for the up to 128 keys a warp
+//! sorts in its registers by shuffles, and for the middle rows a block
+//! holds; in a warp's shared memory it loses to the table.
+//!
+//! **Sorting in registers.** A row of at most 32 entries of A and 128
+//! products (`register_row`) needs no shared memory: each lane computes
+//! up to four products, the warp sorts their keys by shuffles, and each
+//! column's first key sums its run from the lanes holding the next ones.
+//! It takes every row of up to 32 products (`spgemm_warp`) and the short
+//! rows whose span no table indexed by column holds (`spgemm_short`):
+//! random short rows, with few repeated columns, where clearing, probing
+//! and gathering a table cost more than the sort, and where a table's
+//! shared memory would bound the warps at once. A row with many repeated
+//! columns pays for sorting its repeats (a 7-point stencil squared, 49
+//! products on 25 columns, still gains from the occupancy).
 //!
 //! **A warp's table.** A row that fits the table (its span, or twice its
 //! products: `args::spgemm_hash_fits`) is one warp's. The warp walks the
@@ -43,7 +56,7 @@
 //! and sorted: up to 64 columns in registers (each key with its place in
 //! the table), more by a bitonic network in the table.
 //!
-//! **Staging.** When a product has many hashed rows or long rows, walking
+//! **Staging.** When a product has many short, hashed or long rows, walking
 //! each row's products twice (symbolic, then numeric) is most of its time.
 //! The host then has classify bound each row's length, lays out a staging
 //! area by those bounds, and runs the class's numeric phase in the
@@ -77,9 +90,9 @@ use core::cell::Cell;
 
 use crate::args::{
     SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_GIANT,
-    SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_NUMERIC, SPGEMM_STAGE, SPGEMM_UNSTAGE,
-    SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs, SpgemmReplayArgs, SpgemmRowsArgs,
-    spgemm_dense_arrays, spgemm_hash_fits,
+    SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_NUMERIC, SPGEMM_SHORT_MAX, SPGEMM_STAGE,
+    SPGEMM_SYMBOLIC, SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs,
+    SpgemmReplayArgs, SpgemmRowsArgs, spgemm_dense_arrays, spgemm_hash_fits,
 };
 use crate::device::atomic::{
     atomic_add_u32, atomic_add_u64, atomic_cas_shared_u32, atomic_max_u32, atomic_min_u32,
@@ -226,12 +239,17 @@ fn class_of(a: &SpgemmClassifyArgs, len_a: u32, products: u64, span: u64) -> u32
         SPGEMM_GIANT as u32
     } else if size <= u64::from(SPGEMM_WARP_MAX) {
         1
-    } else if spgemm_hash_fits(SPGEMM_HASH_SLOTS, products, span) {
+    } else if len_a <= SPGEMM_WARP_MAX
+        && products <= u64::from(SPGEMM_SHORT_MAX)
+        && span > u64::from(SPGEMM_HASH_SLOTS)
+    {
         2
-    } else if size <= u64::from(SPGEMM_BLOCK_MAX) {
+    } else if spgemm_hash_fits(SPGEMM_HASH_SLOTS, products, span) {
         3
-    } else {
+    } else if size <= u64::from(SPGEMM_BLOCK_MAX) {
         4
+    } else {
+        5
     }
 }
 
@@ -260,8 +278,9 @@ pub unsafe extern "ptx-kernel" fn spgemm_classify(a: SpgemmClassifyArgs) {
             unsafe {
                 *a.class.as_mut_ptr().add(r as usize) = class as u8;
                 if a.stage_len.addr() != 0 {
-                    // The staged classes: hashed (2) and long (4) rows.
-                    let bound = if class == 2 || class == 4 {
+                    // The staged classes: short (2), hashed (3) and long
+                    // (5) rows.
+                    let bound = if class == 2 || class == 3 || class == 5 {
                         products.min(span)
                     } else {
                         0
@@ -590,16 +609,7 @@ unsafe fn walk_products<S: Semiring>(
             let mut p0 = 0;
             while p0 < total {
                 let p = p0 + lane;
-                // The entry holding product `p`: the first lane whose
-                // running count passes it, found in five halving steps.
-                let mut l = 0u32;
-                let mut step = WARP_SIZE / 2;
-                while step > 0 {
-                    if warp::shuffle_idx(incl, l + step - 1) <= p {
-                        l += step;
-                    }
-                    step /= 2;
-                }
+                let l = entry_of(incl, p);
                 let (sl, nl, il) = (
                     warp::shuffle_idx(s, l),
                     warp::shuffle_idx(n, l),
@@ -620,6 +630,26 @@ unsafe fn walk_products<S: Semiring>(
             j0 += WARP_SIZE;
         }
     }
+}
+
+/// The lane whose entry holds product `p` (below the warp's total), given
+/// each lane's running count of products `incl`: the first lane whose
+/// count passes `p`, found in five halving steps.
+///
+/// # Safety
+/// All 32 lanes must make this call together.
+#[inline(always)]
+unsafe fn entry_of(incl: u32, p: u32) -> u32 {
+    let mut l = 0u32;
+    let mut step = WARP_SIZE / 2;
+    while step > 0 {
+        // SAFETY: the caller's contract.
+        if unsafe { warp::shuffle_idx(incl, l + step - 1) } <= p {
+            l += step;
+        }
+        step /= 2;
+    }
+    l
 }
 
 /// Products a row of B must hold on average (within the walk's columns)
@@ -1030,6 +1060,192 @@ unsafe fn write_sorted<T: Copy, const R: usize>(
     }
 }
 
+/// A row of at most 32 entries of A held a lane an entry: where the
+/// entry's row of B starts, that row's length and the entry's value (zero
+/// when no value is read), with the warp's running count of products.
+#[derive(Clone, Copy)]
+struct ShortRow<T> {
+    b_start: u32,
+    b_len: u32,
+    value: T,
+    /// Products of this lane's entry and the lanes below it.
+    incl: u32,
+    /// Products of the whole row.
+    total: u32,
+}
+
+impl<T: Shuffle> ShortRow<T> {
+    /// Completes a lane's entry (`b_len` 0 past the row) with the warp's
+    /// running count.
+    ///
+    /// # Safety
+    /// All 32 lanes must make this call together.
+    #[inline(always)]
+    unsafe fn new(b_start: u32, b_len: u32, value: T) -> Self {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let incl = warp_inclusive_scan(b_len);
+            ShortRow {
+                b_start,
+                b_len,
+                value,
+                incl,
+                total: warp::shuffle_idx(incl, WARP_SIZE - 1),
+            }
+        }
+    }
+}
+
+/// Which of the warp's sorted columns (position `r · 32 + lane` in
+/// `col[r]`, [`EMPTY`] past the end) differ from the one before: the
+/// first of each column.
+///
+/// # Safety
+/// All 32 lanes must make this call together.
+#[inline(always)]
+unsafe fn column_heads<const R: usize>(col: &[u32; R]) -> [bool; R] {
+    let lane = lane_id();
+    let mut head = [false; R];
+    // Lane 0's predecessor is lane 31 of the register before.
+    let mut last = EMPTY;
+    for r in 0..R {
+        // SAFETY: the caller's contract.
+        let t = unsafe { warp::shuffle_idx(col[r], (lane + WARP_SIZE - 1) % WARP_SIZE) };
+        let prev = if lane == 0 { last } else { t };
+        last = t;
+        head[r] = col[r] != EMPTY && col[r] != prev;
+    }
+    head
+}
+
+/// One row of at most 32 entries of A and `32 · R` products, sorted in the
+/// warp's registers with no shared memory (ESC): product `r · 32 + lane`
+/// is computed in `k[r]` (its entry found as in [`walk_products`]), the
+/// keys `(column, product)` are sorted by shuffles ([`warp_sort_regs`]),
+/// and the first key of each column (a head) sums its run in order, each
+/// step fetching the next sorted value from the lane holding it; runs are
+/// as long as the entries of A that meet the column, usually one or two.
+/// Heads are C's row, in column order: the entries to C (numeric,
+/// staging) and their count to `row_len` (staging). The symbolic phase
+/// needs only the columns: lanes holding one column find each other
+/// (`match.any`) when a lane holds one, else the columns alone are sorted
+/// (4-byte keys, half the shuffles) and their heads counted.
+///
+/// # Safety
+/// The whole warp calls with the same `row`, whose entries `e` hold
+/// ([`ShortRow::new`]; `value`s read when the phase is not symbolic) and
+/// whose products are at most `32 · R`.
+#[inline(always)]
+unsafe fn register_row<S: Semiring, const R: usize>(
+    a: &SpgemmRowsArgs<S::Value>,
+    row: u32,
+    e: ShortRow<S::Value>,
+) where
+    S::Value: Shuffle,
+{
+    let lane = lane_id();
+    let numeric = a.numeric != SPGEMM_SYMBOLIC;
+    // SAFETY: indices within B and C by the contract; every shuffle and
+    // vote is reached by the whole warp (`R` is fixed, and the run loop's
+    // condition is a vote).
+    unsafe {
+        let (bc, bv) = (a.b_col_idx.as_ptr(), a.b_values.as_ptr());
+        let mut k = [u64::MAX; R];
+        let mut v = [S::zero(); R];
+        for r in 0..R {
+            let p = r as u32 * WARP_SIZE + lane;
+            let l = entry_of(e.incl, p);
+            let (sl, nl, il) = (
+                warp::shuffle_idx(e.b_start, l),
+                warp::shuffle_idx(e.b_len, l),
+                warp::shuffle_idx(e.incl, l),
+            );
+            let xl = warp::shuffle_idx(e.value, l);
+            if p < e.total {
+                let q = (sl + nl + p - il) as usize;
+                k[r] = key(*bc.add(q), p);
+                if numeric {
+                    v[r] = S::mul(xl, *bv.add(q));
+                }
+            }
+        }
+        if !numeric {
+            let mut col = k.map(key_col);
+            let distinct = if R == 1 {
+                let peers = warp::match_any(col[0]);
+                warp::ballot(col[0] != EMPTY && peers & lane_mask_lt() == 0).count_ones()
+            } else {
+                warp_sort_regs(&mut col);
+                column_heads(&col)
+                    .iter()
+                    .map(|&h| warp::ballot(h).count_ones())
+                    .sum()
+            };
+            if lane == 0 {
+                *a.row_len.as_mut_ptr().add(row as usize) = distinct;
+            }
+            return;
+        }
+        warp_sort_regs(&mut k);
+        // Sorted position `r · 32 + lane`: its column (EMPTY past the
+        // products), whether it heads its column, and its value.
+        let col = k.map(key_col);
+        let head = column_heads(&col);
+        let mut sum = [S::zero(); R];
+        for r in 0..R {
+            let p = k[r] as u32;
+            for (rr, &vr) in v.iter().enumerate() {
+                let t = warp::shuffle_idx(vr, p % WARP_SIZE);
+                if p / WARP_SIZE == rr as u32 {
+                    sum[r] = t;
+                }
+            }
+        }
+        // Each head adds the values after it while their column is its
+        // own: position `q + d` is lane `lane + d` of the same register,
+        // or of the next one past lane 31.
+        let val = sum;
+        let mut open = head;
+        let mut d = 1;
+        while warp::any(open.iter().any(|&o| o)) {
+            let from = (lane + d) % WARP_SIZE;
+            let next = lane + d >= WARP_SIZE;
+            let cols = col.map(|c| warp::shuffle_idx(c, from));
+            let vals = val.map(|x| warp::shuffle_idx(x, from));
+            for r in 0..R {
+                let at = r + usize::from(next);
+                let (c, x) = if at < R {
+                    (cols[at], vals[at])
+                } else {
+                    (EMPTY, S::zero())
+                };
+                if open[r] {
+                    if c == col[r] {
+                        sum[r] = S::add(sum[r], x);
+                    } else {
+                        open[r] = false;
+                    }
+                }
+            }
+            d += 1;
+        }
+        let out = c_start(a, row);
+        let mut written = 0u32;
+        for r in 0..R {
+            let heads = warp::ballot(head[r]);
+            if head[r] {
+                let at = out + (written + (heads & lane_mask_lt()).count_ones()) as usize;
+                *a.c_col_idx.as_mut_ptr().add(at) = col[r];
+                *a.c_values.as_mut_ptr().add(at) = sum[r];
+            }
+            written += heads.count_ones();
+        }
+        if a.numeric == SPGEMM_STAGE && lane == 0 {
+            *a.row_len.as_mut_ptr().add(row as usize) = written;
+        }
+    }
+}
+
 /// Sorts the warp's `n` pairs `(keys, vals)` by key, ascending (distinct
 /// keys): a bitonic network over the next power of two, the pad keys
 /// [`EMPTY`] (room for them is the caller's).
@@ -1075,53 +1291,7 @@ unsafe fn sort_pairs<T: Copy>(keys: *mut u32, vals: *mut T, n: u32) {
     }
 }
 
-/// How a group of threads that shares one row synchronises.
-trait Group {
-    /// This thread's rank in the group.
-    fn rank() -> u32;
-    /// Threads in the group.
-    fn size() -> u32;
-    /// The group's barrier (and memory fence for its shared memory).
-    unsafe fn sync();
-}
-
-/// A warp.
-struct Warp;
-impl Group for Warp {
-    #[inline(always)]
-    fn rank() -> u32 {
-        lane_id()
-    }
-    #[inline(always)]
-    fn size() -> u32 {
-        WARP_SIZE
-    }
-    #[inline(always)]
-    unsafe fn sync() {
-        // SAFETY: the caller's contract: the whole warp calls.
-        unsafe { warp::sync_warp(FULL_MASK) }
-    }
-}
-
-/// A block.
-struct Block;
-impl Group for Block {
-    #[inline(always)]
-    fn rank() -> u32 {
-        thread_idx_x()
-    }
-    #[inline(always)]
-    fn size() -> u32 {
-        block_dim_x()
-    }
-    #[inline(always)]
-    unsafe fn sync() {
-        // SAFETY: the caller's contract: the whole block calls.
-        unsafe { sync_threads() }
-    }
-}
-
-/// A group's shared memory for sorting up to `capacity` products: see
+/// A block's shared memory for sorting up to `capacity` products: see
 /// [`crate::args::spgemm_sort_shared_bytes`].
 struct SortSpace<T> {
     keys: *mut u64,
@@ -1154,26 +1324,26 @@ impl<T> SortSpace<T> {
     }
 }
 
-/// One row of C by sorting its products (`spgemm_warp`, `spgemm_block`):
+/// One row of C by sorting its products in shared memory (`spgemm_block`):
 /// see the module documentation. `capacity` bounds the row's products.
 ///
 /// # Safety
-/// Every thread of the group calls with the same `row`; the row has at
+/// Every thread of the block calls with the same `row`; the row has at
 /// least 2 entries of A and at most `capacity` products; `space` is the
-/// group's own.
+/// block's own.
 #[inline(always)]
-unsafe fn sort_row<S: Semiring, G: Group>(
+unsafe fn sort_row<S: Semiring>(
     a: &SpgemmRowsArgs<S::Value>,
     row: u32,
     space: &SortSpace<S::Value>,
     capacity: u32,
 ) {
-    let (rank, size) = (G::rank(), G::size());
+    let (rank, size) = (thread_idx_x(), block_dim_x());
     let lane = lane_id();
     let numeric = a.numeric != 0;
     // SAFETY: indices within A, B, C and `space` by the contract; barriers
-    // reached by the whole group (every branch below is group-uniform, or
-    // taken by the group's first warp as a whole).
+    // reached by the whole block (every branch below is block-uniform, or
+    // taken by the block's first warp as a whole).
     unsafe {
         let (start, len_a) = a_row(a, row);
         // Each entry's first product and B-row start, by the first warp.
@@ -1201,7 +1371,7 @@ unsafe fn sort_row<S: Semiring, G: Group>(
                 *space.first.add(len_a as usize) = carry;
             }
         }
-        G::sync();
+        sync_threads();
         let products = *space.first.add(len_a as usize);
         require(products <= capacity);
         // Product p comes from the last entry j with first[j] ≤ p: that
@@ -1221,24 +1391,6 @@ unsafe fn sort_row<S: Semiring, G: Group>(
                 (*space.b_start.add(lo as usize) + p - *space.first.add(lo as usize)) as usize,
             )
         };
-        if !numeric && size == WARP_SIZE {
-            // A warp's row has a product a lane at most: its length is the
-            // number of distinct columns, lanes holding one column finding
-            // each other (`match.any`), with no sort.
-            let col = if rank < products {
-                *a.b_col_idx.as_ptr().add(source(rank).1)
-            } else {
-                u32::MAX
-            };
-            let peers = warp::match_any(col);
-            let first_of_col = rank < products && peers & lane_mask_lt() == 0;
-            let distinct = warp::ballot(first_of_col).count_ones();
-            if lane == 0 {
-                *a.row_len.as_mut_ptr().add(row as usize) = distinct;
-            }
-            G::sync();
-            return;
-        }
         let m = products.next_power_of_two();
         let mut p = rank;
         while p < m {
@@ -1254,8 +1406,8 @@ unsafe fn sort_row<S: Semiring, G: Group>(
             *space.keys.add(p as usize) = k;
             p += size;
         }
-        G::sync();
-        sort_keys::<G>(space.keys, m);
+        sync_threads();
+        sort_keys(space.keys, m);
         // Read out by the first warp, 32 sorted products at a time: each
         // column's first product (a head) sums its run, in order.
         if rank < WARP_SIZE {
@@ -1295,7 +1447,7 @@ unsafe fn sort_row<S: Semiring, G: Group>(
                 *a.row_len.as_mut_ptr().add(row as usize) = written;
             }
         }
-        G::sync();
+        sync_threads();
     }
 }
 
@@ -1312,85 +1464,63 @@ pub(crate) unsafe fn warp_sort(k: u64) -> u64 {
     k[0]
 }
 
-/// The warp's `32 · R` keys sorted ascending, `R` (1 or 2) a lane: key
-/// `r · 32 + lane` in `k[r]`. A bitonic network in the form where each
-/// merge first compares every key with its mirror in the merged run, so
-/// that the lower position always keeps the smaller key: a lane's part in
-/// a step depends only on one bit of its lane number.
+/// The warp's `32 · R` keys sorted ascending, `R` (1, 2 or 4) a lane: key
+/// `r · 32 + lane` in `k[r]`. A bitonic network: a merge of runs of `size`
+/// keys sorts a run ascending when bit `size` of its position is clear;
+/// steps of a stride under 32 exchange with another lane by a shuffle,
+/// wider ones between a lane's own registers.
 ///
 /// # Safety
 /// All 32 lanes must make this call together.
 #[inline(always)]
-unsafe fn warp_sort_regs<const R: usize>(k: &mut [u64; R]) {
-    const { assert!(R == 1 || R == 2) };
+unsafe fn warp_sort_regs<K: Shuffle + Ord, const R: usize>(k: &mut [K; R]) {
+    const { assert!(R == 1 || R == 2 || R == 4) };
     // Read here, not hoisted: a lane known outside the caller's loop lets
     // the compiler keep each step's choice in a register of its own.
     let lane: u32;
     // SAFETY: reads a special register.
     unsafe { core::arch::asm!("mov.u32 {l}, %laneid;", l = out(reg32) lane, options(nostack)) };
-    // SAFETY (shuffles): the caller's contract.
-    let step = |k: &mut [u64; R], mask: u32, lower: bool| {
-        for kr in k.iter_mut() {
-            let other = unsafe { warp::shuffle_xor(*kr, mask) };
-            *kr = if lower {
-                (*kr).min(other)
-            } else {
-                (*kr).max(other)
-            };
-        }
-    };
     let mut size = 2;
     while size <= WARP_SIZE * R as u32 {
-        if size <= WARP_SIZE {
-            step(k, size - 1, lane & (size / 2) == 0);
-        } else {
-            // The 64-key merge: `k[0]`'s mirror is `k[1]` of lane `31 − lane`.
-            let (m0, m1) = unsafe {
-                (
-                    warp::shuffle_xor(k[R - 1], WARP_SIZE - 1),
-                    warp::shuffle_xor(k[0], WARP_SIZE - 1),
-                )
-            };
-            k[0] = k[0].min(m0);
-            k[R - 1] = k[R - 1].max(m1);
-        }
-        let mut stride = if size <= WARP_SIZE {
-            size / 4
-        } else {
-            WARP_SIZE / 2
-        };
+        let mut stride = size / 2;
         while stride > 0 {
-            step(k, stride, lane & stride == 0);
+            for r in 0..R {
+                let ascending = (r as u32 * WARP_SIZE + lane) & size == 0;
+                if stride < WARP_SIZE {
+                    // SAFETY: the caller's contract.
+                    let other = unsafe { warp::shuffle_xor(k[r], stride) };
+                    let lower = lane & stride == 0;
+                    k[r] = if lower == ascending {
+                        Ord::min(k[r], other)
+                    } else {
+                        Ord::max(k[r], other)
+                    };
+                } else {
+                    let hop = (stride / WARP_SIZE) as usize;
+                    if r & hop == 0 {
+                        let (x, y) = (k[r], k[r + hop]);
+                        let (lo, hi) = (Ord::min(x, y), Ord::max(x, y));
+                        (k[r], k[r + hop]) = if ascending { (lo, hi) } else { (hi, lo) };
+                    }
+                }
+            }
             stride /= 2;
         }
         size *= 2;
     }
 }
 
-/// Sorts `keys[..m]` (`m` a power of two) ascending, by the group: a
-/// bitonic network, in registers when the group is a warp and `m ≤ 32`.
+/// Sorts `keys[..m]` (`m` a power of two) ascending, by the block: a
+/// bitonic network in shared memory.
 ///
 /// # Safety
-/// Every thread of the group calls; `keys` holds `m` values and is the
-/// group's own.
+/// Every thread of the block calls; `keys` holds `m` values and is the
+/// block's own.
 #[inline(always)]
-unsafe fn sort_keys<G: Group>(keys: *mut u64, m: u32) {
-    let rank = G::rank();
-    // SAFETY: indices below `m`; barriers reached by the whole group.
+unsafe fn sort_keys(keys: *mut u64, m: u32) {
+    let rank = thread_idx_x();
+    // SAFETY: indices below `m`; barriers reached by the whole block.
     unsafe {
-        if G::size() == WARP_SIZE && m <= WARP_SIZE {
-            let lane = lane_id();
-            let k = warp_sort(if lane < m {
-                *keys.add(lane as usize)
-            } else {
-                u64::MAX
-            });
-            if lane < m {
-                *keys.add(lane as usize) = k;
-            }
-            G::sync();
-            return;
-        }
         let mut size = 2;
         while size <= m {
             let mut stride = size / 2;
@@ -1404,9 +1534,9 @@ unsafe fn sort_keys<G: Group>(keys: *mut u64, m: u32) {
                         *keys.add(lo as usize) = y;
                         *keys.add(hi as usize) = x;
                     }
-                    t += G::size();
+                    t += block_dim_x();
                 }
-                G::sync();
+                sync_threads();
                 stride /= 2;
             }
             size *= 2;
@@ -1414,31 +1544,95 @@ unsafe fn sort_keys<G: Group>(keys: *mut u64, m: u32) {
     }
 }
 
-/// Rows of up to [`SPGEMM_WARP_MAX`] products, a warp each, sorted in the
-/// warp's shared memory (symbolic or numeric, [`SpgemmRowsArgs`]).
+/// A row of at most 32 entries of A, a lane an entry ([`ShortRow`]; the
+/// values read unless the phase is symbolic).
 ///
-/// Launch: 1D, block size a multiple of 32, any grid, dynamic shared
-/// memory `warps a block · spgemm_sort_shared_bytes(SPGEMM_WARP_MAX, size)`.
+/// # Safety
+/// The whole warp calls with the same `row`, a row of A of at most 32
+/// entries.
+#[inline(always)]
+unsafe fn short_row<T: Shuffle + Copy>(a: &SpgemmRowsArgs<T>, row: u32, zero: T) -> ShortRow<T> {
+    let lane = lane_id();
+    // SAFETY: the contract; A's columns are rows of B.
+    unsafe {
+        let (start, len_a) = a_row(a, row);
+        let (mut b_start, mut b_len, mut value) = (0u32, 0u32, zero);
+        if lane < len_a {
+            let k = *a.a_col_idx.as_ptr().add((start + lane) as usize) as usize;
+            let bp = a.b_row_ptr.as_ptr();
+            b_start = *bp.add(k);
+            b_len = *bp.add(k + 1) - b_start;
+            if a.numeric != SPGEMM_SYMBOLIC {
+                value = *a.a_values.as_ptr().add((start + lane) as usize);
+            }
+        }
+        ShortRow::new(b_start, b_len, value)
+    }
+}
+
+/// Rows of up to [`SPGEMM_WARP_MAX`] products, a warp each, sorted in the
+/// warp's registers ([`register_row`]; symbolic or numeric,
+/// [`SpgemmRowsArgs`]).
+///
+/// Launch: 1D, block size a multiple of 32, any grid; no shared memory.
 ///
 /// # Safety
 /// [`SpgemmRowsArgs`] valid for the phase; the listed rows have ≥ 2
 /// entries of A and at most [`SPGEMM_WARP_MAX`] products.
 #[inline(always)]
-pub unsafe fn spgemm_warp<S: Semiring>(a: SpgemmRowsArgs<S::Value>) {
-    require(block_dim_x().is_multiple_of(WARP_SIZE));
-    let bytes =
-        crate::args::spgemm_sort_shared_bytes(SPGEMM_WARP_MAX, size_of::<S::Value>() as u32);
-    // SAFETY: the launch gives each warp `bytes`.
-    let space = SortSpace::at(
-        unsafe { shared::dynamic::<u8>().add((warp_id() * bytes) as usize) },
-        SPGEMM_WARP_MAX,
-    );
+pub unsafe fn spgemm_warp<S: Semiring>(a: SpgemmRowsArgs<S::Value>)
+where
+    S::Value: Shuffle,
+{
+    const { assert!(SPGEMM_WARP_MAX == WARP_SIZE) };
     let mut w = global_warp_id();
     while w < a.n_rows {
-        // SAFETY: the contract; `w` is warp-uniform.
+        // SAFETY: the contract (a row of at most 32 products has at most
+        // 32 entries of A); `w` is warp-uniform.
         unsafe {
             let row = *a.rows.as_ptr().add(w as usize);
-            sort_row::<S, Warp>(&a, row, &space, SPGEMM_WARP_MAX);
+            register_row::<S, 1>(&a, row, short_row(&a, row, S::zero()));
+        }
+        w += grid_warps();
+    }
+}
+
+/// Rows of at most 32 entries of A and [`SPGEMM_SHORT_MAX`] products whose
+/// span is too wide for a table indexed by column, a warp each, sorted in
+/// the warp's registers ([`register_row`], two or four products a lane):
+/// random short rows, whose products are mostly distinct columns, cost a
+/// sort with no table to clear, fill and gather, and no shared memory
+/// to bound the warps at once. Symbolic, numeric, or staged like
+/// `spgemm_hash` ([`SPGEMM_STAGE`], [`SPGEMM_UNSTAGE`]).
+///
+/// Launch: 1D, block size a multiple of 32, any grid; no shared memory.
+///
+/// # Safety
+/// [`SpgemmRowsArgs`] valid for the phase; the listed rows have at most
+/// 32 entries of A and [`SPGEMM_SHORT_MAX`] products.
+#[inline(always)]
+pub unsafe fn spgemm_short<S: Semiring>(a: SpgemmRowsArgs<S::Value>)
+where
+    S::Value: Shuffle,
+{
+    const { assert!(SPGEMM_SHORT_MAX == 4 * WARP_SIZE) };
+    if a.numeric == SPGEMM_UNSTAGE {
+        // SAFETY: the contract.
+        unsafe { unstage(&a) };
+        return;
+    }
+    let mut w = global_warp_id();
+    while w < a.n_rows {
+        // SAFETY: the contract; `w` is warp-uniform, and so is the row's
+        // total.
+        unsafe {
+            let row = *a.rows.as_ptr().add(w as usize);
+            let e = short_row(&a, row, S::zero());
+            if e.total <= 2 * WARP_SIZE {
+                register_row::<S, 2>(&a, row, e);
+            } else {
+                register_row::<S, 4>(&a, row, e);
+            }
         }
         w += grid_warps();
     }
@@ -1461,7 +1655,7 @@ pub unsafe fn spgemm_block<S: Semiring>(a: SpgemmRowsArgs<S::Value>) {
         // SAFETY: the contract; `b` is block-uniform.
         unsafe {
             let row = *a.rows.as_ptr().add(b as usize);
-            sort_row::<S, Block>(&a, row, &space, SPGEMM_BLOCK_MAX);
+            sort_row::<S>(&a, row, &space, SPGEMM_BLOCK_MAX);
         }
         b += grid_dim_x();
     }

@@ -145,11 +145,12 @@ mod tests {
         }
         assert!(PTX.contains(".target sm_"), "no .target line");
         // internalize + globaldce keep compiler_builtins out (MBs otherwise):
-        // the PTX is its entry points, about 22 KB each (the unrolled SpMM
-        // row blocks are the largest, 60–110 KB).
+        // the PTX is its entry points, about 31 KB each (the unrolled SpMM
+        // row blocks and the register sorts of SpGEMM's short rows are the
+        // largest, 60–140 KB).
         let entries = KERNELS.len() + UTILITY_KERNELS.len();
         assert!(
-            PTX.len() < 30_000 * entries,
+            PTX.len() < 40_000 * entries,
             "PTX is {} bytes for {entries} entry points",
             PTX.len()
         );

@@ -10,8 +10,8 @@
 //!    by class (the class sizes come back: they size the launches); when
 //!    some rows are giant, build Bᵀ;
 //! 2. *symbolic*: each class's kernel writes its rows' exact lengths;
-//!    with `STAGE_MIN_ROWS` hashed rows or more (`STAGE_MIN_LONG_ROWS`
-//!    long rows), the class computes its rows whole into a staging area
+//!    with `STAGE_MIN_ROWS` short or hashed rows or more
+//!    (`STAGE_MIN_LONG_ROWS` long rows), the class computes its rows whole into a staging area
 //!    instead (laid out by bounds from classify), writing their lengths
 //!    too;
 //! 3. a prefix sum gives C's row offsets; the total comes back;
@@ -37,7 +37,7 @@
 //! |---|---|---|
 //! | classify, bin (`classify`) | `SpgemmClassifyArgs` | `spgemm_long_rows`, `spgemm_long_products` (`spgemm_long`), `spgemm_classify`, `spgemm_bin` |
 //! | Bᵀ for giant rows (`Giant`) | `SpgemmTransposeArgs` | `spgemm_transpose_count`, `_scatter`, `_sort` (`spgemm_long`) |
-//! | symbolic and numeric, classes 0–4 (`launch_rows`) | `SpgemmRowsArgs` | `spgemm_copy`, `spgemm_warp`, `spgemm_hash`, `spgemm_block`, `spgemm_dense` (stamped per semiring) |
+//! | symbolic and numeric, classes 0–5 (`launch_rows`) | `SpgemmRowsArgs` | `spgemm_copy`, `spgemm_warp`, `spgemm_short`, `spgemm_hash`, `spgemm_block`, `spgemm_dense` (stamped per semiring) |
 //! | giant rows, batch by batch (`launch_giant`) | `SpgemmGatherArgs`, `SpgemmGiantArgs` | `spgemm_giant_gather`, `spgemm_giant_columns`, `spgemm_giant_rows` (`spgemm_long`; the last two stamped) |
 //! | row offsets (`exclusive_scan`) | `ScanArgs` | `scan_tiles`, `scan_tile_sums`, `scan_add` |
 //! | a product kept on the device ([`DevProduct::into_dev_csr`]) | `NarrowArgs` | `narrow_offsets` (`gpu_kernels::util`) |
@@ -51,7 +51,7 @@ use gpu_kernels::args::{
     DevPtr, DevPtrMut, NarrowArgs, SCAN_SHARED, SCAN_THREADS, SCAN_TILE, SHARED_DEFAULT_MAX,
     SPGEMM_BLOCK_MAX, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_GIANT, SPGEMM_GIANT_BATCH,
     SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_LONG_CHUNK, SPGEMM_NUMERIC, SPGEMM_STAGE,
-    SPGEMM_SYMBOLIC, SPGEMM_THREADS, SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs,
+    SPGEMM_SYMBOLIC, SPGEMM_THREADS, SPGEMM_UNSTAGE, ScanArgs, SpgemmClassifyArgs,
     SpgemmGatherArgs, SpgemmGiantArgs, SpgemmRowsArgs, SpgemmTransposeArgs, spgemm_dense_arrays,
     spgemm_dense_shared_bytes, spgemm_hash_table_bytes, spgemm_hash_warps,
     spgemm_sort_shared_bytes,
@@ -68,17 +68,22 @@ use crate::format::Csr;
 const FAMILIES: [&str; DENSE + 1] = [
     "spgemm_copy",
     "spgemm_warp",
+    "spgemm_short",
     "spgemm_hash",
     "spgemm_block",
     "spgemm_dense",
 ];
 
-/// The hash class (`spgemm_hash`).
-const HASH: usize = 2;
+/// The short rows of a wide span, sorted in registers (`spgemm_short`).
+const SHORT: usize = 2;
 
-/// Rows of the hash class from which they are staged (both phases in one
-/// walk, `gpu_kernels::args::SPGEMM_STAGE`): fewer rows walk twice in less
-/// time than the staging offsets' scan and its count brought back take.
+/// The hash class (`spgemm_hash`).
+const HASH: usize = 3;
+
+/// Rows of the short or the hash class from which they are staged (both
+/// phases in one walk, `gpu_kernels::args::SPGEMM_STAGE`): fewer rows walk
+/// twice in less time than the staging offsets' scan and its count
+/// brought back take.
 const STAGE_MIN_ROWS: u32 = 1 << 16;
 
 /// Rows of the dense class from which they are staged: each has over
@@ -90,8 +95,11 @@ const STAGE_MIN_LONG_ROWS: u32 = 256;
 /// (about as large when most rows are hashed) still fits beside it.
 const STAGE_SHARE: usize = 4;
 
+/// The block-sorted class (`spgemm_block`).
+const BLOCK: usize = 4;
+
 /// The dense class (the last of the row kernels).
-const DENSE: usize = 4;
+const DENSE: usize = 5;
 
 /// Entries of A a row needs to be giant (`gpu_kernels::spgemm_long`): a
 /// block of `spgemm_dense` walks a row's entries 32 a step of dependent
@@ -194,7 +202,8 @@ pub struct SpgemmStats {
     pub nnz: u64,
     /// Row blocks C was computed in (1 when it fit at once).
     pub row_blocks: usize,
-    /// Rows of each class: copy, warp-sorted, hashed, block-sorted, dense, giant.
+    /// Rows of each class: copy, warp-sorted, short (sorted in registers),
+    /// hashed, block-sorted, dense, giant.
     pub classes: [u32; SPGEMM_CLASSES],
 }
 
@@ -265,7 +274,8 @@ pub struct DevProduct<T> {
     pub nnz: usize,
     /// Products computed.
     pub products: u64,
-    /// Rows of each class: copy, warp-sorted, hashed, block-sorted, dense, giant.
+    /// Rows of each class: copy, warp-sorted, short (sorted in registers),
+    /// hashed, block-sorted, dense, giant.
     pub classes: [u32; SPGEMM_CLASSES],
 }
 
@@ -478,13 +488,13 @@ impl DenseShared {
     }
 }
 
-/// The hash class's or the dense class's rows of C (or both classes')
-/// computed whole in the symbolic phase (`SPGEMM_STAGE`): row `i` at
+/// The short, the hash or the dense class's rows of C (or several
+/// classes') computed whole in the symbolic phase (`SPGEMM_STAGE`): row `i` at
 /// `ptr[i]` (offsets of bounds on the rows' lengths), copied to C by the
 /// numeric phase.
 struct Staged<T> {
-    /// Whether the hashed rows are staged, and the long rows.
-    classes: [bool; 2],
+    /// Whether the short rows are staged, the hashed rows, the long rows.
+    classes: [bool; 3],
     ptr: CudaSlice<u64>,
     col_idx: CudaSlice<u32>,
     values: CudaSlice<T>,
@@ -540,11 +550,12 @@ impl<'g, T: Scalar> Product<'g, T> {
         }
         let global_slots = if global { slots } else { 0 };
         let staged_classes = [
+            binned.counts[SHORT] >= STAGE_MIN_ROWS,
             binned.counts[HASH] >= STAGE_MIN_ROWS,
             binned.counts[DENSE] >= STAGE_MIN_LONG_ROWS,
         ];
         let staged = match staged_classes {
-            [false, false] => None,
+            [false, false, false] => None,
             classes => Staged::new(gpu, &stage_len, n, free / STAGE_SHARE, classes)?,
         };
         let mut product = Product {
@@ -671,18 +682,13 @@ impl<'g, T: Scalar> Product<'g, T> {
             }
             let warps = SPGEMM_THREADS / 32;
             let (grid, block, shared) = match class {
-                0 => (count.div_ceil(warps).min(sms * 64), SPGEMM_THREADS, 0),
-                1 => (
-                    count.div_ceil(warps).min(sms * 64),
-                    SPGEMM_THREADS,
-                    warps * spgemm_sort_shared_bytes(SPGEMM_WARP_MAX, size),
-                ),
                 // Copying staged rows needs no table: more warps run at once.
-                HASH if phase == SPGEMM_UNSTAGE => (
+                SHORT | HASH if phase == SPGEMM_UNSTAGE => (
                     count.div_ceil(SPGEMM_THREADS).min(sms * 64),
                     SPGEMM_THREADS,
                     0,
                 ),
+                0 | 1 | SHORT => (count.div_ceil(warps).min(sms * 64), SPGEMM_THREADS, 0),
                 HASH => {
                     let warps = spgemm_hash_warps(SPGEMM_HASH_SLOTS, size);
                     (
@@ -691,7 +697,7 @@ impl<'g, T: Scalar> Product<'g, T> {
                         warps * spgemm_hash_table_bytes(SPGEMM_HASH_SLOTS, size),
                     )
                 }
-                3 => (
+                BLOCK => (
                     count.min(sms * 16),
                     SPGEMM_THREADS,
                     spgemm_sort_shared_bytes(SPGEMM_BLOCK_MAX, size),
@@ -865,15 +871,17 @@ impl<T: Scalar> Staged<T> {
     /// Whether the rows of `class` are staged.
     fn holds(&self, class: usize) -> bool {
         match class {
-            HASH => self.classes[0],
-            DENSE => self.classes[1],
+            SHORT => self.classes[0],
+            HASH => self.classes[1],
+            DENSE => self.classes[2],
             _ => false,
         }
     }
 
-    /// The staging area for the hashed and long rows whose length bounds
-    /// classify wrote to `stage_len` (rows `0..n`), for the classes named
-    /// (hashed, long), or `None` when it would take more than `room` bytes.
+    /// The staging area for the short, hashed and long rows whose length
+    /// bounds classify wrote to `stage_len` (rows `0..n`), for the classes
+    /// named (short, hashed, long), or `None` when it would take more than
+    /// `room` bytes.
     /// It is laid out by every bound, so a class not staged keeps room it
     /// does not use (at most its rows' products).
     fn new(
@@ -881,7 +889,7 @@ impl<T: Scalar> Staged<T> {
         stage_len: &CudaSlice<u32>,
         n: u32,
         room: usize,
-        classes: [bool; 2],
+        classes: [bool; 3],
     ) -> Result<Option<Self>> {
         let ptr = exclusive_scan(gpu, stage_len, n)?;
         let mut total = [0u64];
@@ -900,8 +908,8 @@ impl<T: Scalar> Staged<T> {
 }
 
 /// Classifies rows `rows` of A ⊗ B and lists them by class (the lengths of
-/// class-0 rows go to `row_len`, and to `stage_len` bounds on the hashed
-/// and long rows' lengths, 0 for the others); `giant` is the least
+/// class-0 rows go to `row_len`, and to `stage_len` bounds on the short,
+/// hashed and long rows' lengths, 0 for the others); `giant` is the least
 /// products and entries of A of a giant row.
 fn classify<T: Scalar>(
     gpu: &Gpu,
@@ -947,6 +955,7 @@ fn classify<T: Scalar>(
         row_end: rows.end,
         giant_len,
         offsets: [0; SPGEMM_CLASSES + 1],
+        pad: 0,
     };
     let sms = gpu.sm_count();
     let grid = n.div_ceil(SPGEMM_THREADS).clamp(1, sms * 32);
