@@ -105,6 +105,15 @@ where
             &format!("runs of up to 32 products on {width} columns"),
         );
     }
+    // Columns about 2²⁷: too high for a register sort's 4-byte keys (the
+    // column and the product number) in some rows, not in others.
+    let low: Csr<S::Value> = far_columns(3_000, 4, |k| 1 + k % 3, 40);
+    let (m, n, ptr, cols, vals) = low.into_parts();
+    let top = (1u32 << 27) - 20_000;
+    let cols = cols.into_iter().map(|c| c + top).collect();
+    let high = Csr::try_new(m, n + top as usize, ptr, cols, vals).unwrap();
+    let a: Csr<S::Value> = skewed(300, 3_000, |i| 1 + i % 32, 41);
+    check::<S>(&a, &high, "columns about 2^27");
     // Rows of A whose rows of B are mostly empty: more entries than products.
     let sparse_b: Csr<S::Value> = skewed(3_000, 500, |k| usize::from(k % 50 == 0), 5);
     let long_a: Csr<S::Value> = skewed(100, 3_000, |i| 100 + 10 * i, 6);

@@ -1186,14 +1186,41 @@ unsafe fn register_row<S: Semiring, const R: usize>(
             }
             return;
         }
-        warp_sort_regs(&mut k);
         // Sorted position `r · 32 + lane`: its column (EMPTY past the
-        // products), whether it heads its column, and its value.
-        let col = k.map(key_col);
+        // products) and product number (u32::MAX past them). When every
+        // column leaves room for the product number in 4 bytes, the keys
+        // sort as u32: half the shuffles of u64 keys.
+        let bits = (WARP_SIZE * R as u32).trailing_zeros();
+        // (Below the top column that fits, so that no key is the pad.)
+        let fits = (1u32 << (32 - bits)) - 1;
+        let narrow = warp::all(k.iter().all(|&kr| kr == u64::MAX || key_col(kr) < fits));
+        let (col, prod) = if narrow {
+            let mut k32 = k.map(|kr| {
+                if kr == u64::MAX {
+                    u32::MAX
+                } else {
+                    key_col(kr) << bits | kr as u32
+                }
+            });
+            warp_sort_regs(&mut k32);
+            (
+                k32.map(|x| if x == u32::MAX { EMPTY } else { x >> bits }),
+                k32.map(|x| {
+                    if x == u32::MAX {
+                        u32::MAX
+                    } else {
+                        x & ((1 << bits) - 1)
+                    }
+                }),
+            )
+        } else {
+            warp_sort_regs(&mut k);
+            (k.map(key_col), k.map(|kr| kr as u32))
+        };
         let head = column_heads(&col);
         let mut sum = [S::zero(); R];
         for r in 0..R {
-            let p = k[r] as u32;
+            let p = prod[r];
             for (rr, &vr) in v.iter().enumerate() {
                 let t = warp::shuffle_idx(vr, p % WARP_SIZE);
                 if p / WARP_SIZE == rr as u32 {
