@@ -32,15 +32,17 @@
 //!
 //! **Sorting in registers.** A row of at most 32 entries of A and 128
 //! products (`register_row`) needs no shared memory: each lane computes
-//! up to four products, the warp sorts their keys by shuffles, and each
-//! column's first key sums its run from the lanes holding the next ones.
+//! up to four products, the warp sorts their keys by shuffles (4-byte keys,
+//! the product number in the low bits, when the row's columns leave room,
+//! else 8-byte), and each column's first key sums its run from the lanes
+//! holding the next ones.
 //! It takes every row of up to 32 products (`spgemm_warp`) and the short
 //! rows whose span no table indexed by column holds (`spgemm_short`):
 //! random short rows, with few repeated columns, where clearing, probing
 //! and gathering a table cost more than the sort, and where a table's
 //! shared memory would bound the warps at once. A row with many repeated
 //! columns pays for sorting its repeats (a 7-point stencil squared, 49
-//! products on 25 columns, still gains from the occupancy).
+//! products on 25 columns, still gains: no table, more warps at once).
 //!
 //! **A warp's table.** A row that fits the table (its span, or twice its
 //! products: `args::spgemm_hash_fits`) is one warp's. The warp walks the
