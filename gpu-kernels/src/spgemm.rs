@@ -1076,28 +1076,6 @@ struct ShortRow<T> {
     total: u32,
 }
 
-impl<T: Shuffle> ShortRow<T> {
-    /// Completes a lane's entry (`b_len` 0 past the row) with the warp's
-    /// running count.
-    ///
-    /// # Safety
-    /// All 32 lanes must make this call together.
-    #[inline(always)]
-    unsafe fn new(b_start: u32, b_len: u32, value: T) -> Self {
-        // SAFETY: the caller's contract.
-        unsafe {
-            let incl = warp_inclusive_scan(b_len);
-            ShortRow {
-                b_start,
-                b_len,
-                value,
-                incl,
-                total: warp::shuffle_idx(incl, WARP_SIZE - 1),
-            }
-        }
-    }
-}
-
 /// Which of the warp's sorted columns (position `r · 32 + lane` in
 /// `col[r]`, [`EMPTY`] past the end) differ from the one before: the
 /// first of each column.
@@ -1135,7 +1113,7 @@ unsafe fn column_heads<const R: usize>(col: &[u32; R]) -> [bool; R] {
 ///
 /// # Safety
 /// The whole warp calls with the same `row`, whose entries `e` hold
-/// ([`ShortRow::new`]; `value`s read when the phase is not symbolic) and
+/// ([`short_row`]; `value`s read when the phase is not symbolic) and
 /// whose products are at most `32 · R`.
 #[inline(always)]
 unsafe fn register_row<S: Semiring, const R: usize>(
@@ -1580,12 +1558,16 @@ unsafe fn sort_keys(keys: *mut u64, m: u32) {
 /// The whole warp calls with the same `row`, a row of A of at most 32
 /// entries.
 #[inline(always)]
-unsafe fn short_row<T: Shuffle + Copy>(a: &SpgemmRowsArgs<T>, row: u32, zero: T) -> ShortRow<T> {
+unsafe fn short_row<S: Semiring>(a: &SpgemmRowsArgs<S::Value>, row: u32) -> ShortRow<S::Value>
+where
+    S::Value: Shuffle,
+{
     let lane = lane_id();
-    // SAFETY: the contract; A's columns are rows of B.
+    // SAFETY: the contract; A's columns are rows of B; the shuffles are
+    // reached by the whole warp.
     unsafe {
         let (start, len_a) = a_row(a, row);
-        let (mut b_start, mut b_len, mut value) = (0u32, 0u32, zero);
+        let (mut b_start, mut b_len, mut value) = (0u32, 0u32, S::zero());
         if lane < len_a {
             let k = *a.a_col_idx.as_ptr().add((start + lane) as usize) as usize;
             let bp = a.b_row_ptr.as_ptr();
@@ -1595,7 +1577,14 @@ unsafe fn short_row<T: Shuffle + Copy>(a: &SpgemmRowsArgs<T>, row: u32, zero: T)
                 value = *a.a_values.as_ptr().add((start + lane) as usize);
             }
         }
-        ShortRow::new(b_start, b_len, value)
+        let incl = warp_inclusive_scan(b_len);
+        ShortRow {
+            b_start,
+            b_len,
+            value,
+            incl,
+            total: warp::shuffle_idx(incl, WARP_SIZE - 1),
+        }
     }
 }
 
@@ -1620,7 +1609,7 @@ where
         // 32 entries of A); `w` is warp-uniform.
         unsafe {
             let row = *a.rows.as_ptr().add(w as usize);
-            register_row::<S, 1>(&a, row, short_row(&a, row, S::zero()));
+            register_row::<S, 1>(&a, row, short_row::<S>(&a, row));
         }
         w += grid_warps();
     }
@@ -1656,7 +1645,7 @@ where
         // total.
         unsafe {
             let row = *a.rows.as_ptr().add(w as usize);
-            let e = short_row(&a, row, S::zero());
+            let e = short_row::<S>(&a, row);
             if e.total <= 2 * WARP_SIZE {
                 register_row::<S, 2>(&a, row, e);
             } else {
