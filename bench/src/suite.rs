@@ -395,6 +395,9 @@ mod tests {
                 "rmat22",
                 "poisson2d-2000",
                 "poisson3d-160",
+                "banded-2500K-9",
+                "banded-1500K-21",
+                "banded-400K-61",
                 "real"
             ]
         );

@@ -42,7 +42,7 @@ struct CommonBenchArgs {
     input: InputOpts,
     /// Built-in suites, comma-separated, regenerated from their definitions
     /// in bench-data/ (gpu-default: uniform 4M² and 3M² short rows, R-MAT 22, Poisson 2000²
-    /// and 160³, the real set in $SPMX_REAL_DATA or
+    /// and 160³, bands of 9, 21 and 61 entries a row, the real set in $SPMX_REAL_DATA or
     /// ../shared/bench-data/real; gnn: R-MAT and power-law graphs;
     /// spgemm: the SpGEMM products; validate: where selection rules are
     /// scored, never tuned, summarized apart).

@@ -15,9 +15,15 @@
 //! [`Hyb`]: crate::format::Hyb
 //! [`Sell`]: crate::format::Sell
 
+use rayon::prelude::*;
+
 use crate::error::{Error, Result};
 use crate::format::{Csr, MAX_DIM, slot_count, try_filled};
 use crate::scalar::Scalar;
+
+/// Rows a task converts from CSR: its pieces of the stripes (one per
+/// stripe, this many slots each) stay in cache while it reads its rows.
+const ELL_ROW_BLOCK: usize = 4096;
 
 /// Column index of a padding slot in ELL, HYB and SELL. Never a real column:
 /// columns are below `ncols ≤ u32::MAX`.
@@ -104,16 +110,29 @@ impl<T: Scalar> Ell<T> {
         let slots = slot_count("ELL", width, n)?;
         let mut col_idx = try_filled("ELL", slots, ELL_PAD)?;
         let mut values = try_filled("ELL", slots, T::ZERO)?;
-        let mut nnz = 0;
-        for i in 0..n {
-            let (cols, vals) = a.row(i);
-            let len = cols.len().min(width);
-            for k in 0..len {
-                col_idx[k * n + i] = cols[k];
-                values[k * n + i] = vals[k];
-            }
-            nnz += len;
+        // Rows in blocks, a task each: it reads its rows once, in order,
+        // and fills its piece of every stripe (the `k`-th entries).
+        if n > 0 {
+            let cols = stripe_pieces(&mut col_idx, n);
+            let vals = stripe_pieces(&mut values, n);
+            cols.into_par_iter()
+                .zip(vals)
+                .enumerate()
+                .for_each(|(block, (mut c, mut v))| {
+                    let first = block * ELL_ROW_BLOCK;
+                    for (r, i) in (first..n.min(first + ELL_ROW_BLOCK)).enumerate() {
+                        let (cols, vals) = a.row(i);
+                        for k in 0..cols.len().min(width) {
+                            c[k][r] = cols[k];
+                            v[k][r] = vals[k];
+                        }
+                    }
+                });
         }
+        let row_ptr = a.row_ptr();
+        let nnz = (0..n)
+            .map(|i| (row_ptr[i + 1] - row_ptr[i]).min(width))
+            .sum();
         Ok(Ell {
             nrows: n,
             ncols: a.ncols(),
@@ -313,6 +332,19 @@ pub(super) fn check_padded_row<T: Scalar>(
         prev = Some(c);
     }
     Ok(len.unwrap_or(width))
+}
+
+/// `slots` (stripes of `n`) cut at every [`ELL_ROW_BLOCK`] rows: for each
+/// block of rows, its piece of every stripe.
+fn stripe_pieces<E>(slots: &mut [E], n: usize) -> Vec<Vec<&mut [E]>> {
+    let mut blocks: Vec<Vec<&mut [E]>> =
+        (0..n.div_ceil(ELL_ROW_BLOCK)).map(|_| Vec::new()).collect();
+    for stripe in slots.chunks_mut(n) {
+        for (block, piece) in stripe.chunks_mut(ELL_ROW_BLOCK).enumerate() {
+            blocks[block].push(piece);
+        }
+    }
+    blocks
 }
 
 #[cfg(test)]

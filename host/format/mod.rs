@@ -50,6 +50,8 @@ pub use ell::{ELL_PAD, Ell};
 pub use hyb::Hyb;
 pub use sell::{Sell, SellParts};
 
+use rayon::prelude::*;
+
 use crate::error::{Error, Result};
 
 /// Largest number of rows or columns: indices are `u32`.
@@ -63,9 +65,14 @@ pub(crate) fn slot_count(format: &str, a: usize, b: usize) -> Result<usize> {
 }
 
 /// `len` copies of `value`, or [`Error::TooLarge`] (see [`try_with_capacity`]).
-pub(crate) fn try_filled<E: Clone>(what: &str, len: usize, value: E) -> Result<Vec<E>> {
+/// Written in parallel, so that the threads share the page faults.
+pub(crate) fn try_filled<E: Clone + Send + Sync>(
+    what: &str,
+    len: usize,
+    value: E,
+) -> Result<Vec<E>> {
     let mut v = try_with_capacity(what, len)?;
-    v.resize(len, value);
+    v.par_extend(rayon::iter::repeat_n(value, len));
     Ok(v)
 }
 

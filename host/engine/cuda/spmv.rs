@@ -127,6 +127,11 @@ const LARGE_NNZ: usize = 2_000_000;
 /// 0.1), not rows of random lengths.
 const EQUAL_ROWS_CV: f64 = 0.2;
 
+/// Longest row, over the mean, up to which rows of nearly equal lengths
+/// take ELL: its padding then reads at most an eighth more than CSR's
+/// entries (a band's or a stencil's boundary rows pad a few slots).
+const ELL_MAX_OVER_MEAN: f64 = 1.125;
+
 /// The kernel [`SpmvKernel::Auto`] runs for a matrix of `nnz` entries
 /// whose rows have `stats`, and its lanes per row:
 ///
@@ -136,11 +141,15 @@ const EQUAL_ROWS_CV: f64 = 0.2;
 ///   row would leave most lanes waiting on the long rows; on every skewed
 ///   matrix of the tuning suites it beat the merge path, whose search and
 ///   carries cost more than the pieces' sums.
-/// - Regular rows, large matrix: short rows (mean below 10) of nearly
-///   equal lengths (a stencil's) a thread per row, no reduction. Otherwise
-///   the adaptive kernel: a warp of threads, a row each, waits on its
-///   longest row, so short rows of spread lengths (the tuning suite's
-///   short uniform rows) run faster packed into row blocks.
+/// - Regular rows, large matrix: rows of nearly equal lengths (bands,
+///   stencils), the longest within [`ELL_MAX_OVER_MEAN`] of the mean, as
+///   ELL, a thread per row: column-major slots make every load of a warp
+///   one contiguous run, with no row pointers and no staging; CSR a
+///   thread a row reads each warp's rows as separate runs, which stops
+///   paying once rows pass a few entries. Otherwise the adaptive kernel:
+///   a warp of threads, a row each, waits on its longest row, so short
+///   rows of spread lengths (the tuning suite's short uniform rows) run
+///   faster packed into row blocks.
 /// - Regular rows, small matrix (latency-bound): a group of lanes per row
 ///   as wide as the mean row fills, four loads in flight per lane.
 pub fn choose(stats: &RowStats, nnz: usize) -> (SpmvKernel, u32) {
@@ -149,8 +158,9 @@ pub fn choose(stats: &RowStats, nnz: usize) -> (SpmvKernel, u32) {
     if skewed {
         return (SpmvKernel::CsrAdaptive, 1);
     }
-    match (large, stats.mean < 10.0 && stats.cv < EQUAL_ROWS_CV) {
-        (true, true) => (SpmvKernel::CsrScalar, 1),
+    let equal = stats.cv < EQUAL_ROWS_CV && stats.max as f64 <= ELL_MAX_OVER_MEAN * stats.mean;
+    match (large, equal) {
+        (true, true) => (SpmvKernel::Ell, 1),
         (true, false) => (SpmvKernel::CsrAdaptive, 1),
         (false, _) => (SpmvKernel::CsrVector, vector_lanes(stats.mean)),
     }
@@ -692,7 +702,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn auto_takes_adaptive_for_skewed_rows_at_any_size() {
+    fn auto_takes_adaptive_for_skewed_rows_at_any_size_and_ell_for_equal_ones() {
         let stats = |lens: &[usize]| with_rows(lens).row_stats();
         let mut lens = vec![2; 100];
         lens.push(1000);
@@ -700,12 +710,15 @@ pub(crate) mod tests {
         assert_eq!(choose(&hub, 1200).0, SpmvKernel::CsrAdaptive);
         assert_eq!(choose(&hub, LARGE_NNZ).0, SpmvKernel::CsrAdaptive);
         let short = stats(&[5; 8]);
-        assert_eq!(choose(&short, LARGE_NNZ).0, SpmvKernel::CsrScalar);
+        assert_eq!(choose(&short, LARGE_NNZ).0, SpmvKernel::Ell);
         let spread = stats(&[2, 12, 4, 9, 7, 3, 11, 6]);
         assert_eq!(choose(&spread, LARGE_NNZ).0, SpmvKernel::CsrAdaptive);
         assert_eq!(choose(&short, 40), (SpmvKernel::CsrVector, 4));
         let long = stats(&[40; 8]);
-        assert_eq!(choose(&long, LARGE_NNZ).0, SpmvKernel::CsrAdaptive);
+        assert_eq!(choose(&long, LARGE_NNZ).0, SpmvKernel::Ell);
+        // Nearly equal, but the longest pads every row by a quarter.
+        let padded = stats(&[[40; 15].as_slice(), &[50]].concat());
+        assert_eq!(choose(&padded, LARGE_NNZ).0, SpmvKernel::CsrAdaptive);
     }
 
     #[test]
