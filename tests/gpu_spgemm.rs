@@ -535,9 +535,11 @@ where
     let gpu = Gpu::get().unwrap();
     let plans = [
         SpgemmPlan::<S>::new(gpu, a, b),
+        SpgemmPlan::<S>::replaying(gpu, a, b),
         SpgemmPlan::<S>::recomputing(gpu, a, b),
     ];
-    assert!(!plans[1].as_ref().is_ok_and(|p| p.replays()));
+    assert!(plans[1].as_ref().is_ok_and(|p| p.replays()));
+    assert!(!plans[2].as_ref().is_ok_and(|p| p.replays()));
     for plan in plans {
         let mut plan = plan.unwrap_or_else(|e| panic!("{what} ({}): {e}", S::NAME));
         check_numeric::<S>(&mut plan, a, b, what);
@@ -629,7 +631,7 @@ fn plan_rejects_values_of_another_length() {
     };
     let a: Csr<f64> = skewed(50, 40, |i| i % 6, 1);
     let b: Csr<f64> = skewed(40, 30, |i| i % 4, 2);
-    let mut plan = SpgemmPlan::<PlusTimes<f64>>::new(gpu, &a, &b).unwrap();
+    let mut plan = SpgemmPlan::<PlusTimes<f64>>::replaying(gpu, &a, &b).unwrap();
     assert!(plan.replays());
     let e = plan
         .set_values(&a.values()[1..], b.values())

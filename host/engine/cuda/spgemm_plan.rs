@@ -12,10 +12,13 @@
 //! list, a warp for each entry of many products — so no row is walked,
 //! searched or sorted again, and C keeps the serial engine's bits. The
 //! lists take 8 bytes a product; where they do not fit in half the free
-//! device memory (or with [`SpgemmPlan::recomputing`]), each numeric phase
-//! reruns the row kernels' numeric phase instead.
+//! device memory, where rerunning the row kernels' numeric phase was
+//! faster when [`SpgemmPlan::new`] timed one of each (bands, whose rows of
+//! B are read whole), or with [`SpgemmPlan::recomputing`], each numeric
+//! phase reruns the row kernels instead; the bits are the same.
 
 use std::marker::PhantomData;
+use std::time::{Duration, Instant};
 
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
@@ -64,10 +67,22 @@ impl<'g, S: Semiring> SpgemmPlan<'g, S>
 where
     S::Value: Scalar,
 {
-    /// Plans C = A ⊗ B and computes it once; lists each entry's products
-    /// when they fit (see the module documentation).
+    /// Plans C = A ⊗ B and computes it once; keeps the product lists when
+    /// they fit and their replay ran faster than the row kernels in one
+    /// timed numeric phase of each (see the module documentation).
     #[track_caller]
     pub fn new(gpu: &'g Gpu, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<Self> {
+        let mut plan = Self::replaying(gpu, a, b)?;
+        if plan.replays() && plan.recomputing_is_faster()? {
+            plan.lists = None;
+        }
+        Ok(plan)
+    }
+
+    /// Plans C = A ⊗ B and computes it once; lists each entry's products
+    /// whenever they fit, however fast the row kernels would be.
+    #[track_caller]
+    pub fn replaying(gpu: &'g Gpu, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<Self> {
         let mut plan = Self::recomputing(gpu, a, b)?;
         let bytes = 8 * (plan.product.binned.products as usize + plan.nnz() + 1);
         if bytes <= gpu.memory()?.0 / 2 {
@@ -102,7 +117,7 @@ where
     }
 
     /// Whether each numeric phase replays product lists (else it reruns
-    /// the row kernels).
+    /// the row kernels' numeric phase).
     pub fn replays(&self) -> bool {
         self.lists.is_some()
     }
@@ -157,6 +172,31 @@ where
         };
         let grid = replay_grid(gpu, n_entries);
         gpu.launch::<S, _>("spgemm_replay", grid, Gpu::BLOCK, 0, args)
+    }
+
+    /// Whether a numeric phase rerunning the row kernels took less time
+    /// than the replay of the lists, each timed once after the replay's
+    /// first launch. Which wins depends on the matrix: the replay reads 8
+    /// bytes a product, the row kernels read B's rows as they lie, which
+    /// pays where many products fall on each entry of C (bands). C's
+    /// values are the same bits either way.
+    fn recomputing_is_faster(&mut self) -> Result<bool> {
+        self.numeric()?;
+        let replay = self.time_numeric()?;
+        let lists = self.lists.take();
+        let recompute = self.time_numeric();
+        self.lists = lists;
+        Ok(recompute? < replay)
+    }
+
+    /// One numeric phase, on the host clock from an idle stream to its end.
+    fn time_numeric(&mut self) -> Result<Duration> {
+        let gpu = self.product.gpu;
+        gpu.sync()?;
+        let start = Instant::now();
+        self.numeric()?;
+        gpu.sync()?;
+        Ok(start.elapsed())
     }
 
     /// Entries of C.
