@@ -26,7 +26,7 @@ use spmx::engine::cuda::spgemm::{SpgemmOptions, spgemm_blocks, spgemm_with};
 use spmx::engine::cuda::spgemm_plan::SpgemmPlan;
 use spmx::engine::{Engine, Op};
 use spmx::format::Csr;
-use spmx::{MaxPlus, MinPlus, OrAnd, PlusTimes, Semiring, app, ops};
+use spmx::{MaxPlus, MinPlus, OrAnd, PlusTimes, Scalar, Semiring, app, ops};
 
 /// C on the GPU equals C on the serial engine, bit for bit.
 #[track_caller]
@@ -597,15 +597,34 @@ where
 
 common::gpu::every_gpu_semiring!(plan_random, plan_random_cases);
 
+/// Products of A·B (multiply-adds).
+fn products<T: Scalar>(a: &Csr<T>, b: &Csr<T>) -> usize {
+    let b_len = |k: usize| b.row_ptr()[k + 1] - b.row_ptr()[k];
+    a.col_idx().iter().map(|&k| b_len(k as usize)).sum()
+}
+
 /// Plans over every row class: power-law rows squared, bands, dense rows,
 /// wide B (the dense kernel's global scratch, reused run after run).
 fn plan_big_cases<S: Semiring>(test: &str)
 where
     S::Value: TestScalar,
 {
-    let Some(_) = gpu(test) else { return };
+    let Some(gpu) = gpu(test) else { return };
     let p: Csr<S::Value> = skewed(4_000, 4_000, |i| 1 + 3_000 / (i + 1), 21);
     check_plan::<S>(&p, &p, "power-law squared");
+    let packed = SpgemmPlan::<S>::replaying(gpu, &p, &p).unwrap();
+    assert!(packed.list_bytes() < 8 * products(&p, &p), "packed lists");
+    // A row of A wider than the bits a packed product leaves it, over a B
+    // of more than 2²⁰ entries: the lists stay unpacked.
+    let long_a: Csr<S::Value> = skewed(1, 3_000, |_| 6_000, 24);
+    let tall_b: Csr<S::Value> = skewed(3_000, 1_000, |_| 500, 25);
+    assert!(tall_b.nnz() > 1 << 20);
+    check_plan::<S>(&long_a, &tall_b, "unpacked lists");
+    let unpacked = SpgemmPlan::<S>::replaying(gpu, &long_a, &tall_b).unwrap();
+    assert!(
+        unpacked.list_bytes() >= 8 * products(&long_a, &tall_b),
+        "unpacked lists"
+    );
     for half in [20, 300] {
         let band: Csr<S::Value> = banded(3_000, half);
         check_plan::<S>(&band, &band, &format!("band of {}", 2 * half + 1));

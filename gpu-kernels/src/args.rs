@@ -28,7 +28,7 @@
 //! | [`SpmmCsrThreadArgs`] | `spmm_csr_thread`                       | 64    |
 //! | [`SpmmBlockArgs`]    | `spmm_csr_block`, `spmm_csr_block_vec` (and `_fused`) | 88 |
 //! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_warp`, `spgemm_short`, `spgemm_hash`, `spgemm_block`, `spgemm_dense` | 160 |
-//! | [`SpgemmReplayArgs`] | `spgemm_replay`                          | 72    |
+//! | [`SpgemmReplayArgs`] | `spgemm_replay`                          | 96    |
 //! | [`SpgemmGiantArgs`]  | `spgemm_giant_columns`, `spgemm_giant_rows` | 128 |
 //! | [`SpgemmClassifyArgs`] | `spgemm_long_rows`, `spgemm_long_products`, `spgemm_classify`, `spgemm_bin` (utility) | 168 |
 //! | [`SpgemmTransposeArgs`] | `spgemm_transpose_count`, `_scatter`, `_sort` (utility) | 56 |
@@ -147,7 +147,7 @@ kernel_args! {
     SpmmCsrThreadArgs = 64;
     SpmmBlockArgs = 88;
     SpgemmRowsArgs = 160;
-    SpgemmReplayArgs = 72;
+    SpgemmReplayArgs = 96;
     SpgemmGiantArgs = 128;
 }
 
@@ -618,20 +618,30 @@ pub const SPGEMM_STAGE: u32 = 2;
 pub const SPGEMM_UNSTAGE: u32 = 3;
 
 /// The numeric phase of a planned product C = A ⊗ B (`spgemm_replay`),
-/// whose products the plan has listed per entry of C in the serial order:
-/// entry `e` of C (in CSR order) is the sum of the products
-/// `pairs[entry_ptr[e]..entry_ptr[e + 1]]` (at least one), each
-/// `a_position | b_position << 32` (positions in A's and B's values).
-/// The entries of more than `long_list` products are listed apart, in
+/// whose products the plan has listed per entry of C in the serial order.
+/// Entries go in groups of [`REPLAY_GROUP`] (in C's CSR order); entry `e`
+/// of group `g = e / REPLAY_GROUP` is the sum of the products
+/// `pairs[start(e)..start(e + 1)]` (at least one), where `start(e) =
+/// group_ptr[g] + entry_off[e]`. With `b_bits` 0 each product is two
+/// `u32`s, its positions in A's and B's values (`pairs` then counts in
+/// `u64`s); otherwise one `u32`, `(a_position − group_a[g]) << b_bits |
+/// b_position`: 4 bytes a product instead of 8 where the positions fit. The
+/// entries of more than `long_list` products are listed apart, in
 /// `long_entries`.
 #[repr(C)]
 #[derive(Debug)]
 pub struct SpgemmReplayArgs<T> {
     pub a_values: DevPtr<T>,
     pub b_values: DevPtr<T>,
-    /// `n_entries + 1` offsets into `pairs`.
-    pub entry_ptr: DevPtr<u64>,
-    pub pairs: DevPtr<u64>,
+    /// Per group (`n_entries / REPLAY_GROUP + 1` of them): the offset in
+    /// `pairs` of its first entry's list.
+    pub group_ptr: DevPtr<u64>,
+    /// Per group: the lowest position in A's values its products read
+    /// (read only when `b_bits` is not 0).
+    pub group_a: DevPtr<u32>,
+    /// `n_entries + 1` offsets, each from its group's `group_ptr`.
+    pub entry_off: DevPtr<u32>,
+    pub pairs: DevPtr<u32>,
     /// C's values, `n_entries` of them, overwritten.
     pub c_values: DevPtrMut<T>,
     pub n_entries: u64,
@@ -639,7 +649,16 @@ pub struct SpgemmReplayArgs<T> {
     pub long_entries: DevPtr<u64>,
     pub n_long: u64,
     pub long_list: u64,
+    /// Bits of B's position in a packed product; 0: products unpacked.
+    pub b_bits: u32,
+    pub _pad: u32,
 }
+
+/// Entries of C that share a base offset into a plan's product lists
+/// ([`SpgemmReplayArgs`]): few enough that their lists span less than 2³²
+/// products and, packed, a narrow range of A's positions; many enough that
+/// the bases cost nothing beside the 4 bytes an entry.
+pub const REPLAY_GROUP: u64 = 1024;
 
 /// The fewest products past which `spgemm_replay` may sum an entry with a
 /// whole warp (the lanes reading, each adding them all in order): one

@@ -91,7 +91,7 @@
 use core::cell::Cell;
 
 use crate::args::{
-    SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_GIANT,
+    REPLAY_GROUP, SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_GIANT,
     SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_NUMERIC, SPGEMM_SHORT_MAX, SPGEMM_STAGE,
     SPGEMM_SYMBOLIC, SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs,
     SpgemmReplayArgs, SpgemmRowsArgs, spgemm_dense_arrays, spgemm_hash_fits,
@@ -1972,22 +1972,98 @@ unsafe fn lower_bound(cols: *const u32, mut s: u32, mut e: u32, c: u32) -> u32 {
     s
 }
 
-/// The product a replayed pair names: `A[pair low] ⊗ B[pair high]`.
-///
-/// # Safety
-/// Both positions within `av` and `bv`.
-#[inline(always)]
-unsafe fn replay_product<S: Semiring>(
-    av: *const S::Value,
-    bv: *const S::Value,
-    pair: u64,
-) -> S::Value {
-    // SAFETY: the caller's.
-    unsafe {
-        S::mul(
-            *av.add(pair as u32 as usize),
-            *bv.add((pair >> 32) as usize),
+/// How a plan's lists give a product's positions in A's and B's values
+/// ([`SpgemmReplayArgs`]).
+trait ReplayPairs {
+    /// Whether the lists are packed (their groups' lowest A positions read).
+    const PACKED: bool;
+    /// Positions in A's and B's values of product `p`, whose group's
+    /// lowest A position is `base`.
+    ///
+    /// # Safety
+    /// `p` within the lists.
+    unsafe fn positions(pairs: *const u32, p: usize, base: u32, b_bits: u32) -> (usize, usize);
+}
+
+/// Two `u32`s a product: A's position, then B's.
+struct UnpackedPairs;
+/// One `u32` a product: A's position less the group's base, above B's
+/// position in the low `b_bits`.
+struct PackedPairs;
+
+impl ReplayPairs for UnpackedPairs {
+    const PACKED: bool = false;
+    #[inline(always)]
+    unsafe fn positions(pairs: *const u32, p: usize, _: u32, _: u32) -> (usize, usize) {
+        // SAFETY: the caller's; unpacked lists are 8-byte aligned.
+        let pair = unsafe { *pairs.cast::<u64>().add(p) };
+        (pair as u32 as usize, (pair >> 32) as usize)
+    }
+}
+
+impl ReplayPairs for PackedPairs {
+    const PACKED: bool = true;
+    #[inline(always)]
+    unsafe fn positions(pairs: *const u32, p: usize, base: u32, b_bits: u32) -> (usize, usize) {
+        // SAFETY: the caller's.
+        let q = unsafe { *pairs.add(p) };
+        (
+            (base + (q >> b_bits)) as usize,
+            (q & ((1 << b_bits) - 1)) as usize,
         )
+    }
+}
+
+/// A plan's lists as the replay reads them.
+struct ReplayLists<T, L> {
+    a: SpgemmReplayArgs<T>,
+    _pairs: core::marker::PhantomData<L>,
+}
+
+impl<T: Copy, L: ReplayPairs> ReplayLists<T, L> {
+    /// Where entry `e`'s list starts (`e ≤ n_entries`).
+    ///
+    /// # Safety
+    /// The lists as [`SpgemmReplayArgs`] says.
+    #[inline(always)]
+    unsafe fn start(&self, e: usize) -> usize {
+        let g = e / REPLAY_GROUP as usize;
+        // SAFETY: the caller's: a group for every REPLAY_GROUP entries and
+        // one offset for every entry and one past the last.
+        unsafe {
+            (*self.a.group_ptr.as_ptr().add(g) + u64::from(*self.a.entry_off.as_ptr().add(e)))
+                as usize
+        }
+    }
+
+    /// The lowest A position of entry `e`'s group (packed lists only).
+    ///
+    /// # Safety
+    /// `e < n_entries`; the lists as [`SpgemmReplayArgs`] says.
+    #[inline(always)]
+    unsafe fn base(&self, e: usize) -> u32 {
+        match L::PACKED {
+            // SAFETY: the caller's.
+            true => unsafe { *self.a.group_a.as_ptr().add(e / REPLAY_GROUP as usize) },
+            false => 0,
+        }
+    }
+
+    /// `A[i] ⊗ B[j]` for product `p`'s positions `i`, `j`.
+    ///
+    /// # Safety
+    /// `p` within the lists, `base` its group's; positions within A's and
+    /// B's values.
+    #[inline(always)]
+    unsafe fn product<S: Semiring<Value = T>>(&self, p: usize, base: u32) -> T {
+        // SAFETY: the caller's.
+        unsafe {
+            let (i, j) = L::positions(self.a.pairs.as_ptr(), p, base, self.a.b_bits);
+            S::mul(
+                *self.a.a_values.as_ptr().add(i),
+                *self.a.b_values.as_ptr().add(j),
+            )
+        }
     }
 }
 
@@ -2004,32 +2080,55 @@ unsafe fn replay_product<S: Semiring>(
 /// # Safety
 /// [`SpgemmReplayArgs`] valid: every list non-empty, every position within
 /// A's and B's values, `long_entries` the entries of more than
-/// `long_list` products.
+/// `long_list` products, packed positions' `b_bits` below 32.
 #[inline(always)]
 pub unsafe fn spgemm_replay<S: Semiring>(a: SpgemmReplayArgs<S::Value>)
 where
     S::Value: Shuffle,
 {
     require(block_dim_x().is_multiple_of(WARP_SIZE));
-    let (ptr, pairs) = (a.entry_ptr.as_ptr(), a.pairs.as_ptr());
-    let (av, bv) = (a.a_values.as_ptr(), a.b_values.as_ptr());
+    let packed = a.b_bits != 0;
+    // SAFETY: the caller's.
+    unsafe {
+        match packed {
+            true => replay::<S, PackedPairs>(a),
+            false => replay::<S, UnpackedPairs>(a),
+        }
+    }
+}
+
+/// [`spgemm_replay`] over lists of one kind.
+///
+/// # Safety
+/// [`spgemm_replay`]'s.
+#[inline(always)]
+unsafe fn replay<S: Semiring, L: ReplayPairs>(a: SpgemmReplayArgs<S::Value>)
+where
+    S::Value: Shuffle,
+{
+    let (n_entries, n_long, long_list) = (a.n_entries, a.n_long, a.long_list);
+    let (long_entries, c_values) = (a.long_entries.as_ptr(), a.c_values.as_mut_ptr());
+    let lists = ReplayLists::<S::Value, L> {
+        a,
+        _pairs: core::marker::PhantomData,
+    };
     let lane = lane_id() as usize;
     let mut w = u64::from(global_warp_id());
     // Warp-uniform: the lanes share the entry and its bounds.
-    while w < a.n_long {
+    while w < n_long {
         // SAFETY: `w < n_long`; the lists as the contract says; every
         // shuffle is reached by the whole warp.
         unsafe {
-            let e = *a.long_entries.as_ptr().add(w as usize) as usize;
-            let (s, end) = (*ptr.add(e) as usize, *ptr.add(e + 1) as usize);
-            let mut v = replay_product::<S>(av, bv, *pairs.add(s));
+            let e = *long_entries.add(w as usize) as usize;
+            let (s, end, base) = (lists.start(e), lists.start(e + 1), lists.base(e));
+            let mut v = lists.product::<S>(s, base);
             let mut p = s + 1;
             while p < end {
                 let n = (end - p).min(4 * WARP_SIZE as usize);
                 let xs: [S::Value; 4] = core::array::from_fn(|u| {
                     let i = u * WARP_SIZE as usize + lane;
                     if i < n {
-                        replay_product::<S>(av, bv, *pairs.add(p + i))
+                        lists.product::<S>(p + i, base)
                     } else {
                         S::zero()
                     }
@@ -2045,34 +2144,35 @@ where
                 p += n;
             }
             if lane == 0 {
-                *a.c_values.as_mut_ptr().add(e) = v;
+                *c_values.add(e) = v;
             }
         }
         w += u64::from(grid_warps());
     }
     let mut e = u64::from(index_1d());
     let step = u64::from(grid_size_1d());
-    while e < a.n_entries {
+    while e < n_entries {
         // SAFETY: `e < n_entries`, so both offsets are readable; the lists
         // and the positions in them as the contract says.
         unsafe {
-            let (s, end) = (*ptr.add(e as usize), *ptr.add(e as usize + 1));
-            if end - s <= a.long_list {
-                let mut v = replay_product::<S>(av, bv, *pairs.add(s as usize));
-                let mut p = s as usize + 1;
-                while p + 4 <= end as usize {
-                    let x0 = replay_product::<S>(av, bv, *pairs.add(p));
-                    let x1 = replay_product::<S>(av, bv, *pairs.add(p + 1));
-                    let x2 = replay_product::<S>(av, bv, *pairs.add(p + 2));
-                    let x3 = replay_product::<S>(av, bv, *pairs.add(p + 3));
+            let (s, end) = (lists.start(e as usize), lists.start(e as usize + 1));
+            if (end - s) as u64 <= long_list {
+                let base = lists.base(e as usize);
+                let mut v = lists.product::<S>(s, base);
+                let mut p = s + 1;
+                while p + 4 <= end {
+                    let x0 = lists.product::<S>(p, base);
+                    let x1 = lists.product::<S>(p + 1, base);
+                    let x2 = lists.product::<S>(p + 2, base);
+                    let x3 = lists.product::<S>(p + 3, base);
                     v = S::add(S::add(S::add(S::add(v, x0), x1), x2), x3);
                     p += 4;
                 }
-                while p < end as usize {
-                    v = S::add(v, replay_product::<S>(av, bv, *pairs.add(p)));
+                while p < end {
+                    v = S::add(v, lists.product::<S>(p, base));
                     p += 1;
                 }
-                *a.c_values.as_mut_ptr().add(e as usize) = v;
+                *c_values.add(e as usize) = v;
             }
         }
         e += step;

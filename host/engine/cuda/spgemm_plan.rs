@@ -11,7 +11,8 @@
 //! `gpu_kernels::spgemm::spgemm_replay` — a thread an entry folding its
 //! list, a warp for each entry of many products — so no row is walked,
 //! searched or sorted again, and C keeps the serial engine's bits. The
-//! lists take 8 bytes a product; where they do not fit in half the free
+//! lists take 4 bytes a product where its positions pack into a `u32`, 8
+//! otherwise, and 4 an entry ([`GroupedLists`]); where they do not fit in half the free
 //! device memory, where rerunning the row kernels' numeric phase was
 //! faster when [`SpgemmPlan::new`] timed one of each (bands, whose rows of
 //! B are read whole), or with [`SpgemmPlan::recomputing`], each numeric
@@ -22,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
-use gpu_kernels::args::{DevPtr, REPLAY_LONG_MIN, SpgemmReplayArgs};
+use gpu_kernels::args::{DevPtr, REPLAY_GROUP, REPLAY_LONG_MIN, SpgemmReplayArgs};
 use rayon::prelude::*;
 
 use super::Gpu;
@@ -53,12 +54,15 @@ where
     _semiring: PhantomData<S>,
 }
 
-/// Every entry's products, in the serial order: `entry_ptr` (one offset
-/// per entry of C, and one past the last) into `pairs` (`a_position |
-/// b_position << 32`); and the entries of more than `long_list` products.
+/// Every entry's products, in the serial order, on the device as
+/// `spgemm_replay` reads them ([`SpgemmReplayArgs`], from [`GroupedLists`]);
+/// and the entries of more than `long_list` products.
 struct ProductLists {
-    entry_ptr: CudaSlice<u64>,
-    pairs: CudaSlice<u64>,
+    group_ptr: CudaSlice<u64>,
+    group_a: Option<CudaSlice<u32>>,
+    entry_off: CudaSlice<u32>,
+    pairs: DevPairs,
+    b_bits: u32,
     long_entries: Option<CudaSlice<u64>>,
     long_list: u64,
 }
@@ -86,7 +90,7 @@ where
         let mut plan = Self::recomputing(gpu, a, b)?;
         let bytes = 8 * (plan.product.binned.products as usize + plan.nnz() + 1);
         if bytes <= gpu.memory()?.0 / 2 {
-            plan.lists = Some(plan.list_products(a, b)?);
+            plan.lists = plan.list_products(a, b)?;
         }
         Ok(plan)
     }
@@ -159,8 +163,16 @@ where
         let args = SpgemmReplayArgs {
             a_values: gpu.ptr(&self.a.values),
             b_values: gpu.ptr(&self.b.values),
-            entry_ptr: gpu.ptr(&lists.entry_ptr),
-            pairs: gpu.ptr(&lists.pairs),
+            group_ptr: gpu.ptr(&lists.group_ptr),
+            group_a: lists
+                .group_a
+                .as_ref()
+                .map_or(DevPtr::new(0), |g| gpu.ptr(g)),
+            entry_off: gpu.ptr(&lists.entry_off),
+            pairs: match &lists.pairs {
+                DevPairs::Packed(p) => gpu.ptr(p),
+                DevPairs::Unpacked(p) => DevPtr::new(gpu.ptr(p).addr()),
+            },
             c_values: gpu.ptr_mut(&mut self.values),
             n_entries,
             long_entries: lists
@@ -169,6 +181,8 @@ where
                 .map_or(DevPtr::new(0), |l| gpu.ptr(l)),
             n_long: lists.long_entries.as_ref().map_or(0, |l| l.len() as u64),
             long_list: lists.long_list,
+            b_bits: lists.b_bits,
+            _pad: 0,
         };
         let grid = replay_grid(gpu, n_entries);
         gpu.launch::<S, _>("spgemm_replay", grid, Gpu::BLOCK, 0, args)
@@ -176,8 +190,8 @@ where
 
     /// Whether a numeric phase rerunning the row kernels took less time
     /// than the replay of the lists, each timed once after the replay's
-    /// first launch. Which wins depends on the matrix: the replay reads 8
-    /// bytes a product, the row kernels read B's rows as they lie, which
+    /// first launch. Which wins depends on the matrix: the replay reads 4
+    /// or 8 bytes a product, the row kernels read B's rows as they lie, which
     /// pays where many products fall on each entry of C (bands). C's
     /// values are the same bits either way.
     fn recomputing_is_faster(&mut self) -> Result<bool> {
@@ -197,6 +211,20 @@ where
         self.numeric()?;
         gpu.sync()?;
         Ok(start.elapsed())
+    }
+
+    /// Device bytes the product lists take (0 without lists): 4 bytes a
+    /// product and an entry where the positions pack, 8 and 4 otherwise.
+    pub fn list_bytes(&self) -> usize {
+        self.lists.as_ref().map_or(0, |l| {
+            let pairs = match &l.pairs {
+                DevPairs::Packed(p) => 4 * p.len(),
+                DevPairs::Unpacked(p) => 8 * p.len(),
+            };
+            let groups = 8 * l.group_ptr.len() + 4 * l.group_a.as_ref().map_or(0, |g| g.len());
+            let long = 8 * l.long_entries.as_ref().map_or(0, |e| e.len());
+            pairs + groups + 4 * l.entry_off.len() + long
+        })
     }
 
     /// Entries of C.
@@ -226,8 +254,9 @@ where
     }
 
     /// Lists every entry's products from C's pattern (brought back) and
-    /// A's and B's, and uploads the lists.
-    fn list_products(&self, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<ProductLists> {
+    /// A's and B's, and uploads the lists; `None` where a group of entries
+    /// has 2³² products or more (see [`GroupedLists`]).
+    fn list_products(&self, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<Option<ProductLists>> {
         let gpu = self.product.gpu;
         let n = a.nrows();
         let mut c_row_ptr = vec![0u64; n + 1];
@@ -243,11 +272,117 @@ where
             .into_par_iter()
             .filter(|&e| entry_ptr[e as usize + 1] - entry_ptr[e as usize] > long_list)
             .collect();
-        Ok(ProductLists {
-            entry_ptr: gpu.upload(&entry_ptr)?,
-            pairs: gpu.upload(&pairs)?,
+        let Some(grouped) = GroupedLists::new(&entry_ptr, pairs, b.nnz()) else {
+            return Ok(None);
+        };
+        Ok(Some(ProductLists {
+            group_ptr: gpu.upload(&grouped.group_ptr)?,
+            group_a: match grouped.pairs {
+                HostPairs::Packed(_) => Some(gpu.upload(&grouped.group_a)?),
+                HostPairs::Unpacked(_) => None,
+            },
+            entry_off: gpu.upload(&grouped.entry_off)?,
+            pairs: match &grouped.pairs {
+                HostPairs::Packed(p) => DevPairs::Packed(gpu.upload(p)?),
+                HostPairs::Unpacked(p) => DevPairs::Unpacked(gpu.upload(p)?),
+            },
+            b_bits: grouped.b_bits,
             long_entries: (!long.is_empty()).then(|| gpu.upload(&long)).transpose()?,
             long_list,
+        }))
+    }
+}
+
+/// A plan's products on the device: packed, 4 bytes each, or unpacked, 8.
+enum DevPairs {
+    Packed(CudaSlice<u32>),
+    Unpacked(CudaSlice<u64>),
+}
+
+/// [`HostPairs`] on the host.
+enum HostPairs {
+    /// `(a_position − group_a[g]) << b_bits | b_position`.
+    Packed(Vec<u32>),
+    /// `a_position | b_position << 32`.
+    Unpacked(Vec<u64>),
+}
+
+/// Product lists in groups of [`REPLAY_GROUP`] entries, as
+/// [`SpgemmReplayArgs`] describes them: a `u64` base offset a group, a
+/// `u32` offset an entry (4 bytes an entry instead of 8), and each product
+/// packed into a `u32` where B's positions take `b_bits` and every group's
+/// A positions span less than the 32 − `b_bits` left (4 bytes a product
+/// instead of 8). The replay reads those bytes once a numeric phase, so
+/// they are most of its time.
+struct GroupedLists {
+    group_ptr: Vec<u64>,
+    /// Each group's lowest A position (packed lists only).
+    group_a: Vec<u32>,
+    entry_off: Vec<u32>,
+    pairs: HostPairs,
+    /// 0 for unpacked pairs.
+    b_bits: u32,
+}
+
+impl GroupedLists {
+    /// Groups `entry_ptr`'s lists of `pairs` (`a_position | b_position <<
+    /// 32`) for a B of `b_nnz` entries; `None` where a group has 2³²
+    /// products or more (its entries' offsets would not fit a `u32`).
+    fn new(entry_ptr: &[u64], pairs: Vec<u64>, b_nnz: usize) -> Option<GroupedLists> {
+        let n = entry_ptr.len() - 1;
+        let group = REPLAY_GROUP as usize;
+        let group_ptr: Vec<u64> = (0..=n / group).map(|g| entry_ptr[g * group]).collect();
+        let products =
+            |g: usize| group_ptr[g] as usize..entry_ptr[((g + 1) * group).min(n)] as usize;
+        if (0..group_ptr.len()).any(|g| products(g).len() > u32::MAX as usize) {
+            return None;
+        }
+        let entry_off = entry_ptr
+            .par_iter()
+            .enumerate()
+            .map(|(e, &start)| (start - group_ptr[e / group]) as u32)
+            .collect();
+        let b_bits = (usize::BITS - b_nnz.saturating_sub(1).leading_zeros()).max(1);
+        // Each group's lowest and highest A position (an empty group: none).
+        let spans: Vec<Option<(u32, u32)>> = (0..group_ptr.len())
+            .into_par_iter()
+            .map(|g| {
+                let a_positions = pairs[products(g)].iter().map(|&p| p as u32);
+                a_positions.clone().min().zip(a_positions.max())
+            })
+            .collect();
+        let packs = b_bits < 32
+            && spans
+                .iter()
+                .flatten()
+                .all(|&(lo, hi)| u64::from(hi - lo) < 1 << (32 - b_bits));
+        if !packs {
+            let pairs = HostPairs::Unpacked(pairs);
+            let (group_a, b_bits) = (Vec::new(), 0);
+            return Some(GroupedLists {
+                group_ptr,
+                group_a,
+                entry_off,
+                pairs,
+                b_bits,
+            });
+        }
+        let group_a: Vec<u32> = spans.iter().map(|s| s.map_or(0, |(lo, _)| lo)).collect();
+        let packed = (0..group_ptr.len())
+            .into_par_iter()
+            .flat_map_iter(|g| {
+                let base = group_a[g];
+                pairs[products(g)]
+                    .iter()
+                    .map(move |&p| (p as u32 - base) << b_bits | (p >> 32) as u32)
+            })
+            .collect();
+        Some(GroupedLists {
+            group_ptr,
+            group_a,
+            entry_off,
+            pairs: HostPairs::Packed(packed),
+            b_bits,
         })
     }
 }
@@ -347,5 +482,54 @@ mod tests {
         assert_eq!(pairs, [pair(0, 0), pair(1, 2), pair(0, 1), pair(2, 2)]);
         let (ptr, pairs) = product_lists(&Csr::<f64>::empty(3, 0), &Csr::empty(0, 4), &[0; 4], &[]);
         assert_eq!((ptr, pairs), (vec![0], vec![]));
+    }
+
+    /// Every product's positions, read back as the replay reads them.
+    fn unpack(g: &GroupedLists, n_entries: usize) -> Vec<(u32, u32)> {
+        let group = REPLAY_GROUP as usize;
+        let start = |e: usize| (g.group_ptr[e / group] + u64::from(g.entry_off[e])) as usize;
+        (0..n_entries)
+            .flat_map(|e| (start(e)..start(e + 1)).map(move |p| (e, p)))
+            .map(|(e, p)| match &g.pairs {
+                HostPairs::Packed(q) => {
+                    let base = g.group_a[e / group];
+                    (base + (q[p] >> g.b_bits), q[p] & ((1 << g.b_bits) - 1))
+                }
+                HostPairs::Unpacked(q) => (q[p] as u32, (q[p] >> 32) as u32),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn grouped_lists_pack_where_the_positions_fit() {
+        // Three groups of entries with one to three products each, A's
+        // positions rising by 7 an entry, B's anywhere below 1000.
+        let n = 3 * REPLAY_GROUP as usize - 5;
+        let mut entry_ptr = vec![0u64];
+        let mut want = Vec::new();
+        for e in 0..n {
+            for k in 0..1 + e % 3 {
+                want.push(((7 * e + k) as u32, ((e * 31 + k) % 1000) as u32));
+            }
+            entry_ptr.push(want.len() as u64);
+        }
+        let pairs: Vec<u64> = want
+            .iter()
+            .map(|&(a, b)| a as u64 | (b as u64) << 32)
+            .collect();
+        // B of 1000 entries: 10 bits for B, 22 for a group's span of A.
+        let packed = GroupedLists::new(&entry_ptr, pairs.clone(), 1000).unwrap();
+        assert!(matches!(packed.pairs, HostPairs::Packed(_)));
+        assert_eq!(packed.b_bits, 10);
+        assert_eq!(packed.group_ptr.len(), 3);
+        assert_eq!(unpack(&packed, n), want);
+        // B of 2³⁰ entries leaves 2 bits, less than a group's span of A.
+        let unpacked = GroupedLists::new(&entry_ptr, pairs, 1 << 30).unwrap();
+        assert!(matches!(unpacked.pairs, HostPairs::Unpacked(_)));
+        assert_eq!((unpacked.b_bits, unpacked.group_a.len()), (0, 0));
+        assert_eq!(unpack(&unpacked, n), want);
+        // No entries: one group, no products.
+        let empty = GroupedLists::new(&[0], Vec::new(), 0).unwrap();
+        assert_eq!((empty.group_ptr, empty.entry_off), (vec![0], vec![0]));
     }
 }
