@@ -17,9 +17,10 @@ mod common;
 use common::gpu::{GpuValue, agrees, every_third_false, gpu, order_bound, skewed, x_for};
 use common::{TestScalar, arb_csr};
 use proptest::prelude::*;
+use spmx::engine::cuda::matrix::{DevCsr, DevEll};
 use spmx::engine::cuda::{Gpu, SpmvKernel, SpmvPlan};
 use spmx::engine::{Engine, Op};
-use spmx::format::{Coo, Csr};
+use spmx::format::{Coo, Csr, Ell};
 use spmx::{MaxPlus, MinMax, MinPlus, OrAnd, PlusTimes, Semiring, ops};
 
 /// Runs `kernel` on `a`, `x` with a poisoned `y`, and returns `y`.
@@ -146,6 +147,40 @@ common::gpu::every_gpu_semiring!(big, big_cases;
     max_plus_f64 => MaxPlus<f64>,
     or_and => OrAnd,
     min_max_f32 => MinMax<f32>,
+);
+
+/// ELL made on the device from CSR (what `ell` and `auto` upload) holds the
+/// slots the host's conversion gives: columns, values' bits and padding,
+/// for values of each width.
+fn ell_on_device_cases<S: Semiring>(test: &str)
+where
+    S::Value: GpuValue,
+{
+    let Some(gpu) = gpu(test) else { return };
+    let check = |a: &Csr<S::Value>| {
+        let host = Ell::from_csr(a).unwrap();
+        let csr = DevCsr::upload(gpu, a).unwrap();
+        let dev = DevEll::from_dev_csr(gpu, &csr, host.width()).unwrap();
+        assert_eq!(gpu.download(&dev.col_idx).unwrap(), host.col_idx());
+        let bits = |v: &[S::Value]| v.iter().map(|x| x.bits()).collect::<Vec<_>>();
+        assert_eq!(
+            bits(&gpu.download(&dev.values).unwrap()),
+            bits(host.values())
+        );
+    };
+    let config = ProptestConfig {
+        cases: 24,
+        ..ProptestConfig::default()
+    };
+    proptest!(config, |(a in arb_csr::<S::Value>(70, 70))| check(&a));
+    check(&skewed(3_000, 4_000, |i| 32 + i % 2, 3));
+    check(&skewed(40_000, 300, |i| if i % 97 == 0 { 9 } else { 0 }, 4));
+}
+
+common::gpu::every_gpu_semiring!(ell_on_device, ell_on_device_cases;
+    plus_times_f32 => PlusTimes<f32>,
+    plus_times_f64 => PlusTimes<f64>,
+    or_and => OrAnd,
 );
 
 /// The adaptive kernel's long rows, cut into pieces whose last one sums

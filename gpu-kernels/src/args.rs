@@ -34,6 +34,7 @@
 //! | [`SpgemmTransposeArgs`] | `spgemm_transpose_count`, `_scatter`, `_sort` (utility) | 56 |
 //! | [`SpgemmGatherArgs`] | `spgemm_giant_gather` (utility)          | 48    |
 //! | [`TransposeArgs`]    | `transpose_1`, `transpose_4`, `transpose_8` (utility) | 24 |
+//! | [`CsrToEllArgs`]     | `csr_to_ell_1`, `csr_to_ell_4`, `csr_to_ell_8` (utility) | 48 |
 //! | [`ScanArgs`]         | `scan_tiles`, `scan_tile_sums`, `scan_add` (utility) | 32 |
 //!
 //! Launch contracts (block and grid shape, what `y` must hold) are in each
@@ -948,6 +949,23 @@ pub struct TransposeArgs {
     pub cols: u32,
 }
 
+/// CSR of 1-, 4- or 8-byte values (`csr_to_ell_1`, `_4`, `_8`) written as
+/// ELL of `width` (at least the longest row): slot `k` of row `r` at `k ·
+/// n_rows + r`, its column and value the row's `k`-th entry's, or
+/// `ELL_PAD` and zero bits past the row's end. `n_rows · width` fits a
+/// `u32`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct CsrToEllArgs {
+    pub row_ptr: DevPtr<u32>,
+    pub col_idx: DevPtr<u32>,
+    pub values: DevPtr<u8>,
+    pub ell_col_idx: DevPtrMut<u32>,
+    pub ell_values: DevPtrMut<u8>,
+    pub n_rows: u32,
+    pub width: u32,
+}
+
 /// Threads of a block of the `transpose_*` kernels: a 32 × 32 tile, 8
 /// rows of it at a time.
 pub const TRANSPOSE_THREADS: u32 = 256;
@@ -955,6 +973,9 @@ pub const TRANSPOSE_THREADS: u32 = 256;
 // SAFETY: repr(C): two 8-byte addresses and two u32: no padding.
 unsafe impl KernelArgs for TransposeArgs {}
 const _: () = assert!(core::mem::size_of::<TransposeArgs>() == 24);
+// SAFETY: repr(C): five 8-byte addresses and two u32: no padding.
+unsafe impl KernelArgs for CsrToEllArgs {}
+const _: () = assert!(core::mem::size_of::<CsrToEllArgs>() == 48);
 // SAFETY: repr(C) of 8-byte fields: no padding.
 unsafe impl KernelArgs for NarrowArgs {}
 const _: () = assert!(core::mem::size_of::<NarrowArgs>() == 24);

@@ -71,6 +71,9 @@ pub const UTILITY_KERNELS: &[&str] = &[
     "transpose_1",
     "transpose_4",
     "transpose_8",
+    "csr_to_ell_1",
+    "csr_to_ell_4",
+    "csr_to_ell_8",
 ];
 
 /// The entry point of `family` for semiring `S`, if it was stamped.

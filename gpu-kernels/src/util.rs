@@ -1,10 +1,12 @@
 //! Kernels that are not sparse algebra: helpers for the host's benchmarks
 //! and for keeping matrices on the device (offsets narrowed, buffers
-//! compared, dense operands transposed).
+//! compared, dense operands transposed, CSR made ELL).
 //! They are entry points of their own, not stamped per semiring; the host
 //! finds them in [`crate::kernels::UTILITY_KERNELS`].
 
-use crate::args::{CompareArgs, NarrowArgs, SpinArgs, TRANSPOSE_THREADS, TransposeArgs};
+use crate::args::{
+    CompareArgs, CsrToEllArgs, ELL_PAD, NarrowArgs, SpinArgs, TRANSPOSE_THREADS, TransposeArgs,
+};
 use crate::device::shared;
 use crate::device::thread::{
     block_dim_x, block_idx_x, grid_dim_x, grid_size_1d, index_1d, require, sync_threads,
@@ -159,4 +161,73 @@ pub unsafe extern "ptx-kernel" fn transpose_4(a: TransposeArgs) {
 pub unsafe extern "ptx-kernel" fn transpose_8(a: TransposeArgs) {
     // SAFETY: the caller's.
     unsafe { transpose::<u64>(a) }
+}
+
+/// ELL from CSR on the device ([`CsrToEllArgs`]), values of `W`: a thread a
+/// row, so that a warp's writes to a stripe are 32 neighbouring slots.
+///
+/// Launch: 1D, any block size and grid.
+///
+/// # Safety
+/// [`CsrToEllArgs`] valid: `row_ptr` of `n_rows + 1` offsets, every row at
+/// most `width` entries, `ell_col_idx` and `ell_values` of `n_rows · width`
+/// slots.
+#[inline(always)]
+unsafe fn csr_to_ell<W: Copy + From<u8>>(a: CsrToEllArgs) {
+    let (cols, vals) = (a.col_idx.as_ptr(), a.values.as_ptr().cast::<W>());
+    let (ell_cols, ell_vals) = (
+        a.ell_col_idx.as_mut_ptr(),
+        a.ell_values.as_mut_ptr().cast::<W>(),
+    );
+    let n = a.n_rows as usize;
+    let mut r = index_1d() as usize;
+    while r < n {
+        // SAFETY: `r < n_rows`; the row's entries and its slots as the
+        // contract says.
+        unsafe {
+            let (start, end) = (*a.row_ptr.as_ptr().add(r), *a.row_ptr.as_ptr().add(r + 1));
+            let len = (end - start) as usize;
+            for k in 0..a.width as usize {
+                let slot = k * n + r;
+                if k < len {
+                    *ell_cols.add(slot) = *cols.add(start as usize + k);
+                    *ell_vals.add(slot) = *vals.add(start as usize + k);
+                } else {
+                    *ell_cols.add(slot) = ELL_PAD;
+                    *ell_vals.add(slot) = W::from(0);
+                }
+            }
+        }
+        r += grid_size_1d() as usize;
+    }
+}
+
+/// [`csr_to_ell`] of 1-byte values (`bool`).
+///
+/// # Safety
+/// As [`csr_to_ell`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn csr_to_ell_1(a: CsrToEllArgs) {
+    // SAFETY: the caller's.
+    unsafe { csr_to_ell::<u8>(a) }
+}
+
+/// [`csr_to_ell`] of 4-byte values (`f32`).
+///
+/// # Safety
+/// As [`csr_to_ell`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn csr_to_ell_4(a: CsrToEllArgs) {
+    // SAFETY: the caller's.
+    unsafe { csr_to_ell::<u32>(a) }
+}
+
+/// [`csr_to_ell`] of 8-byte values (`f64`).
+///
+/// # Safety
+/// As [`csr_to_ell`].
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn csr_to_ell_8(a: CsrToEllArgs) {
+    // SAFETY: the caller's.
+    unsafe { csr_to_ell::<u64>(a) }
 }

@@ -5,7 +5,7 @@
 //! number, never truncated.
 
 use cudarc::driver::{CudaSlice, DeviceRepr};
-use gpu_kernels::args::{CompareArgs, DevPtr};
+use gpu_kernels::args::{CompareArgs, CsrToEllArgs, DevPtr, DevPtrMut};
 
 use super::Gpu;
 use crate::Scalar;
@@ -182,6 +182,43 @@ impl<T: Scalar> DevEll<T> {
             width: index(a.width(), "the ELL width")?,
             col_idx: gpu.upload(a.col_idx())?,
             values: gpu.upload(a.values())?,
+        })
+    }
+
+    /// ELL of `width` (at least `a`'s longest row) made on the device from
+    /// `a`: the same slots [`upload`](Self::upload) of
+    /// [`Ell::from_csr_with_width`] gives, without converting on the host
+    /// and uploading the padding.
+    pub fn from_dev_csr(gpu: &Gpu, a: &DevCsr<T>, width: usize) -> Result<Self> {
+        let n = a.n_rows as usize;
+        let slots = n.saturating_mul(width);
+        index(slots, "the number of ELL slots")?;
+        let (mut col_idx, mut values) = (gpu.output::<u32>(slots)?, gpu.output::<T>(slots)?);
+        let args = CsrToEllArgs {
+            row_ptr: gpu.ptr(&a.row_ptr),
+            col_idx: gpu.ptr(&a.col_idx),
+            values: DevPtr::new(gpu.ptr(&a.values).addr()),
+            ell_col_idx: gpu.ptr_mut(&mut col_idx),
+            ell_values: DevPtrMut::new(gpu.ptr_mut(&mut values).addr()),
+            n_rows: a.n_rows,
+            width: index(width, "the ELL width")?,
+        };
+        let name = match size_of::<T>() {
+            1 => "csr_to_ell_1",
+            4 => "csr_to_ell_4",
+            _ => "csr_to_ell_8",
+        };
+        if n > 0 {
+            let grid = n
+                .div_ceil(Gpu::BLOCK as usize)
+                .min(gpu.sm_count() as usize * 32) as u32;
+            gpu.launch_named(name, grid, Gpu::BLOCK, 0, args)?;
+        }
+        Ok(DevEll {
+            n_rows: a.n_rows,
+            width: args.width,
+            col_idx,
+            values,
         })
     }
 

@@ -35,7 +35,7 @@ use gpu_kernels::merge_path;
 use super::Gpu;
 use super::matrix::{DevBsr, DevCoo, DevCsr, DevEll, DevSell, index};
 use crate::Scalar;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::format::{Bsr, Coo, Csr, Ell, Hyb, RowStats, Sell};
 
 /// Threads per block of the adaptive kernel (the others take
@@ -256,6 +256,7 @@ impl<T: Scalar> SpmvPlan<T> {
     /// first where that is not CSR). `Auto` is resolved by [`choose`].
     pub fn new<S: Semiring<Value = T>>(gpu: &Gpu, a: &Csr<T>, kernel: SpmvKernel) -> Result<Self> {
         let stats = a.row_stats();
+        let auto = kernel == SpmvKernel::Auto;
         let (kernel, lanes) = match kernel {
             SpmvKernel::Auto => choose(&stats, a.nnz()),
             SpmvKernel::CsrVector => (SpmvKernel::CsrVector, vector_lanes(stats.mean)),
@@ -269,26 +270,40 @@ impl<T: Scalar> SpmvPlan<T> {
                 DevMatrix::Csr(DevCsr::upload(gpu, a)?),
             ),
             SpmvKernel::CsrMerge => Self::merge(gpu, a, stats.max),
-            SpmvKernel::CsrAdaptive => {
-                // First: it checks that the entries fit the bounds' `u32`.
-                let m = DevMatrix::Csr(DevCsr::upload(gpu, a)?);
-                let bounds = adaptive_row_blocks(a);
-                let n_blocks = bounds.len() / 2 - 1;
-                let blocks = AdaptiveBlocks {
-                    bounds: gpu.upload(&bounds)?,
-                    partial: gpu.zeros::<T>(n_blocks)?,
-                    done: gpu.zeros::<u32>(n_blocks)?,
-                };
-                let mut plan = Self::with(SpmvKernel::CsrAdaptive, 1, a.ncols(), m)?;
-                plan.adaptive = Some(blocks);
-                Ok(plan)
-            }
+            // First: the upload checks that the entries fit the bounds' `u32`.
+            SpmvKernel::CsrAdaptive => Self::adaptive(gpu, a, DevCsr::upload(gpu, a)?),
             SpmvKernel::Coo => Self::from_coo::<S>(gpu, &a.to_coo()),
-            SpmvKernel::Ell => Self::from_ell(gpu, &Ell::from_csr(a)?),
+            SpmvKernel::Ell => {
+                let csr = DevCsr::upload(gpu, a)?;
+                match DevEll::from_dev_csr(gpu, &csr, stats.max) {
+                    Ok(ell) => Self::with(SpmvKernel::Ell, 1, a.ncols(), DevMatrix::Ell(ell)),
+                    // `auto` took ELL for speed; where its slots do not fit
+                    // beside the CSR, the kernel it takes for other large
+                    // matrices runs instead.
+                    Err(Error::TooLarge(_)) if auto => Self::adaptive(gpu, a, csr),
+                    Err(e) => Err(e),
+                }
+            }
             SpmvKernel::Hyb => Self::from_hyb(gpu, &Hyb::from_csr(a)),
             SpmvKernel::Sell => Self::from_sell(gpu, &Sell::from_csr(a, SELL_C, SELL_SIGMA)?),
             SpmvKernel::Bsr => Self::from_bsr(gpu, &Bsr::from_csr(a, BSR_BLOCK)?),
         }
+    }
+
+    /// The adaptive kernel's plan over `m` (`a` on the device): its row
+    /// blocks found on the host.
+    fn adaptive(gpu: &Gpu, a: &Csr<T>, m: DevCsr<T>) -> Result<Self> {
+        let bounds = adaptive_row_blocks(a);
+        let n_blocks = bounds.len() / 2 - 1;
+        let blocks = AdaptiveBlocks {
+            bounds: gpu.upload(&bounds)?,
+            partial: gpu.zeros::<T>(n_blocks)?,
+            done: gpu.zeros::<u32>(n_blocks)?,
+        };
+        let matrix = DevMatrix::Csr(m);
+        let mut plan = Self::with(SpmvKernel::CsrAdaptive, 1, a.ncols(), matrix)?;
+        plan.adaptive = Some(blocks);
+        Ok(plan)
     }
 
     fn with(kernel: SpmvKernel, lanes: u32, n_cols: usize, matrix: DevMatrix<T>) -> Result<Self> {
