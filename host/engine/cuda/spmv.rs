@@ -20,7 +20,7 @@
 //! | `csr-merge` | `DevCsr` and a carry a part | `SpmvCsrMergeArgs` | `spmv_csr_merge`, `spmv_csr_merge_fixup` (search and walk in `gpu_kernels::merge_path`) |
 //! | `csr-adaptive` | `DevCsr`, row blocks, a partial sum and a count a block | `SpmvCsrAdaptiveArgs` | `spmv_csr_adaptive` |
 //! | `coo` | `DevCoo` | `SpmvCooArgs` | `spmv_coo_atomic` (the semiring's `AtomicAdd`) |
-//! | `ell`, `hyb` | `DevEll` (and `DevCoo`) | `SpmvEllArgs` (and `SpmvCooArgs`) | `spmv_ell` (and `spmv_coo_atomic`) |
+//! | `ell`, `hyb` | `DevEll` (`ell`: made from `DevCsr` by `csr_to_ell_*`; `hyb`: and `DevCoo`) | `SpmvEllArgs` (and `SpmvCooArgs`) | `spmv_ell` (and `spmv_coo_atomic`) |
 //! | `sell` | `DevSell` | `SpmvSellArgs` | `spmv_sell` |
 //! | `bsr` | `DevBsr` | `SpmvBsrArgs` | `spmv_bsr` |
 
@@ -252,8 +252,10 @@ pub struct SpmvPlan<T> {
 }
 
 impl<T: Scalar> SpmvPlan<T> {
-    /// Uploads `a` in the format `kernel` reads (converting on the host
-    /// first where that is not CSR). `Auto` is resolved by [`choose`].
+    /// Uploads `a` in the format `kernel` reads: ELL made on the device
+    /// from the uploaded CSR (`csr_to_ell_*`), the other formats converted
+    /// on the host first. `Auto` is resolved by [`choose`]; where it picks
+    /// ELL and the slots do not fit, csr-adaptive runs on the CSR instead.
     pub fn new<S: Semiring<Value = T>>(gpu: &Gpu, a: &Csr<T>, kernel: SpmvKernel) -> Result<Self> {
         let stats = a.row_stats();
         let auto = kernel == SpmvKernel::Auto;
