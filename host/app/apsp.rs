@@ -17,7 +17,10 @@
 //! reaches, so only the diagonal tells), that is reported, naming a vertex
 //! on it. Distances that still change after enough squarings to cover
 //! every simple path, with no negative diagonal, are reported too (a cycle
-//! whose weight rounds to about zero). A NaN distance (a path whose length
+//! whose weight rounds to about zero). Without a negative weight there is
+//! no such cycle: a later squaring can only sum a path already found in
+//! another order and round it lower, so there the squarings go on until
+//! nothing changes (at most [`ROUNDING_SQUARINGS`] more). A NaN distance (a path whose length
 //! overflowed to +∞ meeting a −∞ edge) is an error, never a cycle.
 
 #[cfg(feature = "mpi")]
@@ -44,8 +47,9 @@ pub fn apsp(g: &Csr<f64>, engine: Engine) -> Result<Apsp> {
     } else {
         engine
     };
+    let limit = squarings_limit(g.nrows(), no_negative_weight(g));
     let mut d = Resident::new(first_distances(g, add_engine)?, engine)?;
-    for squarings in 1..=squarings_limit(g.nrows()) {
+    for squarings in 1..=limit {
         let next = d.spgemm::<MinPlus<f64>>(&d)?.ok_or_else(|| {
             Error::TooLarge(format!(
                 "squaring {squarings} of the distance matrix does not fit in GPU memory \
@@ -184,7 +188,8 @@ pub fn apsp_mpi(ranks: &Ranks, g: Option<&Csr<f64>>) -> Result<DistApsp> {
         let first_row = d.rows().range(ranks.rank()).start;
         ranks.agree(check_distances(d.local(), first_row))
     };
-    for squarings in 1..=squarings_limit(d.nrows()) {
+    let nonnegative = ranks.all(g.is_none_or(no_negative_weight));
+    for squarings in 1..=squarings_limit(d.nrows(), nonnegative) {
         let next = mpi::spgemm::<MinPlus<f64>>(ranks, &d, &d, Fetch::Auto)?;
         if ranks.all(next.local().same_bits(d.local())) {
             checked(&d)?;
@@ -199,10 +204,21 @@ pub fn apsp_mpi(ranks: &Ranks, g: Option<&Csr<f64>>) -> Result<DistApsp> {
     Err(still_falling())
 }
 
+/// Squarings past those that cover every simple path that a graph without
+/// negative weights may take to stop rounding its distances lower (each
+/// one sums paths already found in other orders).
+const ROUNDING_SQUARINGS: usize = 64;
+
 /// Squarings that can still shorten a path among `n` vertices, plus one
-/// that confirms.
-fn squarings_limit(n: usize) -> usize {
-    (usize::BITS - n.max(2).saturating_sub(1).leading_zeros() + 1) as usize
+/// that confirms; with no negative weight, [`ROUNDING_SQUARINGS`] more.
+fn squarings_limit(n: usize, nonnegative: bool) -> usize {
+    let cover = (usize::BITS - n.max(2).saturating_sub(1).leading_zeros() + 1) as usize;
+    cover + if nonnegative { ROUNDING_SQUARINGS } else { 0 }
+}
+
+/// Whether no edge of `g` weighs less than zero (NaN is refused apart).
+fn no_negative_weight(g: &Csr<f64>) -> bool {
+    !g.values().iter().any(|&w| w < 0.0)
 }
 
 fn still_falling() -> Error {
