@@ -20,8 +20,9 @@
 //! whose weight rounds to about zero). Without a negative weight there is
 //! no such cycle: a later squaring can only sum a path already found in
 //! another order and round it lower, so there the squarings go on until
-//! nothing changes (at most [`ROUNDING_SQUARINGS`] more). A NaN distance (a path whose length
-//! overflowed to +∞ meeting a −∞ edge) is an error, never a cycle.
+//! nothing changes (at most [`ROUNDING_SQUARINGS`] more). A NaN distance
+//! (a path whose length overflowed to +∞ meeting a −∞ edge) is an error,
+//! never a cycle.
 
 #[cfg(feature = "mpi")]
 use crate::engine::mpi::{self, DistCsr, Fetch, Ranks, RowPartition};
