@@ -2042,10 +2042,11 @@ impl<T: Copy, L: ReplayPairs> ReplayLists<T, L> {
     /// `e < n_entries`; the lists as [`SpgemmReplayArgs`] says.
     #[inline(always)]
     unsafe fn base(&self, e: usize) -> u32 {
-        match L::PACKED {
+        if L::PACKED {
             // SAFETY: the caller's.
-            true => unsafe { *self.a.group_a.as_ptr().add(e / REPLAY_GROUP as usize) },
-            false => 0,
+            unsafe { *self.a.group_a.as_ptr().add(e / REPLAY_GROUP as usize) }
+        } else {
+            0
         }
     }
 
@@ -2087,12 +2088,12 @@ where
     S::Value: Shuffle,
 {
     require(block_dim_x().is_multiple_of(WARP_SIZE));
-    let packed = a.b_bits != 0;
     // SAFETY: the caller's.
     unsafe {
-        match packed {
-            true => replay::<S, PackedPairs>(a),
-            false => replay::<S, UnpackedPairs>(a),
+        if a.b_bits != 0 {
+            replay::<S, PackedPairs>(a)
+        } else {
+            replay::<S, UnpackedPairs>(a)
         }
     }
 }

@@ -60,10 +60,8 @@ where
 /// and the entries of more than `long_list` products.
 struct ProductLists {
     group_ptr: CudaSlice<u64>,
-    group_a: Option<CudaSlice<u32>>,
     entry_off: CudaSlice<u32>,
     pairs: DevPairs,
-    b_bits: u32,
     long_entries: Option<CudaSlice<u64>>,
     long_list: u64,
 }
@@ -161,19 +159,21 @@ where
         if n_entries == 0 {
             return Ok(());
         }
+        let (pairs, group_a, b_bits) = match &lists.pairs {
+            DevPairs::Packed {
+                pairs,
+                group_a,
+                b_bits,
+            } => (gpu.ptr(pairs), gpu.ptr(group_a), *b_bits),
+            DevPairs::Unpacked(p) => (DevPtr::new(gpu.ptr(p).addr()), DevPtr::new(0), 0),
+        };
         let args = SpgemmReplayArgs {
             a_values: gpu.ptr(&self.a.values),
             b_values: gpu.ptr(&self.b.values),
             group_ptr: gpu.ptr(&lists.group_ptr),
-            group_a: lists
-                .group_a
-                .as_ref()
-                .map_or(DevPtr::new(0), |g| gpu.ptr(g)),
+            group_a,
             entry_off: gpu.ptr(&lists.entry_off),
-            pairs: match &lists.pairs {
-                DevPairs::Packed(p) => gpu.ptr(p),
-                DevPairs::Unpacked(p) => DevPtr::new(gpu.ptr(p).addr()),
-            },
+            pairs,
             c_values: gpu.ptr_mut(&mut self.values),
             n_entries,
             long_entries: lists
@@ -182,7 +182,7 @@ where
                 .map_or(DevPtr::new(0), |l| gpu.ptr(l)),
             n_long: lists.long_entries.as_ref().map_or(0, |l| l.len() as u64),
             long_list: lists.long_list,
-            b_bits: lists.b_bits,
+            b_bits,
             _pad: 0,
         };
         let grid = replay_grid(gpu, n_entries);
@@ -219,12 +219,11 @@ where
     pub fn list_bytes(&self) -> usize {
         self.lists.as_ref().map_or(0, |l| {
             let pairs = match &l.pairs {
-                DevPairs::Packed(p) => 4 * p.len(),
+                DevPairs::Packed { pairs, group_a, .. } => 4 * pairs.len() + 4 * group_a.len(),
                 DevPairs::Unpacked(p) => 8 * p.len(),
             };
-            let groups = 8 * l.group_ptr.len() + 4 * l.group_a.as_ref().map_or(0, |g| g.len());
             let long = 8 * l.long_entries.as_ref().map_or(0, |e| e.len());
-            pairs + groups + 4 * l.entry_off.len() + long
+            pairs + 8 * l.group_ptr.len() + 4 * l.entry_off.len() + long
         })
     }
 
@@ -278,16 +277,19 @@ where
         };
         Ok(Some(ProductLists {
             group_ptr: gpu.upload(&grouped.group_ptr)?,
-            group_a: match grouped.pairs {
-                HostPairs::Packed(_) => Some(gpu.upload(&grouped.group_a)?),
-                HostPairs::Unpacked(_) => None,
-            },
             entry_off: gpu.upload(&grouped.entry_off)?,
             pairs: match &grouped.pairs {
-                HostPairs::Packed(p) => DevPairs::Packed(gpu.upload(p)?),
+                HostPairs::Packed {
+                    pairs,
+                    group_a,
+                    b_bits,
+                } => DevPairs::Packed {
+                    pairs: gpu.upload(pairs)?,
+                    group_a: gpu.upload(group_a)?,
+                    b_bits: *b_bits,
+                },
                 HostPairs::Unpacked(p) => DevPairs::Unpacked(gpu.upload(p)?),
             },
-            b_bits: grouped.b_bits,
             long_entries: (!long.is_empty()).then(|| gpu.upload(&long)).transpose()?,
             long_list,
         }))
@@ -296,14 +298,23 @@ where
 
 /// A plan's products on the device: packed, 4 bytes each, or unpacked, 8.
 enum DevPairs {
-    Packed(CudaSlice<u32>),
+    Packed {
+        pairs: CudaSlice<u32>,
+        group_a: CudaSlice<u32>,
+        b_bits: u32,
+    },
     Unpacked(CudaSlice<u64>),
 }
 
-/// [`HostPairs`] on the host.
+/// [`DevPairs`] on the host.
 enum HostPairs {
-    /// `(a_position − group_a[g]) << b_bits | b_position`.
-    Packed(Vec<u32>),
+    /// `(a_position − group_a[g]) << b_bits | b_position`, where
+    /// `group_a[g]` is group `g`'s lowest A position.
+    Packed {
+        pairs: Vec<u32>,
+        group_a: Vec<u32>,
+        b_bits: u32,
+    },
     /// `a_position | b_position << 32`.
     Unpacked(Vec<u64>),
 }
@@ -317,12 +328,8 @@ enum HostPairs {
 /// they are most of its time.
 struct GroupedLists {
     group_ptr: Vec<u64>,
-    /// Each group's lowest A position (packed lists only).
-    group_a: Vec<u32>,
     entry_off: Vec<u32>,
     pairs: HostPairs,
-    /// 0 for unpacked pairs.
-    b_bits: u32,
 }
 
 impl GroupedLists {
@@ -359,13 +366,10 @@ impl GroupedLists {
                 .all(|&(lo, hi)| u64::from(hi - lo) < 1 << (32 - b_bits));
         if !packs {
             let pairs = HostPairs::Unpacked(pairs);
-            let (group_a, b_bits) = (Vec::new(), 0);
             return Some(GroupedLists {
                 group_ptr,
-                group_a,
                 entry_off,
                 pairs,
-                b_bits,
             });
         }
         let group_a: Vec<u32> = spans.iter().map(|s| s.map_or(0, |(lo, _)| lo)).collect();
@@ -380,10 +384,12 @@ impl GroupedLists {
             .collect();
         Some(GroupedLists {
             group_ptr,
-            group_a,
             entry_off,
-            pairs: HostPairs::Packed(packed),
-            b_bits,
+            pairs: HostPairs::Packed {
+                pairs: packed,
+                group_a,
+                b_bits,
+            },
         })
     }
 }
@@ -492,9 +498,13 @@ mod tests {
         (0..n_entries)
             .flat_map(|e| (start(e)..start(e + 1)).map(move |p| (e, p)))
             .map(|(e, p)| match &g.pairs {
-                HostPairs::Packed(q) => {
-                    let base = g.group_a[e / group];
-                    (base + (q[p] >> g.b_bits), q[p] & ((1 << g.b_bits) - 1))
+                HostPairs::Packed {
+                    pairs,
+                    group_a,
+                    b_bits,
+                } => {
+                    let q = pairs[p];
+                    (group_a[e / group] + (q >> b_bits), q & ((1 << b_bits) - 1))
                 }
                 HostPairs::Unpacked(q) => (q[p] as u32, (q[p] >> 32) as u32),
             })
@@ -520,14 +530,12 @@ mod tests {
             .collect();
         // B of 1000 entries: 10 bits for B, 22 for a group's span of A.
         let packed = GroupedLists::new(&entry_ptr, pairs.clone(), 1000).unwrap();
-        assert!(matches!(packed.pairs, HostPairs::Packed(_)));
-        assert_eq!(packed.b_bits, 10);
+        assert!(matches!(packed.pairs, HostPairs::Packed { b_bits: 10, .. }));
         assert_eq!(packed.group_ptr.len(), 3);
         assert_eq!(unpack(&packed, n), want);
         // B of 2³⁰ entries leaves 2 bits, less than a group's span of A.
         let unpacked = GroupedLists::new(&entry_ptr, pairs, 1 << 30).unwrap();
         assert!(matches!(unpacked.pairs, HostPairs::Unpacked(_)));
-        assert_eq!((unpacked.b_bits, unpacked.group_a.len()), (0, 0));
         assert_eq!(unpack(&unpacked, n), want);
         // No entries: one group, no products.
         let empty = GroupedLists::new(&[0], Vec::new(), 0).unwrap();
