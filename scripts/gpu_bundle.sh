@@ -3,8 +3,9 @@
 # and collects it in one folder (default: gpu-bundle/, ignored by git):
 #
 #   spmx          the release binary (feature gpu), stripped
-#   tests/        the GPU test executables (release, stripped): the library's
-#                 unit tests and tests/gpu_*.rs
+#   tests/        the GPU test executables (release, stripped, gzipped:
+#                 run.sh unpacks them): the library's unit tests and
+#                 tests/gpu_*.rs
 #   real/         the real matrices (../shared/bench-data/real), if present
 #   cusparse_reference.py   cuSPARSE through CuPy, warm pool (from
 #                 ../shared/tools), and race_vs_reference.py, which runs a
@@ -56,6 +57,9 @@ for exe in $tests; do
     cp "$exe" "$out/tests/$name"
 done
 strip "$out/spmx" "$out"/tests/* 2>/dev/null || strip "$out/spmx"
+# Test executables shrink about fivefold compressed, and what travels to
+# the GPU machine is capped (64 MiB); run.sh unpacks them there.
+find "$out/tests" -type f -exec gzip -9 {} +
 cp scripts/race_vs_reference.py "$out/"
 reference=../shared/tools/cusparse_reference.py
 if [[ -f $reference ]]; then
@@ -93,6 +97,9 @@ if [[ "${1:-}" == race ]]; then
     exec python3 race_vs_reference.py --out "$dir" --name "$name" --spmx ./spmx \
         --reference cusparse_reference.py --inputs "/tmp/spmx-inputs-$name" -- "$@"
 fi
+for z in tests/*.gz; do
+    if [[ -e $z ]]; then gunzip -f "$z"; fi
+done
 status=0
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 log=$(mktemp)
