@@ -1,6 +1,7 @@
 //! All-pairs shortest paths by min-plus squaring: the seed repository's
 //! example (`apsp_input` → its exact closure `apsp_output`) on every
-//! engine, random graphs against Floyd–Warshall, and the error paths:
+//! engine, random graphs against Floyd–Warshall, a graph whose distances
+//! round lower after every simple path is covered, and the error paths:
 //! negative cycles (through −∞ too), NaN weights, +∞ meeting −∞, in the
 //! library and through `spmx apsp`.
 
@@ -178,6 +179,32 @@ fn apsp_nan_weight_is_named_not_a_cycle() {
         assert!(
             err.contains("edge from vertex 1 to vertex 2 has weight NaN") && !err.contains("cycle"),
             "{engine}: {err}"
+        );
+    }
+}
+
+/// A graph of 8 vertices without negative weights (from the MPI test's
+/// random case, seed 1795757654385420934) whose distances still round
+/// lower on the fifth squaring, one past the four that cover every simple
+/// path: a later squaring sums a path already found in another order. It
+/// converges on every engine, to the serial bits, and is no cycle.
+const ROUNDS_LOWER_LATE: &str = "%%MatrixMarket matrix coordinate real general\n\
+    8 8 21\n1 1 0\n1 5 0\n1 8 1\n2 3 0\n2 5 0\n2 6 0\n2 7 4.0670230205264956e186\n\
+    2 8 6.93570315621367e-222\n3 2 0\n3 5 3\n4 7 43862387011766.47\n\
+    4 8 4.684985580948156e-6\n5 2 3\n5 4 8.861949966976087e-309\n6 4 8\n7 1 1\n7 6 7\n\
+    7 7 4\n7 8 0\n8 1 0\n8 6 4\n";
+
+#[test]
+fn distances_that_round_lower_late_converge() {
+    let g = read_text(ROUNDS_LOWER_LATE);
+    let want = app::apsp(&g, Engine::Serial).unwrap();
+    assert_eq!(want.squarings, 5, "squarings for 8 vertices");
+    for engine in [Engine::Cpu, Engine::Auto] {
+        let got = app::apsp(&g, engine).unwrap();
+        assert_eq!(got.squarings, want.squarings, "{engine}");
+        assert!(
+            got.distances.same_bits(&want.distances),
+            "{engine}: distances differ from serial"
         );
     }
 }
