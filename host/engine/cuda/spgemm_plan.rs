@@ -14,10 +14,10 @@
 //! lists take 4 bytes a product where its positions pack into a `u32`, 8
 //! otherwise, and 4 an entry ([`GroupedLists`]); where they do not fit in
 //! half the free device memory, where rerunning the row kernels' numeric
-//! phase was
-//! faster when [`SpgemmPlan::new`] timed one of each (bands, whose rows
-//! of B are read whole), or with [`SpgemmPlan::recomputing`], each
-//! numeric phase reruns the row kernels instead; the bits are the same.
+//! phase was faster when [`SpgemmPlan::new`] timed one of each (bands,
+//! whose rows of B are read whole), or with [`SpgemmPlan::recomputing`],
+//! each numeric phase reruns the row kernels instead; the bits are the
+//! same.
 
 use std::marker::PhantomData;
 use std::time::{Duration, Instant};
