@@ -20,7 +20,7 @@
 //! whose weight rounds to about zero). Without a negative weight there is
 //! no such cycle: a later squaring can only sum a path already found in
 //! another order and round it lower, so there the squarings go on until
-//! nothing changes (at most [`ROUNDING_SQUARINGS`] more). A NaN distance
+//! nothing changes (at most `ROUNDING_SQUARINGS` more). A NaN distance
 //! (a path whose length overflowed to +∞ meeting a −∞ edge) is an error,
 //! never a cycle.
 

@@ -12,7 +12,7 @@
 //! list, a warp for each entry of many products — so no row is walked,
 //! searched or sorted again, and C keeps the serial engine's bits. The
 //! lists take 4 bytes a product where its positions pack into a `u32`, 8
-//! otherwise, and 4 an entry ([`GroupedLists`]); where they do not fit in
+//! otherwise, and 4 an entry (`GroupedLists`); where they do not fit in
 //! half the free device memory, where rerunning the row kernels' numeric
 //! phase was faster when [`SpgemmPlan::new`] timed one of each (bands,
 //! whose rows of B are read whole), or with [`SpgemmPlan::recomputing`],
