@@ -67,7 +67,8 @@ common::gpu::every_gpu_semiring!(random, random_cases);
 
 /// Products per row around each class boundary (32: a warp sorts; 256: a
 /// warp's table of 512 slots; 1024: a block sorts; beyond: the dense
-/// accumulator), bands whose span fits the table however many products
+/// accumulator), over B of 2 000 columns (every span fits the wide class's
+/// table) and of 3 000 (most do not), bands whose span fits the table however many products
 /// they have (indexed directly, many products a column) and bands wider
 /// than it, rows of A longer than their products, the arrow matrix's long
 /// row, wide B, rectangles, empty rows and one dense row.
@@ -78,13 +79,18 @@ where
     let Some(_) = gpu(test) else { return };
     // B with 4 entries a row: a row of A with L entries has 4L products.
     let b4: Csr<S::Value> = skewed(3_000, 2_000, |_| 4, 1);
+    let b4_wide: Csr<S::Value> = skewed(3_000, 3_000, |_| 4, 42);
     let around = |centre: usize, seed| -> Csr<S::Value> {
         skewed(200, 3_000, move |i| centre / 4 - 3 + i % 7, seed)
     };
     check::<S>(&around(32, 2), &b4, "around 32 products");
-    check::<S>(&around(256, 3), &b4, "around 256 products");
-    check::<S>(&around(1024, 14), &b4, "around 1024 products");
-    check::<S>(&around(9000, 4), &b4, "dense rows");
+    for (b, width) in [(&b4, 2_000), (&b4_wide, 3_000)] {
+        let of = |what| format!("{what}, B of {width} columns");
+        check::<S>(&around(256, 43), b, &of("around 256 products"));
+        check::<S>(&around(1024, 14), b, &of("around 1024 products"));
+        check::<S>(&around(9000, 4), b, &of("dense rows"));
+        check::<S>(&around(16_384, 44), b, &of("around 16 384 products"));
+    }
     for half in [3, 20, 250, 300, 2100] {
         let band: Csr<S::Value> = banded(3_000, half);
         check::<S>(&band, &band, &format!("band of {}", 2 * half + 1));
@@ -351,7 +357,7 @@ fn staged_rows_in_row_blocks_and_plans() {
     for (a, b, class, rows) in [
         (&short, &short, 2, 1 << 16),
         (&hashed_a, &hashed_b, 3, 1 << 16),
-        (&long, &wide, 5, LONG_STAGED as u32),
+        (&long, &wide, 6, LONG_STAGED as u32),
     ] {
         let want = ops::spgemm::<S>(a, b, Engine::Serial).unwrap();
         for (budget, blocks) in [(None, 1), (Some(want.nnz() * 12 / 3), 3)] {
@@ -386,7 +392,7 @@ fn giant_rows_in_row_blocks() {
     let (a, b) = (giant_rows::<f64>(), hub_columns::<f64>());
     let want = ops::spgemm::<S>(&a, &b, Engine::Serial).unwrap();
     let whole = spgemm_with::<S>(&a, &b, SpgemmOptions::default()).unwrap();
-    assert_eq!(whole.stats.classes[6], 43, "{:?}", whole.stats.classes);
+    assert_eq!(whole.stats.classes[7], 43, "{:?}", whole.stats.classes);
     assert_identical(&whole.c, &want);
     let budget = want.nnz() / 5 * 12;
     let run = spgemm_with::<S>(

@@ -681,6 +681,15 @@ pub const SPGEMM_SHORT_MAX: u32 = 128;
 /// `f64`, so 8 warps a block fit the default 48 KB): rows up to 256
 /// products, or any row whose span fits, which is a band or a stencil's.
 pub const SPGEMM_HASH_SLOTS: u32 = 512;
+/// Slots of the wide class's table, one a warp (`spgemm_hash` launched
+/// with fewer warps a block): rows of up to [`SPGEMM_BLOCK_MAX`] products
+/// whose span fits it, indexed by column, so read out in order with no
+/// sort (a FEM matrix's). A warp walking such a row alone waits on no
+/// barrier, where a block sorting it waits on many. Rows whose span does
+/// not fit stay with the block's sort (a warp sorting up to 1024 hashed
+/// columns is slower), and longer rows with the dense kernel's 8 warps (a
+/// warp alone on thousands of products is slower).
+pub const SPGEMM_WIDE_SLOTS: u32 = 2048;
 /// Products (and entries of A) a row may have for one block to sort them
 /// in shared memory (`spgemm_block`): the middle rows, too many products
 /// for a warp's table, too few to pay a dense accumulator's readout.
@@ -692,9 +701,11 @@ pub const SPGEMM_THREADS: u32 = 256;
 /// or no products (`spgemm_copy`), up to [`SPGEMM_WARP_MAX`] products
 /// (`spgemm_warp`), up to [`SPGEMM_SHORT_MAX`] of a wide span
 /// (`spgemm_short`), those that fit [`SPGEMM_HASH_SLOTS`] (`spgemm_hash`),
-/// up to [`SPGEMM_BLOCK_MAX`] (`spgemm_block`), the rest (`spgemm_dense`),
-/// and the giant rows ([`SPGEMM_GIANT`]).
-pub const SPGEMM_CLASSES: usize = 7;
+/// up to [`SPGEMM_BLOCK_MAX`] whose span fits [`SPGEMM_WIDE_SLOTS`]
+/// (`spgemm_hash`, wide), the other rows up to [`SPGEMM_BLOCK_MAX`]
+/// (`spgemm_block`), the rest (`spgemm_dense`), and the giant rows
+/// ([`SPGEMM_GIANT`]).
+pub const SPGEMM_CLASSES: usize = 8;
 
 /// Shared memory a group sorting up to `capacity` products needs: the
 /// products' keys (8 bytes) and values, and per entry of A its first
@@ -808,8 +819,6 @@ pub struct SpgemmClassifyArgs {
     /// Bin: where each class's rows start in `rows`, and where the last
     /// ends.
     pub offsets: [u32; SPGEMM_CLASSES + 1],
-    /// Zero: the struct's size a multiple of 8 with no padding.
-    pub pad: u32,
 }
 
 /// Entries of A's row a lane of `spgemm_classify` walks alone. A longer
@@ -820,10 +829,10 @@ pub const SPGEMM_LANE_MAX: u32 = 256;
 /// that a row of a million entries spreads over the whole device.
 pub const SPGEMM_LONG_CHUNK: u32 = 2048;
 
-/// The class of giant rows, after the six of the row kernels: rows of C
+/// The class of giant rows, after the seven of the row kernels: rows of C
 /// computed a batch at a time column by column of Bᵀ (see
 /// [`SpgemmGiantArgs`]).
-pub const SPGEMM_GIANT: usize = 6;
+pub const SPGEMM_GIANT: usize = 7;
 /// Rows of C a giant pass takes at once: one a lane.
 pub const SPGEMM_GIANT_BATCH: u32 = 32;
 

@@ -14,6 +14,7 @@
 //! | `spgemm_warp`  | ≤ `SPGEMM_WARP_MAX` (32) products            | warp          | symbolic: distinct columns by `match.any`; numeric: sort the products in registers |
 //! | `spgemm_short` | ≤ 32 entries of A, ≤ `SPGEMM_SHORT_MAX` (128) products, a span wider than the table | warp | sort the products in registers, 2 or 4 a lane |
 //! | `spgemm_hash`  | fit a table of `SPGEMM_HASH_SLOTS` (512)     | warp          | a table in the warp's shared memory  |
+//! | `spgemm_hash`, wide | ≤ `SPGEMM_BLOCK_MAX` (1024) products, a span ≤ `SPGEMM_WIDE_SLOTS` (2048) | warp | a table indexed by column, fewer warps a block |
 //! | `spgemm_block` | ≤ `SPGEMM_BLOCK_MAX` (1024) products         | block         | sort the products in shared memory   |
 //! | `spgemm_dense` | more                                         | block         | a bitmap of the span, values by rank |
 //! | giant (`crate::spgemm_long`) | ≥ `giant_len` entries of A and a share of B's entries in products | lane, 32 rows a batch | column by column of Bᵀ |
@@ -93,8 +94,8 @@ use core::cell::Cell;
 use crate::args::{
     REPLAY_GROUP, SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_GIANT,
     SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_NUMERIC, SPGEMM_SHORT_MAX, SPGEMM_STAGE,
-    SPGEMM_SYMBOLIC, SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, ScanArgs, SpgemmClassifyArgs,
-    SpgemmReplayArgs, SpgemmRowsArgs, spgemm_dense_arrays, spgemm_hash_fits,
+    SPGEMM_SYMBOLIC, SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS, ScanArgs,
+    SpgemmClassifyArgs, SpgemmReplayArgs, SpgemmRowsArgs, spgemm_dense_arrays, spgemm_hash_fits,
 };
 use crate::device::atomic::{
     atomic_add_u32, atomic_add_u64, atomic_cas_shared_u32, atomic_max_u32, atomic_min_u32,
@@ -248,10 +249,12 @@ fn class_of(a: &SpgemmClassifyArgs, len_a: u32, products: u64, span: u64) -> u32
         2
     } else if spgemm_hash_fits(SPGEMM_HASH_SLOTS, products, span) {
         3
-    } else if size <= u64::from(SPGEMM_BLOCK_MAX) {
+    } else if size <= u64::from(SPGEMM_BLOCK_MAX) && span <= u64::from(SPGEMM_WIDE_SLOTS) {
         4
-    } else {
+    } else if size <= u64::from(SPGEMM_BLOCK_MAX) {
         5
+    } else {
+        6
     }
 }
 
@@ -281,8 +284,8 @@ pub unsafe extern "ptx-kernel" fn spgemm_classify(a: SpgemmClassifyArgs) {
                 *a.class.as_mut_ptr().add(r as usize) = class as u8;
                 if a.stage_len.addr() != 0 {
                     // The staged classes: short (2), hashed (3) and long
-                    // (5) rows.
-                    let bound = if class == 2 || class == 3 || class == 5 {
+                    // (6) rows.
+                    let bound = if class == 2 || class == 3 || class == 6 {
                         products.min(span)
                     } else {
                         0

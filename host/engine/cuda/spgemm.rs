@@ -37,7 +37,7 @@
 //! |---|---|---|
 //! | classify, bin (`classify`) | `SpgemmClassifyArgs` | `spgemm_long_rows`, `spgemm_long_products` (`spgemm_long`), `spgemm_classify`, `spgemm_bin` |
 //! | Bᵀ for giant rows (`Giant`) | `SpgemmTransposeArgs` | `spgemm_transpose_count`, `_scatter`, `_sort` (`spgemm_long`) |
-//! | symbolic and numeric, classes 0–5 (`launch_rows`) | `SpgemmRowsArgs` | `spgemm_copy`, `spgemm_warp`, `spgemm_short`, `spgemm_hash`, `spgemm_block`, `spgemm_dense` (stamped per semiring) |
+//! | symbolic and numeric, classes 0–6 (`launch_rows`) | `SpgemmRowsArgs` | `spgemm_copy`, `spgemm_warp`, `spgemm_short`, `spgemm_hash` (twice: its own class and the wide one), `spgemm_block`, `spgemm_dense` (stamped per semiring) |
 //! | giant rows, batch by batch (`launch_giant`) | `SpgemmGatherArgs`, `SpgemmGiantArgs` | `spgemm_giant_gather`, `spgemm_giant_columns`, `spgemm_giant_rows` (`spgemm_long`; the last two stamped) |
 //! | row offsets (`exclusive_scan`) | `ScanArgs` | `scan_tiles`, `scan_tile_sums`, `scan_add` |
 //! | a product kept on the device ([`DevProduct::into_dev_csr`]) | `NarrowArgs` | `narrow_offsets` (`gpu_kernels::util`) |
@@ -51,9 +51,9 @@ use gpu_kernels::args::{
     DevPtr, DevPtrMut, NarrowArgs, SCAN_SHARED, SCAN_THREADS, SCAN_TILE, SHARED_DEFAULT_MAX,
     SPGEMM_BLOCK_MAX, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_GIANT, SPGEMM_GIANT_BATCH,
     SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_LONG_CHUNK, SPGEMM_NUMERIC, SPGEMM_STAGE,
-    SPGEMM_SYMBOLIC, SPGEMM_THREADS, SPGEMM_UNSTAGE, ScanArgs, SpgemmClassifyArgs,
-    SpgemmGatherArgs, SpgemmGiantArgs, SpgemmRowsArgs, SpgemmTransposeArgs, spgemm_dense_arrays,
-    spgemm_dense_shared_bytes, spgemm_hash_table_bytes, spgemm_hash_warps,
+    SPGEMM_SYMBOLIC, SPGEMM_THREADS, SPGEMM_UNSTAGE, SPGEMM_WIDE_SLOTS, ScanArgs,
+    SpgemmClassifyArgs, SpgemmGatherArgs, SpgemmGiantArgs, SpgemmRowsArgs, SpgemmTransposeArgs,
+    spgemm_dense_arrays, spgemm_dense_shared_bytes, spgemm_hash_table_bytes, spgemm_hash_warps,
     spgemm_sort_shared_bytes,
 };
 
@@ -69,6 +69,7 @@ const FAMILIES: [&str; DENSE + 1] = [
     "spgemm_copy",
     "spgemm_warp",
     "spgemm_short",
+    "spgemm_hash",
     "spgemm_hash",
     "spgemm_block",
     "spgemm_dense",
@@ -95,11 +96,14 @@ const STAGE_MIN_LONG_ROWS: u32 = 256;
 /// (about as large when most rows are hashed) still fits beside it.
 const STAGE_SHARE: usize = 4;
 
+/// The wide class (`spgemm_hash` with tables of `SPGEMM_WIDE_SLOTS`).
+const WIDE: usize = 4;
+
 /// The block-sorted class (`spgemm_block`).
-const BLOCK: usize = 4;
+const BLOCK: usize = 5;
 
 /// The dense class (the last of the row kernels).
-const DENSE: usize = 5;
+const DENSE: usize = 6;
 
 /// Entries of A a row needs to be giant (`gpu_kernels::spgemm_long`): a
 /// block of `spgemm_dense` walks a row's entries 32 a step of dependent
@@ -203,7 +207,8 @@ pub struct SpgemmStats {
     /// Row blocks C was computed in (1 when it fit at once).
     pub row_blocks: usize,
     /// Rows of each class: copy, warp-sorted, short (sorted in registers),
-    /// hashed, block-sorted, dense, giant.
+    /// hashed, wide (a warp's table of 2048 columns), block-sorted, dense,
+    /// giant.
     pub classes: [u32; SPGEMM_CLASSES],
 }
 
@@ -275,7 +280,8 @@ pub struct DevProduct<T> {
     /// Products computed.
     pub products: u64,
     /// Rows of each class: copy, warp-sorted, short (sorted in registers),
-    /// hashed, block-sorted, dense, giant.
+    /// hashed, wide (a warp's table of 2048 columns), block-sorted, dense,
+    /// giant.
     pub classes: [u32; SPGEMM_CLASSES],
 }
 
@@ -665,7 +671,11 @@ impl<'g, T: Scalar> Product<'g, T> {
                 slot_words: self.slot_words,
                 shared_words: dense.words,
                 shared_values: dense.values,
-                table_slots: SPGEMM_HASH_SLOTS,
+                table_slots: if class == WIDE {
+                    SPGEMM_WIDE_SLOTS
+                } else {
+                    SPGEMM_HASH_SLOTS
+                },
             };
             if let Some(st) = staged {
                 let (ptr, cols, vals) =
@@ -695,6 +705,14 @@ impl<'g, T: Scalar> Product<'g, T> {
                         count.div_ceil(warps).min(sms * 64),
                         32 * warps,
                         warps * spgemm_hash_table_bytes(SPGEMM_HASH_SLOTS, size),
+                    )
+                }
+                WIDE => {
+                    let warps = wide_warps(gpu, size);
+                    (
+                        count.div_ceil(warps).min(sms * 64),
+                        32 * warps,
+                        warps * spgemm_hash_table_bytes(SPGEMM_WIDE_SLOTS, size),
                     )
                 }
                 BLOCK => (
@@ -907,6 +925,18 @@ impl<T: Scalar> Staged<T> {
     }
 }
 
+/// Warps a block of the wide class: blocks of at most 8 warps, as many
+/// of them an SM as give it the most tables of `SPGEMM_WIDE_SLOTS` at once
+/// (a table is 16 KB in `f32`, 24 KB in `f64`).
+fn wide_warps(gpu: &Gpu, value_size: u32) -> u32 {
+    let table = spgemm_hash_table_bytes(SPGEMM_WIDE_SLOTS, value_size);
+    (1..=4)
+        .map(|blocks| (gpu.shared_per_block(blocks) / table).clamp(1, 8))
+        .enumerate()
+        .max_by_key(|&(i, warps)| (i as u32 + 1) * warps)
+        .map_or(1, |(_, warps)| warps)
+}
+
 /// Classifies rows `rows` of A ⊗ B and lists them by class (the lengths of
 /// class-0 rows go to `row_len`, and to `stage_len` bounds on the short,
 /// hashed and long rows' lengths, 0 for the others); `giant` is the least
@@ -955,7 +985,6 @@ fn classify<T: Scalar>(
         row_end: rows.end,
         giant_len,
         offsets: [0; SPGEMM_CLASSES + 1],
-        pad: 0,
     };
     let sms = gpu.sm_count();
     let grid = n.div_ceil(SPGEMM_THREADS).clamp(1, sms * 32);
