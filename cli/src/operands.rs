@@ -87,7 +87,7 @@ fn draw(nrows: usize, ncols: usize, seed: u64) -> anyhow::Result<Csr<f64>> {
 }
 
 /// A dense result (row-major `values`) with every element stored, as the
-/// CLI's `f64` values, for [`write`].
+/// CLI's `f64` values, for [`write()`].
 pub fn into_output<T: CliValue>(
     nrows: usize,
     ncols: usize,

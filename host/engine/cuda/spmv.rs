@@ -142,7 +142,7 @@ const ELL_MAX_OVER_MEAN: f64 = 1.125;
 ///   matrix of the tuning suites it beat the merge path, whose search and
 ///   carries cost more than the pieces' sums.
 /// - Regular rows, large matrix: rows of nearly equal lengths (bands,
-///   stencils), the longest within [`ELL_MAX_OVER_MEAN`] of the mean, as
+///   stencils), the longest within `ELL_MAX_OVER_MEAN` of the mean, as
 ///   ELL, a thread per row: column-major slots make every load of a warp
 ///   one contiguous run, with no row pointers and no staging; CSR a
 ///   thread a row reads each warp's rows as separate runs, which stops
