@@ -66,12 +66,13 @@ where
 common::gpu::every_gpu_semiring!(random, random_cases);
 
 /// Products per row around each class boundary (32: a warp sorts; 256: a
-/// warp's table of 512 slots; 1024: a block sorts; beyond: the dense
-/// accumulator), over B of 2 000 columns (every span fits the wide class's
-/// table) and of 3 000 (most do not), bands whose span fits the table however many products
-/// they have (indexed directly, many products a column) and bands wider
-/// than it, rows of A longer than their products, the arrow matrix's long
-/// row, wide B, rectangles, empty rows and one dense row.
+/// warp's table of 512 slots; 1024: a warp's wide table or a block's sort;
+/// beyond: the dense accumulator), over B of 2 000 columns (every span
+/// fits the wide table) and of 3 000 (most do not), bands whose span fits
+/// the table however many products they have (indexed directly, many
+/// products a column) and bands wider than it, rows of A longer than their
+/// products, the arrow matrix's long row, wide B, rectangles, empty rows
+/// and one dense row.
 fn big_cases<S: Semiring>(test: &str)
 where
     S::Value: TestScalar,

@@ -57,7 +57,10 @@
 //! order; a hashed one (the least power of two of slots that holds twice
 //! the row's products, or its columns once they are known) is gathered
 //! and sorted: up to 64 columns in registers (each key with its place in
-//! the table), more by a bitonic network in the table.
+//! the table), more by a bitonic network in the table. The wide class's
+//! rows (up to 1024 products in a span of up to 2048 columns) go through
+//! the same kernel with tables of 2048 slots, always indexed directly:
+//! a warp a row, where a block sorting the row waits on many barriers.
 //!
 //! **Staging.** When a product has many short, hashed or long rows, walking
 //! each row's products twice (symbolic, then numeric) is most of its time.
