@@ -19,6 +19,10 @@ pub struct SpgemmArgs {
     a: Option<PathBuf>,
     /// B (MatrixMarket). Without it, C = A ⊗ A.
     b: Option<PathBuf>,
+    /// Multiply by Bᵀ instead of B: with no B, C = A ⊗ Aᵀ (what `spmx
+    /// bench spgemm` multiplies for a rectangular A).
+    #[arg(long)]
+    transpose_b: bool,
     /// Write C here (MatrixMarket general coordinate).
     #[arg(short, long)]
     output: Option<PathBuf>,
@@ -117,26 +121,40 @@ pub fn run(args: &SpgemmArgs) -> anyhow::Result<()> {
 }
 
 /// A, B and a line saying where they came from: the built-in pair, A
-/// squared, or A times B (their shapes checked).
+/// squared, or A times B, B transposed if asked (their shapes checked).
 fn load(args: &SpgemmArgs) -> anyhow::Result<(Csr<f64>, Csr<f64>, String)> {
+    let t = args.transpose_b;
     let (a, b, source) = match (&args.a, &args.b) {
         (None, _) => {
             let (a, b) = default_pair(args.seed)?;
-            (a, b, format!("built-in course pair, seed {}", args.seed))
+            let how = if t { ", B transposed" } else { "" };
+            (
+                a,
+                b,
+                format!("built-in course pair, seed {}{how}", args.seed),
+            )
         }
         (Some(pa), None) => {
             let a = files::read_csr(pa, &args.input)?;
-            (a.clone(), a, format!("{} squared", pa.display()))
+            let how = if t { "times its transpose" } else { "squared" };
+            (a.clone(), a, format!("{} {how}", pa.display()))
         }
         (Some(pa), Some(pb)) => {
             let a = files::read_csr(pa, &args.input)?;
             let b = files::read_csr(pb, &args.input)?;
-            (a, b, format!("{} times {}", pa.display(), pb.display()))
+            let how = if t { " transposed" } else { "" };
+            (
+                a,
+                b,
+                format!("{} times {}{how}", pa.display(), pb.display()),
+            )
         }
     };
+    let b = if t { b.transpose() } else { b };
     anyhow::ensure!(
         a.ncols() == b.nrows(),
-        "cannot multiply: A is {}×{} but B is {}×{} (A's columns must equal B's rows)",
+        "cannot multiply: A is {}×{} but B is {}×{} (A's columns must equal B's rows; \
+         --transpose-b multiplies by Bᵀ)",
         a.nrows(),
         a.ncols(),
         b.nrows(),

@@ -13,7 +13,7 @@ use common::{assert_identical, real_data_dir};
 use spmx::format::{Bsr, Csc, Dense, Ell, Hyb, Sell};
 use spmx::io::{Field, ReadOptions, read_mtx, write_mtx};
 use spmx::ops::{self, SpmvFormat};
-use spmx::{Csr, Engine, Scalar, Semiring};
+use spmx::{Csr, Engine, PlusTimes, Scalar, Semiring};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -404,6 +404,38 @@ fn spgemm_rectangular_matches_the_library() {
     let gt = dir.path().join("gt.mtx");
     write_mtx(&gt, &read_csr(&g).transpose(), Field::Integer).unwrap();
     spgemm_matches_the_library(dir.path(), &g, &gt);
+}
+
+/// `--transpose-b` with A alone multiplies A by its transpose, as the bench
+/// does for a rectangular A; without it, such an A is refused by name.
+#[test]
+fn spgemm_times_the_transpose() {
+    let Some(g) = real("Groebner_id2003_aug.mtx.gz") else {
+        return;
+    };
+    let dir = tempdir();
+    let out = dir.path().join("c.mtx");
+    let a = read_csr(&g);
+    let want = spgemm_oracle::<PlusTimes<f64>>(&a, &a.transpose());
+    for engine in ["serial", "cpu"] {
+        let args = [
+            "spgemm",
+            s(&g),
+            "--transpose-b",
+            "-o",
+            s(&out),
+            "--engine",
+            engine,
+        ];
+        spmx(dir.path(), &args).success();
+        assert_identical(&read_csr(&out), &want);
+    }
+    let run = spmx(dir.path(), &["spgemm", s(&g)]).failure();
+    assert!(
+        run.stderr.contains("4967×2456") && run.stderr.contains("--transpose-b"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
