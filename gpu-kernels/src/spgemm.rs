@@ -252,10 +252,12 @@ fn class_of(a: &SpgemmClassifyArgs, len_a: u32, products: u64, span: u64) -> u32
         2
     } else if spgemm_hash_fits(SPGEMM_HASH_SLOTS, products, span) {
         3
-    } else if size <= u64::from(SPGEMM_BLOCK_MAX) && span <= u64::from(SPGEMM_WIDE_SLOTS) {
-        4
     } else if size <= u64::from(SPGEMM_BLOCK_MAX) {
-        5
+        if span <= u64::from(SPGEMM_WIDE_SLOTS) {
+            4
+        } else {
+            5
+        }
     } else {
         6
     }

@@ -699,20 +699,16 @@ impl<'g, T: Scalar> Product<'g, T> {
                     0,
                 ),
                 0 | 1 | SHORT => (count.div_ceil(warps).min(sms * 64), SPGEMM_THREADS, 0),
-                HASH => {
-                    let warps = spgemm_hash_warps(SPGEMM_HASH_SLOTS, size);
+                HASH | WIDE => {
+                    let warps = if class == WIDE {
+                        wide_warps(gpu, size)
+                    } else {
+                        spgemm_hash_warps(SPGEMM_HASH_SLOTS, size)
+                    };
                     (
                         count.div_ceil(warps).min(sms * 64),
                         32 * warps,
-                        warps * spgemm_hash_table_bytes(SPGEMM_HASH_SLOTS, size),
-                    )
-                }
-                WIDE => {
-                    let warps = wide_warps(gpu, size);
-                    (
-                        count.div_ceil(warps).min(sms * 64),
-                        32 * warps,
-                        warps * spgemm_hash_table_bytes(SPGEMM_WIDE_SLOTS, size),
+                        warps * spgemm_hash_table_bytes(args.table_slots, size),
                     )
                 }
                 BLOCK => (
@@ -931,9 +927,8 @@ impl<T: Scalar> Staged<T> {
 fn wide_warps(gpu: &Gpu, value_size: u32) -> u32 {
     let table = spgemm_hash_table_bytes(SPGEMM_WIDE_SLOTS, value_size);
     (1..=4)
-        .map(|blocks| (gpu.shared_per_block(blocks) / table).clamp(1, 8))
-        .enumerate()
-        .max_by_key(|&(i, warps)| (i as u32 + 1) * warps)
+        .map(|blocks| (blocks, (gpu.shared_per_block(blocks) / table).clamp(1, 8)))
+        .max_by_key(|&(blocks, warps)| blocks * warps)
         .map_or(1, |(_, warps)| warps)
 }
 
