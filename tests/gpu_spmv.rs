@@ -17,11 +17,12 @@ mod common;
 use common::gpu::{GpuValue, agrees, every_third_false, gpu, order_bound, skewed, x_for};
 use common::{TestScalar, arb_csr};
 use proptest::prelude::*;
-use spmx::engine::cuda::matrix::{DevCsr, DevEll};
+use gpu_kernels::args::{ELL_NEAR_BIAS, ELL_NEAR_PAD, ELL_NEAR_REACH};
+use spmx::engine::cuda::matrix::{DevCsr, DevEll, DevEllColumns};
 use spmx::engine::cuda::{Gpu, SpmvKernel, SpmvPlan};
 use spmx::engine::{Engine, Op};
-use spmx::format::{Coo, Csr, Ell};
-use spmx::{MaxPlus, MinMax, MinPlus, OrAnd, PlusTimes, Semiring, ops};
+use spmx::format::{Coo, Csr, ELL_PAD, Ell};
+use spmx::{MaxPlus, MinMax, MinPlus, OrAnd, PlusTimes, Scalar, Semiring, ops};
 
 /// Runs `kernel` on `a`, `x` with a poisoned `y`, and returns `y`.
 fn run_gpu<S: Semiring>(
@@ -151,7 +152,8 @@ common::gpu::every_gpu_semiring!(big, big_cases;
 
 /// ELL made on the device from CSR (what `ell` and `auto` upload) holds the
 /// slots the host's conversion gives: columns, values' bits and padding,
-/// for values of each width.
+/// for values of each width; with 16-bit offsets from the row where every
+/// entry is near the diagonal, and with `u32` columns always.
 fn ell_on_device_cases<S: Semiring>(test: &str)
 where
     S::Value: GpuValue,
@@ -160,13 +162,32 @@ where
     let check = |a: &Csr<S::Value>| {
         let host = Ell::from_csr(a).unwrap();
         let csr = DevCsr::upload(gpu, a).unwrap();
-        let dev = DevEll::from_dev_csr(gpu, &csr, host.width()).unwrap();
-        assert_eq!(gpu.download(&dev.col_idx).unwrap(), host.col_idx());
-        let bits = |v: &[S::Value]| v.iter().map(|x| x.bits()).collect::<Vec<_>>();
-        assert_eq!(
-            bits(&gpu.download(&dev.values).unwrap()),
-            bits(host.values())
-        );
+        let near = a.bandwidth() <= ELL_NEAR_REACH as usize;
+        for bandwidth in [a.bandwidth(), usize::MAX] {
+            let dev = DevEll::from_dev_csr(gpu, &csr, host.width(), bandwidth).unwrap();
+            let columns: Vec<u32> = match &dev.columns {
+                DevEllColumns::Wide(c) => gpu.download(c).unwrap(),
+                DevEllColumns::Near(offsets) => {
+                    assert!(near, "16-bit offsets for a bandwidth of {}", a.bandwidth());
+                    let n = a.nrows().max(1);
+                    let offsets = gpu.download(offsets).unwrap();
+                    (offsets.iter().enumerate())
+                        .map(|(slot, &o)| match o {
+                            ELL_NEAR_PAD => ELL_PAD,
+                            o => ((slot % n) as u32 + u32::from(o)) - ELL_NEAR_BIAS,
+                        })
+                        .collect()
+                }
+            };
+            let wide = matches!(dev.columns, DevEllColumns::Wide(_));
+            assert_eq!(wide, bandwidth == usize::MAX || !near);
+            assert_eq!(columns, host.col_idx());
+            let bits = |v: &[S::Value]| v.iter().map(|x| x.bits()).collect::<Vec<_>>();
+            assert_eq!(
+                bits(&gpu.download(&dev.values).unwrap()),
+                bits(host.values())
+            );
+        }
     };
     let config = ProptestConfig {
         cases: 24,
@@ -175,6 +196,15 @@ where
     proptest!(config, |(a in arb_csr::<S::Value>(70, 70))| check(&a));
     check(&skewed(3_000, 4_000, |i| 32 + i % 2, 3));
     check(&skewed(40_000, 300, |i| if i % 97 == 0 { 9 } else { 0 }, 4));
+    // Entries at the reach of 16-bit offsets, and one beyond it.
+    let reach = ELL_NEAR_REACH as usize;
+    for far in [reach, reach + 1] {
+        let mut coo = Coo::new(far + 2, far + 2).unwrap();
+        for (i, j) in [(0, far), (1, 1), (far, 0), (far + 1, far + 1)] {
+            coo.push(i, j, S::Value::from_f64(2.0)).unwrap();
+        }
+        check(&coo.to_csr());
+    }
 }
 
 common::gpu::every_gpu_semiring!(ell_on_device, ell_on_device_cases;

@@ -22,6 +22,7 @@
 //! | [`SpmvCsrMergeArgs`] | `spmv_csr_merge`, `spmv_csr_merge_fixup` | 80    |
 //! | [`SpmvCooArgs`]      | `spmv_coo_atomic`                        | 48    |
 //! | [`SpmvEllArgs`]      | `spmv_ell`                               | 40    |
+//! | [`SpmvEllNearArgs`]  | `spmv_ell_near`                          | 40    |
 //! | [`SpmvSellArgs`]     | `spmv_sell`                              | 72    |
 //! | [`SpmvBsrArgs`]      | `spmv_bsr`                               | 64    |
 //! | [`SpmmFixupArgs`]    | `spmm_csr_fixup`                         | 40    |
@@ -34,7 +35,7 @@
 //! | [`SpgemmTransposeArgs`] | `spgemm_transpose_count`, `_scatter`, `_sort` (utility) | 56 |
 //! | [`SpgemmGatherArgs`] | `spgemm_giant_gather` (utility)          | 48    |
 //! | [`TransposeArgs`]    | `transpose_1`, `transpose_4`, `transpose_8` (utility) | 24 |
-//! | [`CsrToEllArgs`]     | `csr_to_ell_1`, `csr_to_ell_4`, `csr_to_ell_8` (utility) | 48 |
+//! | [`CsrToEllArgs`]     | `csr_to_ell_1`, `_4`, `_8`, `csr_to_ell_near_1`, `_4`, `_8` (utility) | 48 |
 //! | [`ScanArgs`]         | `scan_tiles`, `scan_tile_sums`, `scan_add` (utility) | 32 |
 //!
 //! Launch contracts (block and grid shape, what `y` must hold) are in each
@@ -117,6 +118,18 @@ pub unsafe trait KernelArgs: Copy + 'static {}
 /// 0). The host's `spmx::format::ELL_PAD` is the same value.
 pub const ELL_PAD: u32 = u32::MAX;
 
+/// What near-diagonal ELL ([`SpmvEllNearArgs`]) adds to a slot's column
+/// less its row, so that the difference fits a `u16`.
+pub const ELL_NEAR_BIAS: u32 = 1 << 15;
+
+/// The offset of a near-diagonal ELL padding slot (as [`ELL_PAD`]).
+pub const ELL_NEAR_PAD: u16 = u16::MAX;
+
+/// The farthest a column may lie from its row, either way, in
+/// near-diagonal ELL: the biased offsets then run from 2 to 65534, clear
+/// of [`ELL_NEAR_PAD`].
+pub const ELL_NEAR_REACH: u32 = ELL_NEAR_BIAS - 2;
+
 /// Implements `Clone`, `Copy` and [`KernelArgs`] for an argument struct and
 /// checks its size (so that it has no padding) for every value type.
 macro_rules! kernel_args {
@@ -142,6 +155,7 @@ kernel_args! {
     SpmvCsrAdaptiveArgs = 72;
     SpmvCooArgs = 48;
     SpmvEllArgs = 40;
+    SpmvEllNearArgs = 40;
     SpmvSellArgs = 72;
     SpmvBsrArgs = 64;
     SpmmFixupArgs = 40;
@@ -349,6 +363,27 @@ pub struct SpmvCooArgs<T> {
 pub struct SpmvEllArgs<T> {
     /// `width * n_rows` columns, column-major.
     pub col_idx: DevPtr<u32>,
+    /// `width * n_rows` values, column-major.
+    pub values: DevPtr<T>,
+    /// The dense input vector.
+    pub x: DevPtr<T>,
+    /// The dense output vector, `n_rows` entries, overwritten.
+    pub y: DevPtrMut<T>,
+    pub n_rows: u32,
+    /// Slots per row: the longest row's length.
+    pub width: u32,
+}
+
+/// SpMV over near-diagonal ELL: [`SpmvEllArgs`]' layout, but each slot
+/// holds its column less its row plus [`ELL_NEAR_BIAS`] in 16 bits (a
+/// padding slot [`ELL_NEAR_PAD`]): for matrices whose every entry lies
+/// within [`ELL_NEAR_REACH`] of the diagonal (bands, stencils), a slot
+/// then streams 2 bytes of index instead of 4. `y` is overwritten.
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpmvEllNearArgs<T> {
+    /// `width * n_rows` biased column offsets, column-major.
+    pub offsets: DevPtr<u16>,
     /// `width * n_rows` values, column-major.
     pub values: DevPtr<T>,
     /// The dense input vector.
@@ -961,15 +996,18 @@ pub struct TransposeArgs {
 /// CSR of 1-, 4- or 8-byte values (`csr_to_ell_1`, `_4`, `_8`) written as
 /// ELL of `width` (at least the longest row): slot `k` of row `r` at `k ·
 /// n_rows + r`, its column and value the row's `k`-th entry's, or
-/// `ELL_PAD` and zero bits past the row's end. `n_rows · width` fits a
-/// `u32`.
+/// `ELL_PAD` and zero bits past the row's end. `csr_to_ell_near_*` write
+/// near-diagonal ELL instead ([`SpmvEllNearArgs`]: biased `u16` offsets,
+/// [`ELL_NEAR_PAD`]), for a CSR whose every entry lies within
+/// [`ELL_NEAR_REACH`] of the diagonal. `n_rows · width` fits a `u32`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct CsrToEllArgs {
     pub row_ptr: DevPtr<u32>,
     pub col_idx: DevPtr<u32>,
     pub values: DevPtr<u8>,
-    pub ell_col_idx: DevPtrMut<u32>,
+    /// `u32` columns (`csr_to_ell_*`) or `u16` offsets (`csr_to_ell_near_*`).
+    pub ell_columns: DevPtrMut<u8>,
     pub ell_values: DevPtrMut<u8>,
     pub n_rows: u32,
     pub width: u32,

@@ -15,7 +15,7 @@
 use crate::args::{
     SpgemmGiantArgs, SpgemmReplayArgs, SpgemmRowsArgs, SpmmBlockArgs, SpmmCsrThreadArgs,
     SpmmFixupArgs, SpmvBsrArgs, SpmvCooArgs, SpmvCsrAdaptiveArgs, SpmvCsrArgs, SpmvCsrMergeArgs,
-    SpmvEllArgs, SpmvSellArgs,
+    SpmvEllArgs, SpmvEllNearArgs, SpmvSellArgs,
 };
 use crate::semiring::Semiring;
 #[cfg(target_arch = "nvptx64")]
@@ -32,7 +32,7 @@ use crate::spmm::{
 #[cfg(target_arch = "nvptx64")]
 use crate::spmv::{
     spmv_bsr, spmv_coo_atomic, spmv_csr_adaptive, spmv_csr_merge, spmv_csr_merge_fixup,
-    spmv_csr_scalar, spmv_csr_vector, spmv_ell, spmv_sell,
+    spmv_csr_scalar, spmv_csr_vector, spmv_ell, spmv_ell_near, spmv_sell,
 };
 
 /// One PTX entry point: a kernel family stamped for one semiring.
@@ -74,6 +74,9 @@ pub const UTILITY_KERNELS: &[&str] = &[
     "csr_to_ell_1",
     "csr_to_ell_4",
     "csr_to_ell_8",
+    "csr_to_ell_near_1",
+    "csr_to_ell_near_4",
+    "csr_to_ell_near_8",
 ];
 
 /// The entry point of `family` for semiring `S`, if it was stamped.
@@ -162,6 +165,7 @@ crate::for_each_semiring!(stamp_kernels! {
         spmv_csr_adaptive(SpmvCsrAdaptiveArgs),
         spmv_coo_atomic(SpmvCooArgs),
         spmv_ell(SpmvEllArgs),
+        spmv_ell_near(SpmvEllNearArgs),
         spmv_sell(SpmvSellArgs),
         spmv_bsr(SpmvBsrArgs),
         spmm_csr_block(SpmmBlockArgs),
@@ -225,6 +229,7 @@ mod tests {
             "spmv_csr_adaptive",
             "spmv_coo_atomic",
             "spmv_ell",
+            "spmv_ell_near",
             "spmv_sell",
             "spmv_bsr",
             "spmm_csr_block",

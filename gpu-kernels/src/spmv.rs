@@ -13,6 +13,7 @@
 //! | `spmv_csr_adaptive`    | block per row block | multiple of 32 | anything          | see [`spmv_csr_adaptive`] |
 //! | `spmv_coo_atomic`      | thread per entry    | any            | zero, or a sum    | the atomics' (varies)   |
 //! | `spmv_ell`             | thread per row      | any            | anything          | row order (= serial)    |
+//! | `spmv_ell_near`        | thread per row      | any            | anything          | row order (= serial)    |
 //! | `spmv_sell`            | thread per position | any            | anything          | row order (= serial)    |
 //! | `spmv_bsr`             | thread per row      | any            | anything          | row order (= serial)    |
 //!
@@ -33,8 +34,8 @@
 //! range counts as 32, which is still correct.
 
 use crate::args::{
-    ELL_PAD, SpmvBsrArgs, SpmvCooArgs, SpmvCsrAdaptiveArgs, SpmvCsrArgs, SpmvCsrMergeArgs,
-    SpmvEllArgs, SpmvSellArgs,
+    ELL_NEAR_BIAS, ELL_NEAR_PAD, ELL_PAD, SpmvBsrArgs, SpmvCooArgs, SpmvCsrAdaptiveArgs,
+    SpmvCsrArgs, SpmvCsrMergeArgs, SpmvEllArgs, SpmvEllNearArgs, SpmvSellArgs,
 };
 use crate::device::atomic::{AtomicAdd, atomic_add, atomic_add_u32, atomic_inc_release_u32};
 use crate::device::memory::{fence_gpu, load_from_l2, load_readonly, load_streaming};
@@ -775,21 +776,70 @@ pub unsafe fn spmv_ell<S: Semiring>(a: SpmvEllArgs<S::Value>) {
         // `k < width` are in bounds, a column other than ELL_PAD indexes
         // `x`, and `row < n_rows`.
         unsafe {
-            let acc = sum_padded_row::<S>(col_idx, values, x, row, n_rows, a.width as usize);
+            let column = |slot| padded_column(col_idx, slot);
+            let acc = sum_padded_row::<S>(column, values, x, row, n_rows, a.width as usize);
             *y.add(row) = acc;
         }
     }
 }
 
+/// Near-diagonal ELL ([`SpmvEllNearArgs`]), one thread per row: as
+/// [`spmv_ell`], each slot's column its row plus its biased 16-bit offset
+/// (padding: [`ELL_NEAR_PAD`]). Sums in row order.
+///
+/// Launch: 1D, any block size, any grid (`⌈n_rows / block⌉` blocks cover
+/// the rows once). `y` is overwritten.
+///
+/// # Safety
+/// `a` describes a valid near-diagonal ELL matrix and vectors in device
+/// memory (`width · n_rows` slots, each offset other than [`ELL_NEAR_PAD`]
+/// giving a column below `x`'s length).
+#[inline(always)]
+pub unsafe fn spmv_ell_near<S: Semiring>(a: SpmvEllNearArgs<S::Value>) {
+    let (offsets, values, x, y) = (
+        a.offsets.as_ptr(),
+        a.values.as_ptr(),
+        a.x.as_ptr(),
+        a.y.as_mut_ptr(),
+    );
+    let n_rows = a.n_rows as usize;
+    for row in grid_stride(a.n_rows) {
+        let row = row as usize;
+        // SAFETY: the caller's contract: slots `row + k · n_rows` for
+        // `k < width` are in bounds, an offset other than ELL_NEAR_PAD gives
+        // a column of `x`, and `row < n_rows`.
+        unsafe {
+            let column = |slot: usize| {
+                let offset = *offsets.add(slot);
+                (offset != ELL_NEAR_PAD).then(|| row + offset as usize - ELL_NEAR_BIAS as usize)
+            };
+            let acc = sum_padded_row::<S>(column, values, x, row, n_rows, a.width as usize);
+            *y.add(row) = acc;
+        }
+    }
+}
+
+/// The column of slot `slot` of ELL or SELL, `None` for padding
+/// ([`ELL_PAD`]).
+///
+/// # Safety
+/// `slot` is in bounds of `col_idx`.
+#[inline(always)]
+unsafe fn padded_column(col_idx: *const u32, slot: usize) -> Option<usize> {
+    // SAFETY: the caller's contract.
+    let col = unsafe { *col_idx.add(slot) };
+    (col != ELL_PAD).then_some(col as usize)
+}
+
 /// The sum of a padded row of ELL or SELL: slots `first + k · stride` for
-/// `k < width`, in order, skipping padding by its column ([`ELL_PAD`]) and
+/// `k < width`, in order, skipping padding (`column(slot)` is `None`) and
 /// stopping early at the semiring's terminal value.
 ///
 /// # Safety
-/// Every slot is in bounds, and a column other than [`ELL_PAD`] indexes `x`.
+/// Every slot is in bounds, and every column `column` gives indexes `x`.
 #[inline(always)]
 unsafe fn sum_padded_row<S: Semiring>(
-    col_idx: *const u32,
+    column: impl Fn(usize) -> Option<usize>,
     values: *const S::Value,
     x: *const S::Value,
     first: usize,
@@ -801,9 +851,8 @@ unsafe fn sum_padded_row<S: Semiring>(
         let slot = first + k * stride;
         // SAFETY: the caller's contract.
         unsafe {
-            let col = *col_idx.add(slot);
-            if col != ELL_PAD {
-                acc = S::add(acc, S::mul(*values.add(slot), *x.add(col as usize)));
+            if let Some(col) = column(slot) {
+                acc = S::add(acc, S::mul(*values.add(slot), *x.add(col)));
                 if S::is_terminal(acc) {
                     break;
                 }
@@ -848,7 +897,8 @@ pub unsafe fn spmv_sell<S: Semiring>(a: SpmvSellArgs<S::Value>) {
         unsafe {
             let first = *slice_ptr.add(slice) as usize + r;
             let width = *slice_width.add(slice) as usize;
-            let acc = sum_padded_row::<S>(col_idx, values, x, first, c, width);
+            let column = |slot| padded_column(col_idx, slot);
+            let acc = sum_padded_row::<S>(column, values, x, first, c, width);
             *y.add(*perm.add(p as usize) as usize) = acc;
         }
     }

@@ -5,7 +5,8 @@
 //! finds them in [`crate::kernels::UTILITY_KERNELS`].
 
 use crate::args::{
-    CompareArgs, CsrToEllArgs, ELL_PAD, NarrowArgs, SpinArgs, TRANSPOSE_THREADS, TransposeArgs,
+    CompareArgs, CsrToEllArgs, ELL_NEAR_BIAS, ELL_NEAR_PAD, ELL_PAD, NarrowArgs, SpinArgs,
+    TRANSPOSE_THREADS, TransposeArgs,
 };
 use crate::device::shared;
 use crate::device::thread::{
@@ -163,20 +164,25 @@ pub unsafe extern "ptx-kernel" fn transpose_8(a: TransposeArgs) {
     unsafe { transpose::<u64>(a) }
 }
 
-/// ELL from CSR on the device ([`CsrToEllArgs`]), values of `W`: a thread a
+/// ELL from CSR on the device ([`CsrToEllArgs`]), values of `W`, each
+/// slot's column written as `column(col, row)` (padding: `pad`): a thread a
 /// row, so that a warp's writes to a stripe are 32 neighbouring slots.
 ///
 /// Launch: 1D, any block size and grid.
 ///
 /// # Safety
 /// [`CsrToEllArgs`] valid: `row_ptr` of `n_rows + 1` offsets, every row at
-/// most `width` entries, `ell_col_idx` and `ell_values` of `n_rows · width`
-/// slots.
+/// most `width` entries, `ell_columns` (of `C`) and `ell_values` of
+/// `n_rows · width` slots.
 #[inline(always)]
-unsafe fn csr_to_ell<W: Copy + From<u8>>(a: CsrToEllArgs) {
+unsafe fn csr_to_ell<W: Copy + From<u8>, C: Copy>(
+    a: CsrToEllArgs,
+    column: impl Fn(u32, usize) -> C,
+    pad: C,
+) {
     let (cols, vals) = (a.col_idx.as_ptr(), a.values.as_ptr().cast::<W>());
     let (ell_cols, ell_vals) = (
-        a.ell_col_idx.as_mut_ptr(),
+        a.ell_columns.as_mut_ptr().cast::<C>(),
         a.ell_values.as_mut_ptr().cast::<W>(),
     );
     let n = a.n_rows as usize;
@@ -190,10 +196,10 @@ unsafe fn csr_to_ell<W: Copy + From<u8>>(a: CsrToEllArgs) {
             for k in 0..a.width as usize {
                 let slot = k * n + r;
                 if k < len {
-                    *ell_cols.add(slot) = *cols.add(start as usize + k);
+                    *ell_cols.add(slot) = column(*cols.add(start as usize + k), r);
                     *ell_vals.add(slot) = *vals.add(start as usize + k);
                 } else {
-                    *ell_cols.add(slot) = ELL_PAD;
+                    *ell_cols.add(slot) = pad;
                     *ell_vals.add(slot) = W::from(0);
                 }
             }
@@ -202,32 +208,52 @@ unsafe fn csr_to_ell<W: Copy + From<u8>>(a: CsrToEllArgs) {
     }
 }
 
-/// [`csr_to_ell`] of 1-byte values (`bool`).
+/// [`csr_to_ell`] with `u32` columns as they are.
 ///
 /// # Safety
 /// As [`csr_to_ell`].
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn csr_to_ell_1(a: CsrToEllArgs) {
+#[inline(always)]
+unsafe fn csr_to_ell_wide<W: Copy + From<u8>>(a: CsrToEllArgs) {
     // SAFETY: the caller's.
-    unsafe { csr_to_ell::<u8>(a) }
+    unsafe { csr_to_ell::<W, u32>(a, |col, _| col, ELL_PAD) }
 }
 
-/// [`csr_to_ell`] of 4-byte values (`f32`).
+/// [`csr_to_ell`] with each column as its biased `u16` offset from the row
+/// (near-diagonal ELL).
 ///
 /// # Safety
-/// As [`csr_to_ell`].
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn csr_to_ell_4(a: CsrToEllArgs) {
+/// As [`csr_to_ell`], and every entry lies within
+/// [`ELL_NEAR_REACH`](crate::args::ELL_NEAR_REACH) of the
+/// diagonal (else its offset wraps to another column).
+#[inline(always)]
+unsafe fn csr_to_ell_near<W: Copy + From<u8>>(a: CsrToEllArgs) {
+    let offset =
+        |col: u32, row: usize| col.wrapping_add(ELL_NEAR_BIAS).wrapping_sub(row as u32) as u16;
     // SAFETY: the caller's.
-    unsafe { csr_to_ell::<u32>(a) }
+    unsafe { csr_to_ell::<W, u16>(a, offset, ELL_NEAR_PAD) }
 }
 
-/// [`csr_to_ell`] of 8-byte values (`f64`).
-///
-/// # Safety
-/// As [`csr_to_ell`].
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn csr_to_ell_8(a: CsrToEllArgs) {
-    // SAFETY: the caller's.
-    unsafe { csr_to_ell::<u64>(a) }
+/// Stamps the conversions' entry points for 1-, 4- and 8-byte values
+/// (`bool`, `f32`, `f64`).
+macro_rules! csr_to_ell_entries {
+    ($($name:ident => $body:ident::<$w:ty>, $doc:literal;)*) => {$(
+        #[doc = $doc]
+        ///
+        /// # Safety
+        /// As its body's.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(a: CsrToEllArgs) {
+            // SAFETY: the caller's.
+            unsafe { $body::<$w>(a) }
+        }
+    )*};
+}
+
+csr_to_ell_entries! {
+    csr_to_ell_1 => csr_to_ell_wide::<u8>, "ELL of 1-byte values (`bool`).";
+    csr_to_ell_4 => csr_to_ell_wide::<u32>, "ELL of 4-byte values (`f32`).";
+    csr_to_ell_8 => csr_to_ell_wide::<u64>, "ELL of 8-byte values (`f64`).";
+    csr_to_ell_near_1 => csr_to_ell_near::<u8>, "Near-diagonal ELL of 1-byte values.";
+    csr_to_ell_near_4 => csr_to_ell_near::<u32>, "Near-diagonal ELL of 4-byte values.";
+    csr_to_ell_near_8 => csr_to_ell_near::<u64>, "Near-diagonal ELL of 8-byte values.";
 }

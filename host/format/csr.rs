@@ -287,6 +287,23 @@ impl<T: Scalar> Csr<T> {
         self.row_ptr.len() * size_of::<usize>() + self.nnz() * (size_of::<u32>() + size_of::<T>())
     }
 
+    /// The farthest any entry lies from the diagonal, `max |j − i|` over
+    /// the stored entries `(i, j)`; 0 without entries. Columns are sorted,
+    /// so each row's first and last entry decide.
+    pub fn bandwidth(&self) -> usize {
+        (0..self.nrows)
+            .filter(|&i| self.row_len(i) > 0)
+            .map(|i| {
+                let (first, last) = (
+                    self.col_idx[self.row_ptr[i]] as usize,
+                    self.col_idx[self.row_ptr[i + 1] - 1] as usize,
+                );
+                i.saturating_sub(first).max(last.saturating_sub(i))
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Row-length statistics, used by `spmx info` and by kernel selection.
     pub fn row_stats(&self) -> RowStats {
         let mut stats = RowStats {
@@ -376,6 +393,20 @@ mod tests {
             err(Csr::try_new(1, 3, vec![0, 2], vec![2, 1], vec![1.0, 1.0])).contains("not sorted")
         );
         assert!(err(Csr::try_new(1, 3, vec![0, 1], vec![0], vec![])).contains("values"));
+    }
+
+    #[test]
+    fn bandwidth_is_the_farthest_entry_from_the_diagonal() {
+        let a = |rows, cols, ptr: Vec<usize>, idx: Vec<u32>| {
+            let n = idx.len();
+            Csr::try_new(rows, cols, ptr, idx, vec![1.0f64; n]).unwrap()
+        };
+        assert_eq!(a(0, 0, vec![0], vec![]).bandwidth(), 0);
+        assert_eq!(a(3, 3, vec![0, 0, 0, 0], vec![]).bandwidth(), 0);
+        // Below the diagonal in row 2, above it in row 0.
+        let m = a(3, 9, vec![0, 2, 2, 3], vec![1, 4, 0]);
+        assert_eq!(m.bandwidth(), 4);
+        assert_eq!(a(4, 2, vec![0, 1, 1, 1, 2], vec![0, 0]).bandwidth(), 3);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! number, never truncated.
 
 use cudarc::driver::{CudaSlice, DeviceRepr};
-use gpu_kernels::args::{CompareArgs, CsrToEllArgs, DevPtr, DevPtrMut};
+use gpu_kernels::args::{CompareArgs, CsrToEllArgs, DevPtr, DevPtrMut, ELL_NEAR_REACH};
 
 use super::Gpu;
 use crate::Scalar;
@@ -169,8 +169,20 @@ impl<T: Scalar> DevCoo<T> {
 pub struct DevEll<T> {
     pub n_rows: u32,
     pub width: u32,
-    pub col_idx: CudaSlice<u32>,
+    pub columns: DevEllColumns,
     pub values: CudaSlice<T>,
+}
+
+/// How a device ELL holds its slots' columns.
+pub enum DevEllColumns {
+    /// The column itself, [`ELL_PAD`](crate::format::ELL_PAD) for padding
+    /// (kernel `spmv_ell`).
+    Wide(CudaSlice<u32>),
+    /// The column less the row plus `ELL_NEAR_BIAS`, in 16 bits,
+    /// `ELL_NEAR_PAD` for padding (kernel `spmv_ell_near`; see
+    /// `gpu_kernels::args::SpmvEllNearArgs`): every entry within
+    /// `ELL_NEAR_REACH` of the diagonal. Half the index bytes of `Wide`.
+    Near(CudaSlice<u16>),
 }
 
 impl<T: Scalar> DevEll<T> {
@@ -180,7 +192,7 @@ impl<T: Scalar> DevEll<T> {
         Ok(DevEll {
             n_rows: index(a.nrows(), "the number of rows")?,
             width: index(a.width(), "the ELL width")?,
-            col_idx: gpu.upload(a.col_idx())?,
+            columns: DevEllColumns::Wide(gpu.upload(a.col_idx())?),
             values: gpu.upload(a.values())?,
         })
     }
@@ -188,25 +200,41 @@ impl<T: Scalar> DevEll<T> {
     /// ELL of `width` (at least `a`'s longest row) made on the device from
     /// `a`: the same slots [`upload`](Self::upload) of
     /// [`Ell::from_csr_with_width`] gives, without converting on the host
-    /// and uploading the padding.
-    pub fn from_dev_csr(gpu: &Gpu, a: &DevCsr<T>, width: usize) -> Result<Self> {
+    /// and uploading the padding. `bandwidth` is at least the farthest
+    /// any entry of `a` lies from the diagonal ([`Csr::bandwidth`]); where
+    /// it is within `ELL_NEAR_REACH`, the columns are made
+    /// [`DevEllColumns::Near`].
+    pub fn from_dev_csr(gpu: &Gpu, a: &DevCsr<T>, width: usize, bandwidth: usize) -> Result<Self> {
         let n = a.n_rows as usize;
         let slots = n.saturating_mul(width);
         index(slots, "the number of ELL slots")?;
-        let (mut col_idx, mut values) = (gpu.output::<u32>(slots)?, gpu.output::<T>(slots)?);
+        let near = bandwidth <= ELL_NEAR_REACH as usize;
+        let mut values = gpu.output::<T>(slots)?;
+        let mut columns = if near {
+            DevEllColumns::Near(gpu.output::<u16>(slots)?)
+        } else {
+            DevEllColumns::Wide(gpu.output::<u32>(slots)?)
+        };
+        let ell_columns = match &mut columns {
+            DevEllColumns::Wide(c) => gpu.ptr_mut(c).addr(),
+            DevEllColumns::Near(c) => gpu.ptr_mut(c).addr(),
+        };
         let args = CsrToEllArgs {
             row_ptr: gpu.ptr(&a.row_ptr),
             col_idx: gpu.ptr(&a.col_idx),
             values: DevPtr::new(gpu.ptr(&a.values).addr()),
-            ell_col_idx: gpu.ptr_mut(&mut col_idx),
+            ell_columns: DevPtrMut::new(ell_columns),
             ell_values: DevPtrMut::new(gpu.ptr_mut(&mut values).addr()),
             n_rows: a.n_rows,
             width: index(width, "the ELL width")?,
         };
-        let name = match size_of::<T>() {
-            1 => "csr_to_ell_1",
-            4 => "csr_to_ell_4",
-            _ => "csr_to_ell_8",
+        let name = match (near, size_of::<T>()) {
+            (false, 1) => "csr_to_ell_1",
+            (false, 4) => "csr_to_ell_4",
+            (false, _) => "csr_to_ell_8",
+            (true, 1) => "csr_to_ell_near_1",
+            (true, 4) => "csr_to_ell_near_4",
+            (true, _) => "csr_to_ell_near_8",
         };
         if n > 0 {
             let grid = n
@@ -217,13 +245,17 @@ impl<T: Scalar> DevEll<T> {
         Ok(DevEll {
             n_rows: a.n_rows,
             width: args.width,
-            col_idx,
+            columns,
             values,
         })
     }
 
     pub fn bytes(&self) -> usize {
-        (4 + size_of::<T>()) * self.col_idx.len()
+        let index_bytes = match &self.columns {
+            DevEllColumns::Wide(_) => 4,
+            DevEllColumns::Near(_) => 2,
+        };
+        (index_bytes + size_of::<T>()) * self.values.len()
     }
 }
 

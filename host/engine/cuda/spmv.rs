@@ -20,7 +20,7 @@
 //! | `csr-merge` | `DevCsr` and a carry a part | `SpmvCsrMergeArgs` | `spmv_csr_merge`, `spmv_csr_merge_fixup` (search and walk in `gpu_kernels::merge_path`) |
 //! | `csr-adaptive` | `DevCsr`, row blocks, a partial sum and a count a block | `SpmvCsrAdaptiveArgs` | `spmv_csr_adaptive` |
 //! | `coo` | `DevCoo` | `SpmvCooArgs` | `spmv_coo_atomic` (the semiring's `AtomicAdd`) |
-//! | `ell`, `hyb` | `DevEll` (`ell`: made from `DevCsr` by `csr_to_ell_*`; `hyb`: and `DevCoo`) | `SpmvEllArgs` (and `SpmvCooArgs`) | `spmv_ell` (and `spmv_coo_atomic`) |
+//! | `ell`, `hyb` | `DevEll` (`ell`: made from `DevCsr` by `csr_to_ell_*`, or `csr_to_ell_near_*` where every entry is near the diagonal; `hyb`: and `DevCoo`) | `SpmvEllArgs` or `SpmvEllNearArgs` (and `SpmvCooArgs`) | `spmv_ell` or `spmv_ell_near` (and `spmv_coo_atomic`) |
 //! | `sell` | `DevSell` | `SpmvSellArgs` | `spmv_sell` |
 //! | `bsr` | `DevBsr` | `SpmvBsrArgs` | `spmv_bsr` |
 
@@ -28,12 +28,12 @@ use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{
     SpmvBsrArgs, SpmvCooArgs, SpmvCsrAdaptiveArgs, SpmvCsrArgs, SpmvCsrMergeArgs, SpmvEllArgs,
-    SpmvSellArgs,
+    SpmvEllNearArgs, SpmvSellArgs,
 };
 use gpu_kernels::merge_path;
 
 use super::Gpu;
-use super::matrix::{DevBsr, DevCoo, DevCsr, DevEll, DevSell, index};
+use super::matrix::{DevBsr, DevCoo, DevCsr, DevEll, DevEllColumns, DevSell, index};
 use crate::Scalar;
 use crate::error::{Error, Result};
 use crate::format::{Bsr, Coo, Csr, Ell, Hyb, RowStats, Sell};
@@ -277,7 +277,7 @@ impl<T: Scalar> SpmvPlan<T> {
             SpmvKernel::Coo => Self::from_coo::<S>(gpu, &a.to_coo()),
             SpmvKernel::Ell => {
                 let csr = DevCsr::upload(gpu, a)?;
-                match DevEll::from_dev_csr(gpu, &csr, stats.max) {
+                match DevEll::from_dev_csr(gpu, &csr, stats.max, a.bandwidth()) {
                     Ok(ell) => Self::with(SpmvKernel::Ell, 1, a.ncols(), DevMatrix::Ell(ell)),
                     // `auto` took ELL for speed; where its slots do not fit
                     // beside the CSR, the kernel it takes for other large
@@ -411,11 +411,15 @@ impl<T: Scalar> SpmvPlan<T> {
         self.kernel
     }
 
-    /// The kernel and its shape, e.g. `csr-vector(8 lanes)`.
+    /// The kernel and its shape, e.g. `csr-vector(8 lanes)`, or
+    /// `ell(16-bit offsets)` for near-diagonal ELL.
     pub fn label(&self) -> String {
-        match self.kernel {
-            SpmvKernel::CsrVector => format!("csr-vector({} lanes)", self.lanes),
-            k => k.name().to_string(),
+        match (self.kernel, &self.matrix) {
+            (SpmvKernel::CsrVector, _) => format!("csr-vector({} lanes)", self.lanes),
+            (SpmvKernel::Ell, DevMatrix::Ell(e)) if matches!(e.columns, DevEllColumns::Near(_)) => {
+                "ell(16-bit offsets)".to_string()
+            }
+            (k, _) => k.name().to_string(),
         }
     }
 
@@ -591,15 +595,33 @@ fn ell<S, T: Scalar>(
 where
     S: Semiring<Value = T>,
 {
-    let args = SpmvEllArgs {
-        col_idx: gpu.ptr(&e.col_idx),
-        values: gpu.ptr(&e.values),
-        x,
-        y,
-        n_rows: e.n_rows,
-        width: e.width,
-    };
-    gpu.launch_threads::<S, _>("spmv_ell", e.n_rows.into(), args)
+    let (values, n_rows, width) = (gpu.ptr(&e.values), e.n_rows, e.width);
+    match &e.columns {
+        DevEllColumns::Wide(cols) => {
+            let col_idx = gpu.ptr(cols);
+            let args = SpmvEllArgs {
+                col_idx,
+                values,
+                x,
+                y,
+                n_rows,
+                width,
+            };
+            gpu.launch_threads::<S, _>("spmv_ell", n_rows.into(), args)
+        }
+        DevEllColumns::Near(offsets) => {
+            let offsets = gpu.ptr(offsets);
+            let args = SpmvEllNearArgs {
+                offsets,
+                values,
+                x,
+                y,
+                n_rows,
+                width,
+            };
+            gpu.launch_threads::<S, _>("spmv_ell_near", n_rows.into(), args)
+        }
+    }
 }
 
 fn coo_atomic<S, T: Scalar>(
