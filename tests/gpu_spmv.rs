@@ -16,8 +16,8 @@ mod common;
 
 use common::gpu::{GpuValue, agrees, every_third_false, gpu, order_bound, skewed, x_for};
 use common::{TestScalar, arb_csr};
-use proptest::prelude::*;
 use gpu_kernels::args::{ELL_NEAR_BIAS, ELL_NEAR_PAD, ELL_NEAR_REACH};
+use proptest::prelude::*;
 use spmx::engine::cuda::matrix::{DevCsr, DevEll, DevEllColumns};
 use spmx::engine::cuda::{Gpu, SpmvKernel, SpmvPlan};
 use spmx::engine::{Engine, Op};

@@ -776,8 +776,15 @@ pub unsafe fn spmv_ell<S: Semiring>(a: SpmvEllArgs<S::Value>) {
         // `k < width` are in bounds, a column other than ELL_PAD indexes
         // `x`, and `row < n_rows`.
         unsafe {
-            let column = |slot| padded_column(col_idx, slot);
-            let acc = sum_padded_row::<S>(column, values, x, row, n_rows, a.width as usize);
+            let acc = sum_padded_row::<S, u32>(
+                col_idx,
+                wide_column,
+                values,
+                x,
+                row,
+                n_rows,
+                a.width as usize,
+            );
             *y.add(row) = acc;
         }
     }
@@ -809,37 +816,39 @@ pub unsafe fn spmv_ell_near<S: Semiring>(a: SpmvEllNearArgs<S::Value>) {
         // `k < width` are in bounds, an offset other than ELL_NEAR_PAD gives
         // a column of `x`, and `row < n_rows`.
         unsafe {
-            let column = |slot: usize| {
-                let offset = *offsets.add(slot);
+            let column = |offset: u16| {
                 (offset != ELL_NEAR_PAD).then(|| row + offset as usize - ELL_NEAR_BIAS as usize)
             };
-            let acc = sum_padded_row::<S>(column, values, x, row, n_rows, a.width as usize);
+            let acc =
+                sum_padded_row::<S, u16>(offsets, column, values, x, row, n_rows, a.width as usize);
             *y.add(row) = acc;
         }
     }
 }
 
-/// The column of slot `slot` of ELL or SELL, `None` for padding
+/// The column a `u32` slot of ELL or SELL holds, `None` for padding
 /// ([`ELL_PAD`]).
-///
-/// # Safety
-/// `slot` is in bounds of `col_idx`.
 #[inline(always)]
-unsafe fn padded_column(col_idx: *const u32, slot: usize) -> Option<usize> {
-    // SAFETY: the caller's contract.
-    let col = unsafe { *col_idx.add(slot) };
+fn wide_column(col: u32) -> Option<usize> {
     (col != ELL_PAD).then_some(col as usize)
 }
 
+/// Slots of a padded row whose index and value [`sum_padded_row`] loads
+/// before it sums any of them: a thread then has that many loads in
+/// flight, not one index and then its value at a time.
+const SLOTS_IN_FLIGHT: usize = 4;
+
 /// The sum of a padded row of ELL or SELL: slots `first + k · stride` for
-/// `k < width`, in order, skipping padding (`column(slot)` is `None`) and
-/// stopping early at the semiring's terminal value.
+/// `k < width`, in order, each slot's column `column(index[slot])` (`None`
+/// for padding, skipped), stopping early at the semiring's terminal value.
 ///
 /// # Safety
-/// Every slot is in bounds, and every column `column` gives indexes `x`.
+/// Every slot is in bounds of `index` and `values`, and every column
+/// `column` gives indexes `x`.
 #[inline(always)]
-unsafe fn sum_padded_row<S: Semiring>(
-    column: impl Fn(usize) -> Option<usize>,
+unsafe fn sum_padded_row<S: Semiring, I: Copy>(
+    index: *const I,
+    column: impl Fn(I) -> Option<usize>,
     values: *const S::Value,
     x: *const S::Value,
     first: usize,
@@ -847,17 +856,36 @@ unsafe fn sum_padded_row<S: Semiring>(
     width: usize,
 ) -> S::Value {
     let mut acc = S::zero();
-    for k in 0..width {
+    // Streaming loads: A is read once, and the compiler may not sink them
+    // into the branches below, one behind another.
+    // SAFETY: the caller's contract.
+    let load = |k: usize| unsafe {
         let slot = first + k * stride;
-        // SAFETY: the caller's contract.
-        unsafe {
-            if let Some(col) = column(slot) {
-                acc = S::add(acc, S::mul(*values.add(slot), *x.add(col)));
-                if S::is_terminal(acc) {
-                    break;
-                }
-            }
+        (load_streaming(index.add(slot)), load_streaming(values.add(slot)))
+    };
+    // Adds a slot to `acc`; true once `acc` is terminal.
+    let mut add = |(i, v): (I, S::Value)| {
+        if let Some(col) = column(i) {
+            // SAFETY: the caller's contract.
+            acc = S::add(acc, S::mul(v, unsafe { *x.add(col) }));
+            return S::is_terminal(acc);
         }
+        false
+    };
+    let whole = width - width % SLOTS_IN_FLIGHT;
+    let mut k = 0;
+    while k < whole {
+        let slots: [(I, S::Value); SLOTS_IN_FLIGHT] = core::array::from_fn(|j| load(k + j));
+        if slots.into_iter().any(&mut add) {
+            return acc;
+        }
+        k += SLOTS_IN_FLIGHT;
+    }
+    while k < width {
+        if add(load(k)) {
+            break;
+        }
+        k += 1;
     }
     acc
 }
@@ -897,8 +925,7 @@ pub unsafe fn spmv_sell<S: Semiring>(a: SpmvSellArgs<S::Value>) {
         unsafe {
             let first = *slice_ptr.add(slice) as usize + r;
             let width = *slice_width.add(slice) as usize;
-            let column = |slot| padded_column(col_idx, slot);
-            let acc = sum_padded_row::<S>(column, values, x, first, c, width);
+            let acc = sum_padded_row::<S, u32>(col_idx, wide_column, values, x, first, c, width);
             *y.add(*perm.add(p as usize) as usize) = acc;
         }
     }
