@@ -16,7 +16,7 @@ mod common;
 
 use common::gpu::{GpuValue, agrees, every_third_false, gpu, order_bound, skewed, x_for};
 use common::{TestScalar, arb_csr};
-use gpu_kernels::args::{ELL_NEAR_BIAS, ELL_NEAR_PAD, ELL_NEAR_REACH};
+use gpu_kernels::args::{ELL_NEAR_BIAS, ELL_NEAR_PAD, ELL_NEAR_REACH, ell_near_slot};
 use proptest::prelude::*;
 use spmx::engine::cuda::matrix::{DevCsr, DevEll, DevEllColumns};
 use spmx::engine::cuda::{Gpu, SpmvKernel, SpmvPlan};
@@ -163,30 +163,37 @@ where
         let host = Ell::from_csr(a).unwrap();
         let csr = DevCsr::upload(gpu, a).unwrap();
         let near = a.bandwidth() <= ELL_NEAR_REACH as usize;
+        let (n, width) = (a.nrows(), host.width());
+        // Host ELL's order, `k · n + r`: the device slot each stands for.
+        let host_order = |near: bool| -> Vec<usize> {
+            let slot = |i: usize| {
+                let (r, k) = (i % n, i / n);
+                if near { ell_near_slot(r, k, width) } else { i }
+            };
+            (0..n * width).map(slot).collect()
+        };
         for bandwidth in [a.bandwidth(), usize::MAX] {
-            let dev = DevEll::from_dev_csr(gpu, &csr, host.width(), bandwidth).unwrap();
+            let dev = DevEll::from_dev_csr(gpu, &csr, width, bandwidth).unwrap();
+            let wide = matches!(dev.columns, DevEllColumns::Wide(_));
+            assert_eq!(wide, bandwidth == usize::MAX || !near);
+            let order = host_order(!wide);
             let columns: Vec<u32> = match &dev.columns {
                 DevEllColumns::Wide(c) => gpu.download(c).unwrap(),
                 DevEllColumns::Near(offsets) => {
-                    assert!(near, "16-bit offsets for a bandwidth of {}", a.bandwidth());
-                    let n = a.nrows().max(1);
                     let offsets = gpu.download(offsets).unwrap();
-                    (offsets.iter().enumerate())
-                        .map(|(slot, &o)| match o {
+                    (order.iter().enumerate())
+                        .map(|(i, &slot)| match offsets[slot] {
                             ELL_NEAR_PAD => ELL_PAD,
-                            o => ((slot % n) as u32 + u32::from(o)) - ELL_NEAR_BIAS,
+                            o => ((i % n) as u32 + u32::from(o)) - ELL_NEAR_BIAS,
                         })
                         .collect()
                 }
             };
-            let wide = matches!(dev.columns, DevEllColumns::Wide(_));
-            assert_eq!(wide, bandwidth == usize::MAX || !near);
             assert_eq!(columns, host.col_idx());
-            let bits = |v: &[S::Value]| v.iter().map(|x| x.bits()).collect::<Vec<_>>();
-            assert_eq!(
-                bits(&gpu.download(&dev.values).unwrap()),
-                bits(host.values())
-            );
+            let values = gpu.download(&dev.values).unwrap();
+            let got: Vec<_> = order.iter().map(|&slot| values[slot].bits()).collect();
+            let want: Vec<_> = host.values().iter().map(|v| v.bits()).collect();
+            assert_eq!(got, want);
         }
     };
     let config = ProptestConfig {

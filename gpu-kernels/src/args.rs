@@ -130,6 +130,21 @@ pub const ELL_NEAR_PAD: u16 = u16::MAX;
 /// of [`ELL_NEAR_PAD`].
 pub const ELL_NEAR_REACH: u32 = ELL_NEAR_BIAS - 2;
 
+/// Rows of a slice of near-diagonal ELL: a warp's, whose loads of a slot
+/// are then one run of 64 bytes of offsets, and of the row's slots one
+/// run of `64 · width`.
+pub const ELL_NEAR_SLICE: usize = 32;
+
+/// Where slot `k` of row `row` lies in near-diagonal ELL of `width` slots
+/// a row: slices of [`ELL_NEAR_SLICE`] rows, `ELL_NEAR_SLICE · width` slots
+/// each, slot `k` of the slice's rows side by side. The slots of `n_rows`
+/// rows span `⌈n_rows / ELL_NEAR_SLICE⌉ · ELL_NEAR_SLICE · width`.
+#[inline(always)]
+pub const fn ell_near_slot(row: usize, k: usize, width: usize) -> usize {
+    let (slice, lane) = (row / ELL_NEAR_SLICE, row % ELL_NEAR_SLICE);
+    (slice * width + k) * ELL_NEAR_SLICE + lane
+}
+
 /// Implements `Clone`, `Copy` and [`KernelArgs`] for an argument struct and
 /// checks its size (so that it has no padding) for every value type.
 macro_rules! kernel_args {
@@ -374,17 +389,18 @@ pub struct SpmvEllArgs<T> {
     pub width: u32,
 }
 
-/// SpMV over near-diagonal ELL: [`SpmvEllArgs`]' layout, but each slot
-/// holds its column less its row plus [`ELL_NEAR_BIAS`] in 16 bits (a
-/// padding slot [`ELL_NEAR_PAD`]): for matrices whose every entry lies
-/// within [`ELL_NEAR_REACH`] of the diagonal (bands, stencils), a slot
-/// then streams 2 bytes of index instead of 4. `y` is overwritten.
+/// SpMV over near-diagonal ELL: each slot holds its column less its row
+/// plus [`ELL_NEAR_BIAS`] in 16 bits (a padding slot [`ELL_NEAR_PAD`]),
+/// for matrices whose every entry lies within [`ELL_NEAR_REACH`] of the
+/// diagonal (bands, stencils): a slot streams 2 bytes of index instead of
+/// 4. Slots lie in slices of a warp's rows ([`ell_near_slot`]). `y` is
+/// overwritten.
 #[repr(C)]
 #[derive(Debug)]
 pub struct SpmvEllNearArgs<T> {
-    /// `width * n_rows` biased column offsets, column-major.
+    /// Biased column offsets, at [`ell_near_slot`].
     pub offsets: DevPtr<u16>,
-    /// `width * n_rows` values, column-major.
+    /// Values, at [`ell_near_slot`].
     pub values: DevPtr<T>,
     /// The dense input vector.
     pub x: DevPtr<T>,
@@ -998,8 +1014,9 @@ pub struct TransposeArgs {
 /// n_rows + r`, its column and value the row's `k`-th entry's, or
 /// `ELL_PAD` and zero bits past the row's end. `csr_to_ell_near_*` write
 /// near-diagonal ELL instead ([`SpmvEllNearArgs`]: biased `u16` offsets,
-/// [`ELL_NEAR_PAD`]), for a CSR whose every entry lies within
-/// [`ELL_NEAR_REACH`] of the diagonal. `n_rows · width` fits a `u32`.
+/// [`ELL_NEAR_PAD`], slots at [`ell_near_slot`]), for a CSR whose every
+/// entry lies within [`ELL_NEAR_REACH`] of the diagonal. The slots fit a
+/// `u32`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct CsrToEllArgs {

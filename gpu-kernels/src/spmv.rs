@@ -34,8 +34,9 @@
 //! range counts as 32, which is still correct.
 
 use crate::args::{
-    ELL_NEAR_BIAS, ELL_NEAR_PAD, ELL_PAD, SpmvBsrArgs, SpmvCooArgs, SpmvCsrAdaptiveArgs,
-    SpmvCsrArgs, SpmvCsrMergeArgs, SpmvEllArgs, SpmvEllNearArgs, SpmvSellArgs,
+    ELL_NEAR_BIAS, ELL_NEAR_PAD, ELL_NEAR_SLICE, ELL_PAD, SpmvBsrArgs, SpmvCooArgs,
+    SpmvCsrAdaptiveArgs, SpmvCsrArgs, SpmvCsrMergeArgs, SpmvEllArgs, SpmvEllNearArgs, SpmvSellArgs,
+    ell_near_slot,
 };
 use crate::device::atomic::{AtomicAdd, atomic_add, atomic_add_u32, atomic_inc_release_u32};
 use crate::device::memory::{fence_gpu, load_from_l2, load_readonly, load_streaming};
@@ -792,15 +793,17 @@ pub unsafe fn spmv_ell<S: Semiring>(a: SpmvEllArgs<S::Value>) {
 
 /// Near-diagonal ELL ([`SpmvEllNearArgs`]), one thread per row: as
 /// [`spmv_ell`], each slot's column its row plus its biased 16-bit offset
-/// (padding: [`ELL_NEAR_PAD`]). Sums in row order.
+/// (padding: [`ELL_NEAR_PAD`]), the slots of a warp's rows one contiguous
+/// slice ([`ell_near_slot`]). Sums in row order.
 ///
 /// Launch: 1D, any block size, any grid (`⌈n_rows / block⌉` blocks cover
 /// the rows once). `y` is overwritten.
 ///
 /// # Safety
 /// `a` describes a valid near-diagonal ELL matrix and vectors in device
-/// memory (`width · n_rows` slots, each offset other than [`ELL_NEAR_PAD`]
-/// giving a column below `x`'s length).
+/// memory (the slots [`ell_near_slot`] gives for `n_rows` rows of `width`,
+/// each offset other than [`ELL_NEAR_PAD`] giving a column below `x`'s
+/// length).
 #[inline(always)]
 pub unsafe fn spmv_ell_near<S: Semiring>(a: SpmvEllNearArgs<S::Value>) {
     let (offsets, values, x, y) = (
@@ -809,18 +812,19 @@ pub unsafe fn spmv_ell_near<S: Semiring>(a: SpmvEllNearArgs<S::Value>) {
         a.x.as_ptr(),
         a.y.as_mut_ptr(),
     );
-    let n_rows = a.n_rows as usize;
+    let width = a.width as usize;
     for row in grid_stride(a.n_rows) {
         let row = row as usize;
-        // SAFETY: the caller's contract: slots `row + k · n_rows` for
-        // `k < width` are in bounds, an offset other than ELL_NEAR_PAD gives
-        // a column of `x`, and `row < n_rows`.
+        // SAFETY: the caller's contract: the row's slots are in bounds, an
+        // offset other than ELL_NEAR_PAD gives a column of `x`, and
+        // `row < n_rows`.
         unsafe {
             let column = |offset: u16| {
                 (offset != ELL_NEAR_PAD).then(|| row + offset as usize - ELL_NEAR_BIAS as usize)
             };
+            let first = ell_near_slot(row, 0, width);
             let acc =
-                sum_padded_row::<S, u16>(offsets, column, values, x, row, n_rows, a.width as usize);
+                sum_padded_row::<S, u16>(offsets, column, values, x, first, ELL_NEAR_SLICE, width);
             *y.add(row) = acc;
         }
     }
@@ -861,7 +865,10 @@ unsafe fn sum_padded_row<S: Semiring, I: Copy>(
     // SAFETY: the caller's contract.
     let load = |k: usize| unsafe {
         let slot = first + k * stride;
-        (load_streaming(index.add(slot)), load_streaming(values.add(slot)))
+        (
+            load_streaming(index.add(slot)),
+            load_streaming(values.add(slot)),
+        )
     };
     // Adds a slot to `acc`; true once `acc` is terminal.
     let mut add = |(i, v): (I, S::Value)| {

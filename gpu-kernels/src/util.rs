@@ -6,7 +6,7 @@
 
 use crate::args::{
     CompareArgs, CsrToEllArgs, ELL_NEAR_BIAS, ELL_NEAR_PAD, ELL_PAD, NarrowArgs, SpinArgs,
-    TRANSPOSE_THREADS, TransposeArgs,
+    TRANSPOSE_THREADS, TransposeArgs, ell_near_slot,
 };
 use crate::device::shared;
 use crate::device::thread::{
@@ -164,19 +164,21 @@ pub unsafe extern "ptx-kernel" fn transpose_8(a: TransposeArgs) {
     unsafe { transpose::<u64>(a) }
 }
 
-/// ELL from CSR on the device ([`CsrToEllArgs`]), values of `W`, each
-/// slot's column written as `column(col, row)` (padding: `pad`): a thread a
-/// row, so that a warp's writes to a stripe are 32 neighbouring slots.
+/// ELL from CSR on the device ([`CsrToEllArgs`]), values of `W`, slot `k`
+/// of row `r` at `slot_of(r, k)`, its column written as `column(col, r)`
+/// (padding: `pad`): a thread a row, so that a warp's writes of a slot are
+/// 32 neighbouring slots.
 ///
 /// Launch: 1D, any block size and grid.
 ///
 /// # Safety
 /// [`CsrToEllArgs`] valid: `row_ptr` of `n_rows + 1` offsets, every row at
-/// most `width` entries, `ell_columns` (of `C`) and `ell_values` of
-/// `n_rows · width` slots.
+/// most `width` entries, `ell_columns` (of `C`) and `ell_values` holding
+/// every slot `slot_of` gives for `r < n_rows`, `k < width`.
 #[inline(always)]
 unsafe fn csr_to_ell<W: Copy + From<u8>, C: Copy>(
     a: CsrToEllArgs,
+    slot_of: impl Fn(usize, usize) -> usize,
     column: impl Fn(u32, usize) -> C,
     pad: C,
 ) {
@@ -194,7 +196,7 @@ unsafe fn csr_to_ell<W: Copy + From<u8>, C: Copy>(
             let (start, end) = (*a.row_ptr.as_ptr().add(r), *a.row_ptr.as_ptr().add(r + 1));
             let len = (end - start) as usize;
             for k in 0..a.width as usize {
-                let slot = k * n + r;
+                let slot = slot_of(r, k);
                 if k < len {
                     *ell_cols.add(slot) = column(*cols.add(start as usize + k), r);
                     *ell_vals.add(slot) = *vals.add(start as usize + k);
@@ -214,8 +216,9 @@ unsafe fn csr_to_ell<W: Copy + From<u8>, C: Copy>(
 /// As [`csr_to_ell`].
 #[inline(always)]
 unsafe fn csr_to_ell_wide<W: Copy + From<u8>>(a: CsrToEllArgs) {
+    let n = a.n_rows as usize;
     // SAFETY: the caller's.
-    unsafe { csr_to_ell::<W, u32>(a, |col, _| col, ELL_PAD) }
+    unsafe { csr_to_ell::<W, u32>(a, |r, k| k * n + r, |col, _| col, ELL_PAD) }
 }
 
 /// [`csr_to_ell`] with each column as its biased `u16` offset from the row
@@ -229,8 +232,10 @@ unsafe fn csr_to_ell_wide<W: Copy + From<u8>>(a: CsrToEllArgs) {
 unsafe fn csr_to_ell_near<W: Copy + From<u8>>(a: CsrToEllArgs) {
     let offset =
         |col: u32, row: usize| col.wrapping_add(ELL_NEAR_BIAS).wrapping_sub(row as u32) as u16;
+    let width = a.width as usize;
+    let slot_of = |r, k| ell_near_slot(r, k, width);
     // SAFETY: the caller's.
-    unsafe { csr_to_ell::<W, u16>(a, offset, ELL_NEAR_PAD) }
+    unsafe { csr_to_ell::<W, u16>(a, slot_of, offset, ELL_NEAR_PAD) }
 }
 
 /// Stamps the conversions' entry points for 1-, 4- and 8-byte values

@@ -5,7 +5,9 @@
 //! number, never truncated.
 
 use cudarc::driver::{CudaSlice, DeviceRepr};
-use gpu_kernels::args::{CompareArgs, CsrToEllArgs, DevPtr, DevPtrMut, ELL_NEAR_REACH};
+use gpu_kernels::args::{
+    CompareArgs, CsrToEllArgs, DevPtr, DevPtrMut, ELL_NEAR_REACH, ELL_NEAR_SLICE,
+};
 
 use super::Gpu;
 use crate::Scalar;
@@ -179,9 +181,10 @@ pub enum DevEllColumns {
     /// (kernel `spmv_ell`).
     Wide(CudaSlice<u32>),
     /// The column less the row plus `ELL_NEAR_BIAS`, in 16 bits,
-    /// `ELL_NEAR_PAD` for padding (kernel `spmv_ell_near`; see
-    /// `gpu_kernels::args::SpmvEllNearArgs`): every entry within
-    /// `ELL_NEAR_REACH` of the diagonal. Half the index bytes of `Wide`.
+    /// `ELL_NEAR_PAD` for padding, in slices of a warp's rows (kernel
+    /// `spmv_ell_near`; see `gpu_kernels::args::SpmvEllNearArgs` and
+    /// `ell_near_slot`): every entry within `ELL_NEAR_REACH` of the
+    /// diagonal. Half the index bytes of `Wide`.
     Near(CudaSlice<u16>),
 }
 
@@ -206,9 +209,14 @@ impl<T: Scalar> DevEll<T> {
     /// [`DevEllColumns::Near`].
     pub fn from_dev_csr(gpu: &Gpu, a: &DevCsr<T>, width: usize, bandwidth: usize) -> Result<Self> {
         let n = a.n_rows as usize;
-        let slots = n.saturating_mul(width);
-        index(slots, "the number of ELL slots")?;
         let near = bandwidth <= ELL_NEAR_REACH as usize;
+        let rows = if near {
+            n.next_multiple_of(ELL_NEAR_SLICE)
+        } else {
+            n
+        };
+        let slots = rows.saturating_mul(width);
+        index(slots, "the number of ELL slots")?;
         let mut values = gpu.output::<T>(slots)?;
         let mut columns = if near {
             DevEllColumns::Near(gpu.output::<u16>(slots)?)

@@ -146,7 +146,11 @@ const ELL_MAX_OVER_MEAN: f64 = 1.125;
 ///   ELL, a thread per row: column-major slots make every load of a warp
 ///   one contiguous run, with no row pointers and no staging; CSR a
 ///   thread a row reads each warp's rows as separate runs, which stops
-///   paying once rows pass a few entries. Otherwise the adaptive kernel:
+///   paying once rows pass a few entries. Where every entry lies near the
+///   diagonal, as in bands and stencils, the plan stores each slot's
+///   column as a 16-bit offset from its row (see `DevEllColumns`): the
+///   kernel is bound by the bytes it streams, and that is a quarter of
+///   them in f32. Otherwise the adaptive kernel:
 ///   a warp of threads, a row each, waits on its longest row, so short
 ///   rows of spread lengths (the tuning suite's short uniform rows) run
 ///   faster packed into row blocks.
