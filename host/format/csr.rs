@@ -19,6 +19,7 @@ use crate::error::Result;
 use crate::format::compressed::{self, Axes, CSR_AXES};
 use crate::format::{Coo, MAX_DIM, try_filled};
 use crate::scalar::Scalar;
+use rayon::prelude::*;
 
 /// A canonical compressed-sparse-row matrix.
 #[derive(Clone, Debug, PartialEq)]
@@ -289,9 +290,13 @@ impl<T: Scalar> Csr<T> {
 
     /// The farthest any entry lies from the diagonal, `max |j − i|` over
     /// the stored entries `(i, j)`; 0 without entries. Columns are sorted,
-    /// so each row's first and last entry decide.
+    /// so each row's first and last entry decide; rows in parallel, as
+    /// reading two entries a row from a large matrix is a pass over
+    /// memory.
     pub fn bandwidth(&self) -> usize {
         (0..self.nrows)
+            .into_par_iter()
+            .with_min_len(1 << 14)
             .filter(|&i| self.row_len(i) > 0)
             .map(|i| {
                 let (first, last) = (
