@@ -49,8 +49,13 @@ const BSR_BLOCK: usize = 4;
 /// Entries a row block may hold in the adaptive kernel (its shared-memory
 /// staging area: 8 KiB of f32, 16 KiB of f64), and the length of a long
 /// row's pieces: eight per thread, so that the staging loads keep many
-/// requests in flight.
+/// requests in flight. A small matrix takes fewer ([`adaptive_block_nnz`]).
 const ADAPTIVE_NNZ: u32 = 8 * BLOCK;
+/// Row blocks a multiprocessor that the adaptive kernel's blocks shrink
+/// for, down to a thread's entry each: a small matrix is bound by the
+/// latency of its loads, which more warps an SM hide better than more
+/// loads a thread.
+const ADAPTIVE_BLOCKS_PER_SM: usize = 4;
 /// Merge-path items (row ends plus entries) per warp of the merge kernel,
 /// at most: 8 per lane, enough to amortize the binary search that starts
 /// each lane. Small matrices take fewer (down to 1 per lane) so that their
@@ -127,6 +132,11 @@ const LARGE_NNZ: usize = 2_000_000;
 /// 0.1), not rows of random lengths.
 const EQUAL_ROWS_CV: f64 = 0.2;
 
+/// Longest row, over the mean, above which a small matrix takes the
+/// adaptive kernel: a group of lanes a row waits on its longest row, while
+/// the adaptive kernel's blocks stage every entry at once.
+const SMALL_SPREAD_OVER_MEAN: f64 = 3.0;
+
 /// Longest row, over the mean, up to which rows of nearly equal lengths
 /// take ELL: its padding then reads at most an eighth more than CSR's
 /// entries (a band's or a stencil's boundary rows pad a few slots).
@@ -155,7 +165,11 @@ const ELL_MAX_OVER_MEAN: f64 = 1.125;
 ///   rows of spread lengths (the tuning suite's short uniform rows) run
 ///   faster packed into row blocks.
 /// - Regular rows, small matrix (latency-bound): a group of lanes per row
-///   as wide as the mean row fills, four loads in flight per lane.
+///   as wide as the mean row fills, four loads in flight per lane; but
+///   the adaptive kernel, in blocks small enough to spread over the GPU
+///   ([`adaptive_block_nnz`]), where the longest row passes
+///   `SMALL_SPREAD_OVER_MEAN` × the mean: a group waits on its longest
+///   row.
 pub fn choose(stats: &RowStats, nnz: usize) -> (SpmvKernel, u32) {
     let large = nnz >= LARGE_NNZ;
     let skewed = stats.max as f64 > 8.0 * stats.mean + 64.0;
@@ -166,6 +180,9 @@ pub fn choose(stats: &RowStats, nnz: usize) -> (SpmvKernel, u32) {
     match (large, equal) {
         (true, true) => (SpmvKernel::Ell, 1),
         (true, false) => (SpmvKernel::CsrAdaptive, 1),
+        (false, _) if stats.max as f64 > SMALL_SPREAD_OVER_MEAN * stats.mean => {
+            (SpmvKernel::CsrAdaptive, 1)
+        }
         (false, _) => (SpmvKernel::CsrVector, vector_lanes(stats.mean)),
     }
 }
@@ -180,14 +197,22 @@ fn vector_lanes(mean: f64) -> u32 {
     lanes
 }
 
+/// Entries a row block of the adaptive kernel holds at most for a matrix
+/// of `nnz` entries: `ADAPTIVE_NNZ`, or a smaller power of two (at least
+/// `BLOCK`) where that leaves fewer than `ADAPTIVE_BLOCKS_PER_SM` blocks
+/// for each of `sm_count` multiprocessors.
+fn adaptive_block_nnz(nnz: usize, sm_count: u32) -> u32 {
+    let per_block = nnz / (ADAPTIVE_BLOCKS_PER_SM * sm_count.max(1) as usize);
+    (per_block.next_power_of_two() as u32).clamp(BLOCK, ADAPTIVE_NNZ)
+}
+
 /// Cuts `a`'s entries into the adaptive kernel's row blocks: consecutive
-/// rows while they number at most `BLOCK` and hold at most `ADAPTIVE_NNZ`
-/// entries together; a longer row in pieces of `ADAPTIVE_NNZ` entries.
-/// Returns the `n_blocks + 1` bounds, each a row and its starting entry,
+/// rows while they number at most `BLOCK` and hold at most `piece`
+/// entries together; a longer row in pieces of `piece` entries. Returns
+/// the `n_blocks + 1` bounds, each a row and its starting entry,
 /// flattened.
-fn adaptive_row_blocks<T: Scalar>(a: &Csr<T>) -> Vec<u32> {
+fn adaptive_row_blocks<T: Scalar>(a: &Csr<T>, piece: usize) -> Vec<u32> {
     let row_ptr = a.row_ptr();
-    let piece = ADAPTIVE_NNZ as usize;
     let mut bounds = vec![0u32, 0];
     let mut first = 0;
     while first < a.nrows() {
@@ -211,6 +236,8 @@ fn adaptive_row_blocks<T: Scalar>(a: &Csr<T>) -> Vec<u32> {
 /// The adaptive kernel's row blocks, and the scratch of its long rows'
 /// pieces.
 struct AdaptiveBlocks<T> {
+    /// Entries a block holds at most ([`adaptive_block_nnz`]).
+    block_nnz: u32,
     /// Pairs (row, entry): `n_blocks + 1` bounds.
     bounds: CudaSlice<u32>,
     /// A partial sum per block (read for pieces only).
@@ -299,9 +326,11 @@ impl<T: Scalar> SpmvPlan<T> {
     /// The adaptive kernel's plan over `m` (`a` on the device): its row
     /// blocks found on the host.
     fn adaptive(gpu: &Gpu, a: &Csr<T>, m: DevCsr<T>) -> Result<Self> {
-        let bounds = adaptive_row_blocks(a);
+        let block_nnz = adaptive_block_nnz(a.nnz(), gpu.sm_count());
+        let bounds = adaptive_row_blocks(a, block_nnz as usize);
         let n_blocks = bounds.len() / 2 - 1;
         let blocks = AdaptiveBlocks {
+            block_nnz,
             bounds: gpu.upload(&bounds)?,
             partial: gpu.zeros::<T>(n_blocks)?,
             done: gpu.zeros::<u32>(n_blocks)?,
@@ -492,9 +521,9 @@ impl<T: Scalar> SpmvPlan<T> {
                             partial: gpu.ptr_mut(&mut blocks.partial),
                             done: gpu.ptr_mut(&mut blocks.done),
                             n_blocks,
-                            block_nnz: ADAPTIVE_NNZ,
+                            block_nnz: blocks.block_nnz,
                         };
-                        let shared = ADAPTIVE_NNZ * size_of::<T>() as u32 + (BLOCK + 1) * 4;
+                        let shared = blocks.block_nnz * size_of::<T>() as u32 + (BLOCK + 1) * 4;
                         gpu.launch::<S, _>("spmv_csr_adaptive", n_blocks, BLOCK, shared, args)
                     }
                     _ => {
@@ -690,45 +719,55 @@ pub(crate) mod tests {
         lens.extend([3000, 1, 2, 2100, 2048, 2048]);
         let a = with_rows(&lens);
         let row_ptr = a.row_ptr();
-        let flat = adaptive_row_blocks(&a);
-        let bounds: Vec<(usize, usize)> = flat
-            .chunks(2)
-            .map(|b| (b[0] as usize, b[1] as usize))
-            .collect();
-        assert_eq!(bounds.first(), Some(&(0, 0)));
-        assert_eq!(bounds.last(), Some(&(lens.len(), a.nnz())));
-        let piece = ADAPTIVE_NNZ as usize;
-        for w in bounds.windows(2) {
-            let ((first, start), (last, end)) = (w[0], w[1]);
-            assert!(start < end || first < last, "empty block at row {first}");
-            assert!(
-                end - start <= piece,
-                "block at {first} has {} entries",
-                end - start
-            );
-            if last - first > 1 {
+        for piece in [ADAPTIVE_NNZ as usize, BLOCK as usize] {
+            let flat = adaptive_row_blocks(&a, piece);
+            let bounds: Vec<(usize, usize)> = flat
+                .chunks(2)
+                .map(|b| (b[0] as usize, b[1] as usize))
+                .collect();
+            assert_eq!(bounds.first(), Some(&(0, 0)));
+            assert_eq!(bounds.last(), Some(&(lens.len(), a.nnz())));
+            for w in bounds.windows(2) {
+                let ((first, start), (last, end)) = (w[0], w[1]);
+                assert!(start < end || first < last, "empty block at row {first}");
                 assert!(
-                    last - first <= BLOCK as usize,
-                    "block at {first} has {} rows",
-                    last - first
+                    end - start <= piece,
+                    "block at {first} has {} entries",
+                    end - start
                 );
-                assert_eq!((start, end), (row_ptr[first], row_ptr[last]), "whole rows");
-            } else {
-                // One row's entries: the whole row, or a piece of a long one
-                // starting a multiple of the piece length into it.
-                assert_eq!((start - row_ptr[first]) % piece, 0, "piece of row {first}");
-                assert!(end <= row_ptr[first + 1]);
+                if last - first > 1 {
+                    assert!(
+                        last - first <= BLOCK as usize,
+                        "block at {first} has {} rows",
+                        last - first
+                    );
+                    assert_eq!((start, end), (row_ptr[first], row_ptr[last]), "whole rows");
+                } else {
+                    // One row's entries: the whole row, or a piece of a long
+                    // one starting a multiple of the piece length into it.
+                    assert_eq!((start - row_ptr[first]) % piece, 0, "piece of row {first}");
+                    assert!(end <= row_ptr[first + 1]);
+                }
             }
+            let pieces = |row| {
+                bounds
+                    .windows(2)
+                    .filter(|w| w[0].0 == row && w[1].1 - w[0].1 > 0)
+                    .count()
+            };
+            assert_eq!(pieces(1000), 10_000usize.div_ceil(piece), "10 000 entries");
+            assert_eq!(pieces(1004), 2100usize.div_ceil(piece), "2100 entries");
+            assert_eq!(pieces(1005), 2048usize.div_ceil(piece), "2048 entries");
         }
-        let pieces = |row| {
-            bounds
-                .windows(2)
-                .filter(|w| w[0].0 == row && w[1].1 - w[0].1 > 0)
-                .count()
-        };
-        assert_eq!(pieces(1000), 5, "10 000 entries in pieces of 2048");
-        assert_eq!(pieces(1004), 2, "2100 entries");
-        assert_eq!(pieces(1005), 1, "2048 entries");
+    }
+
+    #[test]
+    fn adaptive_blocks_shrink_to_fill_small_matrices() {
+        assert_eq!(adaptive_block_nnz(60_000_000, 132), ADAPTIVE_NNZ);
+        assert_eq!(adaptive_block_nnz(4 * 132 * 2048, 132), ADAPTIVE_NNZ);
+        assert_eq!(adaptive_block_nnz(242_502, 132), 512);
+        assert_eq!(adaptive_block_nnz(50_000, 132), BLOCK);
+        assert_eq!(adaptive_block_nnz(0, 0), BLOCK);
     }
 
     #[test]
@@ -757,6 +796,10 @@ pub(crate) mod tests {
         let spread = stats(&[2, 12, 4, 9, 7, 3, 11, 6]);
         assert_eq!(choose(&spread, LARGE_NNZ).0, SpmvKernel::CsrAdaptive);
         assert_eq!(choose(&short, 40), (SpmvKernel::CsrVector, 4));
+        // Small: lanes a row while the longest row is at most 3 × the mean.
+        let small_spread = stats(&[2, 2, 2, 2, 2, 2, 2, 12]);
+        assert_eq!(choose(&small_spread, 40).0, SpmvKernel::CsrAdaptive);
+        assert_eq!(choose(&spread, 40), (SpmvKernel::CsrVector, 4));
         let long = stats(&[40; 8]);
         assert_eq!(choose(&long, LARGE_NNZ).0, SpmvKernel::Ell);
         // Nearly equal, but the longest pads every row by a quarter.
