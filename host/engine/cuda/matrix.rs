@@ -201,12 +201,13 @@ impl<T: Scalar> DevEll<T> {
     }
 
     /// ELL of `width` (at least `a`'s longest row) made on the device from
-    /// `a`: the same slots [`upload`](Self::upload) of
-    /// [`Ell::from_csr_with_width`] gives, without converting on the host
-    /// and uploading the padding. `bandwidth` is at least the farthest
-    /// any entry of `a` lies from the diagonal ([`Csr::bandwidth`]); where
-    /// it is within `ELL_NEAR_REACH`, the columns are made
-    /// [`DevEllColumns::Near`].
+    /// `a`, without converting on the host and uploading the padding.
+    /// `bandwidth` is at least the farthest any entry of `a` lies from the
+    /// diagonal ([`Csr::bandwidth`]). Where it is within `ELL_NEAR_REACH`,
+    /// the slots hold the entries of [`Ell::from_csr_with_width`] as
+    /// [`DevEllColumns::Near`] (16-bit offsets, slices of 32 rows);
+    /// otherwise they are the very slots [`upload`](Self::upload) of it
+    /// gives.
     pub fn from_dev_csr(gpu: &Gpu, a: &DevCsr<T>, width: usize, bandwidth: usize) -> Result<Self> {
         let n = a.n_rows as usize;
         let near = bandwidth <= ELL_NEAR_REACH as usize;
