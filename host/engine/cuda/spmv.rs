@@ -167,7 +167,7 @@ const ELL_MAX_OVER_MEAN: f64 = 1.125;
 /// - Regular rows, small matrix (latency-bound): a group of lanes per row
 ///   as wide as the mean row fills, four loads in flight per lane; but
 ///   the adaptive kernel, in blocks small enough to spread over the GPU
-///   ([`adaptive_block_nnz`]), where the longest row passes
+///   (`adaptive_block_nnz`), where the longest row passes
 ///   `SMALL_SPREAD_OVER_MEAN` × the mean: a group waits on its longest
 ///   row.
 pub fn choose(stats: &RowStats, nnz: usize) -> (SpmvKernel, u32) {
