@@ -51,11 +51,13 @@ const BSR_BLOCK: usize = 4;
 /// row's pieces: eight per thread, so that the staging loads keep many
 /// requests in flight. A small matrix takes fewer ([`adaptive_block_nnz`]).
 const ADAPTIVE_NNZ: u32 = 8 * BLOCK;
-/// Row blocks a multiprocessor that the adaptive kernel's blocks shrink
-/// for, down to a thread's entry each: a small matrix is bound by the
-/// latency of its loads, which more warps an SM hide better than more
-/// loads a thread.
-const ADAPTIVE_BLOCKS_PER_SM: usize = 4;
+/// Row blocks the adaptive kernel's blocks shrink for on a small matrix,
+/// down to a thread's entry each: four for each SM of a 132-SM GPU. A
+/// small matrix is bound by the latency of its loads, which more warps an
+/// SM hide better than more loads a thread. A fixed count, not the
+/// device's: the row blocks fix the order of a sum, so the bits of `y`
+/// then do not depend on the GPU.
+const ADAPTIVE_MIN_BLOCKS: usize = 512;
 /// Merge-path items (row ends plus entries) per warp of the merge kernel,
 /// at most: 8 per lane, enough to amortize the binary search that starts
 /// each lane. Small matrices take fewer (down to 1 per lane) so that their
@@ -199,10 +201,9 @@ fn vector_lanes(mean: f64) -> u32 {
 
 /// Entries a row block of the adaptive kernel holds at most for a matrix
 /// of `nnz` entries: `ADAPTIVE_NNZ`, or a smaller power of two (at least
-/// `BLOCK`) where that leaves fewer than `ADAPTIVE_BLOCKS_PER_SM` blocks
-/// for each of `sm_count` multiprocessors.
-fn adaptive_block_nnz(nnz: usize, sm_count: u32) -> u32 {
-    let per_block = nnz / (ADAPTIVE_BLOCKS_PER_SM * sm_count.max(1) as usize);
+/// `BLOCK`) where that leaves fewer than `ADAPTIVE_MIN_BLOCKS` blocks.
+fn adaptive_block_nnz(nnz: usize) -> u32 {
+    let per_block = nnz / ADAPTIVE_MIN_BLOCKS;
     (per_block.next_power_of_two() as u32).clamp(BLOCK, ADAPTIVE_NNZ)
 }
 
@@ -326,7 +327,7 @@ impl<T: Scalar> SpmvPlan<T> {
     /// The adaptive kernel's plan over `m` (`a` on the device): its row
     /// blocks found on the host.
     fn adaptive(gpu: &Gpu, a: &Csr<T>, m: DevCsr<T>) -> Result<Self> {
-        let block_nnz = adaptive_block_nnz(a.nnz(), gpu.sm_count());
+        let block_nnz = adaptive_block_nnz(a.nnz());
         let bounds = adaptive_row_blocks(a, block_nnz as usize);
         let n_blocks = bounds.len() / 2 - 1;
         let blocks = AdaptiveBlocks {
@@ -763,11 +764,11 @@ pub(crate) mod tests {
 
     #[test]
     fn adaptive_blocks_shrink_to_fill_small_matrices() {
-        assert_eq!(adaptive_block_nnz(60_000_000, 132), ADAPTIVE_NNZ);
-        assert_eq!(adaptive_block_nnz(4 * 132 * 2048, 132), ADAPTIVE_NNZ);
-        assert_eq!(adaptive_block_nnz(242_502, 132), 512);
-        assert_eq!(adaptive_block_nnz(50_000, 132), BLOCK);
-        assert_eq!(adaptive_block_nnz(0, 0), BLOCK);
+        assert_eq!(adaptive_block_nnz(60_000_000), ADAPTIVE_NNZ);
+        assert_eq!(adaptive_block_nnz(ADAPTIVE_MIN_BLOCKS * 2048), ADAPTIVE_NNZ);
+        assert_eq!(adaptive_block_nnz(242_502), 512);
+        assert_eq!(adaptive_block_nnz(50_000), BLOCK);
+        assert_eq!(adaptive_block_nnz(0), BLOCK);
     }
 
     #[test]
