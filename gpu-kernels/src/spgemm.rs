@@ -73,8 +73,9 @@
 //! **Long rows.** `spgemm_dense` gives a block a row, and each of its 8
 //! warps a part of the row's span (whole words of 32 columns), which it
 //! alone touches: it walks the row's products in the serial order as the
-//! table does, keeping those in its columns (found by a search in each row
-//! of B), and sets a bit for each column met. When a value for every
+//! table does, keeping those in its columns (found by two searches side by
+//! side in each row of B), with the loads of four steps of 32 products in
+//! flight at once, and sets a bit for each column met. When a value for every
 //! column of the span fits shared memory, that walk also sums them there,
 //! and the bitmap read out gives the row in column order. A wider span
 //! (R-MAT's long rows meet most of B's columns, a few percent of them
@@ -545,14 +546,16 @@ const EMPTY: u32 = u32::MAX;
 ///   [`BY_ENTRY_MEAN`] products each on average: one entry after another,
 ///   lanes on consecutive columns of its row (distinct, so no two lanes
 ///   meet), `by_entry(col, value)` per lane and product, the warp's
-///   barrier between entries; it costs no search and no matching.
+///   barrier between entries; it costs no search and no matching. The
+///   loads of `IN_FLIGHT` steps of 32 products go out before the first
+///   of them is summed.
 ///
 /// `value` is the product's when `numeric`, else zero (no value is read).
 ///
 /// # Safety
 /// The whole warp calls with the same arguments; `start + len_a` within A.
 #[inline(always)]
-unsafe fn walk_products<S: Semiring>(
+unsafe fn walk_products<S: Semiring, const IN_FLIGHT: usize>(
     a: &SpgemmRowsArgs<S::Value>,
     numeric: bool,
     (start, len_a): (u32, u32),
@@ -581,8 +584,7 @@ unsafe fn walk_products<S: Semiring>(
                 let k = *ac.add(j as usize) as usize;
                 let (mut bs, mut be) = (*bp.add(k), *bp.add(k + 1));
                 if !whole {
-                    bs = lower_bound(bc, bs, be, cols.0);
-                    be = lower_bound(bc, bs, be, cols.1);
+                    (bs, be) = lower_bounds(bc, bs, be, cols);
                 }
                 s = bs;
                 n = be - bs;
@@ -596,22 +598,79 @@ unsafe fn walk_products<S: Semiring>(
             if let Some(f) = by_entry.as_mut()
                 && total >= BY_ENTRY_MEAN * ready.count_ones()
             {
-                while ready != 0 {
-                    let t = ready.trailing_zeros();
-                    ready &= ready - 1;
-                    let (st, et) = (warp::shuffle_idx(s, t), warp::shuffle_idx(s + n, t));
-                    let xt = warp::shuffle_idx(x, t);
-                    let mut q = st + lane;
-                    while q < et {
-                        let v = if numeric {
-                            S::mul(xt, *bv.add(q as usize))
-                        } else {
-                            S::zero()
-                        };
-                        f(*bc.add(q as usize), v);
-                        q += WARP_SIZE;
+                if IN_FLIGHT == 1 {
+                    // One entry at a time, each lane on every 32nd of its
+                    // products, each load awaited before its product is
+                    // summed.
+                    while ready != 0 {
+                        let t = ready.trailing_zeros();
+                        ready &= ready - 1;
+                        let (st, et) = (warp::shuffle_idx(s, t), warp::shuffle_idx(s + n, t));
+                        let xt = warp::shuffle_idx(x, t);
+                        let mut q = st + lane;
+                        while q < et {
+                            let v = if numeric {
+                                S::mul(xt, *bv.add(q as usize))
+                            } else {
+                                S::zero()
+                            };
+                            f(*bc.add(q as usize), v);
+                            q += WARP_SIZE;
+                        }
+                        warp::sync_warp(FULL_MASK);
                     }
-                    warp::sync_warp(FULL_MASK);
+                    j0 += WARP_SIZE;
+                    continue;
+                }
+                // Steps of up to 32 products, an entry's row of B a warp's
+                // width at a time, in the serial order. The loads of
+                // `IN_FLIGHT` steps go out before the first is summed, so
+                // a long row waits one load latency per `IN_FLIGHT` steps.
+                // The warp's barrier follows each entry's last step (bit
+                // `u` of `ends`), before another entry may meet its columns.
+                let (mut q, mut left, mut xt) = (0u32, 0u32, S::zero());
+                while left > 0 || ready != 0 {
+                    let mut col = [EMPTY; IN_FLIGHT];
+                    let mut b = [S::zero(); IN_FLIGHT];
+                    let mut xs = [S::zero(); IN_FLIGHT];
+                    let mut ends = 0u32;
+                    for u in 0..IN_FLIGHT {
+                        if left == 0 && ready != 0 {
+                            let t = ready.trailing_zeros();
+                            ready &= ready - 1;
+                            q = warp::shuffle_idx(s, t);
+                            left = warp::shuffle_idx(n, t);
+                            xt = warp::shuffle_idx(x, t);
+                        }
+                        if left > lane {
+                            col[u] = *bc.add((q + lane) as usize);
+                            if numeric {
+                                b[u] = *bv.add((q + lane) as usize);
+                            }
+                        }
+                        xs[u] = xt;
+                        if left > WARP_SIZE {
+                            (q, left) = (q + WARP_SIZE, left - WARP_SIZE);
+                        } else {
+                            ends |= u32::from(left > 0) << u;
+                            left = 0;
+                        }
+                    }
+                    for u in 0..IN_FLIGHT {
+                        if col[u] != EMPTY {
+                            f(
+                                col[u],
+                                if numeric {
+                                    S::mul(xs[u], b[u])
+                                } else {
+                                    S::zero()
+                                },
+                            );
+                        }
+                        if ends & (1 << u) != 0 {
+                            warp::sync_warp(FULL_MASK);
+                        }
+                    }
                 }
                 j0 += WARP_SIZE;
                 continue;
@@ -661,6 +720,17 @@ unsafe fn entry_of(incl: u32, p: u32) -> u32 {
     }
     l
 }
+
+/// Steps of a walk by entry whose loads `spgemm_hash` issues together:
+/// one, since its rows of B are short (a band's take two steps an entry)
+/// and batching their steps costs more than the latency it would hide.
+const HASH_WALK_IN_FLIGHT: usize = 1;
+
+/// Steps of a walk by entry whose loads `spgemm_dense` issues together: a
+/// long row's warp walks thousands of steps, each waiting on its loads of
+/// B when taken alone; four in flight hide most of that for 8 registers
+/// (16 in `f64`), within the 64 that keep four blocks an SM.
+const DENSE_WALK_IN_FLIGHT: usize = 4;
 
 /// Products a row of B must hold on average (within the walk's columns)
 /// for [`walk_products`] to go entry by entry: there a lane costs a shuffle
@@ -958,7 +1028,7 @@ unsafe fn table_row<S: Semiring, const DIRECT: bool>(
             }
         };
         let inserted = Cell::new(0u32);
-        walk_products::<S>(
+        walk_products::<S, HASH_WALK_IN_FLIGHT>(
             a,
             numeric,
             (start, len_a),
@@ -1821,7 +1891,14 @@ where
                         atomic_or_u32(bits.add(w), bit);
                     }
                 };
-                walk_products::<S>(&a, false, (start, len_a), mine, mark, Some(mark));
+                walk_products::<S, DENSE_WALK_IN_FLIGHT>(
+                    &a,
+                    false,
+                    (start, len_a),
+                    mine,
+                    mark,
+                    Some(mark),
+                );
             }
             sync_threads();
             // Each thread counts a run of words; one scan places the runs.
@@ -1944,7 +2021,7 @@ unsafe fn sum_products<S: Semiring>(
 {
     // SAFETY: the caller's contract.
     unsafe {
-        walk_products::<S>(
+        walk_products::<S, DENSE_WALK_IN_FLIGHT>(
             a,
             true,
             row,
@@ -1961,23 +2038,32 @@ unsafe fn sum_products<S: Semiring>(
     }
 }
 
-/// The first position in `s..e` of the sorted `cols` whose column is at
-/// least `c`.
+/// The first positions in `s..e` of the sorted `cols` whose column is at
+/// least `c.0`, and at least `c.1`: two searches side by side, so that
+/// each step waits on one load latency for both.
 ///
 /// # Safety
 /// `cols[s..e]` readable.
 #[inline(always)]
-unsafe fn lower_bound(cols: *const u32, mut s: u32, mut e: u32, c: u32) -> u32 {
-    while s < e {
-        let mid = s + (e - s) / 2;
-        // SAFETY: `s ≤ mid < e`.
-        if unsafe { *cols.add(mid as usize) } < c {
-            s = mid + 1;
-        } else {
-            e = mid;
+unsafe fn lower_bounds(cols: *const u32, s: u32, e: u32, c: (u32, u32)) -> (u32, u32) {
+    let ((mut s0, mut e0), (mut s1, mut e1)) = ((s, e), (s, e));
+    while s0 < e0 || s1 < e1 {
+        let (m0, m1) = (s0 + (e0 - s0) / 2, s1 + (e1 - s1) / 2);
+        // SAFETY: `s ≤ m < e` for each search still open.
+        let (v0, v1) = unsafe {
+            (
+                if s0 < e0 { *cols.add(m0 as usize) } else { 0 },
+                if s1 < e1 { *cols.add(m1 as usize) } else { 0 },
+            )
+        };
+        if s0 < e0 {
+            (s0, e0) = if v0 < c.0 { (m0 + 1, e0) } else { (s0, m0) };
+        }
+        if s1 < e1 {
+            (s1, e1) = if v1 < c.1 { (m1 + 1, e1) } else { (s1, m1) };
         }
     }
-    s
+    (s0, s1)
 }
 
 /// How a plan's lists give a product's positions in A's and B's values
