@@ -748,15 +748,27 @@ pub const SPGEMM_BLOCK_MAX: u32 = 1024;
 /// Threads of a block of every SpGEMM row kernel but `spgemm_hash` (see
 /// [`spgemm_hash_warps`]).
 pub const SPGEMM_THREADS: u32 = 256;
-/// Row classes of [`SpgemmClassifyArgs`], in order: at most one entry of A
-/// or no products (`spgemm_copy`), up to [`SPGEMM_WARP_MAX`] products
-/// (`spgemm_warp`), up to [`SPGEMM_SHORT_MAX`] of a wide span
-/// (`spgemm_short`), those that fit [`SPGEMM_HASH_SLOTS`] (`spgemm_hash`),
-/// up to [`SPGEMM_BLOCK_MAX`] whose span fits [`SPGEMM_WIDE_SLOTS`]
-/// (`spgemm_hash`, wide), the other rows up to [`SPGEMM_BLOCK_MAX`]
-/// (`spgemm_block`), the rest (`spgemm_dense`), and the giant rows
-/// ([`SPGEMM_GIANT`]).
+/// Row classes of [`SpgemmClassifyArgs`] (`SPGEMM_CLASS_*`), one for each
+/// row kernel in order, then the giant rows.
 pub const SPGEMM_CLASSES: usize = 8;
+/// At most one entry of A, or no products: `spgemm_copy`.
+pub const SPGEMM_CLASS_COPY: usize = 0;
+/// Up to [`SPGEMM_WARP_MAX`] products: `spgemm_warp`.
+pub const SPGEMM_CLASS_WARP: usize = 1;
+/// Up to [`SPGEMM_SHORT_MAX`] products of at most [`SPGEMM_WARP_MAX`]
+/// entries of A over a span wider than [`SPGEMM_HASH_SLOTS`]:
+/// `spgemm_short`.
+pub const SPGEMM_CLASS_SHORT: usize = 2;
+/// Rows that fit [`SPGEMM_HASH_SLOTS`] ([`spgemm_hash_fits`]):
+/// `spgemm_hash`.
+pub const SPGEMM_CLASS_HASH: usize = 3;
+/// Up to [`SPGEMM_BLOCK_MAX`] products over a span of at most
+/// [`SPGEMM_WIDE_SLOTS`]: `spgemm_hash` with the wide table.
+pub const SPGEMM_CLASS_WIDE: usize = 4;
+/// The other rows of up to [`SPGEMM_BLOCK_MAX`] products: `spgemm_block`.
+pub const SPGEMM_CLASS_BLOCK: usize = 5;
+/// The rest, the last class of the row kernels: `spgemm_dense`.
+pub const SPGEMM_CLASS_DENSE: usize = 6;
 
 /// Shared memory a group sorting up to `capacity` products needs: the
 /// products' keys (8 bytes) and values, and per entry of A its first
@@ -861,7 +873,7 @@ pub struct SpgemmClassifyArgs {
     /// is `spgemm_short`'s, `spgemm_hash`'s or `spgemm_dense`'s (the fewer
     /// of its products and its span), else 0.
     pub stage_len: DevPtrMut<u32>,
-    /// A row is giant (class [`SPGEMM_GIANT`]) with at least
+    /// A row is giant (class [`SPGEMM_CLASS_GIANT`]) with at least
     /// `giant_products` products and `giant_len` entries of A.
     pub giant_products: u64,
     pub row_start: u32,
@@ -883,7 +895,7 @@ pub const SPGEMM_LONG_CHUNK: u32 = 2048;
 /// The class of giant rows, after the seven of the row kernels: rows of C
 /// computed a batch at a time column by column of Bᵀ (see
 /// [`SpgemmGiantArgs`]).
-pub const SPGEMM_GIANT: usize = 7;
+pub const SPGEMM_CLASS_GIANT: usize = 7;
 /// Rows of C a giant pass takes at once: one a lane.
 pub const SPGEMM_GIANT_BATCH: u32 = 32;
 

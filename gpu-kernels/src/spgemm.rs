@@ -96,10 +96,12 @@
 use core::cell::Cell;
 
 use crate::args::{
-    REPLAY_GROUP, SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_GIANT,
-    SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_NUMERIC, SPGEMM_SHORT_MAX, SPGEMM_STAGE,
-    SPGEMM_SYMBOLIC, SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS, ScanArgs,
-    SpgemmClassifyArgs, SpgemmReplayArgs, SpgemmRowsArgs, spgemm_dense_arrays, spgemm_hash_fits,
+    REPLAY_GROUP, SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASS_BLOCK, SPGEMM_CLASS_COPY,
+    SPGEMM_CLASS_DENSE, SPGEMM_CLASS_GIANT, SPGEMM_CLASS_HASH, SPGEMM_CLASS_SHORT,
+    SPGEMM_CLASS_WARP, SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_HASH_SLOTS,
+    SPGEMM_LANE_MAX, SPGEMM_NUMERIC, SPGEMM_SHORT_MAX, SPGEMM_STAGE, SPGEMM_SYMBOLIC,
+    SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS, ScanArgs, SpgemmClassifyArgs,
+    SpgemmReplayArgs, SpgemmRowsArgs, spgemm_dense_arrays, spgemm_hash_fits,
 };
 use crate::device::atomic::{
     atomic_add_u32, atomic_add_u64, atomic_cas_shared_u32, atomic_max_u32, atomic_min_u32,
@@ -240,28 +242,29 @@ unsafe fn row_products(a: &SpgemmClassifyArgs, i: u32, r: u32) -> (u32, u64, u64
 #[inline(always)]
 fn class_of(a: &SpgemmClassifyArgs, len_a: u32, products: u64, span: u64) -> u32 {
     let size = products.max(u64::from(len_a));
-    if len_a <= 1 || products == 0 {
-        0
+    let class = if len_a <= 1 || products == 0 {
+        SPGEMM_CLASS_COPY
     } else if len_a >= a.giant_len && products >= a.giant_products {
-        SPGEMM_GIANT as u32
+        SPGEMM_CLASS_GIANT
     } else if size <= u64::from(SPGEMM_WARP_MAX) {
-        1
+        SPGEMM_CLASS_WARP
     } else if len_a <= SPGEMM_WARP_MAX
         && products <= u64::from(SPGEMM_SHORT_MAX)
         && span > u64::from(SPGEMM_HASH_SLOTS)
     {
-        2
+        SPGEMM_CLASS_SHORT
     } else if spgemm_hash_fits(SPGEMM_HASH_SLOTS, products, span) {
-        3
+        SPGEMM_CLASS_HASH
     } else if size <= u64::from(SPGEMM_BLOCK_MAX) {
         if span <= u64::from(SPGEMM_WIDE_SLOTS) {
-            4
+            SPGEMM_CLASS_WIDE
         } else {
-            5
+            SPGEMM_CLASS_BLOCK
         }
     } else {
-        6
-    }
+        SPGEMM_CLASS_DENSE
+    };
+    class as u32
 }
 
 /// Classifies rows `row_start..row_end` ([`SpgemmClassifyArgs`]). Counts
@@ -289,9 +292,9 @@ pub unsafe extern "ptx-kernel" fn spgemm_classify(a: SpgemmClassifyArgs) {
             unsafe {
                 *a.class.as_mut_ptr().add(r as usize) = class as u8;
                 if a.stage_len.addr() != 0 {
-                    // The staged classes: short (2), hashed (3) and long
-                    // (6) rows.
-                    let bound = if class == 2 || class == 3 || class == 6 {
+                    // The staged classes: short, hashed and long rows.
+                    let staged = [SPGEMM_CLASS_SHORT, SPGEMM_CLASS_HASH, SPGEMM_CLASS_DENSE];
+                    let bound = if staged.map(|c| c as u32).contains(&class) {
                         products.min(span)
                     } else {
                         0

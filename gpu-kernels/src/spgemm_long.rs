@@ -8,7 +8,7 @@
 //! atomics, so the sums are exact whatever the order).
 //!
 //! **Giant rows.** A row of C whose row of A is long and whose products
-//! are a large share of B's entries (class [`SPGEMM_GIANT`]; a row of A
+//! are a large share of B's entries (class [`SPGEMM_CLASS_GIANT`]; a row of A
 //! with every column is the extreme: its row of C is `Bᵀ·x`) is computed
 //! column by column of Bᵀ instead of walking its products: a block on such
 //! a row walks all of A's entries in order, and that walk, not the
@@ -23,7 +23,7 @@
 //! counts, a scan, a scatter, then each column's keys sorted, since the
 //! scatter's atomics place them in any order).
 //!
-//! [`SPGEMM_GIANT`]: crate::args::SPGEMM_GIANT
+//! [`SPGEMM_CLASS_GIANT`]: crate::args::SPGEMM_CLASS_GIANT
 //! [`SPGEMM_GIANT_BATCH`]: crate::args::SPGEMM_GIANT_BATCH
 
 use crate::args::{

@@ -49,11 +49,13 @@ use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{
     DevPtr, DevPtrMut, NarrowArgs, SCAN_SHARED, SCAN_THREADS, SCAN_TILE, SHARED_DEFAULT_MAX,
-    SPGEMM_BLOCK_MAX, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_GIANT, SPGEMM_GIANT_BATCH,
-    SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_LONG_CHUNK, SPGEMM_NUMERIC, SPGEMM_STAGE,
-    SPGEMM_SYMBOLIC, SPGEMM_THREADS, SPGEMM_UNSTAGE, SPGEMM_WIDE_SLOTS, ScanArgs,
-    SpgemmClassifyArgs, SpgemmGatherArgs, SpgemmGiantArgs, SpgemmRowsArgs, SpgemmTransposeArgs,
-    spgemm_dense_arrays, spgemm_dense_shared_bytes, spgemm_hash_table_bytes, spgemm_hash_warps,
+    SPGEMM_BLOCK_MAX, SPGEMM_CLASS_BLOCK, SPGEMM_CLASS_COPY, SPGEMM_CLASS_DENSE,
+    SPGEMM_CLASS_GIANT, SPGEMM_CLASS_HASH, SPGEMM_CLASS_SHORT, SPGEMM_CLASS_WARP,
+    SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_GIANT_BATCH, SPGEMM_HASH_SLOTS,
+    SPGEMM_LANE_MAX, SPGEMM_LONG_CHUNK, SPGEMM_NUMERIC, SPGEMM_STAGE, SPGEMM_SYMBOLIC,
+    SPGEMM_THREADS, SPGEMM_UNSTAGE, SPGEMM_WIDE_SLOTS, ScanArgs, SpgemmClassifyArgs,
+    SpgemmGatherArgs, SpgemmGiantArgs, SpgemmRowsArgs, SpgemmTransposeArgs, spgemm_dense_arrays,
+    spgemm_dense_shared_bytes, spgemm_hash_table_bytes, spgemm_hash_warps,
     spgemm_sort_shared_bytes,
 };
 
@@ -65,7 +67,7 @@ use crate::format::Csr;
 
 /// The row kernels, by class (see `gpu_kernels::args::SPGEMM_CLASSES`;
 /// the giant rows, the last class, go through Bᵀ instead).
-const FAMILIES: [&str; DENSE + 1] = [
+const FAMILIES: [&str; SPGEMM_CLASS_DENSE + 1] = [
     "spgemm_copy",
     "spgemm_warp",
     "spgemm_short",
@@ -74,12 +76,6 @@ const FAMILIES: [&str; DENSE + 1] = [
     "spgemm_block",
     "spgemm_dense",
 ];
-
-/// The short rows of a wide span, sorted in registers (`spgemm_short`).
-const SHORT: usize = 2;
-
-/// The hash class (`spgemm_hash`).
-const HASH: usize = 3;
 
 /// Rows of the short or the hash class from which they are staged (both
 /// phases in one walk, `gpu_kernels::args::SPGEMM_STAGE`): fewer rows walk
@@ -95,15 +91,6 @@ const STAGE_MIN_LONG_ROWS: u32 = 256;
 /// Part of the free device memory the staging area may take, so that C
 /// (about as large when most rows are hashed) still fits beside it.
 const STAGE_SHARE: usize = 4;
-
-/// The wide class (`spgemm_hash` with tables of `SPGEMM_WIDE_SLOTS`).
-const WIDE: usize = 4;
-
-/// The block-sorted class (`spgemm_block`).
-const BLOCK: usize = 5;
-
-/// The dense class (the last of the row kernels).
-const DENSE: usize = 6;
 
 /// Entries of A a row needs to be giant (`gpu_kernels::spgemm_long`): a
 /// block of `spgemm_dense` walks a row's entries 32 a step of dependent
@@ -527,13 +514,13 @@ impl<'g, T: Scalar> Product<'g, T> {
             Some(&mut stage_len),
             giant_rule,
         )?;
-        let giant = match binned.counts[SPGEMM_GIANT] {
+        let giant = match binned.counts[SPGEMM_CLASS_GIANT] {
             0 => None,
             _ => Some(Giant::new(gpu, b)?),
         };
         let slot_words = b.n_cols / 32 + 2;
         let slot_bytes = slot_words as usize * (4 + 32 * size_of::<T>());
-        let dense_rows = binned.counts[DENSE] as usize;
+        let dense_rows = binned.counts[SPGEMM_CLASS_DENSE] as usize;
         let sms = gpu.sm_count() as usize;
         let dense_shared = [false, true].map(|numeric| DenseShared::new::<T>(gpu, b, numeric));
         // When every span fits the dense kernel's shared memory, its blocks
@@ -556,9 +543,9 @@ impl<'g, T: Scalar> Product<'g, T> {
         }
         let global_slots = if global { slots } else { 0 };
         let staged_classes = [
-            binned.counts[SHORT] >= STAGE_MIN_ROWS,
-            binned.counts[HASH] >= STAGE_MIN_ROWS,
-            binned.counts[DENSE] >= STAGE_MIN_LONG_ROWS,
+            binned.counts[SPGEMM_CLASS_SHORT] >= STAGE_MIN_ROWS,
+            binned.counts[SPGEMM_CLASS_HASH] >= STAGE_MIN_ROWS,
+            binned.counts[SPGEMM_CLASS_DENSE] >= STAGE_MIN_LONG_ROWS,
         ];
         let staged = match staged_classes {
             [false, false, false] => None,
@@ -634,7 +621,7 @@ impl<'g, T: Scalar> Product<'g, T> {
         let rows_addr = gpu.ptr(&binned.rows).addr();
         let size = size_of::<T>() as u32;
         let sms = gpu.sm_count();
-        for class in 0..=DENSE {
+        for class in 0..=SPGEMM_CLASS_DENSE {
             let count = counts[class];
             // Class 0's lengths came from classify; it has only a numeric phase.
             if count == 0 || (class == 0 && !numeric) {
@@ -671,7 +658,7 @@ impl<'g, T: Scalar> Product<'g, T> {
                 slot_words: self.slot_words,
                 shared_words: dense.words,
                 shared_values: dense.values,
-                table_slots: if class == WIDE {
+                table_slots: if class == SPGEMM_CLASS_WIDE {
                     SPGEMM_WIDE_SLOTS
                 } else {
                     SPGEMM_HASH_SLOTS
@@ -693,14 +680,16 @@ impl<'g, T: Scalar> Product<'g, T> {
             let warps = SPGEMM_THREADS / 32;
             let (grid, block, shared) = match class {
                 // Copying staged rows needs no table: more warps run at once.
-                SHORT | HASH if phase == SPGEMM_UNSTAGE => (
+                SPGEMM_CLASS_SHORT | SPGEMM_CLASS_HASH if phase == SPGEMM_UNSTAGE => (
                     count.div_ceil(SPGEMM_THREADS).min(sms * 64),
                     SPGEMM_THREADS,
                     0,
                 ),
-                0 | 1 | SHORT => (count.div_ceil(warps).min(sms * 64), SPGEMM_THREADS, 0),
-                HASH | WIDE => {
-                    let warps = if class == WIDE {
+                SPGEMM_CLASS_COPY | SPGEMM_CLASS_WARP | SPGEMM_CLASS_SHORT => {
+                    (count.div_ceil(warps).min(sms * 64), SPGEMM_THREADS, 0)
+                }
+                SPGEMM_CLASS_HASH | SPGEMM_CLASS_WIDE => {
+                    let warps = if class == SPGEMM_CLASS_WIDE {
                         wide_warps(gpu, size)
                     } else {
                         spgemm_hash_warps(SPGEMM_HASH_SLOTS, size)
@@ -711,7 +700,7 @@ impl<'g, T: Scalar> Product<'g, T> {
                         warps * spgemm_hash_table_bytes(args.table_slots, size),
                     )
                 }
-                BLOCK => (
+                SPGEMM_CLASS_BLOCK => (
                     count.min(sms * 16),
                     SPGEMM_THREADS,
                     spgemm_sort_shared_bytes(SPGEMM_BLOCK_MAX, size),
@@ -726,9 +715,17 @@ impl<'g, T: Scalar> Product<'g, T> {
             };
             gpu.launch::<S, _>(FAMILIES[class], grid, block, shared, args)?;
         }
-        let giant_rows = rows_addr + 4 * u64::from(offsets[SPGEMM_GIANT]);
+        let giant_rows = rows_addr + 4 * u64::from(offsets[SPGEMM_CLASS_GIANT]);
         let out = (c_col_idx, c_values);
-        self.launch_giant::<S>(a, b, giant_rows, counts[SPGEMM_GIANT], numeric, out, c_base)
+        self.launch_giant::<S>(
+            a,
+            b,
+            giant_rows,
+            counts[SPGEMM_CLASS_GIANT],
+            numeric,
+            out,
+            c_base,
+        )
     }
 
     /// Queues one phase of the `count` giant rows listed at `rows_addr`, a
@@ -885,9 +882,9 @@ impl<T: Scalar> Staged<T> {
     /// Whether the rows of `class` are staged.
     fn holds(&self, class: usize) -> bool {
         match class {
-            SHORT => self.classes[0],
-            HASH => self.classes[1],
-            DENSE => self.classes[2],
+            SPGEMM_CLASS_SHORT => self.classes[0],
+            SPGEMM_CLASS_HASH => self.classes[1],
+            SPGEMM_CLASS_DENSE => self.classes[2],
             _ => false,
         }
     }
