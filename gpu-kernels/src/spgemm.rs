@@ -301,8 +301,8 @@ pub unsafe extern "ptx-kernel" fn spgemm_classify(a: SpgemmClassifyArgs) {
                     };
                     *a.stage_len.as_mut_ptr().add(i as usize) = bound as u32;
                 }
-                if class == 0 {
-                    // A class-0 row's products are distinct columns (fewer
+                if class == SPGEMM_CLASS_COPY as u32 {
+                    // A copied row's products are distinct columns (fewer
                     // than B's columns, so they fit a u32).
                     *a.row_len.as_mut_ptr().add(i as usize) = products as u32;
                 }
