@@ -623,8 +623,9 @@ impl<'g, T: Scalar> Product<'g, T> {
         let sms = gpu.sm_count();
         for class in 0..=SPGEMM_CLASS_DENSE {
             let count = counts[class];
-            // Class 0's lengths came from classify; it has only a numeric phase.
-            if count == 0 || (class == 0 && !numeric) {
+            // The copied rows' lengths came from classify: they have only a
+            // numeric phase.
+            if count == 0 || (class == SPGEMM_CLASS_COPY && !numeric) {
                 continue;
             }
             let staged = self.staged.as_ref().filter(|s| s.holds(class));
