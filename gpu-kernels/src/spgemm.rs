@@ -2223,15 +2223,14 @@ where
             let mut p = s + 1;
             while p < end {
                 let n = (end - p).min(4 * WARP_SIZE as usize);
+                // Every lane reads four products, past the end the last one
+                // again (never added): reads behind a branch each, ptxas
+                // issued one after another.
                 let xs: [S::Value; 4] = core::array::from_fn(|u| {
-                    let i = u * WARP_SIZE as usize + lane;
-                    if i < n {
-                        lists.product::<S>(p + i, base)
-                    } else {
-                        S::zero()
-                    }
+                    lists.product::<S>(p + (u * WARP_SIZE as usize + lane).min(n - 1), base)
                 });
-                for (u, x) in xs.into_iter().enumerate() {
+                // `iter`: with `into_iter` the array went to local memory.
+                for (u, &x) in xs.iter().enumerate() {
                     for l in 0..WARP_SIZE {
                         let y = warp::shuffle_idx(x, l);
                         if u * (WARP_SIZE as usize) + (l as usize) < n {
