@@ -29,7 +29,7 @@
 //! | [`SpmmCsrThreadArgs`] | `spmm_csr_thread`                       | 64    |
 //! | [`SpmmBlockArgs`]    | `spmm_csr_block`, `spmm_csr_block_vec` (and `_fused`) | 88 |
 //! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_warp`, `spgemm_short`, `spgemm_hash`, `spgemm_block`, `spgemm_dense` | 160 |
-//! | [`SpgemmReplayArgs`] | `spgemm_replay`                          | 96    |
+//! | [`SpgemmReplayArgs`] | `spgemm_replay`                          | 88    |
 //! | [`SpgemmGiantArgs`]  | `spgemm_giant_columns`, `spgemm_giant_rows` | 128 |
 //! | [`SpgemmClassifyArgs`] | `spgemm_long_rows`, `spgemm_long_products`, `spgemm_classify`, `spgemm_bin` (utility) | 168 |
 //! | [`SpgemmTransposeArgs`] | `spgemm_transpose_count`, `_scatter`, `_sort` (utility) | 56 |
@@ -177,7 +177,7 @@ kernel_args! {
     SpmmCsrThreadArgs = 64;
     SpmmBlockArgs = 88;
     SpgemmRowsArgs = 160;
-    SpgemmReplayArgs = 96;
+    SpgemmReplayArgs = 88;
     SpgemmGiantArgs = 128;
 }
 
@@ -670,53 +670,66 @@ pub const SPGEMM_STAGE: u32 = 2;
 pub const SPGEMM_UNSTAGE: u32 = 3;
 
 /// The numeric phase of a planned product C = A ⊗ B (`spgemm_replay`),
-/// whose products the plan has listed per entry of C in the serial order.
-/// Entries go in groups of [`REPLAY_GROUP`] (in C's CSR order); entry `e`
-/// of group `g = e / REPLAY_GROUP` is the sum of the products
-/// `pairs[start(e)..start(e + 1)]` (at least one), where `start(e) =
-/// group_ptr[g] + entry_off[e]`. With `b_bits` 0 each product is two
-/// `u32`s, its positions in A's and B's values (`pairs` then counts in
-/// `u64`s); otherwise one `u32`, `(a_position − group_a[g]) << b_bits |
-/// b_position`: 4 bytes a product instead of 8 where the positions fit. The
-/// entries of more than `long_list` products are listed apart, in
-/// `long_entries`.
+/// whose products the plan has listed per entry of C, in C's order and
+/// each entry's in the serial order, as one stream of words cut into tiles
+/// of [`REPLAY_TILE`] products, a warp's work. A word holds a product's
+/// positions in A's and B's values and a flag on the first product of each
+/// entry; [`REPLAY_PAD`] words fill the tiles' ends. With `b_bits` 0 each
+/// word is a `u64`: A's position in the low 32 bits, B's in the next 31,
+/// the flag in bit 63 (the pad, `u64::MAX`). Otherwise each word is a
+/// `u32`: the flag in bit 31, then A's position less its tile's `tile_a`,
+/// then B's position in the low `b_bits` (the pad, `u32::MAX`): 4 bytes a
+/// product where the positions fit. A list of at most
+/// [`REPLAY_SHORT`] products lies in one tile; a longer one may run on
+/// through the next tiles.
 #[repr(C)]
 #[derive(Debug)]
 pub struct SpgemmReplayArgs<T> {
     pub a_values: DevPtr<T>,
     pub b_values: DevPtr<T>,
-    /// Per group (`n_entries / REPLAY_GROUP + 1` of them): the offset in
-    /// `pairs` of its first entry's list.
-    pub group_ptr: DevPtr<u64>,
-    /// Per group: the lowest position in A's values its products read
-    /// (read only when `b_bits` is not 0).
-    pub group_a: DevPtr<u32>,
-    /// `n_entries + 1` offsets, each from its group's `group_ptr`.
-    pub entry_off: DevPtr<u32>,
-    pub pairs: DevPtr<u32>,
+    /// `n_tiles × REPLAY_TILE` words, `u32` or `u64` by `b_bits`.
+    pub words: DevPtr<u32>,
+    /// Per tile: the number of entries whose lists start before it (the
+    /// entry of its first flag), with [`REPLAY_LONG_TILE`] set on the
+    /// tiles listed in `long_tiles`.
+    pub tile_entry: DevPtr<u64>,
+    /// Per tile: the lowest A position of its products (read only when
+    /// `b_bits` is not 0).
+    pub tile_a: DevPtr<u32>,
+    /// The tiles whose last list runs on through more than
+    /// [`REPLAY_LONG_TILES`] tiles (`n_long`), replayed first.
+    pub long_tiles: DevPtr<u32>,
     /// C's values, `n_entries` of them, overwritten.
     pub c_values: DevPtrMut<T>,
     pub n_entries: u64,
-    /// Every entry of more than `long_list` products (`n_long`).
-    pub long_entries: DevPtr<u64>,
+    pub n_tiles: u64,
     pub n_long: u64,
-    pub long_list: u64,
-    /// Bits of B's position in a packed product; 0: products unpacked.
+    /// Bits of B's position in a packed word; 0: `u64` words.
     pub b_bits: u32,
     pub _pad: u32,
 }
 
-/// Entries of C that share a base offset into a plan's product lists
-/// ([`SpgemmReplayArgs`]): few enough that their lists span less than 2³²
-/// products and, packed, a narrow range of A's positions; many enough that
-/// the bases cost nothing beside the 4 bytes an entry.
-pub const REPLAY_GROUP: u64 = 1024;
+/// Products in a tile of a plan's lists ([`SpgemmReplayArgs`]): a warp's,
+/// eight a lane, read as two 16-byte loads and folded in registers.
+pub const REPLAY_TILE: u64 = 256;
 
-/// The fewest products past which `spgemm_replay` may sum an entry with a
-/// whole warp (the lanes reading, each adding them all in order): one
-/// thread waits a memory latency every four, so a long list would hold
-/// the whole launch.
-pub const REPLAY_LONG_MIN: u64 = 64;
+/// The longest list that never crosses a tile ([`SpgemmReplayArgs`]; a
+/// tile's end is padded instead): a list that crosses is finished by its
+/// first tile's warp after its own tile, one more round of loads, which a
+/// list of more products pays for.
+pub const REPLAY_SHORT: u64 = 64;
+
+/// Tiles past its own through which a tile's last list may run before
+/// that tile is replayed first ([`SpgemmReplayArgs::long_tiles`]): its
+/// warp then walks the list alone, and started last it would be the
+/// launch's tail.
+pub const REPLAY_LONG_TILES: u64 = 2;
+
+/// A word of [`SpgemmReplayArgs::words`] that is no product.
+pub const REPLAY_PAD: u64 = u64::MAX;
+
+/// The mark, in [`SpgemmReplayArgs::tile_entry`], of a tile replayed first.
+pub const REPLAY_LONG_TILE: u64 = 1 << 63;
 
 /// Products (and entries of A) a row may have for one warp to sort them
 /// in registers (`spgemm_warp`): the shortest rows, where a sort of 32

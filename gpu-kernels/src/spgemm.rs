@@ -88,20 +88,23 @@
 //!
 //! **Replaying a plan.** A plan (the host's `SpgemmPlan`) that has listed
 //! each entry's products in the serial order recomputes C's values with
-//! `spgemm_replay`: a thread an entry, folding its list (a warp, for an
-//! entry of a long list). No row is walked,
-//! searched or sorted again, and a long row of C is as parallel as its
-//! entries.
+//! `spgemm_replay`: the lists lie end to end in tiles of 256 products, a
+//! warp's, eight a lane; each lane folds the lists that begin among its
+//! eight, and a list that runs on from the lanes before waits for their
+//! sum, passed by shuffles. No row is walked, searched or sorted again,
+//! and every lane computes eight products at once however the lists'
+//! lengths vary (a thread an entry idled most lanes of a warp, on lists
+//! of unequal lengths).
 
 use core::cell::Cell;
 
 use crate::args::{
-    REPLAY_GROUP, SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASS_BLOCK, SPGEMM_CLASS_COPY,
-    SPGEMM_CLASS_DENSE, SPGEMM_CLASS_GIANT, SPGEMM_CLASS_HASH, SPGEMM_CLASS_SHORT,
-    SPGEMM_CLASS_WARP, SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_HASH_SLOTS,
-    SPGEMM_LANE_MAX, SPGEMM_NUMERIC, SPGEMM_SHORT_MAX, SPGEMM_STAGE, SPGEMM_SYMBOLIC,
-    SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS, ScanArgs, SpgemmClassifyArgs,
-    SpgemmReplayArgs, SpgemmRowsArgs, spgemm_dense_arrays, spgemm_hash_fits,
+    REPLAY_LONG_TILE, REPLAY_PAD, REPLAY_TILE, SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASS_BLOCK,
+    SPGEMM_CLASS_COPY, SPGEMM_CLASS_DENSE, SPGEMM_CLASS_GIANT, SPGEMM_CLASS_HASH,
+    SPGEMM_CLASS_SHORT, SPGEMM_CLASS_WARP, SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED,
+    SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_NUMERIC, SPGEMM_SHORT_MAX, SPGEMM_STAGE,
+    SPGEMM_SYMBOLIC, SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS, ScanArgs,
+    SpgemmClassifyArgs, SpgemmReplayArgs, SpgemmRowsArgs, spgemm_dense_arrays, spgemm_hash_fits,
 };
 use crate::device::atomic::{
     atomic_add_u32, atomic_add_u64, atomic_cas_shared_u32, atomic_max_u32, atomic_min_u32,
@@ -2069,116 +2072,192 @@ unsafe fn lower_bounds(cols: *const u32, s: u32, e: u32, c: (u32, u32)) -> (u32,
     (s0, s1)
 }
 
-/// How a plan's lists give a product's positions in A's and B's values
+/// How a plan's words give a product's positions and flags
 /// ([`SpgemmReplayArgs`]).
-trait ReplayPairs {
-    /// Whether the lists are packed (their groups' lowest A positions read).
-    const PACKED: bool;
-    /// Positions in A's and B's values of product `p`, whose group's
-    /// lowest A position is `base`.
+trait ReplayWords {
+    type Word: Copy;
+    /// The eight words from `p`, a multiple of 8, in two or four 16-byte
+    /// loads.
     ///
     /// # Safety
-    /// `p` within the lists.
-    unsafe fn positions(pairs: *const u32, p: usize, base: u32, b_bits: u32) -> (usize, usize);
+    /// `p + 8` within the words.
+    unsafe fn read8(words: *const u32, p: usize) -> [Self::Word; 8];
+    /// The word at `p`.
+    ///
+    /// # Safety
+    /// `p` within the words.
+    unsafe fn read(words: *const u32, p: usize) -> Self::Word;
+    /// Whether `w` is the first product of an entry or a pad: where the
+    /// sum before it ends.
+    fn flagged(w: Self::Word) -> bool;
+    /// Whether `w` is a pad ([`REPLAY_PAD`]).
+    fn pad(w: Self::Word) -> bool;
+    /// Positions in A's and B's values of product `w`, of a tile whose
+    /// lowest A position is `base`; of a pad, A's and B's first.
+    fn positions(w: Self::Word, base: u32, b_bits: u32) -> (usize, usize);
+    /// Whether the tiles' lowest A positions are read.
+    const PACKED: bool;
 }
 
-/// Two `u32`s a product: A's position, then B's.
-struct UnpackedPairs;
-/// One `u32` a product: A's position less the group's base, above B's
-/// position in the low `b_bits`.
-struct PackedPairs;
+/// 16 bytes of words, one vector load.
+#[repr(C, align(16))]
+#[derive(Clone, Copy)]
+struct Words16([u32; 4]);
 
-impl ReplayPairs for UnpackedPairs {
+/// `u64` words: A's position, B's above it, the flag in bit 63.
+struct WideWords;
+/// `u32` words: the flag in bit 31, A's position less the tile's base,
+/// B's in the low `b_bits`.
+struct PackedWords;
+
+impl ReplayWords for WideWords {
+    type Word = u64;
     const PACKED: bool = false;
     #[inline(always)]
-    unsafe fn positions(pairs: *const u32, p: usize, _: u32, _: u32) -> (usize, usize) {
-        // SAFETY: the caller's; unpacked lists are 8-byte aligned.
-        let pair = unsafe { *pairs.cast::<u64>().add(p) };
-        (pair as u32 as usize, (pair >> 32) as usize)
+    unsafe fn read8(words: *const u32, p: usize) -> [u64; 8] {
+        // SAFETY: the caller's; `p` a multiple of 8 keeps every pair of
+        // `u64`s 16-byte aligned (the buffer is).
+        let q: [[u64; 2]; 4] = core::array::from_fn(|h| unsafe {
+            let v = *words.cast::<Words16>().add(p / 2 + h);
+            core::mem::transmute::<[u32; 4], [u64; 2]>(v.0)
+        });
+        core::array::from_fn(|u| q[u / 2][u % 2])
+    }
+    #[inline(always)]
+    unsafe fn read(words: *const u32, p: usize) -> u64 {
+        // SAFETY: the caller's.
+        unsafe { *words.cast::<u64>().add(p) }
+    }
+    #[inline(always)]
+    fn flagged(w: u64) -> bool {
+        w >> 63 != 0
+    }
+    #[inline(always)]
+    fn pad(w: u64) -> bool {
+        w == REPLAY_PAD
+    }
+    #[inline(always)]
+    fn positions(w: u64, _: u32, _: u32) -> (usize, usize) {
+        if Self::pad(w) {
+            (0, 0)
+        } else {
+            (w as u32 as usize, ((w >> 32) as u32 & !(1 << 31)) as usize)
+        }
     }
 }
 
-impl ReplayPairs for PackedPairs {
+impl ReplayWords for PackedWords {
+    type Word = u32;
     const PACKED: bool = true;
     #[inline(always)]
-    unsafe fn positions(pairs: *const u32, p: usize, base: u32, b_bits: u32) -> (usize, usize) {
+    unsafe fn read8(words: *const u32, p: usize) -> [u32; 8] {
+        // SAFETY: the caller's; `p` a multiple of 8 keeps both loads
+        // 16-byte aligned (the buffer is).
+        let q: [[u32; 4]; 2] =
+            core::array::from_fn(|h| unsafe { (*words.cast::<Words16>().add(p / 4 + h)).0 });
+        core::array::from_fn(|u| q[u / 4][u % 4])
+    }
+    #[inline(always)]
+    unsafe fn read(words: *const u32, p: usize) -> u32 {
         // SAFETY: the caller's.
-        let q = unsafe { *pairs.add(p) };
-        (
-            (base + (q >> b_bits)) as usize,
-            (q & ((1 << b_bits) - 1)) as usize,
-        )
+        unsafe { *words.add(p) }
+    }
+    #[inline(always)]
+    fn flagged(w: u32) -> bool {
+        w >> 31 != 0
+    }
+    #[inline(always)]
+    fn pad(w: u32) -> bool {
+        w == REPLAY_PAD as u32
+    }
+    #[inline(always)]
+    fn positions(w: u32, base: u32, b_bits: u32) -> (usize, usize) {
+        if Self::pad(w) {
+            (0, 0)
+        } else {
+            let a = (w & !(1 << 31)) >> b_bits;
+            ((base + a) as usize, (w & ((1 << b_bits) - 1)) as usize)
+        }
     }
 }
 
 /// A plan's lists as the replay reads them.
 struct ReplayLists<T, L> {
     a: SpgemmReplayArgs<T>,
-    _pairs: core::marker::PhantomData<L>,
+    _words: core::marker::PhantomData<L>,
 }
 
-impl<T: Copy, L: ReplayPairs> ReplayLists<T, L> {
-    /// Where entry `e`'s list starts (`e ≤ n_entries`).
+impl<T: Copy, L: ReplayWords> ReplayLists<T, L> {
+    /// Tile `t`'s lowest A position (packed words only).
     ///
     /// # Safety
-    /// The lists as [`SpgemmReplayArgs`] says.
+    /// `t < n_tiles`.
     #[inline(always)]
-    unsafe fn start(&self, e: usize) -> usize {
-        let g = e / REPLAY_GROUP as usize;
-        // SAFETY: the caller's: a group for every REPLAY_GROUP entries and
-        // one offset for every entry and one past the last.
-        unsafe {
-            (*self.a.group_ptr.as_ptr().add(g) + u64::from(*self.a.entry_off.as_ptr().add(e)))
-                as usize
-        }
-    }
-
-    /// The lowest A position of entry `e`'s group (packed lists only).
-    ///
-    /// # Safety
-    /// `e < n_entries`; the lists as [`SpgemmReplayArgs`] says.
-    #[inline(always)]
-    unsafe fn base(&self, e: usize) -> u32 {
+    unsafe fn base(&self, t: usize) -> u32 {
         if L::PACKED {
             // SAFETY: the caller's.
-            unsafe { *self.a.group_a.as_ptr().add(e / REPLAY_GROUP as usize) }
+            unsafe { *self.a.tile_a.as_ptr().add(t) }
         } else {
             0
         }
     }
 
-    /// `A[i] ⊗ B[j]` for product `p`'s positions `i`, `j`.
+    /// `A[i] ⊗ B[j]` for word `w`'s positions `i`, `j`.
     ///
     /// # Safety
-    /// `p` within the lists, `base` its group's; positions within A's and
-    /// B's values.
+    /// `w` a word of the lists, `base` its tile's.
     #[inline(always)]
-    unsafe fn product<S: Semiring<Value = T>>(&self, p: usize, base: u32) -> T {
-        // SAFETY: the caller's.
+    unsafe fn product<S: Semiring<Value = T>>(&self, w: L::Word, base: u32) -> T {
+        let (i, j) = L::positions(w, base, self.a.b_bits);
+        // SAFETY: the caller's: the lists' positions lie within A's and B's
+        // values, and a pad's are the first of each.
         unsafe {
-            let (i, j) = L::positions(self.a.pairs.as_ptr(), p, base, self.a.b_bits);
             S::mul(
                 *self.a.a_values.as_ptr().add(i),
                 *self.a.b_values.as_ptr().add(j),
             )
         }
     }
+
+    /// The eight products of the words from `p` (a lane's), or `None`'s
+    /// stand-in, the semiring's zero, where `skip`: their loads issue
+    /// together.
+    ///
+    /// # Safety
+    /// `p + 8` within the words, `base` its tile's.
+    #[inline(always)]
+    unsafe fn products<S: Semiring<Value = T>>(
+        &self,
+        words: &[L::Word; 8],
+        base: u32,
+        skip: bool,
+    ) -> [T; 8] {
+        if skip {
+            [S::zero(); 8]
+        } else {
+            // SAFETY: the caller's.
+            core::array::from_fn(|u| unsafe { self.product::<S>(words[u], base) })
+        }
+    }
 }
 
-/// C's values from a plan's product lists ([`SpgemmReplayArgs`]), each
+/// C's values from a plan's tiled lists ([`SpgemmReplayArgs`]), each
 /// entry's products added in the listed (serial) order, the first taken
-/// as it is, as the serial engine does. First the long entries, a warp
-/// each: its lanes read 128 products at once, four a lane, and every lane
-/// adds them all in order from the others' registers. Then the others, a
-/// thread an entry, reading its products four at a time, so that a list
-/// has four reads in flight, not one.
+/// as it is, as the serial engine does. A warp a tile of 256 products,
+/// eight a lane: every lane reads its words in two 16-byte loads and
+/// computes its eight products at once, however the lists fall, then
+/// folds the sums that begin in its eight; a sum that runs on from the
+/// lanes before waits for theirs, passed lane to lane by shuffles (one
+/// round where lists are short). The warp that begins a list finishes
+/// it: a list that runs past its tile, the warp reads on, 256 products a
+/// round, each lane adding them all in order. The tiles in `long_tiles`
+/// go first.
 ///
 /// Launch: 1D, block size a multiple of 32, any grid.
 ///
 /// # Safety
 /// [`SpgemmReplayArgs`] valid: every list non-empty, every position within
-/// A's and B's values, `long_entries` the entries of more than
-/// `long_list` products, packed positions' `b_bits` below 32.
+/// A's and B's values, `words` 16-byte aligned, `b_bits` below 31.
 #[inline(always)]
 pub unsafe fn spgemm_replay<S: Semiring>(a: SpgemmReplayArgs<S::Value>)
 where
@@ -2188,90 +2267,173 @@ where
     // SAFETY: the caller's.
     unsafe {
         if a.b_bits != 0 {
-            replay::<S, PackedPairs>(a)
+            replay::<S, PackedWords>(a)
         } else {
-            replay::<S, UnpackedPairs>(a)
+            replay::<S, WideWords>(a)
         }
     }
 }
 
-/// [`spgemm_replay`] over lists of one kind.
+/// [`spgemm_replay`] over words of one kind.
 ///
 /// # Safety
 /// [`spgemm_replay`]'s.
 #[inline(always)]
-unsafe fn replay<S: Semiring, L: ReplayPairs>(a: SpgemmReplayArgs<S::Value>)
+unsafe fn replay<S: Semiring, L: ReplayWords>(a: SpgemmReplayArgs<S::Value>)
 where
     S::Value: Shuffle,
 {
-    let (n_entries, n_long, long_list) = (a.n_entries, a.n_long, a.long_list);
-    let (long_entries, c_values) = (a.long_entries.as_ptr(), a.c_values.as_mut_ptr());
+    let (n_long, n_tiles) = (a.n_long, a.n_tiles);
+    let (long_tiles, tile_entry) = (a.long_tiles.as_ptr(), a.tile_entry.as_ptr());
     let lists = ReplayLists::<S::Value, L> {
         a,
-        _pairs: core::marker::PhantomData,
+        _words: core::marker::PhantomData,
     };
-    let lane = lane_id() as usize;
     let mut w = u64::from(global_warp_id());
-    // Warp-uniform: the lanes share the entry and its bounds.
-    while w < n_long {
-        // SAFETY: `w < n_long`; the lists as the contract says; every
-        // shuffle is reached by the whole warp.
+    // Warp-uniform: a warp's lanes share the tile.
+    while w < n_long + n_tiles {
+        // SAFETY: `w` below both counts, so the tile and its entry are
+        // readable; the lists as the contract says.
         unsafe {
-            let e = *long_entries.add(w as usize) as usize;
-            let (s, end, base) = (lists.start(e), lists.start(e + 1), lists.base(e));
-            let mut v = lists.product::<S>(s, base);
-            let mut p = s + 1;
-            while p < end {
-                let n = (end - p).min(4 * WARP_SIZE as usize);
-                // Every lane reads four products, past the end the last one
-                // again (never added): reads behind a branch each, ptxas
-                // issued one after another.
-                let xs: [S::Value; 4] = core::array::from_fn(|u| {
-                    lists.product::<S>(p + (u * WARP_SIZE as usize + lane).min(n - 1), base)
-                });
-                // `iter`: with `into_iter` the array went to local memory.
-                for (u, &x) in xs.iter().enumerate() {
-                    for l in 0..WARP_SIZE {
-                        let y = warp::shuffle_idx(x, l);
-                        if u * (WARP_SIZE as usize) + (l as usize) < n {
-                            v = S::add(v, y);
-                        }
-                    }
-                }
-                p += n;
-            }
-            if lane == 0 {
-                *c_values.add(e) = v;
+            let (t, first) = if w < n_long {
+                (*long_tiles.add(w as usize) as usize, true)
+            } else {
+                ((w - n_long) as usize, false)
+            };
+            let entry = *tile_entry.add(t);
+            if first || entry & REPLAY_LONG_TILE == 0 {
+                replay_tile::<S, L>(&lists, t, entry & !REPLAY_LONG_TILE);
             }
         }
         w += u64::from(grid_warps());
     }
-    let mut e = u64::from(index_1d());
-    let step = u64::from(grid_size_1d());
-    while e < n_entries {
-        // SAFETY: `e < n_entries`, so both offsets are readable; the lists
-        // and the positions in them as the contract says.
-        unsafe {
-            let (s, end) = (lists.start(e as usize), lists.start(e as usize + 1));
-            if (end - s) as u64 <= long_list {
-                let base = lists.base(e as usize);
-                let mut v = lists.product::<S>(s, base);
-                let mut p = s + 1;
-                while p + 4 <= end {
-                    let x0 = lists.product::<S>(p, base);
-                    let x1 = lists.product::<S>(p + 1, base);
-                    let x2 = lists.product::<S>(p + 2, base);
-                    let x3 = lists.product::<S>(p + 3, base);
-                    v = S::add(S::add(S::add(S::add(v, x0), x1), x2), x3);
-                    p += 4;
+}
+
+/// One warp's tile `t` of [`spgemm_replay`], whose first flag begins
+/// entry `entry`.
+///
+/// # Safety
+/// `t < n_tiles`; the lists as [`SpgemmReplayArgs`] says; the whole warp
+/// calls it.
+#[inline(always)]
+unsafe fn replay_tile<S: Semiring, L: ReplayWords>(
+    lists: &ReplayLists<S::Value, L>,
+    t: usize,
+    entry: u64,
+) where
+    S::Value: Shuffle,
+{
+    const PER_LANE: usize = (REPLAY_TILE / WARP_SIZE as u64) as usize;
+    let tile = REPLAY_TILE as usize;
+    let (words, c) = (lists.a.words.as_ptr(), lists.a.c_values.as_mut_ptr());
+    let lane = lane_id() as usize;
+    // SAFETY (whole body): the tile's words are readable (`t < n_tiles`),
+    // a flagged word's entry is below `n_entries`, and every shuffle and
+    // vote is reached by the whole warp (the branches on them are
+    // warp-uniform).
+    unsafe {
+        let ws = L::read8(words, t * tile + PER_LANE * lane);
+        let bounds: u32 = (0..PER_LANE).fold(0, |m, u| m | u32::from(L::flagged(ws[u])) << u);
+        let starts: u32 = (0..PER_LANE).fold(0, |m, u| {
+            m | u32::from(L::flagged(ws[u]) && !L::pad(ws[u])) << u
+        });
+        let bounded = warp::ballot(bounds != 0);
+        if bounded == 0 {
+            // Within one long list, its first warp's.
+            return;
+        }
+        // The lanes before the first flag hold the end of a list begun
+        // in an earlier tile, another warp's.
+        let base = lists.base(t);
+        let x = lists.products::<S>(&ws, base, (lane as u32) < bounded.trailing_zeros());
+        let count = starts.count_ones();
+        let before = warp_inclusive_scan(count) - count;
+        // The lane's own sums, each from its flag to the next.
+        let mut e = entry + u64::from(before);
+        let mut v = x[0];
+        let mut real = false;
+        for u in 0..PER_LANE {
+            if bounds >> u & 1 != 0 {
+                if real {
+                    *c.add(e as usize - 1) = v;
                 }
-                while p < end {
-                    v = S::add(v, lists.product::<S>(p, base));
-                    p += 1;
-                }
-                *c_values.add(e as usize) = v;
+                v = x[u];
+                real = starts >> u & 1 != 0;
+                e += u64::from(real);
+            } else {
+                v = S::add(v, x[u]);
             }
         }
-        e += step;
+        // The sum open at each lane's end (bit 0: known, bit 1: an entry,
+        // not a pad), passed on through the lanes with no flag.
+        const KNOWN: u32 = 1;
+        const ENTRY: u32 = 2;
+        let mut open = v;
+        let mut state = if bounds != 0 {
+            KNOWN | if real { ENTRY } else { 0 }
+        } else {
+            0
+        };
+        loop {
+            let carried = warp::shuffle_up(open, 1);
+            let carried_state = warp::shuffle_up(state, 1);
+            let carried_state = if lane == 0 { 0 } else { carried_state };
+            let through = state & KNOWN == 0 && carried_state & KNOWN != 0;
+            if !warp::any(through) {
+                // The sum carried in ends at the lane's first flag.
+                if bounds != 0 && carried_state == KNOWN | ENTRY {
+                    let first = bounds.trailing_zeros() as usize;
+                    let mut head = carried;
+                    for (u, &y) in x.iter().enumerate() {
+                        if u < first {
+                            head = S::add(head, y);
+                        }
+                    }
+                    *c.add((entry + u64::from(before)) as usize - 1) = head;
+                }
+                break;
+            }
+            if through {
+                open = x.iter().fold(carried, |s, &y| S::add(s, y));
+                state = carried_state;
+            }
+        }
+        // The sum open at the tile's end, if an entry's, may run on.
+        let mut sum = warp::shuffle_idx(open, WARP_SIZE - 1);
+        if warp::shuffle_idx(state, WARP_SIZE - 1) != KNOWN | ENTRY {
+            return;
+        }
+        let last = entry + u64::from(warp::shuffle_idx(before + count, WARP_SIZE - 1)) - 1;
+        let mut q = (t + 1) * tile;
+        while q < lists.a.n_tiles as usize * tile && !L::flagged(L::read(words, q)) {
+            let ws = L::read8(words, q + PER_LANE * lane);
+            let bounds: u32 = (0..PER_LANE).fold(0, |m, u| m | u32::from(L::flagged(ws[u])) << u);
+            let bounded = warp::ballot(bounds != 0);
+            let stop = if bounded == 0 {
+                tile
+            } else {
+                let l = bounded.trailing_zeros();
+                PER_LANE * l as usize + warp::shuffle_idx(bounds.trailing_zeros(), l) as usize
+            };
+            let x = lists.products::<S>(&ws, lists.base(q / tile), PER_LANE * lane >= stop);
+            for l in 0..WARP_SIZE as usize {
+                if PER_LANE * l >= stop {
+                    break;
+                }
+                for (u, &y) in x.iter().enumerate() {
+                    let y = warp::shuffle_idx(y, l as u32);
+                    if PER_LANE * l + u < stop {
+                        sum = S::add(sum, y);
+                    }
+                }
+            }
+            if stop < tile {
+                break;
+            }
+            q += tile;
+        }
+        if lane == 0 {
+            *c.add(last as usize) = sum;
+        }
     }
 }

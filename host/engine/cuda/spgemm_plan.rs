@@ -8,11 +8,13 @@
 //! entry of C, the positions in A's and B's values of its products in the
 //! serial order (on the host, over all cores, from C's pattern). Each
 //! [`numeric`](SpgemmPlan::numeric) is then one launch of
-//! `gpu_kernels::spgemm::spgemm_replay` — a thread an entry folding its
-//! list, a warp for each entry of many products — so no row is walked,
-//! searched or sorted again, and C keeps the serial engine's bits. The
-//! lists take 4 bytes a product where its positions pack into a `u32`, 8
-//! otherwise, and 4 an entry (`GroupedLists`); where they do not fit in
+//! `gpu_kernels::spgemm::spgemm_replay` — a warp for each tile of 256
+//! listed products, each lane computing eight and folding the lists that
+//! begin among them — so no row is walked, searched or sorted again, every
+//! lane is busy however long the lists are, and C keeps the serial
+//! engine's bits. The lists take 4 bytes a product where its positions
+//! pack into a `u32`, 8 otherwise, and the tiles' padding
+//! (`TiledLists`); where they do not fit in
 //! half the free device memory, where rerunning the row kernels' numeric
 //! phase was faster when [`SpgemmPlan::new`] timed one of each (bands,
 //! whose rows of B are read whole), or with [`SpgemmPlan::recomputing`],
@@ -24,7 +26,10 @@ use std::time::{Duration, Instant};
 
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
-use gpu_kernels::args::{DevPtr, REPLAY_GROUP, REPLAY_LONG_MIN, SpgemmReplayArgs};
+use gpu_kernels::args::{
+    DevPtr, REPLAY_LONG_TILE, REPLAY_LONG_TILES, REPLAY_PAD, REPLAY_SHORT, REPLAY_TILE,
+    SpgemmReplayArgs,
+};
 use rayon::prelude::*;
 
 use super::Gpu;
@@ -56,14 +61,11 @@ where
 }
 
 /// Every entry's products, in the serial order, on the device as
-/// `spgemm_replay` reads them ([`SpgemmReplayArgs`], from [`GroupedLists`]);
-/// and the entries of more than `long_list` products.
+/// `spgemm_replay` reads them ([`SpgemmReplayArgs`], from [`TiledLists`]).
 struct ProductLists {
-    group_ptr: CudaSlice<u64>,
-    entry_off: CudaSlice<u32>,
-    pairs: DevPairs,
-    long_entries: Option<CudaSlice<u64>>,
-    long_list: u64,
+    words: DevWords,
+    tile_entry: CudaSlice<u64>,
+    long_tiles: Option<CudaSlice<u32>>,
 }
 
 impl<'g, S: Semiring> SpgemmPlan<'g, S>
@@ -159,34 +161,35 @@ where
         if n_entries == 0 {
             return Ok(());
         }
-        let (pairs, group_a, b_bits) = match &lists.pairs {
-            DevPairs::Packed {
-                pairs,
-                group_a,
+        let (words, tile_a, b_bits) = match &lists.words {
+            DevWords::Packed {
+                words,
+                tile_a,
                 b_bits,
-            } => (gpu.ptr(pairs), gpu.ptr(group_a), *b_bits),
-            DevPairs::Unpacked(p) => (DevPtr::new(gpu.ptr(p).addr()), DevPtr::new(0), 0),
+            } => (gpu.ptr(words), gpu.ptr(tile_a), *b_bits),
+            DevWords::Wide(w) => (DevPtr::new(gpu.ptr(w).addr()), DevPtr::new(0), 0),
         };
+        let n_tiles = lists.tile_entry.len() as u64;
+        let n_long = lists.long_tiles.as_ref().map_or(0, |l| l.len() as u64);
         let args = SpgemmReplayArgs {
             a_values: gpu.ptr(&self.a.values),
             b_values: gpu.ptr(&self.b.values),
-            group_ptr: gpu.ptr(&lists.group_ptr),
-            group_a,
-            entry_off: gpu.ptr(&lists.entry_off),
-            pairs,
-            c_values: gpu.ptr_mut(&mut self.values),
-            n_entries,
-            long_entries: lists
-                .long_entries
+            words,
+            tile_entry: gpu.ptr(&lists.tile_entry),
+            tile_a,
+            long_tiles: lists
+                .long_tiles
                 .as_ref()
                 .map_or(DevPtr::new(0), |l| gpu.ptr(l)),
-            n_long: lists.long_entries.as_ref().map_or(0, |l| l.len() as u64),
-            long_list: lists.long_list,
+            c_values: gpu.ptr_mut(&mut self.values),
+            n_entries,
+            n_tiles,
+            n_long,
             b_bits,
             _pad: 0,
         };
-        let grid = replay_grid(gpu, n_entries);
-        gpu.launch::<S, _>("spgemm_replay", grid, Gpu::BLOCK, 0, args)
+        let warps = n_long + n_tiles;
+        gpu.launch_threads::<S, _>("spgemm_replay", 32 * warps, args)
     }
 
     /// Whether a numeric phase rerunning the row kernels took less time
@@ -215,15 +218,16 @@ where
     }
 
     /// Device bytes the product lists take (0 without lists): 4 bytes a
-    /// product and an entry where the positions pack, 8 and 4 otherwise.
+    /// product (and a pad) where the positions pack, 8 otherwise, and 8 or
+    /// 12 a tile.
     pub fn list_bytes(&self) -> usize {
         self.lists.as_ref().map_or(0, |l| {
-            let pairs = match &l.pairs {
-                DevPairs::Packed { pairs, group_a, .. } => 4 * pairs.len() + 4 * group_a.len(),
-                DevPairs::Unpacked(p) => 8 * p.len(),
+            let words = match &l.words {
+                DevWords::Packed { words, tile_a, .. } => 4 * words.len() + 4 * tile_a.len(),
+                DevWords::Wide(w) => 8 * w.len(),
             };
-            let long = 8 * l.long_entries.as_ref().map_or(0, |e| e.len());
-            pairs + 8 * l.group_ptr.len() + 4 * l.entry_off.len() + long
+            let long = 4 * l.long_tiles.as_ref().map_or(0, |t| t.len());
+            words + 8 * l.tile_entry.len() + long
         })
     }
 
@@ -254,8 +258,8 @@ where
     }
 
     /// Lists every entry's products from C's pattern (brought back) and
-    /// A's and B's, and uploads the lists; `None` where a group of entries
-    /// has 2³² products or more (see [`GroupedLists`]).
+    /// A's and B's, and uploads the lists; `None` where B has 2³¹ entries
+    /// or more (see [`TiledLists`]).
     fn list_products(&self, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<Option<ProductLists>> {
         let gpu = self.product.gpu;
         let n = a.nrows();
@@ -264,141 +268,195 @@ where
         let mut c_col_idx = vec![0u32; self.nnz()];
         gpu.download_into(&self.col_idx, 0..self.nnz(), &mut c_col_idx)?;
         let (entry_ptr, pairs) = product_lists(a, b, &c_row_ptr, &c_col_idx);
-        // A list longer than a few times a thread's share of the products
-        // would be the launch's tail: a warp takes it.
-        let threads = u64::from(replay_grid(gpu, self.nnz() as u64) * Gpu::BLOCK);
-        let long_list = REPLAY_LONG_MIN.max(4 * pairs.len() as u64 / threads);
-        let long: Vec<u64> = (0..self.nnz() as u64)
-            .into_par_iter()
-            .filter(|&e| entry_ptr[e as usize + 1] - entry_ptr[e as usize] > long_list)
-            .collect();
-        let Some(grouped) = GroupedLists::new(&entry_ptr, pairs, b.nnz()) else {
+        let Some(tiled) = TiledLists::new(&entry_ptr, pairs, b.nnz()) else {
             return Ok(None);
         };
         Ok(Some(ProductLists {
-            group_ptr: gpu.upload(&grouped.group_ptr)?,
-            entry_off: gpu.upload(&grouped.entry_off)?,
-            pairs: match &grouped.pairs {
-                HostPairs::Packed {
-                    pairs,
-                    group_a,
+            words: match &tiled.words {
+                HostWords::Packed {
+                    words,
+                    tile_a,
                     b_bits,
-                } => DevPairs::Packed {
-                    pairs: gpu.upload(pairs)?,
-                    group_a: gpu.upload(group_a)?,
+                } => DevWords::Packed {
+                    words: gpu.upload(words)?,
+                    tile_a: gpu.upload(tile_a)?,
                     b_bits: *b_bits,
                 },
-                HostPairs::Unpacked(p) => DevPairs::Unpacked(gpu.upload(p)?),
+                HostWords::Wide(w) => DevWords::Wide(gpu.upload(w)?),
             },
-            long_entries: (!long.is_empty()).then(|| gpu.upload(&long)).transpose()?,
-            long_list,
+            tile_entry: gpu.upload(&tiled.tile_entry)?,
+            long_tiles: (!tiled.long_tiles.is_empty())
+                .then(|| gpu.upload(&tiled.long_tiles))
+                .transpose()?,
         }))
     }
 }
 
-/// A plan's products on the device: packed, 4 bytes each, or unpacked, 8.
-enum DevPairs {
+/// A plan's products on the device: packed, 4 bytes each, or wide, 8.
+enum DevWords {
     Packed {
-        pairs: CudaSlice<u32>,
-        group_a: CudaSlice<u32>,
+        words: CudaSlice<u32>,
+        tile_a: CudaSlice<u32>,
         b_bits: u32,
     },
-    Unpacked(CudaSlice<u64>),
+    Wide(CudaSlice<u64>),
 }
 
-/// [`DevPairs`] on the host.
-enum HostPairs {
-    /// `(a_position − group_a[g]) << b_bits | b_position`, where
-    /// `group_a[g]` is group `g`'s lowest A position.
+/// [`DevWords`] on the host, as [`SpgemmReplayArgs`] describes them.
+enum HostWords {
     Packed {
-        pairs: Vec<u32>,
-        group_a: Vec<u32>,
+        words: Vec<u32>,
+        tile_a: Vec<u32>,
         b_bits: u32,
     },
-    /// `a_position | b_position << 32`.
-    Unpacked(Vec<u64>),
+    Wide(Vec<u64>),
 }
 
-/// Product lists in groups of [`REPLAY_GROUP`] entries, as
-/// [`SpgemmReplayArgs`] describes them: a `u64` base offset a group, a
-/// `u32` offset an entry (4 bytes an entry instead of 8), and each product
-/// packed into a `u32` where B's positions take `b_bits` and every group's
-/// A positions span less than the 32 − `b_bits` left (4 bytes a product
-/// instead of 8). The replay reads those bytes once a numeric phase, so
-/// they are most of its time.
-struct GroupedLists {
-    group_ptr: Vec<u64>,
-    entry_off: Vec<u32>,
-    pairs: HostPairs,
+/// Product lists laid out in tiles of [`REPLAY_TILE`] words, as
+/// [`SpgemmReplayArgs`] describes them: in C's order, each entry's first
+/// product flagged; a list of at most [`REPLAY_SHORT`] products that would
+/// cross a tile's end starts the next tile instead, the end padded. Each
+/// product packs into a `u32` where B's positions take `b_bits` and every
+/// tile's A positions span less than the 31 − `b_bits` left (4 bytes a
+/// product instead of 8). The replay reads those bytes once a numeric
+/// phase, so they are most of its time.
+struct TiledLists {
+    words: HostWords,
+    tile_entry: Vec<u64>,
+    long_tiles: Vec<u32>,
 }
 
-impl GroupedLists {
-    /// Groups `entry_ptr`'s lists of `pairs` (`a_position | b_position <<
-    /// 32`) for a B of `b_nnz` entries; `None` where a group has 2³²
-    /// products or more (its entries' offsets would not fit a `u32`).
-    fn new(entry_ptr: &[u64], pairs: Vec<u64>, b_nnz: usize) -> Option<GroupedLists> {
-        let n = entry_ptr.len() - 1;
-        let group = REPLAY_GROUP as usize;
-        let group_ptr: Vec<u64> = (0..=n / group).map(|g| entry_ptr[g * group]).collect();
-        let products =
-            |g: usize| group_ptr[g] as usize..entry_ptr[((g + 1) * group).min(n)] as usize;
-        if (0..group_ptr.len()).any(|g| products(g).len() > u32::MAX as usize) {
+impl TiledLists {
+    /// Lays out `entry_ptr`'s lists of `pairs` (`a_position | b_position
+    /// << 32`) for a B of `b_nnz` entries; `None` where `b_nnz` is 2³¹ or
+    /// more (a wide word keeps bit 63 for the flag).
+    fn new(entry_ptr: &[usize], pairs: Vec<u64>, b_nnz: usize) -> Option<TiledLists> {
+        if b_nnz >= 1 << 31 {
             return None;
         }
-        let entry_off = entry_ptr
+        let tile = REPLAY_TILE as usize;
+        // Where each entry's list goes, given the next free word.
+        let place = |len: usize, at: usize| {
+            let room = tile - at % tile;
+            if len <= REPLAY_SHORT as usize && len > room {
+                at + room
+            } else {
+                at
+            }
+        };
+        // Chunks of entries of about equal products, each from a new tile.
+        let chunks = balanced_row_chunks(entry_ptr);
+        let chunk_tiles: Vec<usize> = chunks
             .par_iter()
-            .enumerate()
-            .map(|(e, &start)| (start - group_ptr[e / group]) as u32)
-            .collect();
-        let b_bits = (usize::BITS - b_nnz.saturating_sub(1).leading_zeros()).max(1);
-        // Each group's lowest and highest A position (an empty group: none).
-        let spans: Vec<Option<(u32, u32)>> = (0..group_ptr.len())
-            .into_par_iter()
-            .map(|g| {
-                let a_positions = pairs[products(g)].iter().map(|&p| p as u32);
-                a_positions.clone().min().zip(a_positions.max())
+            .map(|r| {
+                let end = r.clone().fold(0, |at, e| {
+                    let len = entry_ptr[e + 1] - entry_ptr[e];
+                    place(len, at) + len
+                });
+                end.div_ceil(tile)
             })
             .collect();
-        let packs = b_bits < 32
-            && spans
-                .iter()
-                .flatten()
-                .all(|&(lo, hi)| u64::from(hi - lo) < 1 << (32 - b_bits));
-        if !packs {
-            let pairs = HostPairs::Unpacked(pairs);
-            return Some(GroupedLists {
-                group_ptr,
-                entry_off,
-                pairs,
+        let n_tiles: usize = chunk_tiles.iter().sum();
+        let mut starts = vec![0usize; entry_ptr.len() - 1];
+        let mut words = vec![REPLAY_PAD; n_tiles * tile];
+        let word_chunks: Vec<_> = chunk_tiles
+            .iter()
+            .scan(0, |t, &n| {
+                *t += n;
+                Some(*t - n..*t)
+            })
+            .collect();
+        split_rows_mut(&mut starts, &chunks, 1)
+            .into_par_iter()
+            .zip(split_rows_mut(&mut words, &word_chunks, tile))
+            .zip(&chunks)
+            .zip(&word_chunks)
+            .for_each(|(((starts, words), entries), tiles)| {
+                let mut at = 0;
+                for (start, e) in starts.iter_mut().zip(entries.clone()) {
+                    let list = entry_ptr[e]..entry_ptr[e + 1];
+                    at = place(list.len(), at);
+                    *start = tiles.start * tile + at;
+                    for (w, &p) in words[at..].iter_mut().zip(&pairs[list.clone()]) {
+                        *w = p;
+                    }
+                    words[at] |= 1 << 63;
+                    at += list.len();
+                }
             });
-        }
-        let group_a: Vec<u32> = spans.iter().map(|s| s.map_or(0, |(lo, _)| lo)).collect();
-        let packed = (0..group_ptr.len())
+        drop(pairs);
+        let mut tile_entry: Vec<u64> = (0..n_tiles)
             .into_par_iter()
-            .flat_map_iter(|g| {
-                let base = group_a[g];
-                pairs[products(g)]
-                    .iter()
-                    .map(move |&p| (p as u32 - base) << b_bits | (p >> 32) as u32)
+            .map(|t| starts.partition_point(|&s| s < t * tile) as u64)
+            .collect();
+        // A tile whose last list runs on through many more goes first,
+        // the longest first.
+        let mut long: Vec<(usize, u32)> = (0..starts.len())
+            .into_par_iter()
+            .filter_map(|e| {
+                let (first, len) = (starts[e], entry_ptr[e + 1] - entry_ptr[e]);
+                let t = first / tile;
+                ((first + len - 1) / tile - t > REPLAY_LONG_TILES as usize)
+                    .then_some((len, t as u32))
             })
             .collect();
-        Some(GroupedLists {
-            group_ptr,
-            entry_off,
-            pairs: HostPairs::Packed {
-                pairs: packed,
-                group_a,
-                b_bits,
-            },
+        long.sort_unstable_by(|x, y| y.cmp(x));
+        for &(_, t) in &long {
+            tile_entry[t as usize] |= REPLAY_LONG_TILE;
+        }
+        let long_tiles = long.into_iter().map(|(_, t)| t).collect();
+        Some(TiledLists {
+            words: pack(words, b_nnz),
+            tile_entry,
+            long_tiles,
         })
     }
 }
 
-/// Blocks of [`Gpu::BLOCK`] threads of a replay of `n_entries` entries.
-fn replay_grid(gpu: &Gpu, n_entries: u64) -> u32 {
-    n_entries
-        .div_ceil(u64::from(Gpu::BLOCK))
-        .clamp(1, u64::from(gpu.sm_count()) * 32) as u32
+/// `words` (wide: flag in bit 63, B's position in bits 32 to 62, A's
+/// below) packed into `u32`s where each tile's span of A's positions
+/// leaves room (see [`TiledLists`]), else as they are.
+fn pack(words: Vec<u64>, b_nnz: usize) -> HostWords {
+    let tile = REPLAY_TILE as usize;
+    let b_bits = (usize::BITS - b_nnz.saturating_sub(1).leading_zeros()).max(1);
+    // Each tile's lowest and highest A position (a tile of pads: none).
+    let spans: Vec<Option<(u32, u32)>> = words
+        .par_chunks(tile)
+        .map(|ws| {
+            let a = ws.iter().filter(|&&w| w != REPLAY_PAD).map(|&w| w as u32);
+            a.clone().min().zip(a.max())
+        })
+        .collect();
+    // A packed word of A's highest offset and B's highest position would
+    // be the pad.
+    let packs = b_bits < 31
+        && spans
+            .iter()
+            .flatten()
+            .all(|&(lo, hi)| u64::from(hi - lo) < (1 << (31 - b_bits)) - 1);
+    if !packs {
+        return HostWords::Wide(words);
+    }
+    let tile_a: Vec<u32> = spans.iter().map(|s| s.map_or(0, |(lo, _)| lo)).collect();
+    let words = words
+        .par_chunks(tile)
+        .zip(&tile_a)
+        .flat_map_iter(|(ws, &base)| {
+            ws.iter().map(move |&w| {
+                if w == REPLAY_PAD {
+                    REPLAY_PAD as u32
+                } else {
+                    let (flag, b) = ((w >> 63) as u32, (w >> 32) as u32 & !(1 << 31));
+                    flag << 31 | (w as u32 - base) << b_bits | b
+                }
+            })
+        })
+        .collect();
+    HostWords::Packed {
+        words,
+        tile_a,
+        b_bits,
+    }
 }
 
 /// For C = A·B of pattern `c_row_ptr` / `c_col_idx`: each entry's products
@@ -411,7 +469,7 @@ fn product_lists<T: Scalar>(
     b: &Csr<T>,
     c_row_ptr: &[u64],
     c_col_idx: &[u32],
-) -> (Vec<u64>, Vec<u64>) {
+) -> (Vec<usize>, Vec<u64>) {
     let n = a.nrows();
     let products = flops_prefix(a, b);
     let chunks = balanced_row_chunks(&products);
@@ -423,8 +481,8 @@ fn product_lists<T: Scalar>(
         .map(|r| products[r.start]..products[r.end])
         .collect();
     let nnz = c_col_idx.len();
-    let mut entry_ptr = vec![0u64; nnz + 1];
-    entry_ptr[nnz] = products[n] as u64;
+    let mut entry_ptr = vec![0usize; nnz + 1];
+    entry_ptr[nnz] = products[n];
     let mut pairs = vec![0u64; products[n]];
     let parts: Vec<_> = split_rows_mut(&mut entry_ptr[..nnz], &entry_chunks, 1)
         .into_iter()
@@ -432,12 +490,12 @@ fn product_lists<T: Scalar>(
         .collect();
     // A thread's column → position in the row of C, and the row's cursors.
     let threads = rayon::current_num_threads().min(chunks.len());
-    let mut work: Vec<(Vec<u32>, Vec<u64>)> = (0..threads)
+    let mut work: Vec<(Vec<u32>, Vec<usize>)> = (0..threads)
         .map(|_| (vec![0; b.ncols()], Vec::new()))
         .collect();
     for_each_chunk(&mut work, parts, |(position, cursor), c, (ptr, out)| {
         let rows = chunks[c].clone();
-        let (first_entry, first_product) = (c_row_ptr[rows.start], products[rows.start] as u64);
+        let (first_entry, first_product) = (c_row_ptr[rows.start], products[rows.start]);
         for i in rows {
             let row = c_row_ptr[i] as usize..c_row_ptr[i + 1] as usize;
             for (p, &j) in c_col_idx[row.clone()].iter().enumerate() {
@@ -453,7 +511,7 @@ fn product_lists<T: Scalar>(
                 }
             }
             // Counts to starts: entry p's list follows those before it.
-            let mut at = products[i] as u64;
+            let mut at = products[i];
             let local = (row.start - first_entry as usize)..(row.end - first_entry as usize);
             for (start, count) in ptr[local].iter_mut().zip(cursor.iter_mut()) {
                 *start = at;
@@ -491,54 +549,126 @@ mod tests {
         assert_eq!((ptr, pairs), (vec![0], vec![]));
     }
 
-    /// Every product's positions, read back as the replay reads them.
-    fn unpack(g: &GroupedLists, n_entries: usize) -> Vec<(u32, u32)> {
-        let group = REPLAY_GROUP as usize;
-        let start = |e: usize| (g.group_ptr[e / group] + u64::from(g.entry_off[e])) as usize;
-        (0..n_entries)
-            .flat_map(|e| (start(e)..start(e + 1)).map(move |p| (e, p)))
-            .map(|(e, p)| match &g.pairs {
-                HostPairs::Packed {
-                    pairs,
-                    group_a,
-                    b_bits,
-                } => {
-                    let q = pairs[p];
-                    (group_a[e / group] + (q >> b_bits), q & ((1 << b_bits) - 1))
+    /// Every entry's list of positions, read back in word order as the
+    /// replay reads them: a flag begins an entry, a pad ends one.
+    fn replayed(t: &TiledLists) -> Vec<Vec<(u32, u32)>> {
+        let tile = REPLAY_TILE as usize;
+        let words: Vec<Option<(bool, u32, u32)>> = match &t.words {
+            HostWords::Packed {
+                words,
+                tile_a,
+                b_bits,
+            } => (words.iter().enumerate())
+                .map(|(p, &w)| {
+                    let a = tile_a[p / tile] + ((w & !(1 << 31)) >> b_bits);
+                    (w != REPLAY_PAD as u32).then_some((w >> 31 != 0, a, w & ((1 << b_bits) - 1)))
+                })
+                .collect(),
+            HostWords::Wide(words) => (words.iter())
+                .map(|&w| {
+                    let b = (w >> 32) as u32 & !(1 << 31);
+                    (w != REPLAY_PAD).then_some((w >> 63 != 0, w as u32, b))
+                })
+                .collect(),
+        };
+        let mut lists: Vec<Vec<(u32, u32)>> = Vec::new();
+        let mut open = false;
+        for w in words {
+            match w {
+                Some((true, a, b)) => lists.push(vec![(a, b)]),
+                Some((false, a, b)) => {
+                    assert!(open, "a product outside any list");
+                    lists.last_mut().unwrap().push((a, b));
                 }
-                HostPairs::Unpacked(q) => (q[p] as u32, (q[p] >> 32) as u32),
+                None => {}
+            }
+            open = w.is_some();
+        }
+        lists
+    }
+
+    /// Lists of `lens` products, A's positions rising by 7 a list, B's
+    /// anywhere below 1000: their `entry_ptr`, pairs and positions.
+    fn lists_of(lens: &[usize]) -> (Vec<usize>, Vec<u64>, Vec<Vec<(u32, u32)>>) {
+        let want: Vec<Vec<(u32, u32)>> = (lens.iter().enumerate())
+            .map(|(e, &n)| {
+                (0..n)
+                    .map(|k| ((7 * e + k) as u32, ((e * 31 + k) % 1000) as u32))
+                    .collect()
             })
-            .collect()
+            .collect();
+        let entry_ptr = std::iter::once(0)
+            .chain(want.iter().scan(0, |n, l| {
+                *n += l.len();
+                Some(*n)
+            }))
+            .collect();
+        let pairs = (want.iter().flatten())
+            .map(|&(a, b)| a as u64 | (b as u64) << 32)
+            .collect();
+        (entry_ptr, pairs, want)
     }
 
     #[test]
-    fn grouped_lists_pack_where_the_positions_fit() {
-        // Three groups of entries with one to three products each, A's
-        // positions rising by 7 an entry, B's anywhere below 1000.
-        let n = 3 * REPLAY_GROUP as usize - 5;
-        let mut entry_ptr = vec![0u64];
-        let mut want = Vec::new();
-        for e in 0..n {
-            for k in 0..1 + e % 3 {
-                want.push(((7 * e + k) as u32, ((e * 31 + k) % 1000) as u32));
-            }
-            entry_ptr.push(want.len() as u64);
-        }
-        let pairs: Vec<u64> = want
-            .iter()
-            .map(|&(a, b)| a as u64 | (b as u64) << 32)
+    fn tiled_lists_keep_every_list_in_order() {
+        // Mostly lists of 1 to 3 products; some of 40 to 64, which never
+        // cross a tile; some longer, which do; one of 2 000, replayed first.
+        let lens: Vec<usize> = (0..3_000)
+            .map(|e| match e % 97 {
+                13 => 40 + e % 25,
+                50 => 65 + e % 300,
+                _ if e == 1_500 => 2_000,
+                _ => 1 + e % 3,
+            })
             .collect();
-        // B of 1000 entries: 10 bits for B, 22 for a group's span of A.
-        let packed = GroupedLists::new(&entry_ptr, pairs.clone(), 1000).unwrap();
-        assert!(matches!(packed.pairs, HostPairs::Packed { b_bits: 10, .. }));
-        assert_eq!(packed.group_ptr.len(), 3);
-        assert_eq!(unpack(&packed, n), want);
-        // B of 2³⁰ entries leaves 2 bits, less than a group's span of A.
-        let unpacked = GroupedLists::new(&entry_ptr, pairs, 1 << 30).unwrap();
-        assert!(matches!(unpacked.pairs, HostPairs::Unpacked(_)));
-        assert_eq!(unpack(&unpacked, n), want);
-        // No entries: one group, no products.
-        let empty = GroupedLists::new(&[0], Vec::new(), 0).unwrap();
-        assert_eq!((empty.group_ptr, empty.entry_off), (vec![0], vec![0]));
+        let (entry_ptr, pairs, want) = lists_of(&lens);
+        let tile = REPLAY_TILE as usize;
+        for (b_nnz, packed) in [(1000, true), (1 << 30, false)] {
+            // B of 1000 entries: 10 bits for B, 21 for a tile's span of
+            // A; B of 2³⁰ leaves 1 bit, too few.
+            let t = TiledLists::new(&entry_ptr, pairs.clone(), b_nnz).unwrap();
+            assert_eq!(
+                matches!(t.words, HostWords::Packed { b_bits: 10, .. }),
+                packed
+            );
+            assert_eq!(replayed(&t), want);
+            // Each tile's entry is the lists begun before it; a list of
+            // at most REPLAY_SHORT products lies in one tile.
+            let (mut begun, mut at, mut firsts) = (0, 0, Vec::new());
+            for (e, l) in want.iter().enumerate() {
+                let first = (at..)
+                    .find(|&p| match &t.words {
+                        HostWords::Packed { words, .. } => {
+                            words[p] >> 31 != 0 && words[p] != REPLAY_PAD as u32
+                        }
+                        HostWords::Wide(words) => words[p] >> 63 != 0 && words[p] != REPLAY_PAD,
+                    })
+                    .unwrap();
+                for tl in at.div_ceil(tile)..=first / tile {
+                    if tl * tile <= first {
+                        assert_eq!(t.tile_entry[tl] & !REPLAY_LONG_TILE, begun, "tile {tl}");
+                    }
+                }
+                if l.len() <= REPLAY_SHORT as usize {
+                    assert_eq!(first / tile, (first + l.len() - 1) / tile, "list {e}");
+                }
+                begun += 1;
+                at = first + l.len();
+                firsts.push(first);
+            }
+            // The list of 2 000 products is the one long list, begun in
+            // the tile replayed first.
+            assert_eq!(t.long_tiles.len(), 1);
+            let long = t.long_tiles[0] as usize;
+            assert_eq!(firsts[1_500] / tile, long);
+            let marked = (t.tile_entry.iter()).filter(|&&e| e & REPLAY_LONG_TILE != 0);
+            assert_eq!(marked.count(), 1);
+            assert_ne!(t.tile_entry[long] & REPLAY_LONG_TILE, 0);
+        }
+        // No entries: no tiles.
+        let empty = TiledLists::new(&[0], Vec::new(), 0).unwrap();
+        assert!(empty.tile_entry.is_empty() && empty.long_tiles.is_empty());
+        // B of 2³¹ entries: a wide word's bit 63 would be B's.
+        assert!(TiledLists::new(&entry_ptr, pairs, 1 << 31).is_none());
     }
 }
