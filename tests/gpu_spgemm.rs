@@ -632,26 +632,35 @@ where
         unpacked.list_bytes() >= 8 * products(&long_a, &tall_b),
         "unpacked lists"
     );
-    // Lists of lengths about a lane's 8 products, the longest that never
-    // crosses a tile (64), a tile (256) and past it: row i of A has
-    // lens[i] entries, every row of B five, so C's row i is five lists of
-    // lens[i] products each.
-    let lens = [1, 7, 8, 9, 33, 63, 64, 65, 255, 256, 257, 700, 2, 3];
-    let width = 700;
-    let a_row_ptr = std::iter::once(0)
-        .chain(lens.iter().scan(0, |n, &l| {
-            *n += l;
-            Some(*n)
-        }))
-        .collect();
-    let a_cols = lens.iter().flat_map(|&l| 0..l as u32).collect();
-    let ones = |n: usize| vec![S::Value::from_f64(1.0); n];
-    let n_a: usize = lens.iter().sum();
-    let a = Csr::try_new(lens.len(), width, a_row_ptr, a_cols, ones(n_a)).unwrap();
-    let b_row_ptr = (0..=width).map(|k| 5 * k).collect();
-    let b_cols = (0..width).flat_map(|_| 0..5).collect();
-    let b = Csr::try_new(width, 5, b_row_ptr, b_cols, ones(5 * width)).unwrap();
-    check_plan::<S>(&revalued(&a, 3), &revalued(&b, 4), "lists about a tile");
+    // Lists of lengths about a lane's 4 or 8 products, the longest that
+    // never crosses a tile (32, 64), a tile (128, 256) and past it: row i
+    // of A has lens[i] entries, every row of B five, so C's row i is five
+    // lists of lens[i] products each. Alone they average more than
+    // REPLAY_NARROW_BELOW products (8 a lane); among 2 000 rows of one
+    // entry, fewer (4 a lane).
+    let lens = [
+        1, 7, 8, 9, 31, 33, 63, 64, 65, 127, 129, 255, 256, 257, 700, 2, 3,
+    ];
+    let mut many = lens.to_vec();
+    many.extend(std::iter::repeat_n(1, 2_000));
+    for lens in [&lens[..], &many] {
+        let width = 700;
+        let a_row_ptr = std::iter::once(0)
+            .chain(lens.iter().scan(0, |n, &l| {
+                *n += l;
+                Some(*n)
+            }))
+            .collect();
+        let a_cols = lens.iter().flat_map(|&l| 0..l as u32).collect();
+        let ones = |n: usize| vec![S::Value::from_f64(1.0); n];
+        let n_a: usize = lens.iter().sum();
+        let a = Csr::try_new(lens.len(), width, a_row_ptr, a_cols, ones(n_a)).unwrap();
+        let b_row_ptr = (0..=width).map(|k| 5 * k).collect();
+        let b_cols = (0..width).flat_map(|_| 0..5).collect();
+        let b = Csr::try_new(width, 5, b_row_ptr, b_cols, ones(5 * width)).unwrap();
+        let what = format!("lists about a tile, {} rows", lens.len());
+        check_plan::<S>(&revalued(&a, 3), &revalued(&b, 4), &what);
+    }
     for half in [20, 300] {
         let band: Csr<S::Value> = banded(3_000, half);
         check_plan::<S>(&band, &band, &format!("band of {}", 2 * half + 1));

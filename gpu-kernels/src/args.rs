@@ -29,7 +29,7 @@
 //! | [`SpmmCsrThreadArgs`] | `spmm_csr_thread`                       | 64    |
 //! | [`SpmmBlockArgs`]    | `spmm_csr_block`, `spmm_csr_block_vec` (and `_fused`) | 88 |
 //! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_warp`, `spgemm_short`, `spgemm_hash`, `spgemm_block`, `spgemm_dense` | 160 |
-//! | [`SpgemmReplayArgs`] | `spgemm_replay`                          | 88    |
+//! | [`SpgemmReplayArgs`] | `spgemm_replay_4`, `spgemm_replay_8`     | 88    |
 //! | [`SpgemmGiantArgs`]  | `spgemm_giant_columns`, `spgemm_giant_rows` | 128 |
 //! | [`SpgemmClassifyArgs`] | `spgemm_long_rows`, `spgemm_long_products`, `spgemm_classify`, `spgemm_bin` (utility) | 168 |
 //! | [`SpgemmTransposeArgs`] | `spgemm_transpose_count`, `_scatter`, `_sort` (utility) | 56 |
@@ -669,10 +669,11 @@ pub const SPGEMM_STAGE: u32 = 2;
 /// `spgemm_dense` only: the staged rows copied to their places in C.
 pub const SPGEMM_UNSTAGE: u32 = 3;
 
-/// The numeric phase of a planned product C = A ⊗ B (`spgemm_replay`),
-/// whose products the plan has listed per entry of C, in C's order and
-/// each entry's in the serial order, as one stream of words cut into tiles
-/// of [`REPLAY_TILE`] products, a warp's work. A word holds a product's
+/// The numeric phase of a planned product C = A ⊗ B (`spgemm_replay_4`,
+/// `spgemm_replay_8`), whose products the plan has listed per entry of C,
+/// in C's order and each entry's in the serial order, as one stream of
+/// words cut into tiles of [`replay_tile`]`(lane)` products, a warp's work,
+/// `lane` (4 or 8, the kernel's) a lane. A word holds a product's
 /// positions in A's and B's values and a flag on the first product of each
 /// entry; [`REPLAY_PAD`] words fill the tiles' ends. With `b_bits` 0 each
 /// word is a `u64`: A's position in the low 32 bits, B's in the next 31,
@@ -680,18 +681,19 @@ pub const SPGEMM_UNSTAGE: u32 = 3;
 /// `u32`: the flag in bit 31, then A's position less its tile's `tile_a`,
 /// then B's position in the low `b_bits` (the pad, `u32::MAX`): 4 bytes a
 /// product where the positions fit. A list of at most
-/// [`REPLAY_SHORT`] products lies in one tile; a longer one may run on
-/// through the next tiles.
+/// [`replay_short`]`(lane)` products lies in one tile; a longer one may run
+/// on through the next tiles.
 #[repr(C)]
 #[derive(Debug)]
 pub struct SpgemmReplayArgs<T> {
     pub a_values: DevPtr<T>,
     pub b_values: DevPtr<T>,
-    /// `n_tiles × REPLAY_TILE` words, `u32` or `u64` by `b_bits`.
+    /// `n_tiles × replay_tile(lane)` words, `u32` or `u64` by `b_bits`.
     pub words: DevPtr<u32>,
     /// Per tile: the number of entries whose lists start before it (the
     /// entry of its first flag), with [`REPLAY_LONG_TILE`] set on the
-    /// tiles listed in `long_tiles`.
+    /// tiles listed in `long_tiles` and [`REPLAY_RUNS_ON`] on those whose
+    /// last list runs on into the next tile.
     pub tile_entry: DevPtr<u64>,
     /// Per tile: the lowest A position of its products (read only when
     /// `b_bits` is not 0).
@@ -709,15 +711,33 @@ pub struct SpgemmReplayArgs<T> {
     pub _pad: u32,
 }
 
-/// Products in a tile of a plan's lists ([`SpgemmReplayArgs`]): a warp's,
-/// eight a lane, read as two 16-byte loads and folded in registers.
-pub const REPLAY_TILE: u64 = 256;
+/// Products in a tile of a plan's lists ([`SpgemmReplayArgs`]) for
+/// `lane` products a lane (4 or 8): a warp's, read in 16-byte loads and
+/// folded in registers.
+pub const fn replay_tile(lane: u64) -> u64 {
+    32 * lane
+}
 
-/// The longest list that never crosses a tile ([`SpgemmReplayArgs`]; a
-/// tile's end is padded instead): a list that crosses is finished by its
-/// first tile's warp after its own tile, one more round of loads, which a
-/// list of more products pays for.
-pub const REPLAY_SHORT: u64 = 64;
+/// The longest list that never crosses a tile of `lane` products a lane
+/// ([`SpgemmReplayArgs`]; the tile's end is padded instead): a list that
+/// crosses is finished by its first tile's warp after its own tile, one
+/// more round of loads, which a list of more products pays for. A quarter
+/// of a tile, so that padding stays under a third of the products.
+pub const fn replay_short(lane: u64) -> u64 {
+    replay_tile(lane) / 4
+}
+
+/// Products a lane of a plan's replay computes where its lists hold
+/// fewer than [`REPLAY_NARROW_BELOW`] products an entry on average
+/// (`spgemm_replay_4`), else [`REPLAY_WIDE_LANE`] (`spgemm_replay_8`).
+pub const REPLAY_NARROW_LANE: u64 = 4;
+/// See [`REPLAY_NARROW_LANE`].
+pub const REPLAY_WIDE_LANE: u64 = 8;
+/// The mean list length below which a plan replays 4 products a lane:
+/// lists of one or two products then fill twice the warps, in fewer
+/// registers; longer lists at 8 a lane pad less and pass fewer sums from
+/// lane to lane.
+pub const REPLAY_NARROW_BELOW: u64 = 3;
 
 /// Tiles past its own through which a tile's last list may run before
 /// that tile is replayed first ([`SpgemmReplayArgs::long_tiles`]): its
@@ -730,6 +750,10 @@ pub const REPLAY_PAD: u64 = u64::MAX;
 
 /// The mark, in [`SpgemmReplayArgs::tile_entry`], of a tile replayed first.
 pub const REPLAY_LONG_TILE: u64 = 1 << 63;
+
+/// The mark, in [`SpgemmReplayArgs::tile_entry`], of a tile whose last list
+/// runs on into the next tile (so that no warp reads ahead to find out).
+pub const REPLAY_RUNS_ON: u64 = 1 << 62;
 
 /// Products (and entries of A) a row may have for one warp to sort them
 /// in registers (`spgemm_warp`): the shortest rows, where a sort of 32

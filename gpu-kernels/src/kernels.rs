@@ -20,7 +20,8 @@ use crate::args::{
 use crate::semiring::Semiring;
 #[cfg(target_arch = "nvptx64")]
 use crate::spgemm::{
-    spgemm_block, spgemm_copy, spgemm_dense, spgemm_hash, spgemm_replay, spgemm_short, spgemm_warp,
+    spgemm_block, spgemm_copy, spgemm_dense, spgemm_hash, spgemm_replay_4, spgemm_replay_8,
+    spgemm_short, spgemm_warp,
 };
 #[cfg(target_arch = "nvptx64")]
 use crate::spgemm_long::{spgemm_giant_columns, spgemm_giant_rows};
@@ -180,7 +181,8 @@ crate::for_each_semiring!(stamp_kernels! {
         spgemm_hash(SpgemmRowsArgs),
         spgemm_block(SpgemmRowsArgs),
         spgemm_dense(SpgemmRowsArgs),
-        spgemm_replay(SpgemmReplayArgs),
+        spgemm_replay_4(SpgemmReplayArgs),
+        spgemm_replay_8(SpgemmReplayArgs),
         spgemm_giant_columns(SpgemmGiantArgs),
         spgemm_giant_rows(SpgemmGiantArgs),
     ]
@@ -244,7 +246,8 @@ mod tests {
             "spgemm_hash",
             "spgemm_block",
             "spgemm_dense",
-            "spgemm_replay",
+            "spgemm_replay_4",
+            "spgemm_replay_8",
             "spgemm_giant_columns",
             "spgemm_giant_rows",
         ];

@@ -88,23 +88,24 @@
 //!
 //! **Replaying a plan.** A plan (the host's `SpgemmPlan`) that has listed
 //! each entry's products in the serial order recomputes C's values with
-//! `spgemm_replay`: the lists lie end to end in tiles of 256 products, a
-//! warp's, eight a lane; each lane folds the lists that begin among its
-//! eight, and a list that runs on from the lanes before waits for their
-//! sum, passed by shuffles. No row is walked, searched or sorted again,
-//! and every lane computes eight products at once however the lists'
+//! `spgemm_replay_4` or `_8`: the lists lie end to end in tiles, a warp's,
+//! 4 or 8 products a lane; each lane folds the lists that begin among its
+//! products, and a list that runs on from the lanes before waits for
+//! their sum, passed by shuffles. No row is walked, searched or sorted again,
+//! and every lane computes its products at once however the lists'
 //! lengths vary (a thread an entry idled most lanes of a warp, on lists
 //! of unequal lengths).
 
 use core::cell::Cell;
 
 use crate::args::{
-    REPLAY_LONG_TILE, REPLAY_PAD, REPLAY_TILE, SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASS_BLOCK,
-    SPGEMM_CLASS_COPY, SPGEMM_CLASS_DENSE, SPGEMM_CLASS_GIANT, SPGEMM_CLASS_HASH,
-    SPGEMM_CLASS_SHORT, SPGEMM_CLASS_WARP, SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED,
-    SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_NUMERIC, SPGEMM_SHORT_MAX, SPGEMM_STAGE,
-    SPGEMM_SYMBOLIC, SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS, ScanArgs,
-    SpgemmClassifyArgs, SpgemmReplayArgs, SpgemmRowsArgs, spgemm_dense_arrays, spgemm_hash_fits,
+    REPLAY_LONG_TILE, REPLAY_NARROW_LANE, REPLAY_PAD, REPLAY_RUNS_ON, REPLAY_WIDE_LANE, SCAN_TILE,
+    SPGEMM_BLOCK_MAX, SPGEMM_CLASS_BLOCK, SPGEMM_CLASS_COPY, SPGEMM_CLASS_DENSE,
+    SPGEMM_CLASS_GIANT, SPGEMM_CLASS_HASH, SPGEMM_CLASS_SHORT, SPGEMM_CLASS_WARP,
+    SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX,
+    SPGEMM_NUMERIC, SPGEMM_SHORT_MAX, SPGEMM_STAGE, SPGEMM_SYMBOLIC, SPGEMM_UNSTAGE,
+    SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS, ScanArgs, SpgemmClassifyArgs, SpgemmReplayArgs,
+    SpgemmRowsArgs, spgemm_dense_arrays, spgemm_hash_fits,
 };
 use crate::device::atomic::{
     atomic_add_u32, atomic_add_u64, atomic_cas_shared_u32, atomic_max_u32, atomic_min_u32,
@@ -2076,17 +2077,12 @@ unsafe fn lower_bounds(cols: *const u32, s: u32, e: u32, c: (u32, u32)) -> (u32,
 /// ([`SpgemmReplayArgs`]).
 trait ReplayWords {
     type Word: Copy;
-    /// The eight words from `p`, a multiple of 8, in two or four 16-byte
-    /// loads.
+    /// A lane's `N` words from `p`, a multiple of 4, in 16-byte loads
+    /// (each read once: the repeats are one load to LLVM).
     ///
     /// # Safety
-    /// `p + 8` within the words.
-    unsafe fn read8(words: *const u32, p: usize) -> [Self::Word; 8];
-    /// The word at `p`.
-    ///
-    /// # Safety
-    /// `p` within the words.
-    unsafe fn read(words: *const u32, p: usize) -> Self::Word;
+    /// `p + N` within the words.
+    unsafe fn read_lane<const N: usize>(words: *const u32, p: usize) -> [Self::Word; N];
     /// Whether `w` is the first product of an entry or a pad: where the
     /// sum before it ends.
     fn flagged(w: Self::Word) -> bool;
@@ -2114,19 +2110,13 @@ impl ReplayWords for WideWords {
     type Word = u64;
     const PACKED: bool = false;
     #[inline(always)]
-    unsafe fn read8(words: *const u32, p: usize) -> [u64; 8] {
-        // SAFETY: the caller's; `p` a multiple of 8 keeps every pair of
+    unsafe fn read_lane<const N: usize>(words: *const u32, p: usize) -> [u64; N] {
+        // SAFETY: the caller's; `p` a multiple of 4 keeps every pair of
         // `u64`s 16-byte aligned (the buffer is).
-        let q: [[u64; 2]; 4] = core::array::from_fn(|h| unsafe {
-            let v = *words.cast::<Words16>().add(p / 2 + h);
-            core::mem::transmute::<[u32; 4], [u64; 2]>(v.0)
-        });
-        core::array::from_fn(|u| q[u / 2][u % 2])
-    }
-    #[inline(always)]
-    unsafe fn read(words: *const u32, p: usize) -> u64 {
-        // SAFETY: the caller's.
-        unsafe { *words.cast::<u64>().add(p) }
+        core::array::from_fn(|u| unsafe {
+            let v = *words.cast::<Words16>().add(p / 2 + u / 2);
+            core::mem::transmute::<[u32; 4], [u64; 2]>(v.0)[u % 2]
+        })
     }
     #[inline(always)]
     fn flagged(w: u64) -> bool {
@@ -2150,17 +2140,10 @@ impl ReplayWords for PackedWords {
     type Word = u32;
     const PACKED: bool = true;
     #[inline(always)]
-    unsafe fn read8(words: *const u32, p: usize) -> [u32; 8] {
-        // SAFETY: the caller's; `p` a multiple of 8 keeps both loads
+    unsafe fn read_lane<const N: usize>(words: *const u32, p: usize) -> [u32; N] {
+        // SAFETY: the caller's; `p` a multiple of 4 keeps every load
         // 16-byte aligned (the buffer is).
-        let q: [[u32; 4]; 2] =
-            core::array::from_fn(|h| unsafe { (*words.cast::<Words16>().add(p / 4 + h)).0 });
-        core::array::from_fn(|u| q[u / 4][u % 4])
-    }
-    #[inline(always)]
-    unsafe fn read(words: *const u32, p: usize) -> u32 {
-        // SAFETY: the caller's.
-        unsafe { *words.add(p) }
+        core::array::from_fn(|u| unsafe { (*words.cast::<Words16>().add(p / 4 + u / 4)).0[u % 4] })
     }
     #[inline(always)]
     fn flagged(w: u32) -> bool {
@@ -2219,21 +2202,20 @@ impl<T: Copy, L: ReplayWords> ReplayLists<T, L> {
         }
     }
 
-    /// The eight products of the words from `p` (a lane's), or `None`'s
-    /// stand-in, the semiring's zero, where `skip`: their loads issue
-    /// together.
+    /// The products of a lane's words, or the semiring's zero for each
+    /// where `skip`: their loads issue together.
     ///
     /// # Safety
-    /// `p + 8` within the words, `base` its tile's.
+    /// `words` the lists', `base` their tile's.
     #[inline(always)]
-    unsafe fn products<S: Semiring<Value = T>>(
+    unsafe fn products<S: Semiring<Value = T>, const N: usize>(
         &self,
-        words: &[L::Word; 8],
+        words: &[L::Word; N],
         base: u32,
         skip: bool,
-    ) -> [T; 8] {
+    ) -> [T; N] {
         if skip {
-            [S::zero(); 8]
+            [S::zero(); N]
         } else {
             // SAFETY: the caller's.
             core::array::from_fn(|u| unsafe { self.product::<S>(words[u], base) })
@@ -2243,23 +2225,50 @@ impl<T: Copy, L: ReplayWords> ReplayLists<T, L> {
 
 /// C's values from a plan's tiled lists ([`SpgemmReplayArgs`]), each
 /// entry's products added in the listed (serial) order, the first taken
-/// as it is, as the serial engine does. A warp a tile of 256 products,
-/// eight a lane: every lane reads its words in two 16-byte loads and
-/// computes its eight products at once, however the lists fall, then
-/// folds the sums that begin in its eight; a sum that runs on from the
-/// lanes before waits for theirs, passed lane to lane by shuffles (one
-/// round where lists are short). The warp that begins a list finishes
-/// it: a list that runs past its tile, the warp reads on, 256 products a
-/// round, each lane adding them all in order. The tiles in `long_tiles`
+/// as it is, as the serial engine does. A warp a tile, 4 products a lane
+/// (`spgemm_replay_4`) or 8 (`spgemm_replay_8`): every lane reads its words
+/// in 16-byte loads and computes its products at once, however the lists
+/// fall, then folds the sums that begin among them; a sum that runs on
+/// from the lanes before waits for theirs, passed lane to lane by shuffles
+/// (one round where lists are short). The warp that begins a list
+/// finishes it: a list that runs past its tile, the warp reads on, a tile
+/// a round, each lane adding them all in order. The tiles in `long_tiles`
 /// go first.
 ///
 /// Launch: 1D, block size a multiple of 32, any grid.
 ///
 /// # Safety
-/// [`SpgemmReplayArgs`] valid: every list non-empty, every position within
-/// A's and B's values, `words` 16-byte aligned, `b_bits` below 31.
+/// [`SpgemmReplayArgs`] valid for tiles of 32 × 4 products: every list
+/// non-empty, every position within A's and B's values, `words` 16-byte
+/// aligned, `b_bits` below 31.
 #[inline(always)]
-pub unsafe fn spgemm_replay<S: Semiring>(a: SpgemmReplayArgs<S::Value>)
+pub unsafe fn spgemm_replay_4<S: Semiring>(a: SpgemmReplayArgs<S::Value>)
+where
+    S::Value: Shuffle,
+{
+    // SAFETY: the caller's.
+    unsafe { spgemm_replay::<S, { REPLAY_NARROW_LANE as usize }>(a) }
+}
+
+/// [`spgemm_replay_4`] with 8 products a lane, tiles of 32 × 8.
+///
+/// # Safety
+/// [`spgemm_replay_4`]'s, for tiles of 32 × 8 products.
+#[inline(always)]
+pub unsafe fn spgemm_replay_8<S: Semiring>(a: SpgemmReplayArgs<S::Value>)
+where
+    S::Value: Shuffle,
+{
+    // SAFETY: the caller's.
+    unsafe { spgemm_replay::<S, { REPLAY_WIDE_LANE as usize }>(a) }
+}
+
+/// [`spgemm_replay_4`] and [`spgemm_replay_8`], `N` products a lane.
+///
+/// # Safety
+/// Theirs.
+#[inline(always)]
+unsafe fn spgemm_replay<S: Semiring, const N: usize>(a: SpgemmReplayArgs<S::Value>)
 where
     S::Value: Shuffle,
 {
@@ -2267,9 +2276,9 @@ where
     // SAFETY: the caller's.
     unsafe {
         if a.b_bits != 0 {
-            replay::<S, PackedWords>(a)
+            replay::<S, PackedWords, N>(a)
         } else {
-            replay::<S, WideWords>(a)
+            replay::<S, WideWords, N>(a)
         }
     }
 }
@@ -2279,62 +2288,68 @@ where
 /// # Safety
 /// [`spgemm_replay`]'s.
 #[inline(always)]
-unsafe fn replay<S: Semiring, L: ReplayWords>(a: SpgemmReplayArgs<S::Value>)
+unsafe fn replay<S: Semiring, L: ReplayWords, const N: usize>(a: SpgemmReplayArgs<S::Value>)
 where
     S::Value: Shuffle,
 {
     let (n_long, n_tiles) = (a.n_long, a.n_tiles);
     let (long_tiles, tile_entry) = (a.long_tiles.as_ptr(), a.tile_entry.as_ptr());
+    let words = a.words.as_ptr();
     let lists = ReplayLists::<S::Value, L> {
         a,
         _words: core::marker::PhantomData,
     };
+    let lane = lane_id() as usize;
     let mut w = u64::from(global_warp_id());
     // Warp-uniform: a warp's lanes share the tile.
     while w < n_long + n_tiles {
-        // SAFETY: `w` below both counts, so the tile and its entry are
-        // readable; the lists as the contract says.
+        // SAFETY: `w` below both counts, so the tile, its words and its
+        // entry are readable; the lists as the contract says.
         unsafe {
             let (t, first) = if w < n_long {
                 (*long_tiles.add(w as usize) as usize, true)
             } else {
                 ((w - n_long) as usize, false)
             };
-            let entry = *tile_entry.add(t);
-            if first || entry & REPLAY_LONG_TILE == 0 {
-                replay_tile::<S, L>(&lists, t, entry & !REPLAY_LONG_TILE);
+            // The tile's three loads go out together.
+            let ws = L::read_lane::<N>(words, WARP_SIZE as usize * N * t + N * lane);
+            let info = *tile_entry.add(t);
+            let base = lists.base(t);
+            if first || info & REPLAY_LONG_TILE == 0 {
+                replay_tile::<S, L, N>(&lists, t, &ws, base, info);
             }
         }
         w += u64::from(grid_warps());
     }
 }
 
-/// One warp's tile `t` of [`spgemm_replay`], whose first flag begins
-/// entry `entry`.
+/// One warp's tile `t` of [`spgemm_replay`]: the lane's words `ws`, the
+/// tile's lowest A position `base` and its `tile_entry` word `info`.
 ///
 /// # Safety
 /// `t < n_tiles`; the lists as [`SpgemmReplayArgs`] says; the whole warp
 /// calls it.
 #[inline(always)]
-unsafe fn replay_tile<S: Semiring, L: ReplayWords>(
+unsafe fn replay_tile<S: Semiring, L: ReplayWords, const N: usize>(
     lists: &ReplayLists<S::Value, L>,
     t: usize,
-    entry: u64,
+    ws: &[L::Word; N],
+    base: u32,
+    info: u64,
 ) where
     S::Value: Shuffle,
 {
-    const PER_LANE: usize = (REPLAY_TILE / WARP_SIZE as u64) as usize;
-    let tile = REPLAY_TILE as usize;
+    let tile = WARP_SIZE as usize * N;
     let (words, c) = (lists.a.words.as_ptr(), lists.a.c_values.as_mut_ptr());
     let lane = lane_id() as usize;
+    let entry = info & !(REPLAY_LONG_TILE | REPLAY_RUNS_ON);
     // SAFETY (whole body): the tile's words are readable (`t < n_tiles`),
     // a flagged word's entry is below `n_entries`, and every shuffle and
     // vote is reached by the whole warp (the branches on them are
     // warp-uniform).
     unsafe {
-        let ws = L::read8(words, t * tile + PER_LANE * lane);
-        let bounds: u32 = (0..PER_LANE).fold(0, |m, u| m | u32::from(L::flagged(ws[u])) << u);
-        let starts: u32 = (0..PER_LANE).fold(0, |m, u| {
+        let bounds: u32 = (0..N).fold(0, |m, u| m | u32::from(L::flagged(ws[u])) << u);
+        let starts: u32 = (0..N).fold(0, |m, u| {
             m | u32::from(L::flagged(ws[u]) && !L::pad(ws[u])) << u
         });
         let bounded = warp::ballot(bounds != 0);
@@ -2344,15 +2359,14 @@ unsafe fn replay_tile<S: Semiring, L: ReplayWords>(
         }
         // The lanes before the first flag hold the end of a list begun
         // in an earlier tile, another warp's.
-        let base = lists.base(t);
-        let x = lists.products::<S>(&ws, base, (lane as u32) < bounded.trailing_zeros());
+        let x = lists.products::<S, N>(ws, base, (lane as u32) < bounded.trailing_zeros());
         let count = starts.count_ones();
         let before = warp_inclusive_scan(count) - count;
         // The lane's own sums, each from its flag to the next.
         let mut e = entry + u64::from(before);
         let mut v = x[0];
         let mut real = false;
-        for u in 0..PER_LANE {
+        for u in 0..N {
             if bounds >> u & 1 != 0 {
                 if real {
                     *c.add(e as usize - 1) = v;
@@ -2398,31 +2412,32 @@ unsafe fn replay_tile<S: Semiring, L: ReplayWords>(
                 state = carried_state;
             }
         }
-        // The sum open at the tile's end, if an entry's, may run on.
+        // The sum open at the tile's end: an entry's, if not a pad's; it
+        // runs on into the next tiles where `info` says.
         let mut sum = warp::shuffle_idx(open, WARP_SIZE - 1);
         if warp::shuffle_idx(state, WARP_SIZE - 1) != KNOWN | ENTRY {
             return;
         }
         let last = entry + u64::from(warp::shuffle_idx(before + count, WARP_SIZE - 1)) - 1;
         let mut q = (t + 1) * tile;
-        while q < lists.a.n_tiles as usize * tile && !L::flagged(L::read(words, q)) {
-            let ws = L::read8(words, q + PER_LANE * lane);
-            let bounds: u32 = (0..PER_LANE).fold(0, |m, u| m | u32::from(L::flagged(ws[u])) << u);
+        while info & REPLAY_RUNS_ON != 0 && q < lists.a.n_tiles as usize * tile {
+            let ws = L::read_lane::<N>(words, q + N * lane);
+            let bounds: u32 = (0..N).fold(0, |m, u| m | u32::from(L::flagged(ws[u])) << u);
             let bounded = warp::ballot(bounds != 0);
             let stop = if bounded == 0 {
                 tile
             } else {
                 let l = bounded.trailing_zeros();
-                PER_LANE * l as usize + warp::shuffle_idx(bounds.trailing_zeros(), l) as usize
+                N * l as usize + warp::shuffle_idx(bounds.trailing_zeros(), l) as usize
             };
-            let x = lists.products::<S>(&ws, lists.base(q / tile), PER_LANE * lane >= stop);
+            let x = lists.products::<S, N>(&ws, lists.base(q / tile), N * lane >= stop);
             for l in 0..WARP_SIZE as usize {
-                if PER_LANE * l >= stop {
+                if N * l >= stop {
                     break;
                 }
                 for (u, &y) in x.iter().enumerate() {
                     let y = warp::shuffle_idx(y, l as u32);
-                    if PER_LANE * l + u < stop {
+                    if N * l + u < stop {
                         sum = S::add(sum, y);
                     }
                 }

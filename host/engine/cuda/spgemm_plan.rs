@@ -8,9 +8,9 @@
 //! entry of C, the positions in A's and B's values of its products in the
 //! serial order (on the host, over all cores, from C's pattern). Each
 //! [`numeric`](SpgemmPlan::numeric) is then one launch of
-//! `gpu_kernels::spgemm::spgemm_replay` — a warp for each tile of 256
-//! listed products, each lane computing eight and folding the lists that
-//! begin among them — so no row is walked, searched or sorted again, every
+//! `gpu_kernels::spgemm::spgemm_replay_4` or `_8` — a warp for each tile
+//! of listed products, each lane computing 4 or 8 of them at once and
+//! folding the lists that begin among them — so no row is walked, searched or sorted again, every
 //! lane is busy however long the lists are, and C keeps the serial
 //! engine's bits. The lists take 4 bytes a product where its positions
 //! pack into a `u32`, 8 otherwise, and the tiles' padding
@@ -27,8 +27,8 @@ use std::time::{Duration, Instant};
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{
-    DevPtr, REPLAY_LONG_TILE, REPLAY_LONG_TILES, REPLAY_PAD, REPLAY_SHORT, REPLAY_TILE,
-    SpgemmReplayArgs,
+    DevPtr, REPLAY_LONG_TILE, REPLAY_LONG_TILES, REPLAY_NARROW_BELOW, REPLAY_NARROW_LANE,
+    REPLAY_PAD, REPLAY_RUNS_ON, REPLAY_WIDE_LANE, SpgemmReplayArgs, replay_short, replay_tile,
 };
 use rayon::prelude::*;
 
@@ -63,6 +63,8 @@ where
 /// Every entry's products, in the serial order, on the device as
 /// `spgemm_replay` reads them ([`SpgemmReplayArgs`], from [`TiledLists`]).
 struct ProductLists {
+    /// Products a lane: 4 or 8.
+    lane: u64,
     words: DevWords,
     tile_entry: CudaSlice<u64>,
     long_tiles: Option<CudaSlice<u32>>,
@@ -89,7 +91,12 @@ where
     #[track_caller]
     pub fn replaying(gpu: &'g Gpu, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<Self> {
         let mut plan = Self::recomputing(gpu, a, b)?;
-        let bytes = 8 * (plan.product.binned.products as usize + plan.nnz() + 1);
+        // Wide words, the tiles' padding (under a third of the products:
+        // a tile is padded only once it holds more than three quarters of
+        // its products, `replay_short`) and each entry's place while
+        // laying out.
+        let products = plan.product.binned.products as usize;
+        let bytes = 8 * (products + products / 3 + plan.nnz() + 1);
         if bytes <= gpu.memory()?.0 / 2 {
             plan.lists = plan.list_products(a, b)?;
         }
@@ -189,7 +196,12 @@ where
             _pad: 0,
         };
         let warps = n_long + n_tiles;
-        gpu.launch_threads::<S, _>("spgemm_replay", 32 * warps, args)
+        let kernel = if lists.lane == REPLAY_NARROW_LANE {
+            "spgemm_replay_4"
+        } else {
+            "spgemm_replay_8"
+        };
+        gpu.launch_threads::<S, _>(kernel, 32 * warps, args)
     }
 
     /// Whether a numeric phase rerunning the row kernels took less time
@@ -268,10 +280,16 @@ where
         let mut c_col_idx = vec![0u32; self.nnz()];
         gpu.download_into(&self.col_idx, 0..self.nnz(), &mut c_col_idx)?;
         let (entry_ptr, pairs) = product_lists(a, b, &c_row_ptr, &c_col_idx);
-        let Some(tiled) = TiledLists::new(&entry_ptr, pairs, b.nnz()) else {
+        let lane = if (pairs.len() as u64) < REPLAY_NARROW_BELOW * self.nnz() as u64 {
+            REPLAY_NARROW_LANE
+        } else {
+            REPLAY_WIDE_LANE
+        };
+        let Some(tiled) = TiledLists::new(&entry_ptr, pairs, b.nnz(), lane) else {
             return Ok(None);
         };
         Ok(Some(ProductLists {
+            lane,
             words: match &tiled.words {
                 HostWords::Packed {
                     words,
@@ -312,9 +330,9 @@ enum HostWords {
     Wide(Vec<u64>),
 }
 
-/// Product lists laid out in tiles of [`REPLAY_TILE`] words, as
+/// Product lists laid out in tiles of [`replay_tile`] words, as
 /// [`SpgemmReplayArgs`] describes them: in C's order, each entry's first
-/// product flagged; a list of at most [`REPLAY_SHORT`] products that would
+/// product flagged; a list of at most [`replay_short`] products that would
 /// cross a tile's end starts the next tile instead, the end padded. Each
 /// product packs into a `u32` where B's positions take `b_bits` and every
 /// tile's A positions span less than the 31 − `b_bits` left (4 bytes a
@@ -328,17 +346,18 @@ struct TiledLists {
 
 impl TiledLists {
     /// Lays out `entry_ptr`'s lists of `pairs` (`a_position | b_position
-    /// << 32`) for a B of `b_nnz` entries; `None` where `b_nnz` is 2³¹ or
-    /// more (a wide word keeps bit 63 for the flag).
-    fn new(entry_ptr: &[usize], pairs: Vec<u64>, b_nnz: usize) -> Option<TiledLists> {
+    /// << 32`) for a B of `b_nnz` entries, in tiles of `lane` products a
+    /// lane; `None` where `b_nnz` is 2³¹ or more (a wide word keeps bit 63
+    /// for the flag).
+    fn new(entry_ptr: &[usize], pairs: Vec<u64>, b_nnz: usize, lane: u64) -> Option<TiledLists> {
         if b_nnz >= 1 << 31 {
             return None;
         }
-        let tile = REPLAY_TILE as usize;
+        let (tile, short) = (replay_tile(lane) as usize, replay_short(lane) as usize);
         // Where each entry's list goes, given the next free word.
         let place = |len: usize, at: usize| {
             let room = tile - at % tile;
-            if len <= REPLAY_SHORT as usize && len > room {
+            if len <= short && len > room {
                 at + room
             } else {
                 at
@@ -389,24 +408,29 @@ impl TiledLists {
             .into_par_iter()
             .map(|t| starts.partition_point(|&s| s < t * tile) as u64)
             .collect();
-        // A tile whose last list runs on through many more goes first,
-        // the longest first.
-        let mut long: Vec<(usize, u32)> = (0..starts.len())
+        // A tile whose last list runs on into the next is marked; one
+        // whose last list runs on through many more goes first, the
+        // longest first.
+        let running: Vec<(usize, usize, usize)> = (0..starts.len())
             .into_par_iter()
             .filter_map(|e| {
                 let (first, len) = (starts[e], entry_ptr[e + 1] - entry_ptr[e]);
-                let t = first / tile;
-                ((first + len - 1) / tile - t > REPLAY_LONG_TILES as usize)
-                    .then_some((len, t as u32))
+                let (t, end) = (first / tile, (first + len - 1) / tile);
+                (end > t).then_some((len, t, end))
             })
             .collect();
-        long.sort_unstable_by(|x, y| y.cmp(x));
-        for &(_, t) in &long {
-            tile_entry[t as usize] |= REPLAY_LONG_TILE;
+        let mut long = Vec::new();
+        for (len, t, end) in running {
+            tile_entry[t] |= REPLAY_RUNS_ON;
+            if end - t > REPLAY_LONG_TILES as usize {
+                tile_entry[t] |= REPLAY_LONG_TILE;
+                long.push((len, t as u32));
+            }
         }
+        long.sort_unstable_by(|x, y| y.cmp(x));
         let long_tiles = long.into_iter().map(|(_, t)| t).collect();
         Some(TiledLists {
-            words: pack(words, b_nnz),
+            words: pack(words, b_nnz, tile),
             tile_entry,
             long_tiles,
         })
@@ -414,10 +438,9 @@ impl TiledLists {
 }
 
 /// `words` (wide: flag in bit 63, B's position in bits 32 to 62, A's
-/// below) packed into `u32`s where each tile's span of A's positions
-/// leaves room (see [`TiledLists`]), else as they are.
-fn pack(words: Vec<u64>, b_nnz: usize) -> HostWords {
-    let tile = REPLAY_TILE as usize;
+/// below) packed into `u32`s where each tile (of `tile` words) spans few
+/// enough of A's positions (see [`TiledLists`]), else as they are.
+fn pack(words: Vec<u64>, b_nnz: usize, tile: usize) -> HostWords {
     let b_bits = (usize::BITS - b_nnz.saturating_sub(1).leading_zeros()).max(1);
     // Each tile's lowest and highest A position (a tile of pads: none).
     let spans: Vec<Option<(u32, u32)>> = words
@@ -551,8 +574,7 @@ mod tests {
 
     /// Every entry's list of positions, read back in word order as the
     /// replay reads them: a flag begins an entry, a pad ends one.
-    fn replayed(t: &TiledLists) -> Vec<Vec<(u32, u32)>> {
-        let tile = REPLAY_TILE as usize;
+    fn replayed(t: &TiledLists, tile: usize) -> Vec<Vec<(u32, u32)>> {
         let words: Vec<Option<(bool, u32, u32)>> = match &t.words {
             HostWords::Packed {
                 words,
@@ -612,7 +634,8 @@ mod tests {
     #[test]
     fn tiled_lists_keep_every_list_in_order() {
         // Mostly lists of 1 to 3 products; some of 40 to 64, which never
-        // cross a tile; some longer, which do; one of 2 000, replayed first.
+        // cross a tile of 8 products a lane; some longer, which do; one of
+        // 2 000, replayed first.
         let lens: Vec<usize> = (0..3_000)
             .map(|e| match e % 97 {
                 13 => 40 + e % 25,
@@ -622,18 +645,19 @@ mod tests {
             })
             .collect();
         let (entry_ptr, pairs, want) = lists_of(&lens);
-        let tile = REPLAY_TILE as usize;
-        for (b_nnz, packed) in [(1000, true), (1 << 30, false)] {
+        let cases = [(1000, true), (1 << 30, false)];
+        for ((b_nnz, packed), lane) in cases.into_iter().flat_map(|c| [(c, 4), (c, 8)]) {
+            let (tile, short) = (replay_tile(lane) as usize, replay_short(lane) as usize);
             // B of 1000 entries: 10 bits for B, 21 for a tile's span of
             // A; B of 2³⁰ leaves 1 bit, too few.
-            let t = TiledLists::new(&entry_ptr, pairs.clone(), b_nnz).unwrap();
+            let t = TiledLists::new(&entry_ptr, pairs.clone(), b_nnz, lane).unwrap();
             assert_eq!(
                 matches!(t.words, HostWords::Packed { b_bits: 10, .. }),
                 packed
             );
-            assert_eq!(replayed(&t), want);
+            assert_eq!(replayed(&t, tile), want);
             // Each tile's entry is the lists begun before it; a list of
-            // at most REPLAY_SHORT products lies in one tile.
+            // at most `short` products lies in one tile.
             let (mut begun, mut at, mut firsts) = (0, 0, Vec::new());
             for (e, l) in want.iter().enumerate() {
                 let first = (at..)
@@ -646,29 +670,37 @@ mod tests {
                     .unwrap();
                 for tl in at.div_ceil(tile)..=first / tile {
                     if tl * tile <= first {
-                        assert_eq!(t.tile_entry[tl] & !REPLAY_LONG_TILE, begun, "tile {tl}");
+                        let marks = REPLAY_LONG_TILE | REPLAY_RUNS_ON;
+                        assert_eq!(t.tile_entry[tl] & !marks, begun, "tile {tl}");
                     }
                 }
-                if l.len() <= REPLAY_SHORT as usize {
-                    assert_eq!(first / tile, (first + l.len() - 1) / tile, "list {e}");
-                }
+                // A list that crosses a tile's end is its tile's last, marked.
+                let crosses = first / tile != (first + l.len() - 1) / tile;
+                assert!(!crosses || l.len() > short, "list {e}");
+                let marked = t.tile_entry[first / tile] & REPLAY_RUNS_ON != 0;
+                assert!(!crosses || marked, "list {e}");
                 begun += 1;
                 at = first + l.len();
                 firsts.push(first);
             }
-            // The list of 2 000 products is the one long list, begun in
-            // the tile replayed first.
-            assert_eq!(t.long_tiles.len(), 1);
-            let long = t.long_tiles[0] as usize;
-            assert_eq!(firsts[1_500] / tile, long);
+            // The tiles of the lists that run on through more than
+            // REPLAY_LONG_TILES more go first, longest first, marked; the
+            // list of 2 000 products first of all.
+            let mut long: Vec<(usize, u32)> = (firsts.iter().zip(&want))
+                .filter(|&(&f, l)| (f + l.len() - 1) / tile - f / tile > REPLAY_LONG_TILES as usize)
+                .map(|(&f, l)| (l.len(), (f / tile) as u32))
+                .collect();
+            long.sort_unstable_by(|x, y| y.cmp(x));
+            let long: Vec<u32> = long.into_iter().map(|(_, t)| t).collect();
+            assert_eq!(t.long_tiles, long);
+            assert_eq!(long[0] as usize, firsts[1_500] / tile);
             let marked = (t.tile_entry.iter()).filter(|&&e| e & REPLAY_LONG_TILE != 0);
-            assert_eq!(marked.count(), 1);
-            assert_ne!(t.tile_entry[long] & REPLAY_LONG_TILE, 0);
+            assert_eq!(marked.count(), long.len());
         }
         // No entries: no tiles.
-        let empty = TiledLists::new(&[0], Vec::new(), 0).unwrap();
+        let empty = TiledLists::new(&[0], Vec::new(), 0, 8).unwrap();
         assert!(empty.tile_entry.is_empty() && empty.long_tiles.is_empty());
         // B of 2³¹ entries: a wide word's bit 63 would be B's.
-        assert!(TiledLists::new(&entry_ptr, pairs, 1 << 31).is_none());
+        assert!(TiledLists::new(&entry_ptr, pairs, 1 << 31, 8).is_none());
     }
 }
