@@ -10,16 +10,15 @@
 //! [`numeric`](SpgemmPlan::numeric) is then one launch of
 //! `gpu_kernels::spgemm::spgemm_replay_4` or `_8` — a warp for each tile
 //! of listed products, each lane computing 4 or 8 of them at once and
-//! folding the lists that begin among them — so no row is walked, searched or sorted again, every
-//! lane is busy however long the lists are, and C keeps the serial
-//! engine's bits. The lists take 4 bytes a product where its positions
-//! pack into a `u32`, 8 otherwise, and the tiles' padding
-//! (`TiledLists`); where they do not fit in
-//! half the free device memory, where rerunning the row kernels' numeric
-//! phase was faster when [`SpgemmPlan::new`] timed one of each (bands,
-//! whose rows of B are read whole), or with [`SpgemmPlan::recomputing`],
-//! each numeric phase reruns the row kernels instead; the bits are the
-//! same.
+//! folding the lists that begin among them — so no row is walked,
+//! searched or sorted again, every lane is busy however long the lists
+//! are, and C keeps the serial engine's bits. The lists take 4 bytes a
+//! product where its positions pack into a `u32`, 8 otherwise, and the
+//! tiles' padding (`TiledLists`). Where they do not fit in half the free
+//! device memory, where rerunning the row kernels' numeric phase was
+//! faster when [`SpgemmPlan::new`] timed one of each (bands, whose rows of
+//! B are read whole), or with [`SpgemmPlan::recomputing`], each numeric
+//! phase reruns the row kernels instead; the bits are the same.
 
 use std::marker::PhantomData;
 use std::time::{Duration, Instant};
@@ -545,7 +544,7 @@ fn product_lists<T: Scalar>(
                 let k = a.col_idx()[a_pos];
                 for b_pos in b_row(k) {
                     let slot = &mut cursor[position[b.col_idx()[b_pos] as usize] as usize];
-                    out[*slot as usize] = a_pos as u64 | (b_pos as u64) << 32;
+                    out[*slot] = a_pos as u64 | (b_pos as u64) << 32;
                     *slot += 1;
                 }
             }
@@ -574,7 +573,7 @@ mod tests {
 
     /// Every entry's list of positions, read back in word order as the
     /// replay reads them: a flag begins an entry, a pad ends one.
-    fn replayed(t: &TiledLists, tile: usize) -> Vec<Vec<(u32, u32)>> {
+    fn replayed(t: &TiledLists, tile: usize) -> Positions {
         let words: Vec<Option<(bool, u32, u32)>> = match &t.words {
             HostWords::Packed {
                 words,
@@ -593,7 +592,7 @@ mod tests {
                 })
                 .collect(),
         };
-        let mut lists: Vec<Vec<(u32, u32)>> = Vec::new();
+        let mut lists: Positions = Vec::new();
         let mut open = false;
         for w in words {
             match w {
@@ -609,10 +608,13 @@ mod tests {
         lists
     }
 
+    /// Each list's positions in A and B.
+    type Positions = Vec<Vec<(u32, u32)>>;
+
     /// Lists of `lens` products, A's positions rising by 7 a list, B's
     /// anywhere below 1000: their `entry_ptr`, pairs and positions.
-    fn lists_of(lens: &[usize]) -> (Vec<usize>, Vec<u64>, Vec<Vec<(u32, u32)>>) {
-        let want: Vec<Vec<(u32, u32)>> = (lens.iter().enumerate())
+    fn lists_of(lens: &[usize]) -> (Vec<usize>, Vec<u64>, Positions) {
+        let want: Positions = (lens.iter().enumerate())
             .map(|(e, &n)| {
                 (0..n)
                     .map(|k| ((7 * e + k) as u32, ((e * 31 + k) % 1000) as u32))
