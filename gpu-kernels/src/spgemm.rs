@@ -2303,8 +2303,9 @@ where
     let mut w = u64::from(global_warp_id());
     // Warp-uniform: a warp's lanes share the tile.
     while w < n_long + n_tiles {
-        // SAFETY: `w` below both counts, so the tile, its words and its
-        // entry are readable; the lists as the contract says.
+        // SAFETY: `w < n_long + n_tiles`, so `t` is a listed long tile or
+        // below `n_tiles`: its words and entry are readable; the lists as
+        // the contract says.
         unsafe {
             let (t, first) = if w < n_long {
                 (*long_tiles.add(w as usize) as usize, true)

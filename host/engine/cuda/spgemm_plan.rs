@@ -90,10 +90,10 @@ where
     #[track_caller]
     pub fn replaying(gpu: &'g Gpu, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<Self> {
         let mut plan = Self::recomputing(gpu, a, b)?;
-        // Wide words, the tiles' padding (under a third of the products:
-        // a tile is padded only once it holds more than three quarters of
-        // its products, `replay_short`) and each entry's place while
-        // laying out.
+        // Wide words and the tiles' padding (under a third of the
+        // products: a tile is padded inside only once it holds more than
+        // three quarters of its products, `replay_short`), and a word an
+        // entry for the tiles' entries and the chunks' last tiles.
         let products = plan.product.binned.products as usize;
         let bytes = 8 * (products + products / 3 + plan.nnz() + 1);
         if bytes <= gpu.memory()?.0 / 2 {
@@ -334,8 +334,9 @@ enum HostWords {
 /// product flagged; a list of at most [`replay_short`] products that would
 /// cross a tile's end starts the next tile instead, the end padded. Each
 /// product packs into a `u32` where B's positions take `b_bits` and every
-/// tile's A positions span less than the 31 − `b_bits` left (4 bytes a
-/// product instead of 8). The replay reads those bytes once a numeric
+/// tile's A positions span less than 2^(31 − `b_bits`) − 1 (the highest
+/// offset with B's highest position would be the pad): 4 bytes a product
+/// instead of 8. The replay reads those bytes once a numeric
 /// phase, so they are most of its time.
 struct TiledLists {
     words: HostWords,
@@ -352,6 +353,7 @@ impl TiledLists {
         if b_nnz >= 1 << 31 {
             return None;
         }
+        debug_assert!(entry_ptr.windows(2).all(|l| l[0] < l[1]), "an empty list");
         let (tile, short) = (replay_tile(lane) as usize, replay_short(lane) as usize);
         // Where each entry's list goes, given the next free word.
         let place = |len: usize, at: usize| {
