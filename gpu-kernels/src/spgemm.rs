@@ -2324,6 +2324,12 @@ where
     }
 }
 
+/// The lane's words for which `holds` is true, word `u` at bit `u`.
+#[inline(always)]
+fn word_mask<W: Copy, const N: usize>(ws: &[W; N], holds: impl Fn(W) -> bool) -> u32 {
+    (0..N).fold(0, |m, u| m | u32::from(holds(ws[u])) << u)
+}
+
 /// One warp's tile `t` of [`spgemm_replay`]: the lane's words `ws`, the
 /// tile's lowest A position `base` and its `tile_entry` word `info`.
 ///
@@ -2349,10 +2355,8 @@ unsafe fn replay_tile<S: Semiring, L: ReplayWords, const N: usize>(
     // vote is reached by the whole warp (the branches on them are
     // warp-uniform).
     unsafe {
-        let bounds: u32 = (0..N).fold(0, |m, u| m | u32::from(L::flagged(ws[u])) << u);
-        let starts: u32 = (0..N).fold(0, |m, u| {
-            m | u32::from(L::flagged(ws[u]) && !L::pad(ws[u])) << u
-        });
+        let bounds = word_mask(ws, L::flagged);
+        let starts = word_mask(ws, |w| L::flagged(w) && !L::pad(w));
         let bounded = warp::ballot(bounds != 0);
         if bounded == 0 {
             // Within one long list, its first warp's.
@@ -2423,7 +2427,7 @@ unsafe fn replay_tile<S: Semiring, L: ReplayWords, const N: usize>(
         let mut q = (t + 1) * tile;
         while info & REPLAY_RUNS_ON != 0 && q < lists.a.n_tiles as usize * tile {
             let ws = L::read_lane::<N>(words, q + N * lane);
-            let bounds: u32 = (0..N).fold(0, |m, u| m | u32::from(L::flagged(ws[u])) << u);
+            let bounds = word_mask(&ws, L::flagged);
             let bounded = warp::ballot(bounds != 0);
             let stop = if bounded == 0 {
                 tile
