@@ -364,46 +364,85 @@ impl TiledLists {
                 at
             }
         };
-        // Chunks of entries of about equal products, each from a new tile.
+        // Chunks of entries of about equal products, each from a new tile;
+        // each entry's first word.
         let chunks = balanced_row_chunks(entry_ptr);
-        let chunk_tiles: Vec<usize> = chunks
-            .par_iter()
-            .map(|r| {
-                let end = r.clone().fold(0, |at, e| {
+        let mut starts = vec![0usize; entry_ptr.len() - 1];
+        let chunk_tiles: Vec<usize> = split_rows_mut(&mut starts, &chunks, 1)
+            .into_par_iter()
+            .zip(&chunks)
+            .map(|(starts, entries)| {
+                let mut at = 0;
+                for (start, e) in starts.iter_mut().zip(entries.clone()) {
                     let len = entry_ptr[e + 1] - entry_ptr[e];
-                    place(len, at) + len
-                });
-                end.div_ceil(tile)
+                    at = place(len, at);
+                    *start = at;
+                    at += len;
+                }
+                at.div_ceil(tile)
             })
             .collect();
-        let n_tiles: usize = chunk_tiles.iter().sum();
-        let mut starts = vec![0usize; entry_ptr.len() - 1];
-        let mut words = vec![REPLAY_PAD; n_tiles * tile];
-        let word_chunks: Vec<_> = chunk_tiles
+        let tile_chunks: Vec<_> = chunk_tiles
             .iter()
             .scan(0, |t, &n| {
                 *t += n;
                 Some(*t - n..*t)
             })
             .collect();
+        let n_tiles = tile_chunks.last().map_or(0, |t| t.end);
+        // Each tile's lowest and highest A position (a tile of pads: none).
+        let mut spans: Vec<Option<(u32, u32)>> = vec![None; n_tiles];
         split_rows_mut(&mut starts, &chunks, 1)
             .into_par_iter()
-            .zip(split_rows_mut(&mut words, &word_chunks, tile))
+            .zip(split_rows_mut(&mut spans, &tile_chunks, 1))
             .zip(&chunks)
-            .zip(&word_chunks)
-            .for_each(|(((starts, words), entries), tiles)| {
-                let mut at = 0;
+            .zip(&tile_chunks)
+            .for_each(|(((starts, spans), entries), tiles)| {
+                // A list's A positions rise (A's row left to right): each
+                // piece of it in a tile spans its first to its last.
                 for (start, e) in starts.iter_mut().zip(entries.clone()) {
-                    let list = entry_ptr[e]..entry_ptr[e + 1];
-                    at = place(list.len(), at);
-                    *start = tiles.start * tile + at;
-                    for (w, &p) in words[at..].iter_mut().zip(&pairs[list.clone()]) {
-                        *w = p;
+                    let list = &pairs[entry_ptr[e]..entry_ptr[e + 1]];
+                    let mut x = 0;
+                    while x < list.len() {
+                        let q = *start + x;
+                        let n = (tile - q % tile).min(list.len() - x);
+                        let (lo, hi) = (list[x] as u32, list[x + n - 1] as u32);
+                        let span = &mut spans[q / tile];
+                        *span = Some(span.map_or((lo, hi), |(l, h)| (l.min(lo), h.max(hi))));
+                        x += n;
                     }
-                    words[at] |= 1 << 63;
-                    at += list.len();
+                    *start += tiles.start * tile;
                 }
             });
+        // A packed word of A's highest offset and B's highest position would
+        // be the pad.
+        let b_bits = (usize::BITS - b_nnz.saturating_sub(1).leading_zeros()).max(1);
+        let packs = b_bits < 31
+            && (spans.iter().flatten())
+                .all(|&(lo, hi)| u64::from(hi - lo) < (1 << (31 - b_bits)) - 1);
+        let layout = TileLayout {
+            entry_ptr,
+            starts: &starts,
+            chunks: &chunks,
+            tile_chunks: &tile_chunks,
+            tile,
+        };
+        let words = if packs {
+            let tile_a: Vec<u32> = spans.iter().map(|s| s.map_or(0, |(lo, _)| lo)).collect();
+            let words = layout.fill(&pairs, REPLAY_PAD as u32, &|t, pair, first| {
+                let (a, b) = (pair as u32 - tile_a[t], (pair >> 32) as u32);
+                u32::from(first) << 31 | a << b_bits | b
+            });
+            HostWords::Packed {
+                words,
+                tile_a,
+                b_bits,
+            }
+        } else {
+            HostWords::Wide(layout.fill(&pairs, REPLAY_PAD, &|_, pair, first| {
+                u64::from(first) << 63 | pair
+            }))
+        };
         drop(pairs);
         let mut tile_entry: Vec<u64> = (0..n_tiles)
             .into_par_iter()
@@ -431,55 +470,56 @@ impl TiledLists {
         long.sort_unstable_by(|x, y| y.cmp(x));
         let long_tiles = long.into_iter().map(|(_, t)| t).collect();
         Some(TiledLists {
-            words: pack(words, b_nnz, tile),
+            words,
             tile_entry,
             long_tiles,
         })
     }
 }
 
-/// `words` (wide: flag in bit 63, B's position in bits 32 to 62, A's
-/// below) packed into `u32`s where each tile (of `tile` words) spans few
-/// enough of A's positions (see [`TiledLists`]), else as they are.
-fn pack(words: Vec<u64>, b_nnz: usize, tile: usize) -> HostWords {
-    let b_bits = (usize::BITS - b_nnz.saturating_sub(1).leading_zeros()).max(1);
-    // Each tile's lowest and highest A position (a tile of pads: none).
-    let spans: Vec<Option<(u32, u32)>> = words
-        .par_chunks(tile)
-        .map(|ws| {
-            let a = ws.iter().filter(|&&w| w != REPLAY_PAD).map(|&w| w as u32);
-            a.clone().min().zip(a.max())
-        })
-        .collect();
-    // A packed word of A's highest offset and B's highest position would
-    // be the pad.
-    let packs = b_bits < 31
-        && spans
-            .iter()
-            .flatten()
-            .all(|&(lo, hi)| u64::from(hi - lo) < (1 << (31 - b_bits)) - 1);
-    if !packs {
-        return HostWords::Wide(words);
-    }
-    let tile_a: Vec<u32> = spans.iter().map(|s| s.map_or(0, |(lo, _)| lo)).collect();
-    let words = words
-        .par_chunks(tile)
-        .zip(&tile_a)
-        .flat_map_iter(|(ws, &base)| {
-            ws.iter().map(move |&w| {
-                if w == REPLAY_PAD {
-                    REPLAY_PAD as u32
-                } else {
-                    let (flag, b) = ((w >> 63) as u32, (w >> 32) as u32 & !(1 << 31));
-                    flag << 31 | (w as u32 - base) << b_bits | b
+/// Where [`TiledLists`] puts each list: each entry's first word
+/// (`starts`), chunks of entries (`chunks`) and their tiles
+/// (`tile_chunks`, of `tile` words).
+struct TileLayout<'l> {
+    entry_ptr: &'l [usize],
+    starts: &'l [usize],
+    chunks: &'l [std::ops::Range<usize>],
+    tile_chunks: &'l [std::ops::Range<usize>],
+    tile: usize,
+}
+
+impl TileLayout<'_> {
+    /// The words: `word(tile, pair, first)` for each of `pairs`, `pad`
+    /// elsewhere. Zeroed first, so that the pages are mapped by the
+    /// threads that fill them, each word written once (a serial fill of
+    /// pads took longer than the rest of the plan's lists).
+    fn fill<W: Copy + Default + Send + Sync>(
+        &self,
+        pairs: &[u64],
+        pad: W,
+        word: &(dyn Fn(usize, u64, bool) -> W + Sync),
+    ) -> Vec<W> {
+        let (tile, n_tiles) = (self.tile, self.tile_chunks.last().map_or(0, |t| t.end));
+        let mut words = vec![W::default(); n_tiles * tile];
+        split_rows_mut(&mut words, self.tile_chunks, tile)
+            .into_par_iter()
+            .zip(self.chunks)
+            .zip(self.tile_chunks)
+            .for_each(|((words, entries), tiles)| {
+                let base = tiles.start * tile;
+                let mut at = 0;
+                for e in entries.clone() {
+                    let start = self.starts[e] - base;
+                    words[at..start].fill(pad);
+                    let list = &pairs[self.entry_ptr[e]..self.entry_ptr[e + 1]];
+                    for (q, &pair) in (start..).zip(list) {
+                        words[q] = word((base + q) / tile, pair, q == start);
+                    }
+                    at = start + list.len();
                 }
-            })
-        })
-        .collect();
-    HostWords::Packed {
-        words,
-        tile_a,
-        b_bits,
+                words[at..].fill(pad);
+            });
+        words
     }
 }
 
