@@ -621,17 +621,41 @@ where
     check_plan::<S>(&p, &p, "power-law squared");
     let packed = SpgemmPlan::<S>::replaying(gpu, &p, &p).unwrap();
     assert!(packed.list_bytes() < 8 * products(&p, &p), "packed lists");
-    // A row of A wider than the bits a packed product leaves it, over a B
-    // of more than 2²⁰ entries: the lists stay unpacked.
-    let long_a: Csr<S::Value> = skewed(1, 3_000, |_| 6_000, 24);
-    let tall_b: Csr<S::Value> = skewed(3_000, 1_000, |_| 500, 25);
-    assert!(tall_b.nnz() > 1 << 20);
-    check_plan::<S>(&long_a, &tall_b, "unpacked lists");
-    let unpacked = SpgemmPlan::<S>::replaying(gpu, &long_a, &tall_b).unwrap();
-    assert!(
-        unpacked.list_bytes() >= 8 * products(&long_a, &tall_b),
-        "unpacked lists"
-    );
+    // Over a B of more than 2²⁰ entries a packed word leaves 10 bits for an
+    // offset of A: row 0 of A (every 4th column of 40 000) gives lists of
+    // about 300 products 33 positions apart, whose tiles are wide; rows of
+    // one entry give lists of one product, whose tiles pack. With few
+    // such rows a lane takes 8 products, with many 4.
+    let ones = |n: usize| vec![S::Value::from_f64(1.0); n];
+    let mut b = spmx::Coo::new(40_000, 1_000).unwrap();
+    for k in 0..40_000 {
+        for i in 0..30 {
+            b.push(k, (7 * k + 33 * i) % 1_000, S::Value::from_f64(1.0))
+                .unwrap();
+        }
+    }
+    let b = revalued(&b.to_csr(), 25);
+    assert!(b.nnz() > 1 << 20);
+    for short in [2_000, 20_000] {
+        let row_ptr = std::iter::once(0)
+            .chain((0..=short).map(|i| 10_000 + i))
+            .collect();
+        let cols = (0..10_000u32).map(|m| 4 * m);
+        let cols = cols
+            .chain((1..=short as u32).map(|i| 7 * i % 40_000))
+            .collect();
+        let a = Csr::try_new(short + 1, 40_000, row_ptr, cols, ones(10_000 + short)).unwrap();
+        let a = revalued(&a, 24);
+        check_plan::<S>(
+            &a,
+            &b,
+            &format!("wide and packed tiles, {short} short rows"),
+        );
+        let plan = SpgemmPlan::<S>::replaying(gpu, &a, &b).unwrap();
+        // 4 bytes a product, and 4 more for most of row 0's 300 000.
+        let wide = 4 * products(&a, &b) + 4 * 250_000;
+        assert!(plan.list_bytes() > wide, "wide tiles");
+    }
     // Lists of lengths about a lane's 4 or 8 products, the longest that
     // never crosses a tile (32, 64), a tile (128, 256) and past it: row i
     // of A has lens[i] entries, every row of B five, so C's row i is five

@@ -29,7 +29,7 @@
 //! | [`SpmmCsrThreadArgs`] | `spmm_csr_thread`                       | 64    |
 //! | [`SpmmBlockArgs`]    | `spmm_csr_block`, `spmm_csr_block_vec` (and `_fused`) | 88 |
 //! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_warp`, `spgemm_short`, `spgemm_hash`, `spgemm_block`, `spgemm_dense` | 160 |
-//! | [`SpgemmReplayArgs`] | `spgemm_replay_4`, `spgemm_replay_8`     | 88    |
+//! | [`SpgemmReplayArgs`] | `spgemm_replay_4`, `spgemm_replay_8`     | 96    |
 //! | [`SpgemmGiantArgs`]  | `spgemm_giant_columns`, `spgemm_giant_rows` | 128 |
 //! | [`SpgemmClassifyArgs`] | `spgemm_long_rows`, `spgemm_long_products`, `spgemm_classify`, `spgemm_bin` (utility) | 168 |
 //! | [`SpgemmTransposeArgs`] | `spgemm_transpose_count`, `_scatter`, `_sort` (utility) | 56 |
@@ -177,7 +177,7 @@ kernel_args! {
     SpmmCsrThreadArgs = 64;
     SpmmBlockArgs = 88;
     SpgemmRowsArgs = 160;
-    SpgemmReplayArgs = 88;
+    SpgemmReplayArgs = 96;
     SpgemmGiantArgs = 128;
 }
 
@@ -672,32 +672,34 @@ pub const SPGEMM_UNSTAGE: u32 = 3;
 /// The numeric phase of a planned product C = A ⊗ B (`spgemm_replay_4`,
 /// `spgemm_replay_8`), whose products the plan has listed per entry of C,
 /// in C's order and each entry's in the serial order, as one stream of
-/// words cut into tiles of [`replay_tile`]`(lane)` products, a warp's work,
-/// `lane` (4 or 8, the kernel's) a lane. A word holds a product's
-/// positions in A's and B's values and a flag on the first product of each
-/// entry; [`REPLAY_PAD`] words fill the tiles' ends. With `b_bits` 0 each
-/// word is a `u64`: A's position in the low 32 bits, B's in the next 31,
-/// the flag in bit 63 (the pad, `u64::MAX`). Otherwise each word is a
-/// `u32`: the flag in bit 31, then A's position less its tile's `tile_a`,
-/// then B's position in the low `b_bits` (the pad, `u32::MAX`): 4 bytes a
-/// product where the positions fit. A list of at most
-/// [`replay_short`]`(lane)` products lies in one tile; a longer one may run
-/// on through the next tiles.
+/// `u32` words cut into tiles of [`replay_tile`]`(lane)` products, a
+/// warp's work, `lane` (4 or 8, the kernel's) a lane. A word holds a flag
+/// in bit 31 on the first product of each entry, then an offset of A's
+/// position, then B's position in the low `b_bits`; [`REPLAY_PAD`] words
+/// fill the tiles' ends. A product's A position is its tile's `tile_a`
+/// plus the word's offset, 4 bytes a product; in a tile whose A positions
+/// span too far for the offset's bits, marked [`REPLAY_WIDE_TILE`], the
+/// offset is 0 and `wide_a` holds the positions instead, 8 bytes a
+/// product. A list of at most [`replay_short`]`(lane)` products lies in
+/// one tile; a longer one may run on through the next tiles.
 #[repr(C)]
 #[derive(Debug)]
 pub struct SpgemmReplayArgs<T> {
     pub a_values: DevPtr<T>,
     pub b_values: DevPtr<T>,
-    /// `n_tiles × replay_tile(lane)` words, `u32` or `u64` by `b_bits`.
+    /// `n_tiles × replay_tile(lane)` words.
     pub words: DevPtr<u32>,
     /// Per tile: the number of entries whose lists start before it (the
     /// entry of its first flag), with [`REPLAY_LONG_TILE`] set on the
-    /// tiles listed in `long_tiles` and [`REPLAY_RUNS_ON`] on those whose
-    /// last list runs on into the next tile.
+    /// tiles listed in `long_tiles`, [`REPLAY_RUNS_ON`] on those whose
+    /// last list runs on into the next tile and [`REPLAY_WIDE_TILE`] on
+    /// those whose A positions are in `wide_a`.
     pub tile_entry: DevPtr<u64>,
-    /// Per tile: the lowest A position of its products (read only when
-    /// `b_bits` is not 0).
+    /// Per tile: its lowest A position, or, in a wide tile, its place
+    /// among the wide tiles.
     pub tile_a: DevPtr<u32>,
+    /// The wide tiles' A positions, `replay_tile(lane)` each (a pad's 0).
+    pub wide_a: DevPtr<u32>,
     /// The tiles whose last list runs on through more than
     /// [`REPLAY_LONG_TILES`] tiles (`n_long`), replayed first.
     pub long_tiles: DevPtr<u32>,
@@ -706,7 +708,7 @@ pub struct SpgemmReplayArgs<T> {
     pub n_entries: u64,
     pub n_tiles: u64,
     pub n_long: u64,
-    /// Bits of B's position in a packed word; 0: `u64` words.
+    /// Bits of B's position in a word, 1 to 31.
     pub b_bits: u32,
     pub _pad: u32,
 }
@@ -745,8 +747,11 @@ pub const REPLAY_NARROW_BELOW: u64 = 3;
 /// launch's tail.
 pub const REPLAY_LONG_TILES: u64 = 2;
 
-/// A word of [`SpgemmReplayArgs::words`] that is no product.
-pub const REPLAY_PAD: u64 = u64::MAX;
+/// A word of [`SpgemmReplayArgs::words`] that is no product: all its bits
+/// set, which no product's are (a packed tile's offsets stay below all
+/// set, a wide tile's are 0, and with no offset bits B's positions stay
+/// below 2³¹ − 1).
+pub const REPLAY_PAD: u32 = u32::MAX;
 
 /// The mark, in [`SpgemmReplayArgs::tile_entry`], of a tile replayed first.
 pub const REPLAY_LONG_TILE: u64 = 1 << 63;
@@ -754,6 +759,10 @@ pub const REPLAY_LONG_TILE: u64 = 1 << 63;
 /// The mark, in [`SpgemmReplayArgs::tile_entry`], of a tile whose last list
 /// runs on into the next tile (so that no warp reads ahead to find out).
 pub const REPLAY_RUNS_ON: u64 = 1 << 62;
+
+/// The mark, in [`SpgemmReplayArgs::tile_entry`], of a tile whose A
+/// positions are in [`SpgemmReplayArgs::wide_a`].
+pub const REPLAY_WIDE_TILE: u64 = 1 << 61;
 
 /// Products (and entries of A) a row may have for one warp to sort them
 /// in registers (`spgemm_warp`): the shortest rows, where a sort of 32

@@ -99,13 +99,13 @@
 use core::cell::Cell;
 
 use crate::args::{
-    REPLAY_LONG_TILE, REPLAY_NARROW_LANE, REPLAY_PAD, REPLAY_RUNS_ON, REPLAY_WIDE_LANE, SCAN_TILE,
-    SPGEMM_BLOCK_MAX, SPGEMM_CLASS_BLOCK, SPGEMM_CLASS_COPY, SPGEMM_CLASS_DENSE,
-    SPGEMM_CLASS_GIANT, SPGEMM_CLASS_HASH, SPGEMM_CLASS_SHORT, SPGEMM_CLASS_WARP,
-    SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX,
-    SPGEMM_NUMERIC, SPGEMM_SHORT_MAX, SPGEMM_STAGE, SPGEMM_SYMBOLIC, SPGEMM_UNSTAGE,
-    SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS, ScanArgs, SpgemmClassifyArgs, SpgemmReplayArgs,
-    SpgemmRowsArgs, spgemm_dense_arrays, spgemm_hash_fits,
+    REPLAY_LONG_TILE, REPLAY_NARROW_LANE, REPLAY_PAD, REPLAY_RUNS_ON, REPLAY_WIDE_LANE,
+    REPLAY_WIDE_TILE, SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASS_BLOCK, SPGEMM_CLASS_COPY,
+    SPGEMM_CLASS_DENSE, SPGEMM_CLASS_GIANT, SPGEMM_CLASS_HASH, SPGEMM_CLASS_SHORT,
+    SPGEMM_CLASS_WARP, SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_HASH_SLOTS,
+    SPGEMM_LANE_MAX, SPGEMM_NUMERIC, SPGEMM_SHORT_MAX, SPGEMM_STAGE, SPGEMM_SYMBOLIC,
+    SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS, ScanArgs, SpgemmClassifyArgs,
+    SpgemmReplayArgs, SpgemmRowsArgs, spgemm_dense_arrays, spgemm_hash_fits,
 };
 use crate::device::atomic::{
     atomic_add_u32, atomic_add_u64, atomic_cas_shared_u32, atomic_max_u32, atomic_min_u32,
@@ -2073,153 +2073,120 @@ unsafe fn lower_bounds(cols: *const u32, s: u32, e: u32, c: (u32, u32)) -> (u32,
     (s0, s1)
 }
 
-/// How a plan's words give a product's positions and flags
-/// ([`SpgemmReplayArgs`]).
-trait ReplayWords {
-    type Word: Copy;
-    /// A lane's `N` words from `p`, a multiple of 4, in 16-byte loads
-    /// (each read once: the repeats are one load to LLVM).
-    ///
-    /// # Safety
-    /// `p + N` within the words.
-    unsafe fn read_lane<const N: usize>(words: *const u32, p: usize) -> [Self::Word; N];
-    /// Whether `w` is the first product of an entry or a pad: where the
-    /// sum before it ends.
-    fn flagged(w: Self::Word) -> bool;
-    /// Whether `w` is a pad ([`REPLAY_PAD`]).
-    fn pad(w: Self::Word) -> bool;
-    /// Positions in A's and B's values of product `w`, of a tile whose
-    /// lowest A position is `base`; of a pad, A's and B's first.
-    fn positions(w: Self::Word, base: u32, b_bits: u32) -> (usize, usize);
-    /// Whether the tiles' lowest A positions are read.
-    const PACKED: bool;
-}
-
 /// 16 bytes of words, one vector load.
 #[repr(C, align(16))]
 #[derive(Clone, Copy)]
 struct Words16([u32; 4]);
 
-/// `u64` words: A's position, B's above it, the flag in bit 63.
-struct WideWords;
-/// `u32` words: the flag in bit 31, A's position less the tile's base,
-/// B's in the low `b_bits`.
-struct PackedWords;
-
-impl ReplayWords for WideWords {
-    type Word = u64;
-    const PACKED: bool = false;
-    #[inline(always)]
-    unsafe fn read_lane<const N: usize>(words: *const u32, p: usize) -> [u64; N] {
-        // SAFETY: the caller's; `p` a multiple of 4 keeps every pair of
-        // `u64`s 16-byte aligned (the buffer is).
-        core::array::from_fn(|u| unsafe {
-            let v = *words.cast::<Words16>().add(p / 2 + u / 2);
-            core::mem::transmute::<[u32; 4], [u64; 2]>(v.0)[u % 2]
-        })
-    }
-    #[inline(always)]
-    fn flagged(w: u64) -> bool {
-        w >> 63 != 0
-    }
-    #[inline(always)]
-    fn pad(w: u64) -> bool {
-        w == REPLAY_PAD
-    }
-    #[inline(always)]
-    fn positions(w: u64, _: u32, _: u32) -> (usize, usize) {
-        if Self::pad(w) {
-            (0, 0)
-        } else {
-            (w as u32 as usize, ((w >> 32) as u32 & !(1 << 31)) as usize)
-        }
-    }
+/// `N` words from `p` (a multiple of 4) of a 16-byte aligned buffer, in
+/// 16-byte loads (each read once: the repeats are one load to LLVM).
+///
+/// # Safety
+/// `p + N` within the buffer.
+#[inline(always)]
+unsafe fn read_words<const N: usize>(words: *const u32, p: usize) -> [u32; N] {
+    // SAFETY: the caller's; `p` a multiple of 4 keeps every load 16-byte
+    // aligned.
+    core::array::from_fn(|u| unsafe { (*words.cast::<Words16>().add(p / 4 + u / 4)).0[u % 4] })
 }
 
-impl ReplayWords for PackedWords {
-    type Word = u32;
-    const PACKED: bool = true;
-    #[inline(always)]
-    unsafe fn read_lane<const N: usize>(words: *const u32, p: usize) -> [u32; N] {
-        // SAFETY: the caller's; `p` a multiple of 4 keeps every load
-        // 16-byte aligned (the buffer is).
-        core::array::from_fn(|u| unsafe { (*words.cast::<Words16>().add(p / 4 + u / 4)).0[u % 4] })
-    }
-    #[inline(always)]
-    fn flagged(w: u32) -> bool {
-        w >> 31 != 0
-    }
-    #[inline(always)]
-    fn pad(w: u32) -> bool {
-        w == REPLAY_PAD as u32
-    }
-    #[inline(always)]
-    fn positions(w: u32, base: u32, b_bits: u32) -> (usize, usize) {
-        if Self::pad(w) {
-            (0, 0)
-        } else {
-            let a = (w & !(1 << 31)) >> b_bits;
-            ((base + a) as usize, (w & ((1 << b_bits) - 1)) as usize)
-        }
-    }
+/// The flag of a plan's word: an entry's first product, or a pad.
+const REPLAY_FLAG: u32 = 1 << 31;
+
+/// Whether word `w` is the first product of an entry or a pad: where the
+/// sum before it ends.
+#[inline(always)]
+fn replay_flagged(w: u32) -> bool {
+    w & REPLAY_FLAG != 0
+}
+
+/// Whether word `w` is a pad ([`REPLAY_PAD`]).
+#[inline(always)]
+fn replay_pad(w: u32) -> bool {
+    w == REPLAY_PAD
 }
 
 /// A plan's lists as the replay reads them.
-struct ReplayLists<T, L> {
+struct ReplayLists<T> {
     a: SpgemmReplayArgs<T>,
-    _words: core::marker::PhantomData<L>,
 }
 
-impl<T: Copy, L: ReplayWords> ReplayLists<T, L> {
-    /// Tile `t`'s lowest A position (packed words only).
+impl<T: Copy> ReplayLists<T> {
+    /// The A positions of a lane's words `ws`, its `N` from word `p` of a
+    /// tile (of `32 × N`) whose `tile_entry` is `info` and `tile_a` `base`:
+    /// `base` plus the offset packed in each word, or, in a
+    /// [`REPLAY_WIDE_TILE`], `wide_a`'s (`base` the tile's place among the
+    /// wide tiles); a pad's 0.
     ///
     /// # Safety
-    /// `t < n_tiles`.
+    /// `p` a multiple of 4 below the tile's end, the lists as
+    /// [`SpgemmReplayArgs`] says.
     #[inline(always)]
-    unsafe fn base(&self, t: usize) -> u32 {
-        if L::PACKED {
-            // SAFETY: the caller's.
-            unsafe { *self.a.tile_a.as_ptr().add(t) }
+    unsafe fn a_positions<const N: usize>(
+        &self,
+        ws: &[u32; N],
+        p: usize,
+        info: u64,
+        base: u32,
+    ) -> [u32; N] {
+        if info & REPLAY_WIDE_TILE != 0 {
+            let from = WARP_SIZE as usize * N * base as usize + p;
+            // SAFETY: each wide tile has `32 × N` positions in `wide_a`.
+            unsafe { read_words::<N>(self.a.wide_a.as_ptr(), from) }
         } else {
-            0
+            let b_bits = self.a.b_bits;
+            core::array::from_fn(|u| {
+                if replay_pad(ws[u]) {
+                    0
+                } else {
+                    base + ((ws[u] & !REPLAY_FLAG) >> b_bits)
+                }
+            })
         }
     }
 
-    /// `A[i] ⊗ B[j]` for word `w`'s positions `i`, `j`.
+    /// The lane's words, its `N` from word `p` of tile `t`, with their A
+    /// positions: the words', the tile's entry and lowest position's loads
+    /// go out together.
     ///
     /// # Safety
-    /// `w` a word of the lists, `base` its tile's.
+    /// `t < n_tiles`, `p` a multiple of 4 below the tile's end.
     #[inline(always)]
-    unsafe fn product<S: Semiring<Value = T>>(&self, w: L::Word, base: u32) -> T {
-        let (i, j) = L::positions(w, base, self.a.b_bits);
-        // SAFETY: the caller's: the lists' positions lie within A's and B's
-        // values, and a pad's are the first of each.
+    unsafe fn lane<const N: usize>(&self, t: usize, p: usize) -> ([u32; N], [u32; N], u64) {
+        // SAFETY: the caller's.
         unsafe {
-            S::mul(
-                *self.a.a_values.as_ptr().add(i),
-                *self.a.b_values.as_ptr().add(j),
-            )
+            let ws = read_words::<N>(self.a.words.as_ptr(), WARP_SIZE as usize * N * t + p);
+            let info = *self.a.tile_entry.as_ptr().add(t);
+            let base = *self.a.tile_a.as_ptr().add(t);
+            (ws, self.a_positions(&ws, p, info, base), info)
         }
     }
 
-    /// The products of a lane's words, or the semiring's zero for each
-    /// where `skip`: their loads issue together.
+    /// The products of a lane's words `ws` at A positions `at`, or the
+    /// semiring's zero for each where `skip`: their loads issue together.
     ///
     /// # Safety
-    /// `words` the lists', `base` their tile's.
+    /// `ws` and `at` the lists', as [`Self::lane`] gives them.
     #[inline(always)]
     unsafe fn products<S: Semiring<Value = T>, const N: usize>(
         &self,
-        words: &[L::Word; N],
-        base: u32,
+        ws: &[u32; N],
+        at: &[u32; N],
         skip: bool,
     ) -> [T; N] {
         if skip {
-            [S::zero(); N]
-        } else {
-            // SAFETY: the caller's.
-            core::array::from_fn(|u| unsafe { self.product::<S>(words[u], base) })
+            return [S::zero(); N];
         }
+        let b_mask = (1u32 << self.a.b_bits) - 1;
+        // SAFETY: the caller's: the lists' positions lie within A's and B's
+        // values, and a pad's are the first of each.
+        core::array::from_fn(|u| unsafe {
+            let j = if replay_pad(ws[u]) { 0 } else { ws[u] & b_mask };
+            S::mul(
+                *self.a.a_values.as_ptr().add(at[u] as usize),
+                *self.a.b_values.as_ptr().add(j as usize),
+            )
+        })
     }
 }
 
@@ -2239,8 +2206,8 @@ impl<T: Copy, L: ReplayWords> ReplayLists<T, L> {
 ///
 /// # Safety
 /// [`SpgemmReplayArgs`] valid for tiles of 32 × 4 products: every list
-/// non-empty, every position within A's and B's values, `words` 16-byte
-/// aligned, `b_bits` below 31.
+/// non-empty, every position within A's and B's values, `words` and
+/// `wide_a` 16-byte aligned, `b_bits` from 1 to 31.
 #[inline(always)]
 pub unsafe fn spgemm_replay_4<S: Semiring>(a: SpgemmReplayArgs<S::Value>)
 where
@@ -2273,33 +2240,10 @@ where
     S::Value: Shuffle,
 {
     require(block_dim_x().is_multiple_of(WARP_SIZE));
-    // SAFETY: the caller's.
-    unsafe {
-        if a.b_bits != 0 {
-            replay::<S, PackedWords, N>(a)
-        } else {
-            replay::<S, WideWords, N>(a)
-        }
-    }
-}
-
-/// [`spgemm_replay`] over words of one kind.
-///
-/// # Safety
-/// [`spgemm_replay`]'s.
-#[inline(always)]
-unsafe fn replay<S: Semiring, L: ReplayWords, const N: usize>(a: SpgemmReplayArgs<S::Value>)
-where
-    S::Value: Shuffle,
-{
     let (n_long, n_tiles) = (a.n_long, a.n_tiles);
-    let (long_tiles, tile_entry) = (a.long_tiles.as_ptr(), a.tile_entry.as_ptr());
-    let words = a.words.as_ptr();
-    let lists = ReplayLists::<S::Value, L> {
-        a,
-        _words: core::marker::PhantomData,
-    };
-    let lane = lane_id() as usize;
+    let long_tiles = a.long_tiles.as_ptr();
+    let lists = ReplayLists { a };
+    let p = N * lane_id() as usize;
     let mut w = u64::from(global_warp_id());
     // Warp-uniform: a warp's lanes share the tile.
     while w < n_long + n_tiles {
@@ -2312,12 +2256,9 @@ where
             } else {
                 ((w - n_long) as usize, false)
             };
-            // The tile's three loads go out together.
-            let ws = L::read_lane::<N>(words, WARP_SIZE as usize * N * t + N * lane);
-            let info = *tile_entry.add(t);
-            let base = lists.base(t);
+            let (ws, at, info) = lists.lane::<N>(t, p);
             if first || info & REPLAY_LONG_TILE == 0 {
-                replay_tile::<S, L, N>(&lists, t, &ws, base, info);
+                replay_tile::<S, N>(&lists, t, &ws, &at, info);
             }
         }
         w += u64::from(grid_warps());
@@ -2326,37 +2267,37 @@ where
 
 /// The lane's words for which `holds` is true, word `u` at bit `u`.
 #[inline(always)]
-fn word_mask<W: Copy, const N: usize>(ws: &[W; N], holds: impl Fn(W) -> bool) -> u32 {
+fn word_mask<const N: usize>(ws: &[u32; N], holds: impl Fn(u32) -> bool) -> u32 {
     (0..N).fold(0, |m, u| m | u32::from(holds(ws[u])) << u)
 }
 
-/// One warp's tile `t` of [`spgemm_replay`]: the lane's words `ws`, the
-/// tile's lowest A position `base` and its `tile_entry` word `info`.
+/// One warp's tile `t` of [`spgemm_replay`]: the lane's words `ws`, their
+/// A positions `at` and the tile's `tile_entry` word `info`.
 ///
 /// # Safety
 /// `t < n_tiles`; the lists as [`SpgemmReplayArgs`] says; the whole warp
 /// calls it.
 #[inline(always)]
-unsafe fn replay_tile<S: Semiring, L: ReplayWords, const N: usize>(
-    lists: &ReplayLists<S::Value, L>,
+unsafe fn replay_tile<S: Semiring, const N: usize>(
+    lists: &ReplayLists<S::Value>,
     t: usize,
-    ws: &[L::Word; N],
-    base: u32,
+    ws: &[u32; N],
+    at: &[u32; N],
     info: u64,
 ) where
     S::Value: Shuffle,
 {
     let tile = WARP_SIZE as usize * N;
-    let (words, c) = (lists.a.words.as_ptr(), lists.a.c_values.as_mut_ptr());
+    let c = lists.a.c_values.as_mut_ptr();
     let lane = lane_id() as usize;
-    let entry = info & !(REPLAY_LONG_TILE | REPLAY_RUNS_ON);
+    let entry = info & !(REPLAY_LONG_TILE | REPLAY_RUNS_ON | REPLAY_WIDE_TILE);
     // SAFETY (whole body): the tile's words are readable (`t < n_tiles`),
     // a flagged word's entry is below `n_entries`, and every shuffle and
     // vote is reached by the whole warp (the branches on them are
     // warp-uniform).
     unsafe {
-        let bounds = word_mask(ws, L::flagged);
-        let starts = word_mask(ws, |w| L::flagged(w) && !L::pad(w));
+        let bounds = word_mask(ws, replay_flagged);
+        let starts = word_mask(ws, |w| replay_flagged(w) && !replay_pad(w));
         let bounded = warp::ballot(bounds != 0);
         if bounded == 0 {
             // Within one long list, its first warp's.
@@ -2364,7 +2305,7 @@ unsafe fn replay_tile<S: Semiring, L: ReplayWords, const N: usize>(
         }
         // The lanes before the first flag hold the end of a list begun
         // in an earlier tile, another warp's.
-        let x = lists.products::<S, N>(ws, base, (lane as u32) < bounded.trailing_zeros());
+        let x = lists.products::<S, N>(ws, at, (lane as u32) < bounded.trailing_zeros());
         let count = starts.count_ones();
         let before = warp_inclusive_scan(count) - count;
         // The lane's own sums, each from its flag to the next.
@@ -2426,8 +2367,8 @@ unsafe fn replay_tile<S: Semiring, L: ReplayWords, const N: usize>(
         let last = entry + u64::from(warp::shuffle_idx(before + count, WARP_SIZE - 1)) - 1;
         let mut q = (t + 1) * tile;
         while info & REPLAY_RUNS_ON != 0 && q < lists.a.n_tiles as usize * tile {
-            let ws = L::read_lane::<N>(words, q + N * lane);
-            let bounds = word_mask(&ws, L::flagged);
+            let (ws, at, _) = lists.lane::<N>(q / tile, N * lane);
+            let bounds = word_mask(&ws, replay_flagged);
             let bounded = warp::ballot(bounds != 0);
             let stop = if bounded == 0 {
                 tile
@@ -2435,7 +2376,7 @@ unsafe fn replay_tile<S: Semiring, L: ReplayWords, const N: usize>(
                 let l = bounded.trailing_zeros();
                 N * l as usize + warp::shuffle_idx(bounds.trailing_zeros(), l) as usize
             };
-            let x = lists.products::<S, N>(&ws, lists.base(q / tile), N * lane >= stop);
+            let x = lists.products::<S, N>(&ws, &at, N * lane >= stop);
             for l in 0..WARP_SIZE as usize {
                 if N * l >= stop {
                     break;

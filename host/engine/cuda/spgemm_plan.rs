@@ -13,8 +13,9 @@
 //! folding the lists that begin among them — so no row is walked,
 //! searched or sorted again, every lane is busy however long the lists
 //! are, and C keeps the serial engine's bits. The lists take 4 bytes a
-//! product where its positions pack into a `u32`, 8 otherwise, and the
-//! tiles' padding (`TiledLists`). Where they do not fit in half the free
+//! product where its tile's positions pack into `u32`s, 8 in the few
+//! tiles whose A positions span too far, and the tiles' padding
+//! (`TiledLists`). Where they do not fit in half the free
 //! device memory, where rerunning the row kernels' numeric phase was
 //! faster when [`SpgemmPlan::new`] timed one of each (bands, whose rows of
 //! B are read whole), or with [`SpgemmPlan::recomputing`], each numeric
@@ -27,7 +28,8 @@ use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{
     DevPtr, REPLAY_LONG_TILE, REPLAY_LONG_TILES, REPLAY_NARROW_BELOW, REPLAY_NARROW_LANE,
-    REPLAY_PAD, REPLAY_RUNS_ON, REPLAY_WIDE_LANE, SpgemmReplayArgs, replay_short, replay_tile,
+    REPLAY_PAD, REPLAY_RUNS_ON, REPLAY_WIDE_LANE, REPLAY_WIDE_TILE, SpgemmReplayArgs, replay_short,
+    replay_tile,
 };
 use rayon::prelude::*;
 
@@ -64,9 +66,12 @@ where
 struct ProductLists {
     /// Products a lane: 4 or 8.
     lane: u64,
-    words: DevWords,
+    words: CudaSlice<u32>,
     tile_entry: CudaSlice<u64>,
+    tile_a: CudaSlice<u32>,
+    wide_a: Option<CudaSlice<u32>>,
     long_tiles: Option<CudaSlice<u32>>,
+    b_bits: u32,
 }
 
 impl<'g, S: Semiring> SpgemmPlan<'g, S>
@@ -90,7 +95,7 @@ where
     #[track_caller]
     pub fn replaying(gpu: &'g Gpu, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<Self> {
         let mut plan = Self::recomputing(gpu, a, b)?;
-        // Wide words and the tiles' padding (under a third of the
+        // Every product in a wide tile and the tiles' padding (under a third of the
         // products: a tile is padded inside only once it holds more than
         // three quarters of its products, `replay_short`), and a word an
         // entry for the tiles' entries and the chunks' last tiles.
@@ -167,31 +172,23 @@ where
         if n_entries == 0 {
             return Ok(());
         }
-        let (words, tile_a, b_bits) = match &lists.words {
-            DevWords::Packed {
-                words,
-                tile_a,
-                b_bits,
-            } => (gpu.ptr(words), gpu.ptr(tile_a), *b_bits),
-            DevWords::Wide(w) => (DevPtr::new(gpu.ptr(w).addr()), DevPtr::new(0), 0),
-        };
         let n_tiles = lists.tile_entry.len() as u64;
         let n_long = lists.long_tiles.as_ref().map_or(0, |l| l.len() as u64);
+        let optional =
+            |l: &Option<CudaSlice<u32>>| l.as_ref().map_or(DevPtr::new(0), |l| gpu.ptr(l));
         let args = SpgemmReplayArgs {
             a_values: gpu.ptr(&self.a.values),
             b_values: gpu.ptr(&self.b.values),
-            words,
+            words: gpu.ptr(&lists.words),
             tile_entry: gpu.ptr(&lists.tile_entry),
-            tile_a,
-            long_tiles: lists
-                .long_tiles
-                .as_ref()
-                .map_or(DevPtr::new(0), |l| gpu.ptr(l)),
+            tile_a: gpu.ptr(&lists.tile_a),
+            wide_a: optional(&lists.wide_a),
+            long_tiles: optional(&lists.long_tiles),
             c_values: gpu.ptr_mut(&mut self.values),
             n_entries,
             n_tiles,
             n_long,
-            b_bits,
+            b_bits: lists.b_bits,
             _pad: 0,
         };
         let warps = n_long + n_tiles;
@@ -229,16 +226,12 @@ where
     }
 
     /// Device bytes the product lists take (0 without lists): 4 bytes a
-    /// product (and a pad) where the positions pack, 8 otherwise, and 8 or
-    /// 12 a tile.
+    /// product (and a pad), 8 in a wide tile, and 12 or 16 a tile.
     pub fn list_bytes(&self) -> usize {
         self.lists.as_ref().map_or(0, |l| {
-            let words = match &l.words {
-                DevWords::Packed { words, tile_a, .. } => 4 * words.len() + 4 * tile_a.len(),
-                DevWords::Wide(w) => 8 * w.len(),
-            };
-            let long = 4 * l.long_tiles.as_ref().map_or(0, |t| t.len());
-            words + 8 * l.tile_entry.len() + long
+            let len = |l: &Option<CudaSlice<u32>>| l.as_ref().map_or(0, |l| l.len());
+            4 * (l.words.len() + l.tile_a.len() + len(&l.wide_a) + len(&l.long_tiles))
+                + 8 * l.tile_entry.len()
         })
     }
 
@@ -287,68 +280,43 @@ where
         let Some(tiled) = TiledLists::new(&entry_ptr, pairs, b.nnz(), lane) else {
             return Ok(None);
         };
+        let optional = |l: &[u32]| (!l.is_empty()).then(|| gpu.upload(l)).transpose();
         Ok(Some(ProductLists {
             lane,
-            words: match &tiled.words {
-                HostWords::Packed {
-                    words,
-                    tile_a,
-                    b_bits,
-                } => DevWords::Packed {
-                    words: gpu.upload(words)?,
-                    tile_a: gpu.upload(tile_a)?,
-                    b_bits: *b_bits,
-                },
-                HostWords::Wide(w) => DevWords::Wide(gpu.upload(w)?),
-            },
+            words: gpu.upload(&tiled.words)?,
             tile_entry: gpu.upload(&tiled.tile_entry)?,
-            long_tiles: (!tiled.long_tiles.is_empty())
-                .then(|| gpu.upload(&tiled.long_tiles))
-                .transpose()?,
+            tile_a: gpu.upload(&tiled.tile_a)?,
+            wide_a: optional(&tiled.wide_a)?,
+            long_tiles: optional(&tiled.long_tiles)?,
+            b_bits: tiled.b_bits,
         }))
     }
-}
-
-/// A plan's products on the device: packed, 4 bytes each, or wide, 8.
-enum DevWords {
-    Packed {
-        words: CudaSlice<u32>,
-        tile_a: CudaSlice<u32>,
-        b_bits: u32,
-    },
-    Wide(CudaSlice<u64>),
-}
-
-/// [`DevWords`] on the host, as [`SpgemmReplayArgs`] describes them.
-enum HostWords {
-    Packed {
-        words: Vec<u32>,
-        tile_a: Vec<u32>,
-        b_bits: u32,
-    },
-    Wide(Vec<u64>),
 }
 
 /// Product lists laid out in tiles of [`replay_tile`] words, as
 /// [`SpgemmReplayArgs`] describes them: in C's order, each entry's first
 /// product flagged; a list of at most [`replay_short`] products that would
-/// cross a tile's end starts the next tile instead, the end padded. Each
-/// product packs into a `u32` where B's positions take `b_bits` and every
-/// tile's A positions span less than 2^(31 − `b_bits`) − 1 (the highest
-/// offset with B's highest position would be the pad): 4 bytes a product
-/// instead of 8. The replay reads those bytes once a numeric
-/// phase, so they are most of its time.
+/// cross a tile's end starts the next tile instead, the end padded. B's
+/// positions take `b_bits` of each `u32` word; A's pack beside them, less
+/// the tile's lowest, in every tile whose A positions span less than
+/// 2^(31 − `b_bits`) − 1 (an offset of all ones would be the pad), and
+/// lie in `wide_a` in the others (R-MAT's long rows of A): 4 bytes a
+/// product instead of 8, tile by tile. The replay reads those bytes once
+/// a numeric phase, so they are most of its time.
 struct TiledLists {
-    words: HostWords,
+    words: Vec<u32>,
     tile_entry: Vec<u64>,
+    tile_a: Vec<u32>,
+    wide_a: Vec<u32>,
     long_tiles: Vec<u32>,
+    b_bits: u32,
 }
 
 impl TiledLists {
     /// Lays out `entry_ptr`'s lists of `pairs` (`a_position | b_position
     /// << 32`) for a B of `b_nnz` entries, in tiles of `lane` products a
-    /// lane; `None` where `b_nnz` is 2³¹ or more (a wide word keeps bit 63
-    /// for the flag).
+    /// lane; `None` where `b_nnz` is 2³¹ or more (a word keeps bit 31 for
+    /// the flag).
     fn new(entry_ptr: &[usize], pairs: Vec<u64>, b_nnz: usize, lane: u64) -> Option<TiledLists> {
         if b_nnz >= 1 << 31 {
             return None;
@@ -414,12 +382,22 @@ impl TiledLists {
                     *start += tiles.start * tile;
                 }
             });
-        // A packed word of A's highest offset and B's highest position would
-        // be the pad.
+        // A packed word of A's highest offset would be the pad.
         let b_bits = (usize::BITS - b_nnz.saturating_sub(1).leading_zeros()).max(1);
-        let packs = b_bits < 31
-            && (spans.iter().flatten())
-                .all(|&(lo, hi)| u64::from(hi - lo) < (1 << (31 - b_bits)) - 1);
+        let offsets = (1u64 << (31 - b_bits)) - 1;
+        let wide: Vec<bool> = (spans.par_iter())
+            .map(|s| s.is_some_and(|(lo, hi)| u64::from(hi - lo) >= offsets))
+            .collect();
+        let mut n_wide = 0;
+        let tile_a: Vec<u32> = (spans.iter().zip(&wide))
+            .map(|(s, &w)| match (s, w) {
+                (_, true) => {
+                    n_wide += 1;
+                    n_wide - 1
+                }
+                (&s, false) => s.map_or(0, |(lo, _)| lo),
+            })
+            .collect();
         let layout = TileLayout {
             entry_ptr,
             starts: &starts,
@@ -427,22 +405,16 @@ impl TiledLists {
             tile_chunks: &tile_chunks,
             tile,
         };
-        let words = if packs {
-            let tile_a: Vec<u32> = spans.iter().map(|s| s.map_or(0, |(lo, _)| lo)).collect();
-            let words = layout.fill(&pairs, REPLAY_PAD as u32, &|t, pair, first| {
-                let (a, b) = (pair as u32 - tile_a[t], (pair >> 32) as u32);
-                u32::from(first) << 31 | a << b_bits | b
-            });
-            HostWords::Packed {
-                words,
-                tile_a,
-                b_bits,
-            }
-        } else {
-            HostWords::Wide(layout.fill(&pairs, REPLAY_PAD, &|_, pair, first| {
-                u64::from(first) << 63 | pair
-            }))
-        };
+        let words = layout.fill(&pairs, REPLAY_PAD, &|t, pair, first| {
+            let a = if wide[t] {
+                0
+            } else {
+                (pair as u32 - tile_a[t]) << b_bits
+            };
+            u32::from(first) << 31 | a | (pair >> 32) as u32
+        });
+        let wide_tiles: Vec<usize> = (0..n_tiles).filter(|&t| wide[t]).collect();
+        let wide_a = layout.wide_a(&pairs, &wide_tiles);
         drop(pairs);
         let mut tile_entry: Vec<u64> = (0..n_tiles)
             .into_par_iter()
@@ -460,6 +432,9 @@ impl TiledLists {
             })
             .collect();
         let mut long = Vec::new();
+        for &t in &wide_tiles {
+            tile_entry[t] |= REPLAY_WIDE_TILE;
+        }
         for (len, t, end) in running {
             tile_entry[t] |= REPLAY_RUNS_ON;
             if end - t > REPLAY_LONG_TILES as usize {
@@ -472,7 +447,10 @@ impl TiledLists {
         Some(TiledLists {
             words,
             tile_entry,
+            tile_a,
+            wide_a,
             long_tiles,
+            b_bits,
         })
     }
 }
@@ -520,6 +498,29 @@ impl TileLayout<'_> {
                 words[at..].fill(pad);
             });
         words
+    }
+
+    /// The A positions of `pairs` in each of the tiles `wide` (ascending),
+    /// a tile's `tile` after the one's before it, 0 at the pads.
+    fn wide_a(&self, pairs: &[u64], wide: &[usize]) -> Vec<u32> {
+        let tile = self.tile;
+        let mut out = vec![0u32; wide.len() * tile];
+        out.par_chunks_mut(tile).zip(wide).for_each(|(out, &t)| {
+            let at = t * tile..(t + 1) * tile;
+            // The list running into the tile, then those begun in it.
+            let first = self
+                .starts
+                .partition_point(|&s| s <= at.start)
+                .saturating_sub(1);
+            for e in (first..self.starts.len()).take_while(|&e| self.starts[e] < at.end) {
+                let (start, list) = (self.starts[e], self.entry_ptr[e]);
+                let end = start + self.entry_ptr[e + 1] - list;
+                for q in start.max(at.start)..end.min(at.end) {
+                    out[q - at.start] = pairs[list + q - start] as u32;
+                }
+            }
+        });
+        out
     }
 }
 
@@ -616,24 +617,17 @@ mod tests {
     /// Every entry's list of positions, read back in word order as the
     /// replay reads them: a flag begins an entry, a pad ends one.
     fn replayed(t: &TiledLists, tile: usize) -> Positions {
-        let words: Vec<Option<(bool, u32, u32)>> = match &t.words {
-            HostWords::Packed {
-                words,
-                tile_a,
-                b_bits,
-            } => (words.iter().enumerate())
-                .map(|(p, &w)| {
-                    let a = tile_a[p / tile] + ((w & !(1 << 31)) >> b_bits);
-                    (w != REPLAY_PAD as u32).then_some((w >> 31 != 0, a, w & ((1 << b_bits) - 1)))
-                })
-                .collect(),
-            HostWords::Wide(words) => (words.iter())
-                .map(|&w| {
-                    let b = (w >> 32) as u32 & !(1 << 31);
-                    (w != REPLAY_PAD).then_some((w >> 63 != 0, w as u32, b))
-                })
-                .collect(),
-        };
+        let words = (t.words.iter().enumerate()).map(|(p, &w)| {
+            let (tl, b_bits) = (p / tile, t.b_bits);
+            let offset = (w & !(1 << 31)) >> b_bits;
+            let a = if t.tile_entry[tl] & REPLAY_WIDE_TILE == 0 {
+                t.tile_a[tl] + offset
+            } else {
+                assert!(offset == 0 || w == REPLAY_PAD, "an offset in a wide tile");
+                t.wide_a[t.tile_a[tl] as usize * tile + p % tile]
+            };
+            (w != REPLAY_PAD).then_some((w >> 31 != 0, a, w & ((1 << b_bits) - 1)))
+        });
         let mut lists: Positions = Vec::new();
         let mut open = false;
         for w in words {
@@ -653,13 +647,15 @@ mod tests {
     /// Each list's positions in A and B.
     type Positions = Vec<Vec<(u32, u32)>>;
 
-    /// Lists of `lens` products, A's positions rising by 7 a list, B's
-    /// anywhere below 1000: their `entry_ptr`, pairs and positions.
+    /// Lists of `lens` products, A's positions from 7 a list on, rising by
+    /// 1 a product or, in every 97th list, by 100; B's anywhere below 1000:
+    /// their `entry_ptr`, pairs and positions.
     fn lists_of(lens: &[usize]) -> (Vec<usize>, Vec<u64>, Positions) {
         let want: Positions = (lens.iter().enumerate())
             .map(|(e, &n)| {
+                let step = if e % 97 == 50 { 100 } else { 1 };
                 (0..n)
-                    .map(|k| ((7 * e + k) as u32, ((e * 31 + k) % 1000) as u32))
+                    .map(|k| ((7 * e + step * k) as u32, ((e * 31 + k) % 1000) as u32))
                     .collect()
             })
             .collect();
@@ -689,32 +685,34 @@ mod tests {
             })
             .collect();
         let (entry_ptr, pairs, want) = lists_of(&lens);
-        let cases = [(1000, true), (1 << 30, false)];
-        for ((b_nnz, packed), lane) in cases.into_iter().flat_map(|c| [(c, 4), (c, 8)]) {
+        // B of 1000 entries: 10 bits for B, 21 for an offset of A, so that
+        // every tile packs; of 2²⁰, 11 for an offset, too few for the
+        // lists stepping by 100; of 2³⁰, 1 bit, too few for any.
+        let cases = [(1000, "none"), (1 << 20, "some"), (1 << 30, "most")];
+        for ((b_nnz, wide), lane) in cases.into_iter().flat_map(|c| [(c, 4), (c, 8)]) {
             let (tile, short) = (replay_tile(lane) as usize, replay_short(lane) as usize);
-            // B of 1000 entries: 10 bits for B, 21 for a tile's span of
-            // A; B of 2³⁰ leaves 1 bit, too few.
             let t = TiledLists::new(&entry_ptr, pairs.clone(), b_nnz, lane).unwrap();
-            assert_eq!(
-                matches!(t.words, HostWords::Packed { b_bits: 10, .. }),
-                packed
-            );
+            let n_wide = (t.tile_entry.iter())
+                .filter(|&&e| e & REPLAY_WIDE_TILE != 0)
+                .count();
+            assert_eq!(t.wide_a.len(), n_wide * tile);
+            let n_tiles = t.tile_entry.len();
+            match wide {
+                "none" => assert_eq!(n_wide, 0),
+                "some" => assert!(n_wide > 0 && n_wide < n_tiles, "{n_wide} of {n_tiles}"),
+                _ => assert!(n_wide > n_tiles / 2, "{n_wide} of {n_tiles}"),
+            }
             assert_eq!(replayed(&t, tile), want);
             // Each tile's entry is the lists begun before it; a list of
             // at most `short` products lies in one tile.
             let (mut begun, mut at, mut firsts) = (0, 0, Vec::new());
             for (e, l) in want.iter().enumerate() {
                 let first = (at..)
-                    .find(|&p| match &t.words {
-                        HostWords::Packed { words, .. } => {
-                            words[p] >> 31 != 0 && words[p] != REPLAY_PAD as u32
-                        }
-                        HostWords::Wide(words) => words[p] >> 63 != 0 && words[p] != REPLAY_PAD,
-                    })
+                    .find(|&p| t.words[p] >> 31 != 0 && t.words[p] != REPLAY_PAD)
                     .unwrap();
                 for tl in at.div_ceil(tile)..=first / tile {
                     if tl * tile <= first {
-                        let marks = REPLAY_LONG_TILE | REPLAY_RUNS_ON;
+                        let marks = REPLAY_LONG_TILE | REPLAY_RUNS_ON | REPLAY_WIDE_TILE;
                         assert_eq!(t.tile_entry[tl] & !marks, begun, "tile {tl}");
                     }
                 }
@@ -744,7 +742,7 @@ mod tests {
         // No entries: no tiles.
         let empty = TiledLists::new(&[0], Vec::new(), 0, 8).unwrap();
         assert!(empty.tile_entry.is_empty() && empty.long_tiles.is_empty());
-        // B of 2³¹ entries: a wide word's bit 63 would be B's.
+        // B of 2³¹ entries: a word's bit 31 would be B's.
         assert!(TiledLists::new(&entry_ptr, pairs, 1 << 31, 8).is_none());
     }
 }
