@@ -676,7 +676,7 @@ pub const SPGEMM_UNSTAGE: u32 = 3;
 /// warp's work, `lane` (4 or 8, the kernel's) a lane. A word holds a flag
 /// in bit 31 on the first product of each entry, then an offset of A's
 /// position, then B's position in the low `b_bits`; [`REPLAY_PAD`] words
-/// fill the tiles' ends. A product's A position is its tile's `tile_a`
+/// fill the tiles' ends, after the count [`replay_real`] gives. A product's A position is its tile's `tile_a`
 /// plus the word's offset, 4 bytes a product; in a tile whose A positions
 /// span too far for the offset's bits, marked [`REPLAY_WIDE_TILE`], the
 /// offset is 0 and `wide_a` holds the positions instead, 8 bytes a
@@ -690,7 +690,8 @@ pub struct SpgemmReplayArgs<T> {
     /// `n_tiles × replay_tile(lane)` words.
     pub words: DevPtr<u32>,
     /// Per tile: the number of entries whose lists start before it (the
-    /// entry of its first flag), with [`REPLAY_LONG_TILE`] set on the
+    /// entry of its first flag, [`replay_entry`]) and its words before its
+    /// pads ([`replay_real`]), with [`REPLAY_LONG_TILE`] set on the
     /// tiles listed in `long_tiles`, [`REPLAY_RUNS_ON`] on those whose
     /// last list runs on into the next tile and [`REPLAY_WIDE_TILE`] on
     /// those whose A positions are in `wide_a`.
@@ -747,11 +748,12 @@ pub const REPLAY_NARROW_BELOW: u64 = 3;
 /// launch's tail.
 pub const REPLAY_LONG_TILES: u64 = 2;
 
-/// A word of [`SpgemmReplayArgs::words`] that is no product: all its bits
-/// set, which no product's are (a packed tile's offsets stay below all
-/// set, a wide tile's are 0, and with no offset bits B's positions stay
-/// below 2³¹ − 1).
-pub const REPLAY_PAD: u32 = u32::MAX;
+/// A word of [`SpgemmReplayArgs::words`] that is no product, after its
+/// tile's [`replay_real`] words: flagged, so that it ends the sum before
+/// it, and of positions within A's and B's values (the tile's lowest or
+/// `wide_a`'s 0, and B's first), so that the replay reads it as it reads
+/// a product, with no test.
+pub const REPLAY_PAD: u32 = 1 << 31;
 
 /// The mark, in [`SpgemmReplayArgs::tile_entry`], of a tile replayed first.
 pub const REPLAY_LONG_TILE: u64 = 1 << 63;
@@ -763,6 +765,22 @@ pub const REPLAY_RUNS_ON: u64 = 1 << 62;
 /// The mark, in [`SpgemmReplayArgs::tile_entry`], of a tile whose A
 /// positions are in [`SpgemmReplayArgs::wide_a`].
 pub const REPLAY_WIDE_TILE: u64 = 1 << 61;
+
+/// The lowest bit, in [`SpgemmReplayArgs::tile_entry`], of the 9 that
+/// count a tile's words before its pads (1 to 256); the entry is below.
+pub const REPLAY_REAL_SHIFT: u32 = 52;
+
+/// The entry of a tile's first flag, from its
+/// [`SpgemmReplayArgs::tile_entry`] word.
+pub const fn replay_entry(info: u64) -> u64 {
+    info & ((1 << REPLAY_REAL_SHIFT) - 1)
+}
+
+/// A tile's words before its pads, from its
+/// [`SpgemmReplayArgs::tile_entry`] word.
+pub const fn replay_real(info: u64) -> u32 {
+    (info >> REPLAY_REAL_SHIFT) as u32 & 0x1ff
+}
 
 /// Products (and entries of A) a row may have for one warp to sort them
 /// in registers (`spgemm_warp`): the shortest rows, where a sort of 32

@@ -99,13 +99,13 @@
 use core::cell::Cell;
 
 use crate::args::{
-    REPLAY_LONG_TILE, REPLAY_NARROW_LANE, REPLAY_PAD, REPLAY_RUNS_ON, REPLAY_WIDE_LANE,
-    REPLAY_WIDE_TILE, SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASS_BLOCK, SPGEMM_CLASS_COPY,
-    SPGEMM_CLASS_DENSE, SPGEMM_CLASS_GIANT, SPGEMM_CLASS_HASH, SPGEMM_CLASS_SHORT,
-    SPGEMM_CLASS_WARP, SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_HASH_SLOTS,
-    SPGEMM_LANE_MAX, SPGEMM_NUMERIC, SPGEMM_SHORT_MAX, SPGEMM_STAGE, SPGEMM_SYMBOLIC,
-    SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS, ScanArgs, SpgemmClassifyArgs,
-    SpgemmReplayArgs, SpgemmRowsArgs, spgemm_dense_arrays, spgemm_hash_fits,
+    REPLAY_LONG_TILE, REPLAY_NARROW_LANE, REPLAY_RUNS_ON, REPLAY_WIDE_LANE, REPLAY_WIDE_TILE,
+    SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASS_BLOCK, SPGEMM_CLASS_COPY, SPGEMM_CLASS_DENSE,
+    SPGEMM_CLASS_GIANT, SPGEMM_CLASS_HASH, SPGEMM_CLASS_SHORT, SPGEMM_CLASS_WARP,
+    SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX,
+    SPGEMM_NUMERIC, SPGEMM_SHORT_MAX, SPGEMM_STAGE, SPGEMM_SYMBOLIC, SPGEMM_UNSTAGE,
+    SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS, ScanArgs, SpgemmClassifyArgs, SpgemmReplayArgs,
+    SpgemmRowsArgs, replay_entry, replay_real, spgemm_dense_arrays, spgemm_hash_fits,
 };
 use crate::device::atomic::{
     atomic_add_u32, atomic_add_u64, atomic_cas_shared_u32, atomic_max_u32, atomic_min_u32,
@@ -2093,17 +2093,12 @@ unsafe fn read_words<const N: usize>(words: *const u32, p: usize) -> [u32; N] {
 /// The flag of a plan's word: an entry's first product, or a pad.
 const REPLAY_FLAG: u32 = 1 << 31;
 
-/// Whether word `w` is the first product of an entry or a pad: where the
-/// sum before it ends.
+/// Whether word `w` is the first product of an entry or a pad
+/// ([`REPLAY_PAD`](crate::args::REPLAY_PAD)): where the sum before it
+/// ends.
 #[inline(always)]
 fn replay_flagged(w: u32) -> bool {
     w & REPLAY_FLAG != 0
-}
-
-/// Whether word `w` is a pad ([`REPLAY_PAD`]).
-#[inline(always)]
-fn replay_pad(w: u32) -> bool {
-    w == REPLAY_PAD
 }
 
 /// A plan's lists as the replay reads them.
@@ -2116,7 +2111,7 @@ impl<T: Copy> ReplayLists<T> {
     /// tile (of `32 × N`) whose `tile_entry` is `info` and `tile_a` `base`:
     /// `base` plus the offset packed in each word, or, in a
     /// [`REPLAY_WIDE_TILE`], `wide_a`'s (`base` the tile's place among the
-    /// wide tiles); a pad's 0.
+    /// wide tiles).
     ///
     /// # Safety
     /// `p` a multiple of 4 below the tile's end, the lists as
@@ -2134,14 +2129,7 @@ impl<T: Copy> ReplayLists<T> {
             // SAFETY: each wide tile has `32 × N` positions in `wide_a`.
             unsafe { read_words::<N>(self.a.wide_a.as_ptr(), from) }
         } else {
-            let b_bits = self.a.b_bits;
-            core::array::from_fn(|u| {
-                if replay_pad(ws[u]) {
-                    0
-                } else {
-                    base + ((ws[u] & !REPLAY_FLAG) >> b_bits)
-                }
-            })
+            core::array::from_fn(|u| base + ((ws[u] & !REPLAY_FLAG) >> self.a.b_bits))
         }
     }
 
@@ -2178,13 +2166,12 @@ impl<T: Copy> ReplayLists<T> {
             return [S::zero(); N];
         }
         let b_mask = (1u32 << self.a.b_bits) - 1;
-        // SAFETY: the caller's: the lists' positions lie within A's and B's
-        // values, and a pad's are the first of each.
+        // SAFETY: the caller's: the lists' positions, a pad's too, lie
+        // within A's and B's values.
         core::array::from_fn(|u| unsafe {
-            let j = if replay_pad(ws[u]) { 0 } else { ws[u] & b_mask };
             S::mul(
                 *self.a.a_values.as_ptr().add(at[u] as usize),
-                *self.a.b_values.as_ptr().add(j as usize),
+                *self.a.b_values.as_ptr().add((ws[u] & b_mask) as usize),
             )
         })
     }
@@ -2289,15 +2276,18 @@ unsafe fn replay_tile<S: Semiring, const N: usize>(
 {
     let tile = WARP_SIZE as usize * N;
     let c = lists.a.c_values.as_mut_ptr();
-    let lane = lane_id() as usize;
-    let entry = info & !(REPLAY_LONG_TILE | REPLAY_RUNS_ON | REPLAY_WIDE_TILE);
+    let lane = lane_id();
+    let (entry, real) = (replay_entry(info), replay_real(info) as usize);
+    // The lane's first word in the tile; its words before the pads.
+    let p = N * lane as usize;
+    let real_mask = (1u32 << real.saturating_sub(p).min(N)) - 1;
     // SAFETY (whole body): the tile's words are readable (`t < n_tiles`),
     // a flagged word's entry is below `n_entries`, and every shuffle and
     // vote is reached by the whole warp (the branches on them are
     // warp-uniform).
     unsafe {
         let bounds = word_mask(ws, replay_flagged);
-        let starts = word_mask(ws, |w| replay_flagged(w) && !replay_pad(w));
+        let starts = bounds & real_mask;
         let bounded = warp::ballot(bounds != 0);
         if bounded == 0 {
             // Within one long list, its first warp's.
@@ -2305,69 +2295,70 @@ unsafe fn replay_tile<S: Semiring, const N: usize>(
         }
         // The lanes before the first flag hold the end of a list begun
         // in an earlier tile, another warp's.
-        let x = lists.products::<S, N>(ws, at, (lane as u32) < bounded.trailing_zeros());
+        let first_lane = bounded.trailing_zeros();
+        let x = lists.products::<S, N>(ws, at, lane < first_lane);
         let count = starts.count_ones();
         let before = warp_inclusive_scan(count) - count;
         // The lane's own sums, each from its flag to the next.
         let mut e = entry + u64::from(before);
-        let mut v = x[0];
-        let mut real = false;
+        let mut open = x[0];
+        let mut begun = false;
         for u in 0..N {
             if bounds >> u & 1 != 0 {
-                if real {
-                    *c.add(e as usize - 1) = v;
+                if begun {
+                    *c.add(e as usize - 1) = open;
                 }
-                v = x[u];
-                real = starts >> u & 1 != 0;
-                e += u64::from(real);
+                open = x[u];
+                begun = starts >> u & 1 != 0;
+                e += u64::from(begun);
             } else {
-                v = S::add(v, x[u]);
+                open = S::add(open, x[u]);
             }
         }
-        // The sum open at each lane's end (bit 0: known, bit 1: an entry,
-        // not a pad), passed on through the lanes with no flag.
-        const KNOWN: u32 = 1;
-        const ENTRY: u32 = 2;
-        let mut open = v;
-        let mut state = if bounds != 0 {
-            KNOWN | if real { ENTRY } else { 0 }
+        // A lane with no flag after the first adds its products to the sum
+        // open at the lane before once that is final: `d` rounds after the
+        // last lane before it with a flag. Rounds run while a run of lanes
+        // with no flag is longer than the rounds so far (`run`).
+        let flagged_before = bounded & lane_mask_lt();
+        let d = if bounds == 0 && flagged_before != 0 {
+            lane - (31 - flagged_before.leading_zeros())
         } else {
             0
         };
-        loop {
+        let mut run = !bounded & u32::MAX << first_lane;
+        let mut round = 1;
+        while run != 0 {
             let carried = warp::shuffle_up(open, 1);
-            let carried_state = warp::shuffle_up(state, 1);
-            let carried_state = if lane == 0 { 0 } else { carried_state };
-            let through = state & KNOWN == 0 && carried_state & KNOWN != 0;
-            if !warp::any(through) {
-                // The sum carried in ends at the lane's first flag.
-                if bounds != 0 && carried_state == KNOWN | ENTRY {
-                    let first = bounds.trailing_zeros() as usize;
-                    let mut head = carried;
-                    for (u, &y) in x.iter().enumerate() {
-                        if u < first {
-                            head = S::add(head, y);
-                        }
-                    }
-                    *c.add((entry + u64::from(before)) as usize - 1) = head;
-                }
-                break;
-            }
-            if through {
+            if d == round {
                 open = x.iter().fold(carried, |s, &y| S::add(s, y));
-                state = carried_state;
             }
+            run &= run << 1;
+            round += 1;
         }
-        // The sum open at the tile's end: an entry's, if not a pad's; it
-        // runs on into the next tiles where `info` says.
-        let mut sum = warp::shuffle_idx(open, WARP_SIZE - 1);
-        if warp::shuffle_idx(state, WARP_SIZE - 1) != KNOWN | ENTRY {
+        // A lane with a flag ends the sum open at the lane before, an
+        // entry's where that lane's last word is no pad (pads only follow
+        // pads), adding its words before the flag.
+        let carried = warp::shuffle_up(open, 1);
+        if bounds != 0 && lane > first_lane && p <= real {
+            let first = bounds.trailing_zeros() as usize;
+            let mut head = carried;
+            for (u, &y) in x.iter().enumerate() {
+                if u < first {
+                    head = S::add(head, y);
+                }
+            }
+            *c.add((entry + u64::from(before)) as usize - 1) = head;
+        }
+        // The sum open at the tile's end: an entry's where the tile has no
+        // pads; it runs on into the next tiles where `info` says.
+        if real < tile {
             return;
         }
+        let mut sum = warp::shuffle_idx(open, WARP_SIZE - 1);
         let last = entry + u64::from(warp::shuffle_idx(before + count, WARP_SIZE - 1)) - 1;
         let mut q = (t + 1) * tile;
         while info & REPLAY_RUNS_ON != 0 && q < lists.a.n_tiles as usize * tile {
-            let (ws, at, _) = lists.lane::<N>(q / tile, N * lane);
+            let (ws, at, _) = lists.lane::<N>(q / tile, p);
             let bounds = word_mask(&ws, replay_flagged);
             let bounded = warp::ballot(bounds != 0);
             let stop = if bounded == 0 {
@@ -2376,7 +2367,7 @@ unsafe fn replay_tile<S: Semiring, const N: usize>(
                 let l = bounded.trailing_zeros();
                 N * l as usize + warp::shuffle_idx(bounds.trailing_zeros(), l) as usize
             };
-            let x = lists.products::<S, N>(&ws, &at, N * lane >= stop);
+            let x = lists.products::<S, N>(&ws, &at, p >= stop);
             for l in 0..WARP_SIZE as usize {
                 if N * l >= stop {
                     break;

@@ -511,6 +511,19 @@ impl Gpu {
         self.launch_threads_shared::<S, A>(family, threads, 0, args)
     }
 
+    /// Threads of grid-stride kernel `family` for semiring `S`, in blocks of
+    /// [`Gpu::BLOCK`], that the device runs at once. Launched with no more
+    /// (through [`Gpu::launch_threads`]), each warp starts once and loops
+    /// over many items, instead of paying its start (its arguments read,
+    /// its lane's constants) once an item.
+    pub fn resident_threads<S: Semiring>(&self, family: &str) -> Result<u64> {
+        let name = Gpu::kernel_name::<S>(family)?;
+        let blocks = (self.function(name)?)
+            .occupancy_max_active_blocks_per_multiprocessor(Gpu::BLOCK, 0, None)
+            .map_err(|e| driver(&format!("reading kernel {name}'s occupancy"), e))?;
+        Ok(u64::from(blocks.max(1)) * u64::from(self.sm_count) * u64::from(Gpu::BLOCK))
+    }
+
     /// [`Gpu::launch_threads`] with `shared_per_thread` bytes of dynamic
     /// shared memory for each thread of a block.
     pub fn launch_threads_shared<S: Semiring, A: KernelArgs>(

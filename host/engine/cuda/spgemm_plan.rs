@@ -8,9 +8,10 @@
 //! entry of C, the positions in A's and B's values of its products in the
 //! serial order (on the host, over all cores, from C's pattern). Each
 //! [`numeric`](SpgemmPlan::numeric) is then one launch of
-//! `gpu_kernels::spgemm::spgemm_replay_4` or `_8` — a warp for each tile
-//! of listed products, each lane computing 4 or 8 of them at once and
-//! folding the lists that begin among them — so no row is walked,
+//! `gpu_kernels::spgemm::spgemm_replay_4` or `_8` — a warp a tile of
+//! listed products (as many warps as the GPU runs at once, each looping
+//! over tiles), each lane computing 4 or 8 of them at once and folding
+//! the lists that begin among them — so no row is walked,
 //! searched or sorted again, every lane is busy however long the lists
 //! are, and C keeps the serial engine's bits. The lists take 4 bytes a
 //! product where its tile's positions pack into `u32`s, 8 in the few
@@ -28,8 +29,8 @@ use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{
     DevPtr, REPLAY_LONG_TILE, REPLAY_LONG_TILES, REPLAY_NARROW_BELOW, REPLAY_NARROW_LANE,
-    REPLAY_PAD, REPLAY_RUNS_ON, REPLAY_WIDE_LANE, REPLAY_WIDE_TILE, SpgemmReplayArgs, replay_short,
-    replay_tile,
+    REPLAY_PAD, REPLAY_REAL_SHIFT, REPLAY_RUNS_ON, REPLAY_WIDE_LANE, REPLAY_WIDE_TILE,
+    SpgemmReplayArgs, replay_short, replay_tile,
 };
 use rayon::prelude::*;
 
@@ -72,6 +73,8 @@ struct ProductLists {
     wide_a: Option<CudaSlice<u32>>,
     long_tiles: Option<CudaSlice<u32>>,
     b_bits: u32,
+    /// Threads of the replay the GPU runs at once: its grid at most.
+    resident: u64,
 }
 
 impl<'g, S: Semiring> SpgemmPlan<'g, S>
@@ -192,12 +195,11 @@ where
             _pad: 0,
         };
         let warps = n_long + n_tiles;
-        let kernel = if lists.lane == REPLAY_NARROW_LANE {
-            "spgemm_replay_4"
-        } else {
-            "spgemm_replay_8"
-        };
-        gpu.launch_threads::<S, _>(kernel, 32 * warps, args)
+        gpu.launch_threads::<S, _>(
+            replay_kernel(lists.lane),
+            (32 * warps).min(lists.resident),
+            args,
+        )
     }
 
     /// Whether a numeric phase rerunning the row kernels took less time
@@ -289,7 +291,17 @@ where
             wide_a: optional(&tiled.wide_a)?,
             long_tiles: optional(&tiled.long_tiles)?,
             b_bits: tiled.b_bits,
+            resident: gpu.resident_threads::<S>(replay_kernel(lane))?,
         }))
+    }
+}
+
+/// The replay kernel for `lane` products a lane.
+fn replay_kernel(lane: u64) -> &'static str {
+    if lane == REPLAY_NARROW_LANE {
+        "spgemm_replay_4"
+    } else {
+        "spgemm_replay_8"
     }
 }
 
@@ -299,8 +311,7 @@ where
 /// cross a tile's end starts the next tile instead, the end padded. B's
 /// positions take `b_bits` of each `u32` word; A's pack beside them, less
 /// the tile's lowest, in every tile whose A positions span less than
-/// 2^(31 − `b_bits`) − 1 (an offset of all ones would be the pad), and
-/// lie in `wide_a` in the others (R-MAT's long rows of A): 4 bytes a
+/// 2^(31 − `b_bits`), and lie in `wide_a` in the others (R-MAT's long rows of A): 4 bytes a
 /// product instead of 8, tile by tile. The replay reads those bytes once
 /// a numeric phase, so they are most of its time.
 struct TiledLists {
@@ -322,6 +333,10 @@ impl TiledLists {
             return None;
         }
         debug_assert!(entry_ptr.windows(2).all(|l| l[0] < l[1]), "an empty list");
+        debug_assert!(
+            entry_ptr.len() <= 1 << REPLAY_REAL_SHIFT,
+            "entries past the tiles' bits"
+        );
         let (tile, short) = (replay_tile(lane) as usize, replay_short(lane) as usize);
         // Where each entry's list goes, given the next free word.
         let place = |len: usize, at: usize| {
@@ -382,9 +397,8 @@ impl TiledLists {
                     *start += tiles.start * tile;
                 }
             });
-        // A packed word of A's highest offset would be the pad.
         let b_bits = (usize::BITS - b_nnz.saturating_sub(1).leading_zeros()).max(1);
-        let offsets = (1u64 << (31 - b_bits)) - 1;
+        let offsets = 1u64 << (31 - b_bits);
         let wide: Vec<bool> = (spans.par_iter())
             .map(|s| s.is_some_and(|(lo, hi)| u64::from(hi - lo) >= offsets))
             .collect();
@@ -416,9 +430,17 @@ impl TiledLists {
         let wide_tiles: Vec<usize> = (0..n_tiles).filter(|&t| wide[t]).collect();
         let wide_a = layout.wide_a(&pairs, &wide_tiles);
         drop(pairs);
+        // Each tile's entry, and its words up to the end of the last list
+        // begun before its end (the pads follow).
         let mut tile_entry: Vec<u64> = (0..n_tiles)
             .into_par_iter()
-            .map(|t| starts.partition_point(|&s| s < t * tile) as u64)
+            .map(|t| {
+                let entry = starts.partition_point(|&s| s < t * tile);
+                let last = starts.partition_point(|&s| s < (t + 1) * tile) - 1;
+                let end = starts[last] + entry_ptr[last + 1] - entry_ptr[last];
+                let real = end.min((t + 1) * tile) - t * tile;
+                entry as u64 | (real as u64) << REPLAY_REAL_SHIFT
+            })
             .collect();
         // A tile whose last list runs on into the next is marked; one
         // whose last list runs on through many more goes first, the
@@ -599,6 +621,7 @@ fn product_lists<T: Scalar>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gpu_kernels::args::{replay_entry, replay_real};
 
     #[test]
     fn product_lists_follow_the_serial_order() {
@@ -620,13 +643,19 @@ mod tests {
         let words = (t.words.iter().enumerate()).map(|(p, &w)| {
             let (tl, b_bits) = (p / tile, t.b_bits);
             let offset = (w & !(1 << 31)) >> b_bits;
-            let a = if t.tile_entry[tl] & REPLAY_WIDE_TILE == 0 {
-                t.tile_a[tl] + offset
-            } else {
-                assert!(offset == 0 || w == REPLAY_PAD, "an offset in a wide tile");
+            let wide = t.tile_entry[tl] & REPLAY_WIDE_TILE != 0;
+            let a = if wide {
+                assert_eq!(offset, 0, "an offset in a wide tile");
                 t.wide_a[t.tile_a[tl] as usize * tile + p % tile]
+            } else {
+                t.tile_a[tl] + offset
             };
-            (w != REPLAY_PAD).then_some((w >> 31 != 0, a, w & ((1 << b_bits) - 1)))
+            // After the tile's real words, pads, read as the tile's lowest A
+            // position (a wide tile's 0) and B's first.
+            let real = p % tile < replay_real(t.tile_entry[tl]) as usize;
+            let lowest = if wide { 0 } else { t.tile_a[tl] };
+            assert!(real || (w, a) == (REPLAY_PAD, lowest), "word {p}: a pad");
+            real.then_some((w >> 31 != 0, a, w & ((1 << b_bits) - 1)))
         });
         let mut lists: Positions = Vec::new();
         let mut open = false;
@@ -708,12 +737,14 @@ mod tests {
             let (mut begun, mut at, mut firsts) = (0, 0, Vec::new());
             for (e, l) in want.iter().enumerate() {
                 let first = (at..)
-                    .find(|&p| t.words[p] >> 31 != 0 && t.words[p] != REPLAY_PAD)
+                    .find(|&p| {
+                        let real = replay_real(t.tile_entry[p / tile]) as usize;
+                        t.words[p] >> 31 != 0 && p % tile < real
+                    })
                     .unwrap();
                 for tl in at.div_ceil(tile)..=first / tile {
                     if tl * tile <= first {
-                        let marks = REPLAY_LONG_TILE | REPLAY_RUNS_ON | REPLAY_WIDE_TILE;
-                        assert_eq!(t.tile_entry[tl] & !marks, begun, "tile {tl}");
+                        assert_eq!(replay_entry(t.tile_entry[tl]), begun, "tile {tl}");
                     }
                 }
                 // A list that crosses a tile's end is its tile's last, marked.
