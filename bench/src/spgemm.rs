@@ -209,9 +209,10 @@ impl SpgemmBench {
         let ours = match SpgemmPlan::<S>::new(gpu, a, b) {
             Err(e) => skipped(OURS_NUMERIC, false, e),
             Ok(mut plan) => {
-                let mode = match plan.replays() {
-                    true => "replaying product lists",
-                    false => "recomputing rows",
+                let mode = match (plan.replays(), plan.replays_on_resident_grid()) {
+                    (true, true) => "replaying product lists on the resident grid",
+                    (true, false) => "replaying product lists, a warp a tile",
+                    (false, _) => "recomputing rows",
                 };
                 let how = format!("{mode}; planned in {:.0} ms", ms(planned.elapsed()));
                 let run = |keep: bool| {

@@ -9,18 +9,19 @@
 //! serial order (on the host, over all cores, from C's pattern). Each
 //! [`numeric`](SpgemmPlan::numeric) is then one launch of
 //! `gpu_kernels::spgemm::spgemm_replay_4` or `_8` — a warp a tile of
-//! listed products (as many warps as the GPU runs at once, each looping
-//! over tiles), each lane computing 4 or 8 of them at once and folding
+//! listed products, each lane computing 4 or 8 of them at once and folding
 //! the lists that begin among them — so no row is walked,
 //! searched or sorted again, every lane is busy however long the lists
 //! are, and C keeps the serial engine's bits. The lists take 4 bytes a
 //! product where its tile's positions pack into `u32`s, 8 in the few
 //! tiles whose A positions span too far, and the tiles' padding
-//! (`TiledLists`). Where they do not fit in half the free
-//! device memory, where rerunning the row kernels' numeric phase was
-//! faster when [`SpgemmPlan::new`] timed one of each (bands, whose rows of
-//! B are read whole), or with [`SpgemmPlan::recomputing`], each numeric
-//! phase reruns the row kernels instead; the bits are the same.
+//! (`TiledLists`). [`SpgemmPlan::new`] times the replay on two grids, a
+//! warp a tile and only the warps the GPU runs at once (each looping over
+//! tiles), and keeps the faster. Where the lists do not fit in half the
+//! free device memory, where rerunning the row kernels' numeric phase was
+//! faster still when `new` timed it (bands, whose rows of B are read
+//! whole), or with [`SpgemmPlan::recomputing`], each numeric phase reruns
+//! the row kernels instead; the bits are the same.
 
 use std::marker::PhantomData;
 use std::time::{Duration, Instant};
@@ -73,8 +74,11 @@ struct ProductLists {
     wide_a: Option<CudaSlice<u32>>,
     long_tiles: Option<CudaSlice<u32>>,
     b_bits: u32,
-    /// Threads of the replay the GPU runs at once: its grid at most.
+    /// Threads of the replay the GPU runs at once.
     resident: u64,
+    /// Whether the replay's grid is `resident` threads at most, each warp
+    /// looping over tiles (else a warp a tile).
+    on_resident_grid: bool,
 }
 
 impl<'g, S: Semiring> SpgemmPlan<'g, S>
@@ -82,19 +86,20 @@ where
     S::Value: Scalar,
 {
     /// Plans C = A ⊗ B and computes it once; keeps the product lists when
-    /// they fit and their replay ran faster than the row kernels in one
-    /// timed numeric phase of each (see the module documentation).
+    /// they fit, and of the replay's two grids and the row kernels, the
+    /// fastest when timed (see the module documentation).
     #[track_caller]
     pub fn new(gpu: &'g Gpu, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<Self> {
         let mut plan = Self::replaying(gpu, a, b)?;
-        if plan.replays() && plan.recomputing_is_faster()? {
-            plan.lists = None;
+        if plan.replays() {
+            plan.keep_the_fastest()?;
         }
         Ok(plan)
     }
 
     /// Plans C = A ⊗ B and computes it once; lists each entry's products
-    /// whenever they fit, however fast the row kernels would be.
+    /// whenever they fit, however fast the row kernels would be, and
+    /// replays them a warp a tile.
     #[track_caller]
     pub fn replaying(gpu: &'g Gpu, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<Self> {
         let mut plan = Self::recomputing(gpu, a, b)?;
@@ -139,6 +144,12 @@ where
     /// the row kernels' numeric phase).
     pub fn replays(&self) -> bool {
         self.lists.is_some()
+    }
+
+    /// Whether the replay runs only the warps the GPU runs at once, each
+    /// looping over tiles (else a warp a tile; see [`Self::new`]).
+    pub fn replays_on_resident_grid(&self) -> bool {
+        self.lists.as_ref().is_some_and(|l| l.on_resident_grid)
     }
 
     /// Replaces A's and B's values (each in its CSR order, its pattern
@@ -194,37 +205,60 @@ where
             b_bits: lists.b_bits,
             _pad: 0,
         };
-        let warps = n_long + n_tiles;
-        gpu.launch_threads::<S, _>(
-            replay_kernel(lists.lane),
-            (32 * warps).min(lists.resident),
-            args,
-        )
+        let threads = 32 * (n_long + n_tiles);
+        let threads = if lists.on_resident_grid {
+            threads.min(lists.resident)
+        } else {
+            threads
+        };
+        gpu.launch_threads::<S, _>(replay_kernel(lists.lane), threads, args)
     }
 
-    /// Whether a numeric phase rerunning the row kernels took less time
-    /// than the replay of the lists, each timed once after the replay's
-    /// first launch. Which wins depends on the matrix: the replay reads 4
-    /// or 8 bytes a product, the row kernels read B's rows as they lie, which
-    /// pays where many products fall on each entry of C (bands). C's
-    /// values are the same bits either way.
-    fn recomputing_is_faster(&mut self) -> Result<bool> {
+    /// Keeps the fastest numeric phase of three, each timed (the least of
+    /// three runs) after the replay's first launch: the replay a warp a
+    /// tile, the replay on the warps the GPU runs at once, each looping
+    /// over tiles, and the row kernels. Which wins depends on the matrix.
+    /// The resident grid starts a warp once for many tiles, which pays
+    /// where tiles cost alike (grids, bands); a warp a tile lets the GPU
+    /// balance tiles of unequal cost (power-law lists that run on). The
+    /// row kernels read B's rows as they lie, which pays where many
+    /// products fall on each entry of C (bands). C's values are the same
+    /// bits every way.
+    fn keep_the_fastest(&mut self) -> Result<()> {
         self.numeric()?;
-        let replay = self.time_numeric()?;
+        let tile = self.time_numeric()?;
+        self.set_resident_grid(true);
+        let resident = self.time_numeric()?;
+        self.set_resident_grid(resident < tile);
         let lists = self.lists.take();
         let recompute = self.time_numeric();
-        self.lists = lists;
-        Ok(recompute? < replay)
+        if recompute? >= tile.min(resident) {
+            self.lists = lists;
+        }
+        Ok(())
     }
 
-    /// One numeric phase, on the host clock from an idle stream to its end.
+    /// Replays on the resident grid (see [`Self::keep_the_fastest`]), or a
+    /// warp a tile.
+    fn set_resident_grid(&mut self, on: bool) {
+        if let Some(lists) = &mut self.lists {
+            lists.on_resident_grid = on;
+        }
+    }
+
+    /// A numeric phase, the least of three runs on the host clock, each
+    /// from an idle stream to its end.
     fn time_numeric(&mut self) -> Result<Duration> {
         let gpu = self.product.gpu;
-        gpu.sync()?;
-        let start = Instant::now();
-        self.numeric()?;
-        gpu.sync()?;
-        Ok(start.elapsed())
+        let mut least = Duration::MAX;
+        for _ in 0..3 {
+            gpu.sync()?;
+            let start = Instant::now();
+            self.numeric()?;
+            gpu.sync()?;
+            least = least.min(start.elapsed());
+        }
+        Ok(least)
     }
 
     /// Device bytes the product lists take (0 without lists): 4 bytes a
@@ -292,6 +326,7 @@ where
             long_tiles: optional(&tiled.long_tiles)?,
             b_bits: tiled.b_bits,
             resident: gpu.resident_threads::<S>(replay_kernel(lane))?,
+            on_resident_grid: false,
         }))
     }
 }
