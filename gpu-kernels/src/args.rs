@@ -676,8 +676,9 @@ pub const SPGEMM_UNSTAGE: u32 = 3;
 /// warp's work, `lane` (4 or 8, the kernel's) a lane. A word holds a flag
 /// in bit 31 on the first product of each entry, then an offset of A's
 /// position, then B's position in the low `b_bits`; [`REPLAY_PAD`] words
-/// fill the tiles' ends, after the count [`replay_real`] gives. A product's A position is its tile's `tile_a`
-/// plus the word's offset, 4 bytes a product; in a tile whose A positions
+/// fill the tiles' ends, after the count [`replay_real`] gives. A
+/// product's A position is its tile's `tile_a` plus the word's offset, 4
+/// bytes a product; in a tile whose A positions
 /// span too far for the offset's bits, marked [`REPLAY_WIDE_TILE`], the
 /// offset is 0 and `wide_a` holds the positions instead, 8 bytes a
 /// product. A list of at most [`replay_short`]`(lane)` products lies in
@@ -753,7 +754,11 @@ pub const REPLAY_LONG_TILES: u64 = 2;
 /// it, and of positions within A's and B's values (the tile's lowest or
 /// `wide_a`'s 0, and B's first), so that the replay reads it as it reads
 /// a product, with no test.
-pub const REPLAY_PAD: u32 = 1 << 31;
+pub const REPLAY_PAD: u32 = REPLAY_FLAG;
+
+/// The flag, in a word of [`SpgemmReplayArgs::words`], of an entry's
+/// first product or a pad: where the sum before it ends.
+pub const REPLAY_FLAG: u32 = 1 << 31;
 
 /// The mark, in [`SpgemmReplayArgs::tile_entry`], of a tile replayed first.
 pub const REPLAY_LONG_TILE: u64 = 1 << 63;

@@ -99,13 +99,14 @@
 use core::cell::Cell;
 
 use crate::args::{
-    REPLAY_LONG_TILE, REPLAY_NARROW_LANE, REPLAY_RUNS_ON, REPLAY_WIDE_LANE, REPLAY_WIDE_TILE,
-    SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASS_BLOCK, SPGEMM_CLASS_COPY, SPGEMM_CLASS_DENSE,
-    SPGEMM_CLASS_GIANT, SPGEMM_CLASS_HASH, SPGEMM_CLASS_SHORT, SPGEMM_CLASS_WARP,
-    SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX,
-    SPGEMM_NUMERIC, SPGEMM_SHORT_MAX, SPGEMM_STAGE, SPGEMM_SYMBOLIC, SPGEMM_UNSTAGE,
-    SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS, ScanArgs, SpgemmClassifyArgs, SpgemmReplayArgs,
-    SpgemmRowsArgs, replay_entry, replay_real, spgemm_dense_arrays, spgemm_hash_fits,
+    REPLAY_FLAG, REPLAY_LONG_TILE, REPLAY_NARROW_LANE, REPLAY_RUNS_ON, REPLAY_WIDE_LANE,
+    REPLAY_WIDE_TILE, SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASS_BLOCK, SPGEMM_CLASS_COPY,
+    SPGEMM_CLASS_DENSE, SPGEMM_CLASS_GIANT, SPGEMM_CLASS_HASH, SPGEMM_CLASS_SHORT,
+    SPGEMM_CLASS_WARP, SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_HASH_SLOTS,
+    SPGEMM_LANE_MAX, SPGEMM_NUMERIC, SPGEMM_SHORT_MAX, SPGEMM_STAGE, SPGEMM_SYMBOLIC,
+    SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS, ScanArgs, SpgemmClassifyArgs,
+    SpgemmReplayArgs, SpgemmRowsArgs, replay_entry, replay_real, spgemm_dense_arrays,
+    spgemm_hash_fits,
 };
 use crate::device::atomic::{
     atomic_add_u32, atomic_add_u64, atomic_cas_shared_u32, atomic_max_u32, atomic_min_u32,
@@ -2089,9 +2090,6 @@ unsafe fn read_words<const N: usize>(words: *const u32, p: usize) -> [u32; N] {
     // aligned.
     core::array::from_fn(|u| unsafe { (*words.cast::<Words16>().add(p / 4 + u / 4)).0[u % 4] })
 }
-
-/// The flag of a plan's word: an entry's first product, or a pad.
-const REPLAY_FLAG: u32 = 1 << 31;
 
 /// Whether word `w` is the first product of an entry or a pad
 /// ([`REPLAY_PAD`](crate::args::REPLAY_PAD)): where the sum before it

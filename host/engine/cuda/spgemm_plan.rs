@@ -29,9 +29,9 @@ use std::time::{Duration, Instant};
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{
-    DevPtr, REPLAY_LONG_TILE, REPLAY_LONG_TILES, REPLAY_NARROW_BELOW, REPLAY_NARROW_LANE,
-    REPLAY_PAD, REPLAY_REAL_SHIFT, REPLAY_RUNS_ON, REPLAY_WIDE_LANE, REPLAY_WIDE_TILE,
-    SpgemmReplayArgs, replay_short, replay_tile,
+    DevPtr, REPLAY_FLAG, REPLAY_LONG_TILE, REPLAY_LONG_TILES, REPLAY_NARROW_BELOW,
+    REPLAY_NARROW_LANE, REPLAY_PAD, REPLAY_REAL_SHIFT, REPLAY_RUNS_ON, REPLAY_WIDE_LANE,
+    REPLAY_WIDE_TILE, SpgemmReplayArgs, replay_short, replay_tile,
 };
 use rayon::prelude::*;
 
@@ -103,10 +103,11 @@ where
     #[track_caller]
     pub fn replaying(gpu: &'g Gpu, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<Self> {
         let mut plan = Self::recomputing(gpu, a, b)?;
-        // Every product in a wide tile and the tiles' padding (under a third of the
-        // products: a tile is padded inside only once it holds more than
-        // three quarters of its products, `replay_short`), and a word an
-        // entry for the tiles' entries and the chunks' last tiles.
+        // 8 bytes a product at most (4 more in a wide tile) and the tiles'
+        // padding (under a third of the products: a tile is padded inside
+        // only once it holds more than three quarters of its products,
+        // `replay_short`), and a word an entry for the tiles' entries and
+        // the chunks' last tiles.
         let products = plan.product.binned.products as usize;
         let bytes = 8 * (products + products / 3 + plan.nnz() + 1);
         if bytes <= gpu.memory()?.0 / 2 {
@@ -346,8 +347,8 @@ fn replay_kernel(lane: u64) -> &'static str {
 /// cross a tile's end starts the next tile instead, the end padded. B's
 /// positions take `b_bits` of each `u32` word; A's pack beside them, less
 /// the tile's lowest, in every tile whose A positions span less than
-/// 2^(31 − `b_bits`), and lie in `wide_a` in the others (R-MAT's long rows of A): 4 bytes a
-/// product instead of 8, tile by tile. The replay reads those bytes once
+/// 2^(31 − `b_bits`), and lie in `wide_a` in the others (R-MAT's long
+/// rows of A): 4 bytes a product instead of 8, tile by tile. The replay reads those bytes once
 /// a numeric phase, so they are most of its time.
 struct TiledLists {
     words: Vec<u32>,
@@ -460,7 +461,8 @@ impl TiledLists {
             } else {
                 (pair as u32 - tile_a[t]) << b_bits
             };
-            u32::from(first) << 31 | a | (pair >> 32) as u32
+            let flag = if first { REPLAY_FLAG } else { 0 };
+            flag | a | (pair >> 32) as u32
         });
         let wide_tiles: Vec<usize> = (0..n_tiles).filter(|&t| wide[t]).collect();
         let wide_a = layout.wide_a(&pairs, &wide_tiles);
@@ -677,7 +679,7 @@ mod tests {
     fn replayed(t: &TiledLists, tile: usize) -> Positions {
         let words = (t.words.iter().enumerate()).map(|(p, &w)| {
             let (tl, b_bits) = (p / tile, t.b_bits);
-            let offset = (w & !(1 << 31)) >> b_bits;
+            let offset = (w & !REPLAY_FLAG) >> b_bits;
             let wide = t.tile_entry[tl] & REPLAY_WIDE_TILE != 0;
             let a = if wide {
                 assert_eq!(offset, 0, "an offset in a wide tile");
@@ -690,7 +692,7 @@ mod tests {
             let real = p % tile < replay_real(t.tile_entry[tl]) as usize;
             let lowest = if wide { 0 } else { t.tile_a[tl] };
             assert!(real || (w, a) == (REPLAY_PAD, lowest), "word {p}: a pad");
-            real.then_some((w >> 31 != 0, a, w & ((1 << b_bits) - 1)))
+            real.then_some((w & REPLAY_FLAG != 0, a, w & ((1 << b_bits) - 1)))
         });
         let mut lists: Positions = Vec::new();
         let mut open = false;
@@ -774,7 +776,7 @@ mod tests {
                 let first = (at..)
                     .find(|&p| {
                         let real = replay_real(t.tile_entry[p / tile]) as usize;
-                        t.words[p] >> 31 != 0 && p % tile < real
+                        t.words[p] & REPLAY_FLAG != 0 && p % tile < real
                     })
                     .unwrap();
                 for tl in at.div_ceil(tile)..=first / tile {
