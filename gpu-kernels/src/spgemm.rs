@@ -2250,6 +2250,57 @@ where
     }
 }
 
+/// `sum` plus the warp's first `stop` products, in order: lane `l`'s
+/// `x[u]` is product `N·l + u`. Every lane returns the same sum. The
+/// products come to every lane by shuffles, `K` a step, and each
+/// product's shuffle for the next step is asked for as soon as this
+/// step's product in its register is added: the adds, which must follow
+/// one another, then seldom wait for a shuffle. `K` is what registers
+/// allow: 8 of 4 bytes, or half a lane's of 8 bytes.
+///
+/// # Safety
+/// The whole warp calls it with the same `stop`, at most `32·N`.
+#[inline(always)]
+unsafe fn fold_prefix<S: Semiring, const N: usize, const K: usize>(
+    mut sum: S::Value,
+    x: &[S::Value; N],
+    stop: u32,
+) -> S::Value
+where
+    S::Value: Shuffle,
+{
+    const { assert!(K % N == 0 || N % K == 0) };
+    // Product `K·s + k`, from lane `(K·s + k) / N`. Where a step is part
+    // of a lane's products (`K < N`), selects pick the part: an index into
+    // `x` that is not a constant would put it in local memory.
+    let product = |s: u32, k: usize| -> S::Value {
+        let i = K * s as usize + k;
+        let mut v = x[k % N];
+        if K < N {
+            for part in 1..N / K {
+                if (i % N) / K == part {
+                    v = x[part * K + k];
+                }
+            }
+        }
+        // SAFETY: the whole warp calls with the same `s` (the caller's).
+        unsafe { warp::shuffle_idx(v, (i / N) as u32) }
+    };
+    let steps = stop.div_ceil(K as u32);
+    let mut ys: [S::Value; K] = core::array::from_fn(|k| product(0, k));
+    let mut s = 0;
+    while s < steps {
+        for (k, y) in ys.iter_mut().enumerate() {
+            if K as u32 * s + (k as u32) < stop {
+                sum = S::add(sum, *y);
+            }
+            *y = product(s + 1, k);
+        }
+        s += 1;
+    }
+    sum
+}
+
 /// The lane's words for which `holds` is true, word `u` at bit `u`.
 #[inline(always)]
 fn word_mask<const N: usize>(ws: &[u32; N], holds: impl Fn(u32) -> bool) -> u32 {
@@ -2354,33 +2405,31 @@ unsafe fn replay_tile<S: Semiring, const N: usize>(
         }
         let mut sum = warp::shuffle_idx(open, WARP_SIZE - 1);
         let last = entry + u64::from(warp::shuffle_idx(before + count, WARP_SIZE - 1)) - 1;
-        let mut q = (t + 1) * tile;
-        while info & REPLAY_RUNS_ON != 0 && q < lists.a.n_tiles as usize * tile {
-            let (ws, at, _) = lists.lane::<N>(q / tile, p);
+        let n_tiles = lists.a.n_tiles as usize;
+        let mut next = t + 1;
+        while info & REPLAY_RUNS_ON != 0 && next < n_tiles {
+            let (ws, at, _) = lists.lane::<N>(next, p);
             let bounds = word_mask(&ws, replay_flagged);
             let bounded = warp::ballot(bounds != 0);
+            // The list's products in this tile: those before its first flag.
             let stop = if bounded == 0 {
-                tile
+                tile as u32
             } else {
                 let l = bounded.trailing_zeros();
-                N * l as usize + warp::shuffle_idx(bounds.trailing_zeros(), l) as usize
+                N as u32 * l + warp::shuffle_idx(bounds.trailing_zeros(), l)
             };
-            let x = lists.products::<S, N>(&ws, &at, p >= stop);
-            for l in 0..WARP_SIZE as usize {
-                if N * l >= stop {
-                    break;
-                }
-                for (u, &y) in x.iter().enumerate() {
-                    let y = warp::shuffle_idx(y, l as u32);
-                    if N * l + u < stop {
-                        sum = S::add(sum, y);
-                    }
-                }
-            }
-            if stop < tile {
+            let x = lists.products::<S, N>(&ws, &at, p as u32 >= stop);
+            sum = if size_of::<S::Value>() <= 4 {
+                fold_prefix::<S, N, 8>(sum, &x, stop)
+            } else if N == REPLAY_NARROW_LANE as usize {
+                fold_prefix::<S, N, 2>(sum, &x, stop)
+            } else {
+                fold_prefix::<S, N, 4>(sum, &x, stop)
+            };
+            if (stop as usize) < tile {
                 break;
             }
-            q += tile;
+            next += 1;
         }
         if lane == 0 {
             *c.add(last as usize) = sum;
