@@ -752,12 +752,6 @@ pub const REPLAY_NARROW_BELOW: u64 = 3;
 /// allow it to load the next tile's words during each round.
 pub const REPLAY_LONG_TILES: u64 = 2;
 
-/// Tiles of a long list ([`REPLAY_LONG_TILES`]) whose words, then
-/// products, `spgemm_replay_long_*` loads at once before adding them: its
-/// one warp then waits for a round of loads every so many tiles, not at
-/// each.
-pub const REPLAY_LONG_BATCH: usize = 4;
-
 /// A word of [`SpgemmReplayArgs::words`] that is no product, after its
 /// tile's [`replay_real`] words: flagged, so that it ends the sum before
 /// it, and of positions within A's and B's values (the tile's lowest or

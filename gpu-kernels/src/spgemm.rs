@@ -99,19 +99,20 @@
 use core::cell::Cell;
 
 use crate::args::{
-    REPLAY_FLAG, REPLAY_LONG_BATCH, REPLAY_LONG_TILE, REPLAY_NARROW_LANE, REPLAY_RUNS_ON,
-    REPLAY_WIDE_LANE, REPLAY_WIDE_TILE, SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASS_BLOCK,
-    SPGEMM_CLASS_COPY, SPGEMM_CLASS_DENSE, SPGEMM_CLASS_GIANT, SPGEMM_CLASS_HASH,
-    SPGEMM_CLASS_SHORT, SPGEMM_CLASS_WARP, SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED,
-    SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_NUMERIC, SPGEMM_SHORT_MAX, SPGEMM_STAGE,
-    SPGEMM_SYMBOLIC, SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS, ScanArgs,
-    SpgemmClassifyArgs, SpgemmReplayArgs, SpgemmRowsArgs, replay_entry, replay_real,
-    spgemm_dense_arrays, spgemm_hash_fits,
+    REPLAY_FLAG, REPLAY_LONG_TILE, REPLAY_NARROW_LANE, REPLAY_RUNS_ON, REPLAY_WIDE_LANE,
+    REPLAY_WIDE_TILE, SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASS_BLOCK, SPGEMM_CLASS_COPY,
+    SPGEMM_CLASS_DENSE, SPGEMM_CLASS_GIANT, SPGEMM_CLASS_HASH, SPGEMM_CLASS_SHORT,
+    SPGEMM_CLASS_WARP, SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_HASH_SLOTS,
+    SPGEMM_LANE_MAX, SPGEMM_NUMERIC, SPGEMM_SHORT_MAX, SPGEMM_STAGE, SPGEMM_SYMBOLIC,
+    SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS, ScanArgs, SpgemmClassifyArgs,
+    SpgemmReplayArgs, SpgemmRowsArgs, replay_entry, replay_real, spgemm_dense_arrays,
+    spgemm_hash_fits,
 };
 use crate::device::atomic::{
     atomic_add_u32, atomic_add_u64, atomic_cas_shared_u32, atomic_max_u32, atomic_min_u32,
     atomic_or_u32,
 };
+use crate::device::memory::prefetch_l2;
 use crate::device::shared;
 use crate::device::thread::{
     WARP_SIZE, block_dim_x, block_idx_x, global_warp_id, grid_dim_x, grid_size_1d, grid_warps,
@@ -2191,94 +2192,6 @@ impl<T: Copy> ReplayLists<T> {
     }
 }
 
-impl<T: Copy + Shuffle> ReplayLists<T> {
-    /// A tile a list runs on into, from its words (as
-    /// [`Self::lane_words`] gives them): how many of its products are the
-    /// list's (those before its first flag), and the lane's products, the
-    /// semiring's zero past those.
-    ///
-    /// # Safety
-    /// The whole warp calls it, on a tile of the lists.
-    #[inline(always)]
-    unsafe fn list_part<S: Semiring<Value = T>, const N: usize>(
-        &self,
-        (ws, info, base): ([u32; N], u64, u32),
-        p: usize,
-    ) -> (u32, [T; N]) {
-        // SAFETY: the caller's.
-        unsafe {
-            let at = self.a_positions(&ws, p, info, base);
-            let bounds = word_mask(&ws, replay_flagged);
-            let bounded = warp::ballot(bounds != 0);
-            let stop = if bounded == 0 {
-                (WARP_SIZE as usize * N) as u32
-            } else {
-                let l = bounded.trailing_zeros();
-                N as u32 * l + warp::shuffle_idx(bounds.trailing_zeros(), l)
-            };
-            (stop, self.products::<S, N>(&ws, &at, p as u32 >= stop))
-        }
-    }
-
-    /// `sum` plus a long list's products from tile `next` on, to its end:
-    /// [`REPLAY_LONG_BATCH`] tiles a round, whose words, then products,
-    /// are all loaded at once before they are added in order (a tile past
-    /// the list's end is read, not added; past the last tile, the last is
-    /// read again). One warp walks the list alone, so its rounds of loads,
-    /// not the adds, were its time.
-    ///
-    /// # Safety
-    /// The whole warp calls it; `next` below `n_tiles`.
-    #[inline(always)]
-    unsafe fn run_on_batched<S: Semiring<Value = T>, const N: usize>(
-        &self,
-        mut next: usize,
-        p: usize,
-        mut sum: T,
-    ) -> T {
-        let tile = WARP_SIZE as usize * N;
-        let last = self.a.n_tiles as usize - 1;
-        loop {
-            // SAFETY: every tile read is at most `last`; the caller's.
-            unsafe {
-                let words: [_; REPLAY_LONG_BATCH] =
-                    core::array::from_fn(|r| self.lane_words::<N>((next + r).min(last), p));
-                let parts: [_; REPLAY_LONG_BATCH] =
-                    core::array::from_fn(|r| self.list_part::<S, N>(words[r], p));
-                for (r, (stop, x)) in parts.iter().enumerate() {
-                    sum = fold::<S, N>(sum, x, *stop);
-                    if *stop as usize != tile || next + r >= last {
-                        return sum;
-                    }
-                }
-            }
-            next += REPLAY_LONG_BATCH;
-        }
-    }
-}
-
-/// `sum` plus the warp's first `stop` products by [`fold_prefix`], a step
-/// of as many as registers allow.
-///
-/// # Safety
-/// [`fold_prefix`]'s.
-#[inline(always)]
-unsafe fn fold<S: Semiring, const N: usize>(sum: S::Value, x: &[S::Value; N], stop: u32) -> S::Value
-where
-    S::Value: Shuffle,
-{
-    // SAFETY: the caller's.
-    unsafe {
-        if size_of::<S::Value>() <= 4 {
-            fold_prefix::<S, N, 8>(sum, x, stop)
-        } else if N == REPLAY_NARROW_LANE as usize {
-            fold_prefix::<S, N, 2>(sum, x, stop)
-        } else {
-            fold_prefix::<S, N, 4>(sum, x, stop)
-        }
-    }
-}
-
 /// C's values from a plan's tiled lists ([`SpgemmReplayArgs`]), each
 /// entry's products added in the listed (serial) order, the first taken
 /// as it is, as the serial engine does. A warp a tile, 4 products a lane
@@ -2350,8 +2263,8 @@ where
 /// The tiles of [`SpgemmReplayArgs`]'s `long_tiles`, a warp each (any
 /// grid), tiles of 32 × 4 products (`spgemm_replay_long_4`) or 32 × 8
 /// (`spgemm_replay_long_8`): the tile as [`spgemm_replay_4`] replays it,
-/// then its last list through the tiles it runs on into,
-/// [`REPLAY_LONG_BATCH`] tiles' loads at once. That takes registers the other
+/// then its last list through the tiles it runs on into, each tile's words
+/// loaded while the tile before is added. That takes registers the other
 /// tiles' kernel would pay for in occupancy; launched beside it, on a
 /// stream of its own, its few warps run while that kernel's tiles do.
 ///
@@ -2564,16 +2477,45 @@ unsafe fn replay_tile<S: Semiring, const N: usize, const AHEAD: bool>(
         let last = entry + u64::from(warp::shuffle_idx(before + count, WARP_SIZE - 1)) - 1;
         let n_tiles = lists.a.n_tiles as usize;
         let mut next = t + 1;
-        if info & REPLAY_RUNS_ON != 0 && next < n_tiles && AHEAD {
-            sum = lists.run_on_batched::<S, N>(next, p, sum);
-        } else if info & REPLAY_RUNS_ON != 0 && next < n_tiles {
+        if info & REPLAY_RUNS_ON != 0 && next < n_tiles {
+            let mut words = lists.lane_words::<N>(next, p);
             loop {
-                let (stop, x) = lists.list_part::<S, N>(lists.lane_words::<N>(next, p), p);
-                sum = fold::<S, N>(sum, &x, stop);
-                if stop as usize != tile || next + 1 >= n_tiles {
+                let (ws, info, base) = words;
+                let at = lists.a_positions(&ws, p, info, base);
+                let bounds = word_mask(&ws, replay_flagged);
+                let bounded = warp::ballot(bounds != 0);
+                // The list's products in this tile: those before its first
+                // flag.
+                let stop = if bounded == 0 {
+                    tile as u32
+                } else {
+                    let l = bounded.trailing_zeros();
+                    N as u32 * l + warp::shuffle_idx(bounds.trailing_zeros(), l)
+                };
+                let x = lists.products::<S, N>(&ws, &at, p as u32 >= stop);
+                let more = stop as usize == tile && next + 1 < n_tiles;
+                if AHEAD && more {
+                    // The next tile's words load while this one's products
+                    // are added, and the one after's start for L2.
+                    words = lists.lane_words::<N>(next + 1, p);
+                    if next + 2 < n_tiles {
+                        prefetch_l2(lists.a.words.as_ptr().add((next + 2) * tile + p));
+                    }
+                }
+                sum = if size_of::<S::Value>() <= 4 {
+                    fold_prefix::<S, N, 8>(sum, &x, stop)
+                } else if N == REPLAY_NARROW_LANE as usize {
+                    fold_prefix::<S, N, 2>(sum, &x, stop)
+                } else {
+                    fold_prefix::<S, N, 4>(sum, &x, stop)
+                };
+                if !more {
                     break;
                 }
                 next += 1;
+                if !AHEAD {
+                    words = lists.lane_words::<N>(next, p);
+                }
             }
         }
         if lane == 0 {
