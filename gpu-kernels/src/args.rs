@@ -29,7 +29,7 @@
 //! | [`SpmmCsrThreadArgs`] | `spmm_csr_thread`                       | 64    |
 //! | [`SpmmBlockArgs`]    | `spmm_csr_block`, `spmm_csr_block_vec` (and `_fused`) | 88 |
 //! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_warp`, `spgemm_short`, `spgemm_hash`, `spgemm_block`, `spgemm_dense` | 160 |
-//! | [`SpgemmReplayArgs`] | `spgemm_replay_4`, `spgemm_replay_8`, `spgemm_replay_long_4`, `spgemm_replay_long_8` | 96 |
+//! | [`SpgemmReplayArgs`] | `spgemm_replay_4`, `spgemm_replay_8`     | 96    |
 //! | [`SpgemmGiantArgs`]  | `spgemm_giant_columns`, `spgemm_giant_rows` | 128 |
 //! | [`SpgemmClassifyArgs`] | `spgemm_long_rows`, `spgemm_long_products`, `spgemm_classify`, `spgemm_bin` (utility) | 168 |
 //! | [`SpgemmTransposeArgs`] | `spgemm_transpose_count`, `_scatter`, `_sort` (utility) | 56 |
@@ -670,8 +670,7 @@ pub const SPGEMM_STAGE: u32 = 2;
 pub const SPGEMM_UNSTAGE: u32 = 3;
 
 /// The numeric phase of a planned product C = A ⊗ B (`spgemm_replay_4`,
-/// `spgemm_replay_8`, and for the long tiles `spgemm_replay_long_4`,
-/// `spgemm_replay_long_8`), whose products the plan has listed per entry of C,
+/// `spgemm_replay_8`), whose products the plan has listed per entry of C,
 /// in C's order and each entry's in the serial order, as one stream of
 /// `u32` words cut into tiles of [`replay_tile`]`(lane)` products, a
 /// warp's work, `lane` (4 or 8, the kernel's) a lane. A word holds a flag
@@ -704,8 +703,7 @@ pub struct SpgemmReplayArgs<T> {
     /// The wide tiles' A positions, `replay_tile(lane)` each (a pad's 0).
     pub wide_a: DevPtr<u32>,
     /// The tiles whose last list runs on through more than
-    /// [`REPLAY_LONG_TILES`] tiles (`n_long`): `spgemm_replay_long_*`'s,
-    /// which the other kernel skips.
+    /// [`REPLAY_LONG_TILES`] tiles (`n_long`), replayed first.
     pub long_tiles: DevPtr<u32>,
     /// C's values, `n_entries` of them, overwritten.
     pub c_values: DevPtrMut<T>,
@@ -746,10 +744,9 @@ pub const REPLAY_WIDE_LANE: u64 = 8;
 pub const REPLAY_NARROW_BELOW: u64 = 3;
 
 /// Tiles past its own through which a tile's last list may run before
-/// that tile is replayed by a kernel of its own
-/// ([`SpgemmReplayArgs::long_tiles`]), launched beside the other tiles':
-/// its warp walks the list alone, a tile a round, and where registers
-/// allow it to load the next tile's words during each round.
+/// that tile is replayed first ([`SpgemmReplayArgs::long_tiles`]): its
+/// warp then walks the list alone, and started last it would be the
+/// launch's tail.
 pub const REPLAY_LONG_TILES: u64 = 2;
 
 /// A word of [`SpgemmReplayArgs::words`] that is no product, after its
@@ -763,7 +760,7 @@ pub const REPLAY_PAD: u32 = REPLAY_FLAG;
 /// first product or a pad: where the sum before it ends.
 pub const REPLAY_FLAG: u32 = 1 << 31;
 
-/// The mark, in [`SpgemmReplayArgs::tile_entry`], of a tile in `long_tiles`.
+/// The mark, in [`SpgemmReplayArgs::tile_entry`], of a tile replayed first.
 pub const REPLAY_LONG_TILE: u64 = 1 << 63;
 
 /// The mark, in [`SpgemmReplayArgs::tile_entry`], of a tile whose last list

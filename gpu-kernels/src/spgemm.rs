@@ -112,7 +112,6 @@ use crate::device::atomic::{
     atomic_add_u32, atomic_add_u64, atomic_cas_shared_u32, atomic_max_u32, atomic_min_u32,
     atomic_or_u32,
 };
-use crate::device::memory::prefetch_l2;
 use crate::device::shared;
 use crate::device::thread::{
     WARP_SIZE, block_dim_x, block_idx_x, global_warp_id, grid_dim_x, grid_size_1d, grid_warps,
@@ -2142,26 +2141,10 @@ impl<T: Copy> ReplayLists<T> {
     unsafe fn lane<const N: usize>(&self, t: usize, p: usize) -> ([u32; N], [u32; N], u64) {
         // SAFETY: the caller's.
         unsafe {
-            let (ws, info, base) = self.lane_words::<N>(t, p);
-            (ws, self.a_positions(&ws, p, info, base), info)
-        }
-    }
-
-    /// [`Self::lane`]'s loads alone: the words, the tile's `tile_entry`
-    /// and `tile_a`.
-    ///
-    /// # Safety
-    /// [`Self::lane`]'s.
-    #[inline(always)]
-    unsafe fn lane_words<const N: usize>(&self, t: usize, p: usize) -> ([u32; N], u64, u32) {
-        // SAFETY: the caller's.
-        unsafe {
             let ws = read_words::<N>(self.a.words.as_ptr(), WARP_SIZE as usize * N * t + p);
-            (
-                ws,
-                *self.a.tile_entry.as_ptr().add(t),
-                *self.a.tile_a.as_ptr().add(t),
-            )
+            let info = *self.a.tile_entry.as_ptr().add(t);
+            let base = *self.a.tile_a.as_ptr().add(t);
+            (ws, self.a_positions(&ws, p, info, base), info)
         }
     }
 
@@ -2201,8 +2184,8 @@ impl<T: Copy> ReplayLists<T> {
 /// from the lanes before waits for theirs, passed lane to lane by shuffles
 /// (one round where lists are short). The warp that begins a list
 /// finishes it: a list that runs past its tile, the warp reads on, a tile
-/// a round, each lane adding them all in order. Tiles marked
-/// [`REPLAY_LONG_TILE`] are [`spgemm_replay_long_4`]'s, launched beside.
+/// a round, each lane adding them all in order. The tiles in `long_tiles`
+/// go first.
 ///
 /// Launch: 1D, block size a multiple of 32, any grid.
 ///
@@ -2242,81 +2225,28 @@ where
     S::Value: Shuffle,
 {
     require(block_dim_x().is_multiple_of(WARP_SIZE));
-    let n_tiles = a.n_tiles as usize;
+    let (n_long, n_tiles) = (a.n_long, a.n_tiles);
+    let long_tiles = a.long_tiles.as_ptr();
     let lists = ReplayLists { a };
     let p = N * lane_id() as usize;
-    let mut t = global_warp_id() as usize;
+    let mut w = u64::from(global_warp_id());
     // Warp-uniform: a warp's lanes share the tile.
-    while t < n_tiles {
-        // SAFETY: `t < n_tiles`: its words and entry are readable; the
-        // lists as the contract says.
+    while w < n_long + n_tiles {
+        // SAFETY: `w < n_long + n_tiles`, so `t` is a listed long tile or
+        // below `n_tiles`: its words and entry are readable; the lists as
+        // the contract says.
         unsafe {
+            let (t, first) = if w < n_long {
+                (*long_tiles.add(w as usize) as usize, true)
+            } else {
+                ((w - n_long) as usize, false)
+            };
             let (ws, at, info) = lists.lane::<N>(t, p);
-            if info & REPLAY_LONG_TILE == 0 {
-                replay_tile::<S, N, false>(&lists, t, &ws, &at, info);
+            if first || info & REPLAY_LONG_TILE == 0 {
+                replay_tile::<S, N>(&lists, t, &ws, &at, info);
             }
         }
-        t += grid_warps() as usize;
-    }
-}
-
-/// The tiles of [`SpgemmReplayArgs`]'s `long_tiles`, a warp each (any
-/// grid), tiles of 32 × 4 products (`spgemm_replay_long_4`) or 32 × 8
-/// (`spgemm_replay_long_8`): the tile as [`spgemm_replay_4`] replays it,
-/// then its last list through the tiles it runs on into, each tile's words
-/// loaded while the tile before is added. That takes registers the other
-/// tiles' kernel would pay for in occupancy; launched beside it, on a
-/// stream of its own, its few warps run while that kernel's tiles do.
-///
-/// # Safety
-/// [`spgemm_replay_4`]'s (or `_8`'s), and `long_tiles` holds `n_long`
-/// tiles marked [`REPLAY_LONG_TILE`].
-#[inline(always)]
-pub unsafe fn spgemm_replay_long_4<S: Semiring>(a: SpgemmReplayArgs<S::Value>)
-where
-    S::Value: Shuffle,
-{
-    // SAFETY: the caller's.
-    unsafe { spgemm_replay_long::<S, { REPLAY_NARROW_LANE as usize }>(a) }
-}
-
-/// [`spgemm_replay_long_4`] with 8 products a lane, tiles of 32 × 8.
-///
-/// # Safety
-/// [`spgemm_replay_long_4`]'s, for tiles of 32 × 8 products.
-#[inline(always)]
-pub unsafe fn spgemm_replay_long_8<S: Semiring>(a: SpgemmReplayArgs<S::Value>)
-where
-    S::Value: Shuffle,
-{
-    // SAFETY: the caller's.
-    unsafe { spgemm_replay_long::<S, { REPLAY_WIDE_LANE as usize }>(a) }
-}
-
-/// [`spgemm_replay_long_4`] and [`spgemm_replay_long_8`], `N` products a
-/// lane.
-///
-/// # Safety
-/// Theirs.
-#[inline(always)]
-unsafe fn spgemm_replay_long<S: Semiring, const N: usize>(a: SpgemmReplayArgs<S::Value>)
-where
-    S::Value: Shuffle,
-{
-    require(block_dim_x().is_multiple_of(WARP_SIZE));
-    let (n_long, long_tiles) = (a.n_long as usize, a.long_tiles.as_ptr());
-    let lists = ReplayLists { a };
-    let p = N * lane_id() as usize;
-    let mut w = global_warp_id() as usize;
-    while w < n_long {
-        // SAFETY: `w < n_long`: a listed tile, below `n_tiles`; the lists
-        // as the contract says.
-        unsafe {
-            let t = *long_tiles.add(w) as usize;
-            let (ws, at, info) = lists.lane::<N>(t, p);
-            replay_tile::<S, N, true>(&lists, t, &ws, &at, info);
-        }
-        w += grid_warps() as usize;
+        w += u64::from(grid_warps());
     }
 }
 
@@ -2384,7 +2314,7 @@ fn word_mask<const N: usize>(ws: &[u32; N], holds: impl Fn(u32) -> bool) -> u32 
 /// `t < n_tiles`; the lists as [`SpgemmReplayArgs`] says; the whole warp
 /// calls it.
 #[inline(always)]
-unsafe fn replay_tile<S: Semiring, const N: usize, const AHEAD: bool>(
+unsafe fn replay_tile<S: Semiring, const N: usize>(
     lists: &ReplayLists<S::Value>,
     t: usize,
     ws: &[u32; N],
@@ -2477,46 +2407,29 @@ unsafe fn replay_tile<S: Semiring, const N: usize, const AHEAD: bool>(
         let last = entry + u64::from(warp::shuffle_idx(before + count, WARP_SIZE - 1)) - 1;
         let n_tiles = lists.a.n_tiles as usize;
         let mut next = t + 1;
-        if info & REPLAY_RUNS_ON != 0 && next < n_tiles {
-            let mut words = lists.lane_words::<N>(next, p);
-            loop {
-                let (ws, info, base) = words;
-                let at = lists.a_positions(&ws, p, info, base);
-                let bounds = word_mask(&ws, replay_flagged);
-                let bounded = warp::ballot(bounds != 0);
-                // The list's products in this tile: those before its first
-                // flag.
-                let stop = if bounded == 0 {
-                    tile as u32
-                } else {
-                    let l = bounded.trailing_zeros();
-                    N as u32 * l + warp::shuffle_idx(bounds.trailing_zeros(), l)
-                };
-                let x = lists.products::<S, N>(&ws, &at, p as u32 >= stop);
-                let more = stop as usize == tile && next + 1 < n_tiles;
-                if AHEAD && more {
-                    // The next tile's words load while this one's products
-                    // are added, and the one after's start for L2.
-                    words = lists.lane_words::<N>(next + 1, p);
-                    if next + 2 < n_tiles {
-                        prefetch_l2(lists.a.words.as_ptr().add((next + 2) * tile + p));
-                    }
-                }
-                sum = if size_of::<S::Value>() <= 4 {
-                    fold_prefix::<S, N, 8>(sum, &x, stop)
-                } else if N == REPLAY_NARROW_LANE as usize {
-                    fold_prefix::<S, N, 2>(sum, &x, stop)
-                } else {
-                    fold_prefix::<S, N, 4>(sum, &x, stop)
-                };
-                if !more {
-                    break;
-                }
-                next += 1;
-                if !AHEAD {
-                    words = lists.lane_words::<N>(next, p);
-                }
+        while info & REPLAY_RUNS_ON != 0 && next < n_tiles {
+            let (ws, at, _) = lists.lane::<N>(next, p);
+            let bounds = word_mask(&ws, replay_flagged);
+            let bounded = warp::ballot(bounds != 0);
+            // The list's products in this tile: those before its first flag.
+            let stop = if bounded == 0 {
+                tile as u32
+            } else {
+                let l = bounded.trailing_zeros();
+                N as u32 * l + warp::shuffle_idx(bounds.trailing_zeros(), l)
+            };
+            let x = lists.products::<S, N>(&ws, &at, p as u32 >= stop);
+            sum = if size_of::<S::Value>() <= 4 {
+                fold_prefix::<S, N, 8>(sum, &x, stop)
+            } else if N == REPLAY_NARROW_LANE as usize {
+                fold_prefix::<S, N, 2>(sum, &x, stop)
+            } else {
+                fold_prefix::<S, N, 4>(sum, &x, stop)
+            };
+            if (stop as usize) < tile {
+                break;
             }
+            next += 1;
         }
         if lane == 0 {
             *c.add(last as usize) = sum;

@@ -4,18 +4,15 @@
 //! each mapping driver failures to spmx errors that say what to do.
 //!
 //! Everything runs on one stream, in order, so cudarc's per-buffer event
-//! tracking is switched off. The one exception, a [`SideStream`], is
-//! ordered by events of its own: its kernel starts after everything queued
-//! before it, and the stream's work queued after [`Gpu::join`] waits for
-//! it.
+//! tracking is switched off: there is no second stream to synchronize with.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use cudarc::driver::sys::{CUevent_flags, CUmemPool_attribute, CUresult};
+use cudarc::driver::sys::{CUmemPool_attribute, CUresult};
 use cudarc::driver::{
-    CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut,
-    DeviceRepr, DriverError, LaunchConfig, PushKernelArg, ValidAsZeroBits,
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
+    DriverError, LaunchConfig, PushKernelArg, ValidAsZeroBits,
 };
 use cudarc::nvrtc::Ptx;
 use gpu_kernels::Semiring;
@@ -46,21 +43,6 @@ pub struct Gpu {
     /// The memory pool every allocation comes from (`None` on a device
     /// without stream-ordered allocation, where cudarc calls `cuMemAlloc`).
     pool: Option<MemPool>,
-}
-
-/// A second stream, for a kernel of a few long-running warps that runs
-/// beside the many short ones of the next kernel on the [`Gpu`]'s stream,
-/// which a single stream would run one after the other.
-/// [`Gpu::launch_threads_beside`] queues its kernel after everything queued
-/// on the stream so far; [`Gpu::join`] makes the stream's later work wait
-/// for it. Buffers its kernel reads or writes must outlive that (a plan's
-/// own, freed on the stream after the join).
-pub struct SideStream {
-    stream: Arc<CudaStream>,
-    /// Recorded on the GPU's stream, waited for by the side stream.
-    forked: CudaEvent,
-    /// Recorded on the side stream, waited for by the GPU's.
-    done: CudaEvent,
 }
 
 /// The device's current memory pool, which `cuMemAllocAsync` draws on. Its
@@ -491,19 +473,6 @@ impl Gpu {
         shared: u32,
         args: A,
     ) -> Result<()> {
-        self.launch_on(&self.stream, name, grid, block, shared, args)
-    }
-
-    /// [`Gpu::launch_named`] on `stream`.
-    fn launch_on<A: KernelArgs>(
-        &self,
-        stream: &CudaStream,
-        name: &str,
-        grid: u32,
-        block: u32,
-        shared: u32,
-        args: A,
-    ) -> Result<()> {
         if grid == 0 {
             return Ok(());
         }
@@ -514,7 +483,7 @@ impl Gpu {
             shared_mem_bytes: shared,
         };
         let param = Param(args);
-        let mut builder = stream.launch_builder(&f);
+        let mut builder = self.stream.launch_builder(&f);
         builder.arg(&param);
         // SAFETY: `param` is the struct the entry point takes (the caller's
         // contract), and its device pointers come from live buffers.
@@ -564,57 +533,12 @@ impl Gpu {
         shared_per_thread: u32,
         args: A,
     ) -> Result<()> {
-        let (grid, block) = self.blocks_for(threads);
-        self.launch::<S, _>(family, grid, block, block * shared_per_thread, args)
-    }
-
-    /// The grid and block of [`Gpu::launch_threads`] for `threads`.
-    fn blocks_for(&self, threads: u64) -> (u32, u32) {
         let mut block = Gpu::BLOCK;
         while block > 32 && threads.div_ceil(u64::from(block)) < 2 * u64::from(self.sm_count) {
             block /= 2;
         }
         let grid = threads.div_ceil(u64::from(block)).min(u64::from(u32::MAX)) as u32;
-        (grid, block)
-    }
-
-    /// A new [`SideStream`].
-    pub fn side_stream(&self) -> Result<SideStream> {
-        let stream = (self.ctx.new_stream()).map_err(|e| self.run_error("creating a stream", e))?;
-        let untimed = Some(CUevent_flags::CU_EVENT_DISABLE_TIMING);
-        let event =
-            || (self.ctx.new_event(untimed)).map_err(|e| self.run_error("creating an event", e));
-        Ok(SideStream {
-            stream,
-            forked: event()?,
-            done: event()?,
-        })
-    }
-
-    /// [`Gpu::launch_threads`] on `side`, after everything queued so far on
-    /// the GPU's stream; the stream's next kernels run beside it until
-    /// [`Gpu::join`].
-    pub fn launch_threads_beside<S: Semiring, A: KernelArgs>(
-        &self,
-        side: &SideStream,
-        family: &str,
-        threads: u64,
-        args: A,
-    ) -> Result<()> {
-        let ordered = |e| self.run_error("ordering a side stream after the stream", e);
-        side.forked.record(&self.stream).map_err(ordered)?;
-        side.stream.wait(&side.forked).map_err(ordered)?;
-        let (grid, block) = self.blocks_for(threads);
-        let name = Gpu::kernel_name::<S>(family)?;
-        self.launch_on(&side.stream, name, grid, block, 0, args)
-    }
-
-    /// Makes the work queued on the GPU's stream from now on wait for what
-    /// is queued on `side`.
-    pub fn join(&self, side: &SideStream) -> Result<()> {
-        let ordered = |e| self.run_error("ordering the stream after a side stream", e);
-        side.done.record(&side.stream).map_err(ordered)?;
-        self.stream.wait(&side.done).map_err(ordered)
+        self.launch::<S, _>(family, grid, block, block * shared_per_thread, args)
     }
 
     /// Queues a kernel that holds the stream for `ns` nanoseconds (the

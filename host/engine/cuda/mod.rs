@@ -20,6 +20,6 @@ pub mod spgemm_plan;
 pub mod spmm;
 pub mod spmv;
 
-pub use context::{Gpu, SideStream};
+pub use context::Gpu;
 pub use spmm::{DenseLayout, SpmmKernel, SpmmPlan};
 pub use spmv::{SpmvKernel, SpmvPlan};

@@ -12,12 +12,7 @@
 //! listed products, each lane computing 4 or 8 of them at once and folding
 //! the lists that begin among them — so no row is walked,
 //! searched or sorted again, every lane is busy however long the lists
-//! are, and C keeps the serial engine's bits. The few tiles whose last
-//! list runs on through more than `REPLAY_LONG_TILES` tiles are
-//! `spgemm_replay_long_4`'s or `_8`'s, launched beside it on a
-//! [`SideStream`]: one warp walks such a list a tile at a time, loading
-//! the next tile's words as it adds this one's, in registers that would
-//! cost the other tiles' kernel occupancy. The lists take 4 bytes a
+//! are, and C keeps the serial engine's bits. The lists take 4 bytes a
 //! product where its tile's positions pack into `u32`s, 8 in the few
 //! tiles whose A positions span too far, and the tiles' padding
 //! (`TiledLists`). [`SpgemmPlan::new`] times the replay on two grids, a
@@ -40,9 +35,9 @@ use gpu_kernels::args::{
 };
 use rayon::prelude::*;
 
+use super::Gpu;
 use super::matrix::{DevCsr, download_csr};
 use super::spgemm::{Product, whole};
-use super::{Gpu, SideStream};
 use crate::Scalar;
 use crate::engine::cpu::spgemm::{check_new_values, flops_prefix};
 use crate::engine::cpu::{balanced_row_chunks, for_each_chunk, split_rows_mut};
@@ -78,9 +73,6 @@ struct ProductLists {
     tile_a: CudaSlice<u32>,
     wide_a: Option<CudaSlice<u32>>,
     long_tiles: Option<CudaSlice<u32>>,
-    /// Where the long tiles' kernel runs, beside the other tiles' (with
-    /// `long_tiles`).
-    side: Option<SideStream>,
     b_bits: u32,
     /// Threads of the replay the GPU runs at once.
     resident: u64,
@@ -199,8 +191,7 @@ where
         let n_long = lists.long_tiles.as_ref().map_or(0, |l| l.len() as u64);
         let optional =
             |l: &Option<CudaSlice<u32>>| l.as_ref().map_or(DevPtr::new(0), |l| gpu.ptr(l));
-        let c_values = gpu.ptr_mut(&mut self.values);
-        let args = || SpgemmReplayArgs {
+        let args = SpgemmReplayArgs {
             a_values: gpu.ptr(&self.a.values),
             b_values: gpu.ptr(&self.b.values),
             words: gpu.ptr(&lists.words),
@@ -208,27 +199,20 @@ where
             tile_a: gpu.ptr(&lists.tile_a),
             wide_a: optional(&lists.wide_a),
             long_tiles: optional(&lists.long_tiles),
-            c_values,
+            c_values: gpu.ptr_mut(&mut self.values),
             n_entries,
             n_tiles,
             n_long,
             b_bits: lists.b_bits,
             _pad: 0,
         };
-        let threads = 32 * n_tiles;
+        let threads = 32 * (n_long + n_tiles);
         let threads = if lists.on_resident_grid {
             threads.min(lists.resident)
         } else {
             threads
         };
-        let Some(side) = &lists.side else {
-            return gpu.launch_threads::<S, _>(replay_kernel(lists.lane), threads, args());
-        };
-        let long = replay_long_kernel(lists.lane);
-        gpu.launch_threads_beside::<S, _>(side, long, 32 * n_long, args())?;
-        let launched = gpu.launch_threads::<S, _>(replay_kernel(lists.lane), threads, args());
-        gpu.join(side)?;
-        launched
+        gpu.launch_threads::<S, _>(replay_kernel(lists.lane), threads, args)
     }
 
     /// Keeps the fastest numeric phase of three, each timed (the least of
@@ -334,9 +318,6 @@ where
             return Ok(None);
         };
         let optional = |l: &[u32]| (!l.is_empty()).then(|| gpu.upload(l)).transpose();
-        let side = (!tiled.long_tiles.is_empty())
-            .then(|| gpu.side_stream())
-            .transpose()?;
         Ok(Some(ProductLists {
             lane,
             words: gpu.upload(&tiled.words)?,
@@ -344,7 +325,6 @@ where
             tile_a: gpu.upload(&tiled.tile_a)?,
             wide_a: optional(&tiled.wide_a)?,
             long_tiles: optional(&tiled.long_tiles)?,
-            side,
             b_bits: tiled.b_bits,
             resident: gpu.resident_threads::<S>(replay_kernel(lane))?,
             on_resident_grid: false,
@@ -358,15 +338,6 @@ fn replay_kernel(lane: u64) -> &'static str {
         "spgemm_replay_4"
     } else {
         "spgemm_replay_8"
-    }
-}
-
-/// The long tiles' replay kernel for `lane` products a lane.
-fn replay_long_kernel(lane: u64) -> &'static str {
-    if lane == REPLAY_NARROW_LANE {
-        "spgemm_replay_long_4"
-    } else {
-        "spgemm_replay_long_8"
     }
 }
 
