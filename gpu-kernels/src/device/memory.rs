@@ -16,10 +16,6 @@
 //! it has observed, its own and those the barrier ordered before it, are
 //! visible GPU-wide first); the thread that sees the count complete calls
 //! [`fence_gpu`]; a barrier; the readers load the others' results.
-//!
-//! Beside the pattern, loads with other cache hints ([`load_streaming`],
-//! [`load_readonly`]) and [`prefetch_l2`], which starts a line on its way
-//! from DRAM to L2 a round ahead of the load that needs it.
 
 use core::arch::asm;
 use core::mem::{align_of_val, size_of_val, transmute_copy};
@@ -91,27 +87,6 @@ pub unsafe fn load_from_l2<T: Copy>(p: *const T) -> T {
 pub unsafe fn load_streaming<T: Copy>(p: *const T) -> T {
     // SAFETY: as `load_from_l2`.
     unsafe { load_global!(p, "cs", "load_streaming") }
-}
-
-/// Asks for the line holding `p` to be brought into L2
-/// (`prefetch.global.L2`), so that a load of it soon after waits for L2,
-/// not DRAM. Takes no register and never faults.
-///
-/// # Safety
-/// `p` an address of global memory (a prefetch of one past an array's end
-/// is harmless, but it must be global).
-#[inline(always)]
-pub unsafe fn prefetch_l2<T>(p: *const T) {
-    // SAFETY: a prefetch reads nothing into the program and cannot fault;
-    // to the program it touches no memory (`nomem`), so loads and stores
-    // may be ordered around it freely.
-    unsafe {
-        asm!(
-            "{{ .reg .b64 g; cvta.to.global.u64 g, {p}; prefetch.global.L2 [g]; }}",
-            p = in(reg64) p,
-            options(nostack, nomem, preserves_flags),
-        )
-    }
 }
 
 /// `*p` of data no thread writes while the kernel runs, through the
