@@ -2287,16 +2287,24 @@ where
         unsafe { warp::shuffle_idx(v, (i / N) as u32) }
     };
     let steps = stop.div_ceil(K as u32);
+    if steps == 0 {
+        return sum;
+    }
     let mut ys: [S::Value; K] = core::array::from_fn(|k| product(0, k));
+    // Every step but the last adds all its products; the last asks for
+    // no more shuffles.
     let mut s = 0;
-    while s < steps {
+    while s + 1 < steps {
         for (k, y) in ys.iter_mut().enumerate() {
-            if K as u32 * s + (k as u32) < stop {
-                sum = S::add(sum, *y);
-            }
+            sum = S::add(sum, *y);
             *y = product(s + 1, k);
         }
         s += 1;
+    }
+    for (k, &y) in ys.iter().enumerate() {
+        if K as u32 * s + (k as u32) < stop {
+            sum = S::add(sum, y);
+        }
     }
     sum
 }
