@@ -2141,24 +2141,10 @@ impl<T: Copy> ReplayLists<T> {
     unsafe fn lane<const N: usize>(&self, t: usize, p: usize) -> ([u32; N], [u32; N], u64) {
         // SAFETY: the caller's.
         unsafe {
-            let (ws, info, base) = self.read::<N>(t, p);
-            (ws, self.a_positions(&ws, p, info, base), info)
-        }
-    }
-
-    /// What [`Self::lane`] reads of tile `t`: the lane's words, the tile's
-    /// entry and lowest position, loaded together.
-    ///
-    /// # Safety
-    /// [`Self::lane`]'s.
-    #[inline(always)]
-    unsafe fn read<const N: usize>(&self, t: usize, p: usize) -> ([u32; N], u64, u32) {
-        // SAFETY: the caller's.
-        unsafe {
             let ws = read_words::<N>(self.a.words.as_ptr(), WARP_SIZE as usize * N * t + p);
             let info = *self.a.tile_entry.as_ptr().add(t);
             let base = *self.a.tile_a.as_ptr().add(t);
-            (ws, info, base)
+            (ws, self.a_positions(&ws, p, info, base), info)
         }
     }
 
@@ -2243,43 +2229,24 @@ where
     let long_tiles = a.long_tiles.as_ptr();
     let lists = ReplayLists { a };
     let p = N * lane_id() as usize;
-    let (total, step) = (n_long + n_tiles, u64::from(grid_warps()));
-    // Warp `w`'s tile, and whether it is listed long (replayed first).
-    // SAFETY: `w < n_long + n_tiles`: a listed long tile's place.
-    let tile = |w: u64| unsafe {
-        match w < n_long {
-            true => (*long_tiles.add(w as usize) as usize, true),
-            false => ((w - n_long) as usize, false),
-        }
-    };
-    // Warp-uniform: a warp's lanes share the tile.
     let mut w = u64::from(global_warp_id());
-    if w >= total {
-        return;
-    }
-    let (mut t, mut first) = tile(w);
-    // SAFETY (loop): `t` is a listed long tile or below `n_tiles`: its
-    // words and entry are readable; the lists as the contract says.
-    let mut read = unsafe { lists.read::<N>(t, p) };
-    loop {
-        // The warp's next tile's words are asked for before this one's
-        // products: on the resident grid a warp waits on one round of
-        // loads a tile, not two.
-        let next = w + step;
-        let ahead = (next < total).then(|| {
-            let (t, first) = tile(next);
-            (t, first, unsafe { lists.read::<N>(t, p) })
-        });
-        let (ws, info, base) = read;
+    // Warp-uniform: a warp's lanes share the tile.
+    while w < n_long + n_tiles {
+        // SAFETY: `w < n_long + n_tiles`, so `t` is a listed long tile or
+        // below `n_tiles`: its words and entry are readable; the lists as
+        // the contract says.
         unsafe {
-            let at = lists.a_positions(&ws, p, info, base);
+            let (t, first) = if w < n_long {
+                (*long_tiles.add(w as usize) as usize, true)
+            } else {
+                ((w - n_long) as usize, false)
+            };
+            let (ws, at, info) = lists.lane::<N>(t, p);
             if first || info & REPLAY_LONG_TILE == 0 {
                 replay_tile::<S, N>(&lists, t, &ws, &at, info);
             }
         }
-        let Some(ahead) = ahead else { return };
-        (t, first, read) = ahead;
-        w = next;
+        w += u64::from(grid_warps());
     }
 }
 
