@@ -512,16 +512,16 @@ impl Gpu {
     }
 
     /// Threads of grid-stride kernel `family` for semiring `S`, in blocks of
-    /// [`Gpu::BLOCK`], that the device runs at once. Launched with no more
-    /// (through [`Gpu::launch_threads`]), each warp starts once and loops
-    /// over many items, instead of paying its start (its arguments read,
-    /// its lane's constants) once an item.
-    pub fn resident_threads<S: Semiring>(&self, family: &str) -> Result<u64> {
+    /// `block` threads, that the device runs at once. Launched with no more
+    /// (through [`Gpu::launch_threads_in_blocks`]), each warp starts once
+    /// and loops over many items, instead of paying its start (its
+    /// arguments read, its lane's constants) once an item.
+    pub fn resident_threads<S: Semiring>(&self, family: &str, block: u32) -> Result<u64> {
         let name = Gpu::kernel_name::<S>(family)?;
         let blocks = (self.function(name)?)
-            .occupancy_max_active_blocks_per_multiprocessor(Gpu::BLOCK, 0, None)
+            .occupancy_max_active_blocks_per_multiprocessor(block, 0, None)
             .map_err(|e| driver(&format!("reading kernel {name}'s occupancy"), e))?;
-        Ok(u64::from(blocks.max(1)) * u64::from(self.sm_count) * u64::from(Gpu::BLOCK))
+        Ok(u64::from(blocks.max(1)) * u64::from(self.sm_count) * u64::from(block))
     }
 
     /// [`Gpu::launch_threads`] with `shared_per_thread` bytes of dynamic
@@ -533,7 +533,22 @@ impl Gpu {
         shared_per_thread: u32,
         args: A,
     ) -> Result<()> {
-        let mut block = Gpu::BLOCK;
+        self.launch_threads_in_blocks::<S, A>(family, threads, Gpu::BLOCK, shared_per_thread, args)
+    }
+
+    /// [`Gpu::launch_threads_shared`] in blocks of at most `block` threads
+    /// (a multiple of 32) instead of [`Gpu::BLOCK`]: where a kernel's
+    /// registers leave a part of a larger block's worth of them unused on
+    /// each multiprocessor.
+    pub fn launch_threads_in_blocks<S: Semiring, A: KernelArgs>(
+        &self,
+        family: &str,
+        threads: u64,
+        block: u32,
+        shared_per_thread: u32,
+        args: A,
+    ) -> Result<()> {
+        let mut block = block;
         while block > 32 && threads.div_ceil(u64::from(block)) < 2 * u64::from(self.sm_count) {
             block /= 2;
         }

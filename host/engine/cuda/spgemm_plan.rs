@@ -212,7 +212,13 @@ where
         } else {
             threads
         };
-        gpu.launch_threads::<S, _>(replay_kernel(lists.lane), threads, args)
+        gpu.launch_threads_in_blocks::<S, _>(
+            replay_kernel(lists.lane),
+            threads,
+            REPLAY_BLOCK,
+            0,
+            args,
+        )
     }
 
     /// Keeps the fastest numeric phase of three, each timed (the least of
@@ -326,11 +332,16 @@ where
             wide_a: optional(&tiled.wide_a)?,
             long_tiles: optional(&tiled.long_tiles)?,
             b_bits: tiled.b_bits,
-            resident: gpu.resident_threads::<S>(replay_kernel(lane))?,
+            resident: gpu.resident_threads::<S>(replay_kernel(lane), REPLAY_BLOCK)?,
             on_resident_grid: false,
         }))
     }
 }
+
+/// Threads in a block of the replay. A multiprocessor's registers hold 36
+/// warps of `spgemm_replay_8` (56 a thread): 9 blocks of 128 threads, but
+/// only 4 of 256; at 4 a lane (40) blocks of either size fill 48.
+const REPLAY_BLOCK: u32 = 128;
 
 /// The replay kernel for `lane` products a lane.
 fn replay_kernel(lane: u64) -> &'static str {
