@@ -340,7 +340,7 @@ where
 
 /// Threads in a block of the replay. A multiprocessor's registers hold 36
 /// warps of `spgemm_replay_8` (56 a thread): 9 blocks of 128 threads, but
-/// only 4 of 256; at 4 a lane (40) blocks of either size fill 48.
+/// only 4 of 256; at 4 a lane (38 or 40) blocks of either size fill 48.
 const REPLAY_BLOCK: u32 = 128;
 
 /// The replay kernel for `lane` products a lane.
