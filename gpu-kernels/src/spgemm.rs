@@ -112,6 +112,7 @@ use crate::device::atomic::{
     atomic_add_u32, atomic_add_u64, atomic_cas_shared_u32, atomic_max_u32, atomic_min_u32,
     atomic_or_u32,
 };
+use crate::device::memory::{load_readonly, load_streaming};
 use crate::device::shared;
 use crate::device::thread::{
     WARP_SIZE, block_dim_x, block_idx_x, global_warp_id, grid_dim_x, grid_size_1d, grid_warps,
@@ -2079,16 +2080,22 @@ unsafe fn lower_bounds(cols: *const u32, s: u32, e: u32, c: (u32, u32)) -> (u32,
 #[derive(Clone, Copy)]
 struct Words16([u32; 4]);
 
-/// `N` words from `p` (a multiple of 4) of a 16-byte aligned buffer, in
-/// 16-byte loads (each read once: the repeats are one load to LLVM).
+/// `N` words from `p` (a multiple of 4) of a 16-byte aligned global
+/// buffer read once, in 16-byte loads (`ld.global.cs.v4`: a plain read
+/// of a `Words16` compiles to four 4-byte loads).
 ///
 /// # Safety
 /// `p + N` within the buffer.
 #[inline(always)]
 unsafe fn read_words<const N: usize>(words: *const u32, p: usize) -> [u32; N] {
-    // SAFETY: the caller's; `p` a multiple of 4 keeps every load 16-byte
-    // aligned.
-    core::array::from_fn(|u| unsafe { (*words.cast::<Words16>().add(p / 4 + u / 4)).0[u % 4] })
+    let mut ws = [0; N];
+    for (q, chunk) in ws.chunks_exact_mut(4).enumerate() {
+        // SAFETY: the caller's; `p` a multiple of 4 keeps every load
+        // 16-byte aligned.
+        let w: Words16 = unsafe { load_streaming(words.cast::<Words16>().add(p / 4 + q)) };
+        chunk.copy_from_slice(&w.0);
+    }
+    ws
 }
 
 /// Whether word `w` is the first product of an entry or a pad
@@ -2139,11 +2146,11 @@ impl<T: Copy> ReplayLists<T> {
     /// `t < n_tiles`, `p` a multiple of 4 below the tile's end.
     #[inline(always)]
     unsafe fn lane<const N: usize>(&self, t: usize, p: usize) -> ([u32; N], [u32; N], u64) {
-        // SAFETY: the caller's.
+        // SAFETY: the caller's; the lists are read-only to the replay.
         unsafe {
             let ws = read_words::<N>(self.a.words.as_ptr(), WARP_SIZE as usize * N * t + p);
-            let info = *self.a.tile_entry.as_ptr().add(t);
-            let base = *self.a.tile_a.as_ptr().add(t);
+            let info = load_readonly(self.a.tile_entry.as_ptr().add(t));
+            let base = load_readonly(self.a.tile_a.as_ptr().add(t));
             (ws, self.a_positions(&ws, p, info, base), info)
         }
     }
@@ -2165,11 +2172,12 @@ impl<T: Copy> ReplayLists<T> {
         }
         let b_mask = (1u32 << self.a.b_bits) - 1;
         // SAFETY: the caller's: the lists' positions, a pad's too, lie
-        // within A's and B's values.
+        // within A's and B's values, which no thread writes while the
+        // replay runs.
         core::array::from_fn(|u| unsafe {
             S::mul(
-                *self.a.a_values.as_ptr().add(at[u] as usize),
-                *self.a.b_values.as_ptr().add((ws[u] & b_mask) as usize),
+                load_readonly(self.a.a_values.as_ptr().add(at[u] as usize)),
+                load_readonly(self.a.b_values.as_ptr().add((ws[u] & b_mask) as usize)),
             )
         })
     }
@@ -2331,13 +2339,13 @@ unsafe fn replay_tile<S: Semiring, const N: usize>(
 ) where
     S::Value: Shuffle,
 {
-    let tile = WARP_SIZE as usize * N;
+    let tile = WARP_SIZE * N as u32;
     let c = lists.a.c_values.as_mut_ptr();
     let lane = lane_id();
-    let (entry, real) = (replay_entry(info), replay_real(info) as usize);
+    let (entry, real) = (replay_entry(info), replay_real(info));
     // The lane's first word in the tile; its words before the pads.
-    let p = N * lane as usize;
-    let real_mask = (1u32 << real.saturating_sub(p).min(N)) - 1;
+    let p = N as u32 * lane;
+    let real_mask = (1u32 << real.saturating_sub(p).min(N as u32)) - 1;
     // SAFETY (whole body): the tile's words are readable (`t < n_tiles`),
     // a flagged word's entry is below `n_entries`, and every shuffle and
     // vote is reached by the whole warp (the branches on them are
@@ -2356,21 +2364,25 @@ unsafe fn replay_tile<S: Semiring, const N: usize>(
         let x = lists.products::<S, N>(ws, at, lane < first_lane);
         let count = starts.count_ones();
         let before = warp_inclusive_scan(count) - count;
-        // The lane's own sums, each from its flag to the next.
-        let mut e = entry + u64::from(before);
+        // The tile's entries, from its first; a tile holds at most
+        // `32·N` of them, so they are counted from there in `u32`.
+        let c = c.add(entry as usize);
+        // The lane's own sums, each from its flag to the next, without
+        // branches: a sum that a flag ends is stored where the flag before
+        // it began an entry (`begun`); the one before the lane's first
+        // flag is the next lanes' to finish.
+        let mut e = before;
         let mut open = x[0];
         let mut begun = false;
         for u in 0..N {
-            if bounds >> u & 1 != 0 {
-                if begun {
-                    *c.add(e as usize - 1) = open;
-                }
-                open = x[u];
-                begun = starts >> u & 1 != 0;
-                e += u64::from(begun);
-            } else {
-                open = S::add(open, x[u]);
+            let flag = bounds >> u & 1 != 0;
+            if flag && begun {
+                *c.add(e as usize - 1) = open;
             }
+            let summed = S::add(open, x[u]);
+            open = if flag { x[u] } else { summed };
+            begun = if flag { starts >> u & 1 != 0 } else { begun };
+            e += u32::from(flag && begun);
         }
         // A lane with no flag after the first adds its products to the sum
         // open at the lane before once that is final: `d` rounds after the
@@ -2397,14 +2409,14 @@ unsafe fn replay_tile<S: Semiring, const N: usize>(
         // pads), adding its words before the flag.
         let carried = warp::shuffle_up(open, 1);
         if bounds != 0 && lane > first_lane && p <= real {
-            let first = bounds.trailing_zeros() as usize;
+            let first = bounds.trailing_zeros();
             let mut head = carried;
             for (u, &y) in x.iter().enumerate() {
-                if u < first {
+                if (u as u32) < first {
                     head = S::add(head, y);
                 }
             }
-            *c.add((entry + u64::from(before)) as usize - 1) = head;
+            *c.add(before as usize - 1) = head;
         }
         // The sum open at the tile's end: an entry's where the tile has no
         // pads; it runs on into the next tiles where `info` says.
@@ -2412,21 +2424,21 @@ unsafe fn replay_tile<S: Semiring, const N: usize>(
             return;
         }
         let mut sum = warp::shuffle_idx(open, WARP_SIZE - 1);
-        let last = entry + u64::from(warp::shuffle_idx(before + count, WARP_SIZE - 1)) - 1;
+        let last = warp::shuffle_idx(before + count, WARP_SIZE - 1) as usize - 1;
         let n_tiles = lists.a.n_tiles as usize;
         let mut next = t + 1;
         while info & REPLAY_RUNS_ON != 0 && next < n_tiles {
-            let (ws, at, _) = lists.lane::<N>(next, p);
+            let (ws, at, _) = lists.lane::<N>(next, p as usize);
             let bounds = word_mask(&ws, replay_flagged);
             let bounded = warp::ballot(bounds != 0);
             // The list's products in this tile: those before its first flag.
             let stop = if bounded == 0 {
-                tile as u32
+                tile
             } else {
                 let l = bounded.trailing_zeros();
                 N as u32 * l + warp::shuffle_idx(bounds.trailing_zeros(), l)
             };
-            let x = lists.products::<S, N>(&ws, &at, p as u32 >= stop);
+            let x = lists.products::<S, N>(&ws, &at, p >= stop);
             sum = if size_of::<S::Value>() <= 4 {
                 fold_prefix::<S, N, 8>(sum, &x, stop)
             } else if N == REPLAY_NARROW_LANE as usize {
@@ -2434,13 +2446,13 @@ unsafe fn replay_tile<S: Semiring, const N: usize>(
             } else {
                 fold_prefix::<S, N, 4>(sum, &x, stop)
             };
-            if (stop as usize) < tile {
+            if stop < tile {
                 break;
             }
             next += 1;
         }
         if lane == 0 {
-            *c.add(last as usize) = sum;
+            *c.add(last) = sum;
         }
     }
 }
