@@ -49,6 +49,15 @@ pub struct Kernel {
     pub value: &'static str,
 }
 
+/// Registers ptxas may give a thread of a family's kernel for a semiring
+/// and value type (`.maxnreg`, written into the entry's PTX when it is
+/// loaded), where ptxas takes more than the kernel needs without spilling
+/// and the extra registers cost warps an SM holds: plus-times f64
+/// `spgemm_replay_4` fits 40 with no spills, 48 warps an SM in blocks of
+/// 128, where ptxas's own 42 leave room for 40.
+pub const REGISTER_CAPS: &[(&str, &str, &str, u32)] =
+    &[("spgemm_replay_4", "plus-times", "f64", 40)];
+
 /// Entry points that are not stamped per semiring (`crate::util`: the spin,
 /// offsets narrowed, buffers compared and dense operands transposed; and the
 /// SpGEMM classification, binning and scan in `crate::spgemm`, and the

@@ -31,7 +31,7 @@ pub const MISSING: Option<&str> = if PTX.is_empty() {
 
 /// Every entry point in [`PTX`], by family, semiring and value type;
 /// [`find`] looks one up for a semiring type. Stamped in `gpu_kernels::kernels`.
-pub use gpu_kernels::kernels::{KERNELS, Kernel, UTILITY_KERNELS, find};
+pub use gpu_kernels::kernels::{KERNELS, Kernel, REGISTER_CAPS, UTILITY_KERNELS, find};
 
 /// [`PTX`] cut in two: everything outside the entry points (the header,
 /// declarations, `.func` helpers, in order), and each entry point's text.
@@ -46,7 +46,22 @@ pub fn entry_module(name: &str) -> Option<String> {
     static SPLIT: OnceLock<Split> = OnceLock::new();
     let split = SPLIT.get_or_init(split_ptx);
     let entry = split.entries.get(name)?;
-    Some(format!("{}\n{entry}", split.common))
+    Some(format!("{}\n{}", split.common, capped(name, entry)))
+}
+
+/// Entry `name`'s text with its [`REGISTER_CAPS`] cap, if any, as a
+/// `.maxnreg` directive between its parameters and its body.
+fn capped(name: &str, entry: &str) -> String {
+    let kernel = KERNELS.iter().find(|k| k.name == name);
+    let cap = kernel.and_then(|k| {
+        (REGISTER_CAPS.iter()).find(|c| (c.0, c.1, c.2) == (k.family, k.semiring, k.value))
+    });
+    match (cap, entry.find("\n{\n")) {
+        (Some(&(.., registers)), Some(body)) => {
+            format!("{}\n.maxnreg {registers}{}", &entry[..body], &entry[body..])
+        }
+        _ => entry.to_string(),
+    }
 }
 
 /// Splits [`PTX`] at its top-level blocks: an entry runs from its
@@ -131,6 +146,24 @@ mod tests {
             assert!(module.trim_end().ends_with('}'), "{name}");
         }
         assert!(entry_module("no_such_kernel").is_none());
+        // A capped kernel's cap lies between its parameters and its body.
+        let mut n_capped = 0;
+        for k in KERNELS {
+            let cap =
+                (REGISTER_CAPS.iter()).find(|c| (c.0, c.1, c.2) == (k.family, k.semiring, k.value));
+            let module = entry_module(k.name).unwrap();
+            match cap {
+                Some(&(.., r)) => {
+                    let entry = &module[module.find(".visible .entry").unwrap()..];
+                    let (head, body) = entry.split_once("\n{\n").unwrap();
+                    assert!(head.ends_with(&format!("\n.maxnreg {r}")), "{}", k.name);
+                    assert!(!body.contains(".maxnreg"), "{}", k.name);
+                    n_capped += 1;
+                }
+                None => assert!(!module.contains(".maxnreg"), "{}", k.name),
+            }
+        }
+        assert_eq!(n_capped, REGISTER_CAPS.len());
         // Nothing is lost: the entries and the common part add up.
         let split = split_ptx();
         let entries_len: usize = split.entries.values().map(|e| e.len()).sum();

@@ -339,8 +339,9 @@ where
 }
 
 /// Threads in a block of the replay. A multiprocessor's registers hold 36
-/// warps of `spgemm_replay_8` (56 a thread): 9 blocks of 128 threads, but
-/// only 4 of 256; at 4 a lane (38 or 40) blocks of either size fill 48.
+/// warps of `spgemm_replay_8` in f64 (56 a thread): 9 blocks of 128
+/// threads, but only 4 of 256; at 40 registers (`spgemm_replay_4`) or 48
+/// (`spgemm_replay_8` in f32) blocks of either size fill the same warps.
 const REPLAY_BLOCK: u32 = 128;
 
 /// The replay kernel for `lane` products a lane.
