@@ -2088,6 +2088,7 @@ struct Words16([u32; 4]);
 /// `p + N` within the buffer.
 #[inline(always)]
 unsafe fn read_words<const N: usize>(words: *const u32, p: usize) -> [u32; N] {
+    const { assert!(N % 4 == 0) };
     let mut ws = [0; N];
     for (q, chunk) in ws.chunks_exact_mut(4).enumerate() {
         // SAFETY: the caller's; `p` a multiple of 4 keeps every load
