@@ -548,11 +548,7 @@ impl Gpu {
         shared_per_thread: u32,
         args: A,
     ) -> Result<()> {
-        let mut block = block;
-        while block > 32 && threads.div_ceil(u64::from(block)) < 2 * u64::from(self.sm_count) {
-            block /= 2;
-        }
-        let grid = threads.div_ceil(u64::from(block)).min(u64::from(u32::MAX)) as u32;
+        let (grid, block) = grid_stride_launch(threads, block, self.sm_count);
         self.launch::<S, _>(family, grid, block, block * shared_per_thread, args)
     }
 
@@ -578,6 +574,24 @@ impl Gpu {
     fn run_error(&self, what: &str, e: DriverError) -> Error {
         unavailable(format!("{what} on {} failed: {e:?}", self.name))
     }
+}
+
+/// Blocks and threads a block for `threads` work items of a grid-stride
+/// kernel in blocks of at most `block` (a multiple of 32) on `sm_count`
+/// multiprocessors: smaller blocks (down to a warp) where there would be
+/// fewer than two a multiprocessor, and no more than `u32::MAX` threads
+/// in all, since a kernel numbers its threads in `u32` (`index_1d`): a
+/// larger grid would wrap, its threads repeating some items and skipping
+/// others; capped, each thread loops over more items instead.
+fn grid_stride_launch(threads: u64, block: u32, sm_count: u32) -> (u32, u32) {
+    let mut block = block;
+    while block > 32 && threads.div_ceil(u64::from(block)) < 2 * u64::from(sm_count) {
+        block /= 2;
+    }
+    let grid = threads
+        .div_ceil(u64::from(block))
+        .min(u64::from(u32::MAX / block));
+    (grid as u32, block)
 }
 
 /// A PTX the driver cannot load: for a PTX ISA newer than the driver
@@ -617,4 +631,36 @@ fn ptx_load_error(ctx: &CudaContext, kernel: &str, e: DriverError) -> String {
         "loading kernel {kernel} failed ({e:?}): PTX ISA {ptx_isa} for {target}, CUDA driver \
          {driver}, device {cc}: {hint}"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grid_stride_launch;
+
+    #[test]
+    fn grid_stride_launch_halves_small_grids_and_caps_thread_numbers() {
+        // Enough work for two blocks a multiprocessor: blocks as asked.
+        assert_eq!(grid_stride_launch(256 * 264, 256, 132), (264, 256));
+        // Less: smaller blocks, down to a warp.
+        assert_eq!(grid_stride_launch(128 * 264, 256, 132), (264, 128));
+        assert_eq!(grid_stride_launch(100, 256, 132), (4, 32));
+        assert_eq!(grid_stride_launch(0, 128, 132), (0, 32));
+        // Every thread's number fits in u32, however many items.
+        for threads in [1u64 << 32, (1 << 32) + 1, 1 << 40, u64::MAX] {
+            for block in [32, 128, 256, 1024] {
+                let (grid, b) = grid_stride_launch(threads, block, 132);
+                assert_eq!(b, block);
+                assert!(
+                    u64::from(grid) * u64::from(b) <= u64::from(u32::MAX),
+                    "{threads} {block}"
+                );
+                assert!(u64::from(grid) * u64::from(b) > u64::from(u32::MAX) - u64::from(b));
+            }
+        }
+        // Just below the cap, nothing changes.
+        assert_eq!(
+            grid_stride_launch(u64::from(u32::MAX / 256) * 256, 256, 132).0,
+            u32::MAX / 256
+        );
+    }
 }
