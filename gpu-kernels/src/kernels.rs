@@ -53,8 +53,8 @@ pub struct Kernel {
 /// and value type (`.maxnreg`, written into the entry's PTX when it is
 /// loaded), where ptxas takes more than the kernel needs without spilling
 /// and the extra registers cost warps an SM holds: plus-times f64
-/// `spgemm_replay_4` fits 40 with no spills, 48 warps an SM in blocks of
-/// 128, where ptxas's own 42 leave room for 40.
+/// `spgemm_replay_4` fits 40 with no spills: 48 warps an SM in blocks of
+/// 128, where ptxas's own 42 leave room for 40 warps.
 pub const REGISTER_CAPS: &[(&str, &str, &str, u32)] =
     &[("spgemm_replay_4", "plus-times", "f64", 40)];
 
@@ -95,6 +95,15 @@ pub fn find<S: Semiring>(family: &str) -> Option<&'static Kernel> {
     KERNELS
         .iter()
         .find(|k| k.family == family && k.semiring == S::NAME && Some(k.value) == value)
+}
+
+impl Kernel {
+    /// Its cap in [`REGISTER_CAPS`], if any.
+    pub fn register_cap(&self) -> Option<u32> {
+        (REGISTER_CAPS.iter())
+            .find(|c| (c.0, c.1, c.2) == (self.family, self.semiring, self.value))
+            .map(|c| c.3)
+    }
 }
 
 fn value_name<T: 'static>() -> Option<&'static str> {

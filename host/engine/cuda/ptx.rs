@@ -52,12 +52,12 @@ pub fn entry_module(name: &str) -> Option<String> {
 /// Entry `name`'s text with its [`REGISTER_CAPS`] cap, if any, as a
 /// `.maxnreg` directive between its parameters and its body.
 fn capped(name: &str, entry: &str) -> String {
-    let kernel = KERNELS.iter().find(|k| k.name == name);
-    let cap = kernel.and_then(|k| {
-        (REGISTER_CAPS.iter()).find(|c| (c.0, c.1, c.2) == (k.family, k.semiring, k.value))
-    });
+    let cap = KERNELS
+        .iter()
+        .find(|k| k.name == name)
+        .and_then(Kernel::register_cap);
     match (cap, entry.find("\n{\n")) {
-        (Some(&(.., registers)), Some(body)) => {
+        (Some(registers), Some(body)) => {
             format!("{}\n.maxnreg {registers}{}", &entry[..body], &entry[body..])
         }
         _ => entry.to_string(),
@@ -149,11 +149,9 @@ mod tests {
         // A capped kernel's cap lies between its parameters and its body.
         let mut n_capped = 0;
         for k in KERNELS {
-            let cap =
-                (REGISTER_CAPS.iter()).find(|c| (c.0, c.1, c.2) == (k.family, k.semiring, k.value));
             let module = entry_module(k.name).unwrap();
-            match cap {
-                Some(&(.., r)) => {
+            match k.register_cap() {
+                Some(r) => {
                     let entry = &module[module.find(".visible .entry").unwrap()..];
                     let (head, body) = entry.split_once("\n{\n").unwrap();
                     assert!(head.ends_with(&format!("\n.maxnreg {r}")), "{}", k.name);
