@@ -712,7 +712,9 @@ pub struct SpgemmReplayArgs<T> {
     pub n_long: u64,
     /// Bits of B's position in a word, 1 to 31.
     pub b_bits: u32,
-    pub _pad: u32,
+    /// A warp replays 2^`tile_run_shift` tiles in a row (0 to 4) after the
+    /// long tiles (one a warp each): its start is paid once for them.
+    pub tile_run_shift: u32,
 }
 
 /// Products in a tile of a plan's lists ([`SpgemmReplayArgs`]) for
@@ -748,6 +750,11 @@ pub const REPLAY_NARROW_BELOW: u64 = 3;
 /// warp then walks the list alone, and started last it would be the
 /// launch's tail.
 pub const REPLAY_LONG_TILES: u64 = 2;
+
+/// A bound on a plan's tiles ([`SpgemmReplayArgs::n_tiles`]): the replay
+/// numbers tiles and warps in `u32`, which keeps its loop's state in
+/// fewer registers, and a warp's number plus the grid's stays below 2³².
+pub const REPLAY_MAX_TILES: u64 = 1 << 31;
 
 /// A word of [`SpgemmReplayArgs::words`] that is no product, after its
 /// tile's [`replay_real`] words: flagged, so that it ends the sum before

@@ -2201,7 +2201,8 @@ impl<T: Copy> ReplayLists<T> {
 /// # Safety
 /// [`SpgemmReplayArgs`] valid for tiles of 32 × 4 products: every list
 /// non-empty, every position within A's and B's values, `words` and
-/// `wide_a` 16-byte aligned, `b_bits` from 1 to 31.
+/// `wide_a` 16-byte aligned, `b_bits` from 1 to 31, `n_tiles` below
+/// [`REPLAY_MAX_TILES`](crate::args::REPLAY_MAX_TILES).
 #[inline(always)]
 pub unsafe fn spgemm_replay_4<S: Semiring>(a: SpgemmReplayArgs<S::Value>)
 where
@@ -2234,28 +2235,45 @@ where
     S::Value: Shuffle,
 {
     require(block_dim_x().is_multiple_of(WARP_SIZE));
-    let (n_long, n_tiles) = (a.n_long, a.n_tiles);
+    let (n_long, n_tiles) = (a.n_long as u32, a.n_tiles as u32);
+    let shift = a.tile_run_shift;
+    let tiles_a_warp = 1 << shift;
     let long_tiles = a.long_tiles.as_ptr();
     let lists = ReplayLists { a };
     let p = N * lane_id() as usize;
-    let mut w = u64::from(global_warp_id());
+    // A warp's share: a long tile, or `tiles_a_warp` tiles in a row (the
+    // `i`th now), one tile a round so that the tile's code is inlined
+    // once. Tiles are counted in `u32` (fewer than `REPLAY_MAX_TILES`).
+    let shares = n_long + ((n_tiles + tiles_a_warp - 1) >> shift);
+    let mut w = global_warp_id();
+    let mut i = 0;
     // Warp-uniform: a warp's lanes share the tile.
-    while w < n_long + n_tiles {
-        // SAFETY: `w < n_long + n_tiles`, so `t` is a listed long tile or
-        // below `n_tiles`: its words and entry are readable; the lists as
-        // the contract says.
+    while w < shares {
+        let (t, first, last_of_share) = if w < n_long {
+            // SAFETY: `w < n_long` entries are listed, read-only.
+            (
+                unsafe { load_readonly(long_tiles.add(w as usize)) } as usize,
+                true,
+                true,
+            )
+        } else {
+            let t = ((w - n_long) << shift) + i;
+            (t as usize, false, i + 1 == tiles_a_warp || t + 1 == n_tiles)
+        };
+        // SAFETY: `t` is a listed long tile or below `n_tiles`: its words
+        // and entry are readable; the lists as the contract says.
         unsafe {
-            let (t, first) = if w < n_long {
-                (*long_tiles.add(w as usize) as usize, true)
-            } else {
-                ((w - n_long) as usize, false)
-            };
             let (ws, at, info) = lists.lane::<N>(t, p);
             if first || info & REPLAY_LONG_TILE == 0 {
                 replay_tile::<S, N>(&lists, t, &ws, &at, info);
             }
         }
-        w += u64::from(grid_warps());
+        if last_of_share {
+            w += grid_warps();
+            i = 0;
+        } else {
+            i += 1;
+        }
     }
 }
 
@@ -2368,22 +2386,24 @@ unsafe fn replay_tile<S: Semiring, const N: usize>(
         // The tile's entries, from its first; a tile holds at most
         // `32·N` of them, so they are counted from there in `u32`.
         let c = c.add(entry as usize);
-        // The lane's own sums, each from its flag to the next, without
-        // branches: a sum that a flag ends is stored where the flag before
-        // it began an entry (`begun`); the one before the lane's first
-        // flag is the next lanes' to finish.
-        let mut e = before;
+        // The lane's own sums, each from its flag to the next. A flag ends
+        // the sum begun at the flag before it in the lane where the word
+        // before it is no pad (pads only follow pads, so that flag began
+        // an entry); that entry is the lane's starts so far, counted from
+        // `before`. The sum open before the lane's first flag is the next
+        // lanes' to finish, so the first word needs no add.
+        let ends = bounds & bounds.wrapping_sub(1) & real_mask << 1;
         let mut open = x[0];
-        let mut begun = false;
-        for u in 0..N {
-            let flag = bounds >> u & 1 != 0;
-            if flag && begun {
+        for u in 1..N {
+            if ends >> u & 1 != 0 {
+                let e = before + (starts & ((1 << u) - 1)).count_ones();
                 *c.add(e as usize - 1) = open;
             }
-            let summed = S::add(open, x[u]);
-            open = if flag { x[u] } else { summed };
-            begun = if flag { starts >> u & 1 != 0 } else { begun };
-            e += u32::from(flag && begun);
+            open = if bounds >> u & 1 != 0 {
+                x[u]
+            } else {
+                S::add(open, x[u])
+            };
         }
         // A lane with no flag after the first adds its products to the sum
         // open at the lane before once that is final: `d` rounds after the

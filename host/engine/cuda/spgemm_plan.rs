@@ -29,9 +29,9 @@ use std::time::{Duration, Instant};
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{
-    DevPtr, REPLAY_FLAG, REPLAY_LONG_TILE, REPLAY_LONG_TILES, REPLAY_NARROW_BELOW,
-    REPLAY_NARROW_LANE, REPLAY_PAD, REPLAY_REAL_SHIFT, REPLAY_RUNS_ON, REPLAY_WIDE_LANE,
-    REPLAY_WIDE_TILE, SpgemmReplayArgs, replay_short, replay_tile,
+    DevPtr, REPLAY_FLAG, REPLAY_LONG_TILE, REPLAY_LONG_TILES, REPLAY_MAX_TILES,
+    REPLAY_NARROW_BELOW, REPLAY_NARROW_LANE, REPLAY_PAD, REPLAY_REAL_SHIFT, REPLAY_RUNS_ON,
+    REPLAY_WIDE_LANE, REPLAY_WIDE_TILE, SpgemmReplayArgs, replay_short, replay_tile,
 };
 use rayon::prelude::*;
 
@@ -79,6 +79,9 @@ struct ProductLists {
     /// Whether the replay's grid is `resident` threads at most, each warp
     /// looping over tiles (else a warp a tile).
     on_resident_grid: bool,
+    /// A warp replays 2^`tile_run_shift` tiles in a row (see
+    /// [`SpgemmReplayArgs`]).
+    tile_run_shift: u32,
 }
 
 impl<'g, S: Semiring> SpgemmPlan<'g, S>
@@ -204,9 +207,9 @@ where
             n_tiles,
             n_long,
             b_bits: lists.b_bits,
-            _pad: 0,
+            tile_run_shift: lists.tile_run_shift,
         };
-        let threads = 32 * (n_long + n_tiles);
+        let threads = 32 * (n_long + n_tiles.div_ceil(1 << lists.tile_run_shift));
         let threads = if lists.on_resident_grid {
             threads.min(lists.resident)
         } else {
@@ -233,10 +236,19 @@ where
     /// bits every way.
     fn keep_the_fastest(&mut self) -> Result<()> {
         self.numeric()?;
-        let tile = self.time_numeric()?;
-        self.set_resident_grid(true);
+        let (mut tile, mut shift) = (self.time_numeric()?, 0);
+        for longer in TILE_RUN_SHIFTS {
+            self.set_grid(false, longer);
+            let t = self.time_numeric()?;
+            if t < tile {
+                (tile, shift) = (t, longer);
+            }
+        }
+        self.set_grid(true, 0);
         let resident = self.time_numeric()?;
-        self.set_resident_grid(resident < tile);
+        if resident >= tile {
+            self.set_grid(false, shift);
+        }
         let lists = self.lists.take();
         let recompute = self.time_numeric();
         if recompute? >= tile.min(resident) {
@@ -245,11 +257,12 @@ where
         Ok(())
     }
 
-    /// Replays on the resident grid (see [`Self::keep_the_fastest`]), or a
-    /// warp a tile.
-    fn set_resident_grid(&mut self, on: bool) {
+    /// Replays on the resident grid (see [`Self::keep_the_fastest`]), or
+    /// a warp 2^`shift` tiles in a row.
+    fn set_grid(&mut self, resident: bool, shift: u32) {
         if let Some(lists) = &mut self.lists {
-            lists.on_resident_grid = on;
+            lists.on_resident_grid = resident;
+            lists.tile_run_shift = shift;
         }
     }
 
@@ -306,7 +319,7 @@ where
 
     /// Lists every entry's products from C's pattern (brought back) and
     /// A's and B's, and uploads the lists; `None` where B has 2³¹ entries
-    /// or more (see [`TiledLists`]).
+    /// or more or the tiles are too many (see [`TiledLists`]).
     fn list_products(&self, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<Option<ProductLists>> {
         let gpu = self.product.gpu;
         let n = a.nrows();
@@ -334,6 +347,7 @@ where
             b_bits: tiled.b_bits,
             resident: gpu.resident_threads::<S>(replay_kernel(lane), REPLAY_BLOCK)?,
             on_resident_grid: false,
+            tile_run_shift: 0,
         }))
     }
 }
@@ -343,6 +357,12 @@ where
 /// threads, but only 4 of 256; at 40 registers (`spgemm_replay_4`) or 48
 /// (`spgemm_replay_8` in f32) blocks of either size fill the same warps.
 const REPLAY_BLOCK: u32 = 128;
+
+/// Runs of 2^shift tiles a warp that [`SpgemmPlan::keep_the_fastest`]
+/// tries beside one tile a warp (2 and 4): a warp's start (its arguments
+/// and lane constants) is about an eighth of a tile's instructions, paid
+/// once for the run, while the GPU still balances runs of unequal cost.
+const TILE_RUN_SHIFTS: [u32; 2] = [1, 2];
 
 /// The replay kernel for `lane` products a lane.
 fn replay_kernel(lane: u64) -> &'static str {
@@ -375,7 +395,7 @@ impl TiledLists {
     /// Lays out `entry_ptr`'s lists of `pairs` (`a_position | b_position
     /// << 32`) for a B of `b_nnz` entries, in tiles of `lane` products a
     /// lane; `None` where `b_nnz` is 2³¹ or more (a word keeps bit 31 for
-    /// the flag).
+    /// the flag) or the tiles would be [`REPLAY_MAX_TILES`] or more.
     fn new(entry_ptr: &[usize], pairs: Vec<u64>, b_nnz: usize, lane: u64) -> Option<TiledLists> {
         if b_nnz >= 1 << 31 {
             return None;
@@ -421,6 +441,9 @@ impl TiledLists {
             })
             .collect();
         let n_tiles = tile_chunks.last().map_or(0, |t| t.end);
+        if n_tiles as u64 >= REPLAY_MAX_TILES {
+            return None;
+        }
         // Each tile's lowest and highest A position (a tile of pads: none).
         let mut spans: Vec<Option<(u32, u32)>> = vec![None; n_tiles];
         split_rows_mut(&mut starts, &chunks, 1)
