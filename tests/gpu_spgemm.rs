@@ -23,7 +23,7 @@ use common::{TestScalar, arb_csr_shaped, assert_identical};
 use proptest::prelude::*;
 use spmx::engine::cuda::Gpu;
 use spmx::engine::cuda::spgemm::{SpgemmOptions, spgemm_blocks, spgemm_with};
-use spmx::engine::cuda::spgemm_plan::SpgemmPlan;
+use spmx::engine::cuda::spgemm_plan::{ReplayGrid, SpgemmPlan};
 use spmx::engine::{Engine, Op};
 use spmx::format::Csr;
 use spmx::{MaxPlus, MinPlus, OrAnd, PlusTimes, Scalar, Semiring, app, ops};
@@ -547,20 +547,30 @@ where
     ];
     assert!(plans[1].as_ref().is_ok_and(|p| p.replays()));
     assert!(!plans[2].as_ref().is_ok_and(|p| p.replays()));
-    for plan in plans {
+    for (i, plan) in plans.into_iter().enumerate() {
         let mut plan = plan.unwrap_or_else(|e| panic!("{what} ({}): {e}", S::NAME));
-        check_numeric::<S>(&mut plan, a, b, what);
+        let grids: &[ReplayGrid] = if i == 1 { &REPLAY_GRIDS } else { &[] };
+        check_numeric::<S>(&mut plan, a, b, what, grids);
     }
 }
 
+/// Every grid a plan's replay runs on.
+const REPLAY_GRIDS: [ReplayGrid; 4] = [
+    ReplayGrid::TilesAWarp(1),
+    ReplayGrid::TilesAWarp(2),
+    ReplayGrid::TilesAWarp(4),
+    ReplayGrid::Resident,
+];
+
 /// `plan` (of A ⊗ B) recomputed for new values of A and B equals a fresh
-/// serial product of them.
+/// serial product of them, on its own grid and then on each of `grids`.
 #[track_caller]
 fn check_numeric<S: Semiring>(
     plan: &mut SpgemmPlan<S>,
     a: &Csr<S::Value>,
     b: &Csr<S::Value>,
     what: &str,
+    grids: &[ReplayGrid],
 ) where
     S::Value: TestScalar,
 {
@@ -585,6 +595,18 @@ fn check_numeric<S: Semiring>(
                 .zip(got.values())
                 .all(|(v, g)| v.bits() == g.bits())
         );
+        for &grid in grids {
+            plan.set_replay_grid(grid).unwrap();
+            plan.numeric().unwrap();
+            let got = plan.download().unwrap();
+            if got != want {
+                println!(
+                    "{what} ({}): the plan on {grid:?} differs from serial",
+                    S::NAME
+                );
+            }
+            assert_same_bits(&got, &want);
+        }
     }
 }
 
@@ -730,6 +752,33 @@ fn plan_rejects_values_of_another_length() {
         &plan.download().unwrap(),
         &ops::spgemm::<PlusTimes<f64>>(&a, &b, Engine::Serial).unwrap(),
     );
+}
+
+/// A replay grid the kernel has no loop for, or one set on a plan that
+/// recomputes rows, is an error saying so; the plan keeps its grid.
+#[test]
+fn plan_rejects_grids_it_cannot_replay_on() {
+    let Some(gpu) = gpu("plan_rejects_grids_it_cannot_replay_on") else {
+        return;
+    };
+    let a: Csr<f64> = skewed(50, 40, |i| i % 6, 1);
+    let mut plan = SpgemmPlan::<PlusTimes<f64>>::replaying(gpu, &a, &a.transpose()).unwrap();
+    assert_eq!(plan.replay_grid(), Some(ReplayGrid::TilesAWarp(1)));
+    for n in [0, 3, 8] {
+        let e = plan
+            .set_replay_grid(ReplayGrid::TilesAWarp(n))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(&format!("{n} tiles a warp")), "{e}");
+    }
+    assert_eq!(plan.replay_grid(), Some(ReplayGrid::TilesAWarp(1)));
+    let mut rows = SpgemmPlan::<PlusTimes<f64>>::recomputing(gpu, &a, &a.transpose()).unwrap();
+    let e = rows
+        .set_replay_grid(ReplayGrid::Resident)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("recomputes rows"), "{e}");
+    assert_eq!(rows.replay_grid(), None);
 }
 
 /// `auto` runs SpGEMM on the GPU when there is one; empty shapes work.

@@ -30,7 +30,7 @@ use crate::cusparse::{Cusparse, CusparseSpgemm, CusparseSpgemmReuse, CusparseVal
 use spmx::engine::cpu;
 use spmx::engine::cuda::matrix::{DevCsr, download_csr};
 use spmx::engine::cuda::spgemm::{SpgemmOptions, spgemm_blocks, spgemm_device, spgemm_with};
-use spmx::engine::cuda::spgemm_plan::SpgemmPlan;
+use spmx::engine::cuda::spgemm_plan::{ReplayGrid, SpgemmPlan};
 use spmx::error::Result;
 use spmx::format::Csr;
 use spmx::{PlusTimes, Scalar, Semiring};
@@ -209,10 +209,17 @@ impl SpgemmBench {
         let ours = match SpgemmPlan::<S>::new(gpu, a, b) {
             Err(e) => skipped(OURS_NUMERIC, false, e),
             Ok(mut plan) => {
-                let mode = match (plan.replays(), plan.replays_on_resident_grid()) {
-                    (true, true) => "replaying product lists on the resident grid",
-                    (true, false) => "replaying product lists, a warp a tile",
-                    (false, _) => "recomputing rows",
+                let mode = match plan.replay_grid() {
+                    Some(ReplayGrid::Resident) => {
+                        "replaying product lists on the resident grid".to_string()
+                    }
+                    Some(ReplayGrid::TilesAWarp(1)) => {
+                        "replaying product lists, a warp a tile".to_string()
+                    }
+                    Some(ReplayGrid::TilesAWarp(n)) => {
+                        format!("replaying product lists, a warp {n} tiles")
+                    }
+                    None => "recomputing rows".to_string(),
                 };
                 let how = format!("{mode}; planned in {:.0} ms", ms(planned.elapsed()));
                 let run = |keep: bool| {

@@ -15,13 +15,14 @@
 //! are, and C keeps the serial engine's bits. The lists take 4 bytes a
 //! product where its tile's positions pack into `u32`s, 8 in the few
 //! tiles whose A positions span too far, and the tiles' padding
-//! (`TiledLists`). [`SpgemmPlan::new`] times the replay on two grids, a
-//! warp a tile and only the warps the GPU runs at once (each looping over
-//! tiles), and keeps the faster. Where the lists do not fit in half the
-//! free device memory, where rerunning the row kernels' numeric phase was
-//! faster still when `new` timed it (bands, whose rows of B are read
-//! whole), or with [`SpgemmPlan::recomputing`], each numeric phase reruns
-//! the row kernels instead; the bits are the same.
+//! (`TiledLists`). [`SpgemmPlan::new`] times the replay on its grids
+//! ([`ReplayGrid`]: a warp 1, 2 or 4 tiles in a row, or only the warps the
+//! GPU runs at once, each looping over tiles), and keeps the fastest.
+//! Where the lists do not fit in half the free device memory, where
+//! rerunning the row kernels' numeric phase was faster still when `new`
+//! timed it (bands, whose rows of B are read whole), or with
+//! [`SpgemmPlan::recomputing`], each numeric phase reruns the row kernels
+//! instead; the bits are the same.
 
 use std::marker::PhantomData;
 use std::time::{Duration, Instant};
@@ -89,7 +90,7 @@ where
     S::Value: Scalar,
 {
     /// Plans C = A ⊗ B and computes it once; keeps the product lists when
-    /// they fit, and of the replay's two grids and the row kernels, the
+    /// they fit, and of the replay's grids and the row kernels, the
     /// fastest when timed (see the module documentation).
     #[track_caller]
     pub fn new(gpu: &'g Gpu, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<Self> {
@@ -150,10 +151,42 @@ where
         self.lists.is_some()
     }
 
-    /// Whether the replay runs only the warps the GPU runs at once, each
-    /// looping over tiles (else a warp a tile; see [`Self::new`]).
-    pub fn replays_on_resident_grid(&self) -> bool {
-        self.lists.as_ref().is_some_and(|l| l.on_resident_grid)
+    /// How the replay's warps take the tiles (`None` where the plan
+    /// recomputes rows): [`Self::new`] keeps the fastest.
+    pub fn replay_grid(&self) -> Option<ReplayGrid> {
+        self.lists.as_ref().map(|l| {
+            if l.on_resident_grid {
+                ReplayGrid::Resident
+            } else {
+                ReplayGrid::TilesAWarp(1 << l.tile_run_shift)
+            }
+        })
+    }
+
+    /// Replays on `grid` from now on (C's bits are the same on every
+    /// grid; only the time differs). A plan that recomputes rows, or
+    /// [`ReplayGrid::TilesAWarp`] of other than 1, 2 or 4 tiles, is
+    /// [`Error::Invalid`].
+    pub fn set_replay_grid(&mut self, grid: ReplayGrid) -> Result<()> {
+        let Some(lists) = &mut self.lists else {
+            return Err(Error::invalid(
+                "SpGEMM plan",
+                "SpgemmPlan::set_replay_grid: the plan recomputes rows; it has no lists to replay",
+            ));
+        };
+        (lists.on_resident_grid, lists.tile_run_shift) = match grid {
+            ReplayGrid::Resident => (true, 0),
+            ReplayGrid::TilesAWarp(n @ (1 | 2 | 4)) => (false, n.trailing_zeros()),
+            ReplayGrid::TilesAWarp(n) => {
+                return Err(Error::invalid(
+                    "SpGEMM plan",
+                    format!(
+                        "SpgemmPlan::set_replay_grid: {n} tiles a warp; a warp replays 1, 2 or 4"
+                    ),
+                ));
+            }
+        };
+        Ok(())
     }
 
     /// Replaces A's and B's values (each in its CSR order, its pattern
@@ -224,46 +257,29 @@ where
         )
     }
 
-    /// Keeps the fastest numeric phase of three, each timed (the least of
-    /// three runs) after the replay's first launch: the replay a warp a
-    /// tile, the replay on the warps the GPU runs at once, each looping
-    /// over tiles, and the row kernels. Which wins depends on the matrix.
-    /// The resident grid starts a warp once for many tiles, which pays
-    /// where tiles cost alike (grids, bands); a warp a tile lets the GPU
-    /// balance tiles of unequal cost (power-law lists that run on). The
-    /// row kernels read B's rows as they lie, which pays where many
-    /// products fall on each entry of C (bands). C's values are the same
-    /// bits every way.
+    /// Keeps the fastest numeric phase, each timed (the least of three
+    /// runs) after the replay's first launch: the replay on each of
+    /// [`REPLAY_GRIDS`], and the row kernels. Which wins depends on the
+    /// matrix. The resident grid starts a warp once for many tiles, which
+    /// pays where tiles cost alike (grids, bands); a warp a tile or a few
+    /// lets the GPU balance tiles of unequal cost (power-law lists that
+    /// run on). The row kernels read B's rows as they lie, which pays where
+    /// many products fall on each entry of C (bands). C's values are the
+    /// same bits every way.
     fn keep_the_fastest(&mut self) -> Result<()> {
         self.numeric()?;
-        let (mut tile, mut shift) = (self.time_numeric()?, 0);
-        for longer in TILE_RUN_SHIFTS {
-            self.set_grid(false, longer);
-            let t = self.time_numeric()?;
-            if t < tile {
-                (tile, shift) = (t, longer);
-            }
+        let mut fastest = (Duration::MAX, ReplayGrid::Resident);
+        for grid in REPLAY_GRIDS {
+            self.set_replay_grid(grid)?;
+            fastest = fastest.min((self.time_numeric()?, grid));
         }
-        self.set_grid(true, 0);
-        let resident = self.time_numeric()?;
-        if resident >= tile {
-            self.set_grid(false, shift);
-        }
+        self.set_replay_grid(fastest.1)?;
         let lists = self.lists.take();
         let recompute = self.time_numeric();
-        if recompute? >= tile.min(resident) {
+        if recompute? >= fastest.0 {
             self.lists = lists;
         }
         Ok(())
-    }
-
-    /// Replays on the resident grid (see [`Self::keep_the_fastest`]), or
-    /// a warp 2^`shift` tiles in a row.
-    fn set_grid(&mut self, resident: bool, shift: u32) {
-        if let Some(lists) = &mut self.lists {
-            lists.on_resident_grid = resident;
-            lists.tile_run_shift = shift;
-        }
     }
 
     /// A numeric phase, the least of three runs on the host clock, each
@@ -358,11 +374,26 @@ where
 /// (`spgemm_replay_8` in f32) blocks of either size fill the same warps.
 const REPLAY_BLOCK: u32 = 128;
 
-/// Runs of 2^shift tiles a warp that [`SpgemmPlan::keep_the_fastest`]
-/// tries beside one tile a warp (2 and 4): a warp's start (its arguments
-/// and lane constants) is about an eighth of a tile's instructions, paid
-/// once for the run, while the GPU still balances runs of unequal cost.
-const TILE_RUN_SHIFTS: [u32; 2] = [1, 2];
+/// Which warps replay which tiles of a plan's lists
+/// ([`SpgemmPlan::set_replay_grid`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ReplayGrid {
+    /// Each warp replays this many tiles in a row (1, 2 or 4): its start
+    /// (its arguments and lane constants, about an eighth of a tile's
+    /// instructions) is paid once for them, while the GPU still balances
+    /// runs of unequal cost.
+    TilesAWarp(u32),
+    /// Only the warps the GPU runs at once, each looping over tiles.
+    Resident,
+}
+
+/// The grids [`SpgemmPlan::keep_the_fastest`] times.
+const REPLAY_GRIDS: [ReplayGrid; 4] = [
+    ReplayGrid::TilesAWarp(1),
+    ReplayGrid::TilesAWarp(2),
+    ReplayGrid::TilesAWarp(4),
+    ReplayGrid::Resident,
+];
 
 /// The replay kernel for `lane` products a lane.
 fn replay_kernel(lane: u64) -> &'static str {
