@@ -53,8 +53,9 @@ pub struct Kernel {
 /// and value type (`.maxnreg`, written into the entry's PTX when it is
 /// loaded), where ptxas takes more than the kernel needs without spilling
 /// and the extra registers cost warps an SM holds: plus-times f64
-/// `spgemm_replay_4` fits 40 with no spills: 48 warps an SM in blocks of
-/// 128, where ptxas's own 42 leave room for 40 warps.
+/// `spgemm_replay_4` fits 40, spilling one word read once a warp's share
+/// of tiles: 48 warps an SM in blocks of 128, where ptxas's own 42 leave
+/// room for 40 warps.
 pub const REGISTER_CAPS: &[(&str, &str, &str, u32)] =
     &[("spgemm_replay_4", "plus-times", "f64", 40)];
 

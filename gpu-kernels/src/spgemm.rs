@@ -2283,7 +2283,8 @@ where
 /// product's shuffle for the next step is asked for as soon as this
 /// step's product in its register is added: the adds, which must follow
 /// one another, then seldom wait for a shuffle. `K` is what registers
-/// allow: 8 of 4 bytes, or half a lane's of 8 bytes.
+/// allow: 8 of 4 bytes or 4 of 8 (2 of 8, a step of half a lane's, left
+/// the adds waiting on shuffles: long lists in f64 took twice f32's time).
 ///
 /// # Safety
 /// The whole warp calls it with the same `stop`, at most `32·N`.
@@ -2462,8 +2463,6 @@ unsafe fn replay_tile<S: Semiring, const N: usize>(
             let x = lists.products::<S, N>(&ws, &at, p >= stop);
             sum = if size_of::<S::Value>() <= 4 {
                 fold_prefix::<S, N, 8>(sum, &x, stop)
-            } else if N == REPLAY_NARROW_LANE as usize {
-                fold_prefix::<S, N, 2>(sum, &x, stop)
             } else {
                 fold_prefix::<S, N, 4>(sum, &x, stop)
             };
