@@ -549,18 +549,10 @@ where
     assert!(!plans[2].as_ref().is_ok_and(|p| p.replays()));
     for (i, plan) in plans.into_iter().enumerate() {
         let mut plan = plan.unwrap_or_else(|e| panic!("{what} ({}): {e}", S::NAME));
-        let grids: &[ReplayGrid] = if i == 1 { &REPLAY_GRIDS } else { &[] };
+        let grids: &[ReplayGrid] = if i == 1 { &ReplayGrid::ALL } else { &[] };
         check_numeric::<S>(&mut plan, a, b, what, grids);
     }
 }
-
-/// Every grid a plan's replay runs on.
-const REPLAY_GRIDS: [ReplayGrid; 4] = [
-    ReplayGrid::TilesAWarp(1),
-    ReplayGrid::TilesAWarp(2),
-    ReplayGrid::TilesAWarp(4),
-    ReplayGrid::Resident,
-];
 
 /// `plan` (of A ⊗ B) recomputed for new values of A and B equals a fresh
 /// serial product of them, on its own grid and then on each of `grids`.

@@ -77,12 +77,8 @@ struct ProductLists {
     b_bits: u32,
     /// Threads of the replay the GPU runs at once.
     resident: u64,
-    /// Whether the replay's grid is `resident` threads at most, each warp
-    /// looping over tiles (else a warp a tile).
-    on_resident_grid: bool,
-    /// A warp replays 2^`tile_run_shift` tiles in a row (see
-    /// [`SpgemmReplayArgs`]).
-    tile_run_shift: u32,
+    /// Which warps replay which tiles.
+    grid: ReplayGrid,
 }
 
 impl<'g, S: Semiring> SpgemmPlan<'g, S>
@@ -154,13 +150,7 @@ where
     /// How the replay's warps take the tiles (`None` where the plan
     /// recomputes rows): [`Self::new`] keeps the fastest.
     pub fn replay_grid(&self) -> Option<ReplayGrid> {
-        self.lists.as_ref().map(|l| {
-            if l.on_resident_grid {
-                ReplayGrid::Resident
-            } else {
-                ReplayGrid::TilesAWarp(1 << l.tile_run_shift)
-            }
-        })
+        self.lists.as_ref().map(|l| l.grid)
     }
 
     /// Replays on `grid` from now on (C's bits are the same on every
@@ -174,19 +164,16 @@ where
                 "SpgemmPlan::set_replay_grid: the plan recomputes rows; it has no lists to replay",
             ));
         };
-        (lists.on_resident_grid, lists.tile_run_shift) = match grid {
-            ReplayGrid::Resident => (true, 0),
-            ReplayGrid::TilesAWarp(n @ (1 | 2 | 4)) => (false, n.trailing_zeros()),
-            ReplayGrid::TilesAWarp(n) => {
-                return Err(Error::invalid(
-                    "SpGEMM plan",
-                    format!(
-                        "SpgemmPlan::set_replay_grid: {n} tiles a warp; a warp replays 1, 2 or 4"
-                    ),
-                ));
+        match grid {
+            ReplayGrid::TilesAWarp(n) if !ReplayGrid::ALL.contains(&grid) => Err(Error::invalid(
+                "SpGEMM plan",
+                format!("SpgemmPlan::set_replay_grid: {n} tiles a warp; a warp replays 1, 2 or 4"),
+            )),
+            _ => {
+                lists.grid = grid;
+                Ok(())
             }
-        };
-        Ok(())
+        }
     }
 
     /// Replaces A's and B's values (each in its CSR order, its pattern
@@ -227,6 +214,7 @@ where
         let n_long = lists.long_tiles.as_ref().map_or(0, |l| l.len() as u64);
         let optional =
             |l: &Option<CudaSlice<u32>>| l.as_ref().map_or(DevPtr::new(0), |l| gpu.ptr(l));
+        let (threads, tile_run_shift) = lists.grid.launch(n_long, n_tiles, lists.resident);
         let args = SpgemmReplayArgs {
             a_values: gpu.ptr(&self.a.values),
             b_values: gpu.ptr(&self.b.values),
@@ -240,13 +228,7 @@ where
             n_tiles,
             n_long,
             b_bits: lists.b_bits,
-            tile_run_shift: lists.tile_run_shift,
-        };
-        let threads = 32 * (n_long + n_tiles.div_ceil(1 << lists.tile_run_shift));
-        let threads = if lists.on_resident_grid {
-            threads.min(lists.resident)
-        } else {
-            threads
+            tile_run_shift,
         };
         gpu.launch_threads_in_blocks::<S, _>(
             replay_kernel(lists.lane),
@@ -259,7 +241,7 @@ where
 
     /// Keeps the fastest numeric phase, each timed (the least of three
     /// runs) after the replay's first launch: the replay on each of
-    /// [`REPLAY_GRIDS`], and the row kernels. Which wins depends on the
+    /// [`ReplayGrid::ALL`], and the row kernels. Which wins depends on the
     /// matrix. The resident grid starts a warp once for many tiles, which
     /// pays where tiles cost alike (grids, bands); a warp a tile or a few
     /// lets the GPU balance tiles of unequal cost (power-law lists that
@@ -269,7 +251,7 @@ where
     fn keep_the_fastest(&mut self) -> Result<()> {
         self.numeric()?;
         let mut fastest = (Duration::MAX, ReplayGrid::Resident);
-        for grid in REPLAY_GRIDS {
+        for grid in ReplayGrid::ALL {
             self.set_replay_grid(grid)?;
             fastest = fastest.min((self.time_numeric()?, grid));
         }
@@ -362,8 +344,7 @@ where
             long_tiles: optional(&tiled.long_tiles)?,
             b_bits: tiled.b_bits,
             resident: gpu.resident_threads::<S>(replay_kernel(lane), REPLAY_BLOCK)?,
-            on_resident_grid: false,
-            tile_run_shift: 0,
+            grid: ReplayGrid::TilesAWarp(1),
         }))
     }
 }
@@ -387,13 +368,31 @@ pub enum ReplayGrid {
     Resident,
 }
 
-/// The grids [`SpgemmPlan::keep_the_fastest`] times.
-const REPLAY_GRIDS: [ReplayGrid; 4] = [
-    ReplayGrid::TilesAWarp(1),
-    ReplayGrid::TilesAWarp(2),
-    ReplayGrid::TilesAWarp(4),
-    ReplayGrid::Resident,
-];
+impl ReplayGrid {
+    /// Every grid the replay runs on, the ones
+    /// [`SpgemmPlan::keep_the_fastest`] times.
+    pub const ALL: [ReplayGrid; 4] = [
+        ReplayGrid::TilesAWarp(1),
+        ReplayGrid::TilesAWarp(2),
+        ReplayGrid::TilesAWarp(4),
+        ReplayGrid::Resident,
+    ];
+
+    /// The replay's threads on this grid (one of [`Self::ALL`]) for
+    /// `n_long` long tiles and `n_tiles` in all, at most `resident` on
+    /// the resident grid, and its `SpgemmReplayArgs::tile_run_shift`.
+    fn launch(self, n_long: u64, n_tiles: u64, resident: u64) -> (u64, u32) {
+        let shift = match self {
+            ReplayGrid::TilesAWarp(n) => n.trailing_zeros(),
+            ReplayGrid::Resident => 0,
+        };
+        let threads = 32 * (n_long + n_tiles.div_ceil(1 << shift));
+        match self {
+            ReplayGrid::TilesAWarp(_) => (threads, shift),
+            ReplayGrid::Resident => (threads.min(resident), shift),
+        }
+    }
+}
 
 /// The replay kernel for `lane` products a lane.
 fn replay_kernel(lane: u64) -> &'static str {
@@ -725,6 +724,19 @@ fn product_lists<T: Scalar>(
 mod tests {
     use super::*;
     use gpu_kernels::args::{replay_entry, replay_real};
+
+    #[test]
+    fn replay_grids_launch_a_warp_a_run_of_tiles() {
+        // 3 long tiles, 10 tiles in all: runs of 1, 2, 4 tiles take 10, 5,
+        // 3 warps beside the long tiles'; the resident grid no more than
+        // the GPU holds.
+        let launch = |grid: ReplayGrid, resident| grid.launch(3, 10, resident);
+        assert_eq!(launch(ReplayGrid::TilesAWarp(1), 64), (32 * 13, 0));
+        assert_eq!(launch(ReplayGrid::TilesAWarp(2), 64), (32 * 8, 1));
+        assert_eq!(launch(ReplayGrid::TilesAWarp(4), 64), (32 * 6, 2));
+        assert_eq!(launch(ReplayGrid::Resident, 64), (64, 0));
+        assert_eq!(launch(ReplayGrid::Resident, 1 << 20), (32 * 13, 0));
+    }
 
     #[test]
     fn product_lists_follow_the_serial_order() {
