@@ -369,8 +369,7 @@ pub enum ReplayGrid {
 }
 
 impl ReplayGrid {
-    /// Every grid the replay runs on, the ones
-    /// [`SpgemmPlan::keep_the_fastest`] times.
+    /// Every grid the replay runs on; [`SpgemmPlan::new`] times each.
     pub const ALL: [ReplayGrid; 4] = [
         ReplayGrid::TilesAWarp(1),
         ReplayGrid::TilesAWarp(2),
