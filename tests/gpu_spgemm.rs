@@ -555,7 +555,8 @@ where
 }
 
 /// `plan` (of A ⊗ B) recomputed for new values of A and B equals a fresh
-/// serial product of them, on its own grid and then on each of `grids`.
+/// serial product of them, on its own grid and then on each of `grids`,
+/// C's entries staged and not.
 #[track_caller]
 fn check_numeric<S: Semiring>(
     plan: &mut SpgemmPlan<S>,
@@ -588,16 +589,19 @@ fn check_numeric<S: Semiring>(
                 .all(|(v, g)| v.bits() == g.bits())
         );
         for &grid in grids {
-            plan.set_replay_grid(grid).unwrap();
-            plan.numeric().unwrap();
-            let got = plan.download().unwrap();
-            if got != want {
-                println!(
-                    "{what} ({}): the plan on {grid:?} differs from serial",
-                    S::NAME
-                );
+            for stages in [false, true] {
+                plan.set_replay_grid(grid).unwrap();
+                plan.set_replay_stages(stages).unwrap();
+                plan.numeric().unwrap();
+                let got = plan.download().unwrap();
+                if got != want {
+                    println!(
+                        "{what} ({}): the plan on {grid:?}, staging {stages}, differs from serial",
+                        S::NAME
+                    );
+                }
+                assert_same_bits(&got, &want);
             }
-            assert_same_bits(&got, &want);
         }
     }
 }
@@ -746,8 +750,9 @@ fn plan_rejects_values_of_another_length() {
     );
 }
 
-/// A replay grid the kernel has no loop for, or one set on a plan that
-/// recomputes rows, is an error saying so; the plan keeps its grid.
+/// A replay grid the kernel has no loop for, or a grid or staging set on a
+/// plan that recomputes rows, is an error saying so; the plan keeps its
+/// grid.
 #[test]
 fn plan_rejects_grids_it_cannot_replay_on() {
     let Some(gpu) = gpu("plan_rejects_grids_it_cannot_replay_on") else {
@@ -771,6 +776,13 @@ fn plan_rejects_grids_it_cannot_replay_on() {
         .to_string();
     assert!(e.contains("recomputes rows"), "{e}");
     assert_eq!(rows.replay_grid(), None);
+    let e = rows.set_replay_stages(true).unwrap_err().to_string();
+    assert!(
+        e.contains("set_replay_stages") && e.contains("recomputes rows"),
+        "{e}"
+    );
+    assert_eq!(rows.replay_stages(), None);
+    assert_eq!(plan.replay_stages(), Some(true));
 }
 
 /// `auto` runs SpGEMM on the GPU when there is one; empty shapes work.

@@ -209,17 +209,18 @@ impl SpgemmBench {
         let ours = match SpgemmPlan::<S>::new(gpu, a, b) {
             Err(e) => skipped(OURS_NUMERIC, false, e),
             Ok(mut plan) => {
-                let mode = match plan.replay_grid() {
-                    Some(ReplayGrid::Resident) => {
-                        "replaying product lists on the resident grid".to_string()
+                let grid = match plan.replay_grid() {
+                    Some(ReplayGrid::Resident) => Some("the resident grid".to_string()),
+                    Some(ReplayGrid::TilesAWarp(1)) => Some("a warp a tile".to_string()),
+                    Some(ReplayGrid::TilesAWarp(n)) => Some(format!("a warp {n} tiles")),
+                    None => None,
+                };
+                let mode = match (grid, plan.replay_stages()) {
+                    (Some(grid), Some(true)) => {
+                        format!("replaying product lists, {grid}, entries staged")
                     }
-                    Some(ReplayGrid::TilesAWarp(1)) => {
-                        "replaying product lists, a warp a tile".to_string()
-                    }
-                    Some(ReplayGrid::TilesAWarp(n)) => {
-                        format!("replaying product lists, a warp {n} tiles")
-                    }
-                    None => "recomputing rows".to_string(),
+                    (Some(grid), _) => format!("replaying product lists, {grid}, entries by lane"),
+                    (None, _) => "recomputing rows".to_string(),
                 };
                 let how = format!("{mode}; planned in {:.0} ms", ms(planned.elapsed()));
                 let run = |keep: bool| {

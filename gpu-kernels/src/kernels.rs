@@ -52,12 +52,14 @@ pub struct Kernel {
 /// Registers ptxas may give a thread of a family's kernel for a semiring
 /// and value type (`.maxnreg`, written into the entry's PTX when it is
 /// loaded), where ptxas takes more than the kernel needs without spilling
-/// and the extra registers cost warps an SM holds: plus-times f64
-/// `spgemm_replay_4` fits 40, spilling one word read once a warp's share
-/// of tiles: 48 warps an SM in blocks of 128, where ptxas's own 42 leave
-/// room for 40 warps.
-pub const REGISTER_CAPS: &[(&str, &str, &str, u32)] =
-    &[("spgemm_replay_4", "plus-times", "f64", 40)];
+/// and the extra registers cost warps an SM holds, in blocks of 128:
+/// plus-times `spgemm_replay_4` in f64 fits 40 (48 warps, where ptxas's
+/// own 48 leave room for 40), and `spgemm_replay_8` in f32 fits 48 (40
+/// warps, where its own 56 leave 36).
+pub const REGISTER_CAPS: &[(&str, &str, &str, u32)] = &[
+    ("spgemm_replay_4", "plus-times", "f64", 40),
+    ("spgemm_replay_8", "plus-times", "f32", 48),
+];
 
 /// Entry points that are not stamped per semiring (`crate::util`: the spin,
 /// offsets narrowed, buffers compared and dense operands transposed; and the

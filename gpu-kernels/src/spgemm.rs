@@ -2196,13 +2196,21 @@ impl<T: Copy> ReplayLists<T> {
 /// a round, each lane adding them all in order. The tiles in `long_tiles`
 /// go first.
 ///
-/// Launch: 1D, block size a multiple of 32, any grid.
+/// A lane's stores of C's entries, a few words apart, write each sector of
+/// C in parts; with [`SpgemmReplayArgs::stage_entries`] a warp stages its
+/// tile's entries in shared memory and copies them out whole, which pays
+/// where L2's traffic bounds the replay (many entries of few products).
+///
+/// Launch: 1D, block size a multiple of 32, any grid; when staging, `32 ×
+/// 4` values of dynamic shared memory a warp (`32 × 8` for
+/// `spgemm_replay_8`).
 ///
 /// # Safety
 /// [`SpgemmReplayArgs`] valid for tiles of 32 × 4 products: every list
 /// non-empty, every position within A's and B's values, `words` and
 /// `wide_a` 16-byte aligned, `b_bits` from 1 to 31, `n_tiles` below
-/// [`REPLAY_MAX_TILES`](crate::args::REPLAY_MAX_TILES).
+/// [`REPLAY_MAX_TILES`](crate::args::REPLAY_MAX_TILES); when staging, the
+/// shared memory above.
 #[inline(always)]
 pub unsafe fn spgemm_replay_4<S: Semiring>(a: SpgemmReplayArgs<S::Value>)
 where
@@ -2337,6 +2345,43 @@ where
     sum
 }
 
+/// [`fold_prefix`]'s sum by a relay: lane by lane, lane `l` adds its
+/// products to the sum so far and one shuffle passes the result to all
+/// (the other lanes' adds are thrown away, so none needs a test but the
+/// last lane's, which adds only those below `stop`). `N` adds and one
+/// shuffle a lane, where `fold_prefix` takes a shuffle and an add a
+/// product; the adds of a lane wait for the shuffle before them.
+///
+/// # Safety
+/// The whole warp calls it with the same `stop`, at most `32·N`.
+#[inline(always)]
+unsafe fn relay_prefix<S: Semiring, const N: usize>(
+    mut sum: S::Value,
+    x: &[S::Value; N],
+    stop: u32,
+) -> S::Value
+where
+    S::Value: Shuffle,
+{
+    let (whole, rest) = (stop / N as u32, stop % N as u32);
+    for l in 0..whole {
+        let s = x.iter().fold(sum, |s, &y| S::add(s, y));
+        // SAFETY: the whole warp calls with the same `l` (the caller's).
+        sum = unsafe { warp::shuffle_idx(s, l) };
+    }
+    if rest > 0 {
+        let mut s = sum;
+        for (u, &y) in x.iter().enumerate() {
+            if (u as u32) < rest {
+                s = S::add(s, y);
+            }
+        }
+        // SAFETY: as above.
+        sum = unsafe { warp::shuffle_idx(s, whole) };
+    }
+    sum
+}
+
 /// The lane's words for which `holds` is true, word `u` at bit `u`.
 #[inline(always)]
 fn word_mask<const N: usize>(ws: &[u32; N], holds: impl Fn(u32) -> bool) -> u32 {
@@ -2361,14 +2406,16 @@ unsafe fn replay_tile<S: Semiring, const N: usize>(
 {
     let tile = WARP_SIZE * N as u32;
     let c = lists.a.c_values.as_mut_ptr();
+    let stage = lists.a.stage_entries != 0;
     let lane = lane_id();
     let (entry, real) = (replay_entry(info), replay_real(info));
     // The lane's first word in the tile; its words before the pads.
     let p = N as u32 * lane;
     let real_mask = (1u32 << real.saturating_sub(p).min(N as u32)) - 1;
     // SAFETY (whole body): the tile's words are readable (`t < n_tiles`),
-    // a flagged word's entry is below `n_entries`, and every shuffle and
-    // vote is reached by the whole warp (the branches on them are
+    // a flagged word's entry is below `n_entries`, a tile's entries number
+    // at most `tile` (the staging slots'), and every shuffle, vote and
+    // warp barrier is reached by the whole warp (the branches on them are
     // warp-uniform).
     unsafe {
         let bounds = word_mask(ws, replay_flagged);
@@ -2387,6 +2434,15 @@ unsafe fn replay_tile<S: Semiring, const N: usize>(
         // The tile's entries, from its first; a tile holds at most
         // `32·N` of them, so they are counted from there in `u32`.
         let c = c.add(entry as usize);
+        let total = warp::shuffle_idx(before + count, WARP_SIZE - 1);
+        // Where the lanes write the tile's entries: C, or the warp's slots
+        // in shared memory (the launch gives it `tile` values there) when
+        // staging.
+        let out = if stage {
+            shared::dynamic::<S::Value>().add((warp_id() * tile) as usize)
+        } else {
+            c
+        };
         // The lane's own sums, each from its flag to the next. A flag ends
         // the sum begun at the flag before it in the lane where the word
         // before it is no pad (pads only follow pads, so that flag began
@@ -2398,7 +2454,7 @@ unsafe fn replay_tile<S: Semiring, const N: usize>(
         for u in 1..N {
             if ends >> u & 1 != 0 {
                 let e = before + (starts & ((1 << u) - 1)).count_ones();
-                *c.add(e as usize - 1) = open;
+                *out.add(e as usize - 1) = open;
             }
             open = if bounds >> u & 1 != 0 {
                 x[u]
@@ -2438,15 +2494,27 @@ unsafe fn replay_tile<S: Semiring, const N: usize>(
                     head = S::add(head, y);
                 }
             }
-            *c.add(before as usize - 1) = head;
+            *out.add(before as usize - 1) = head;
         }
-        // The sum open at the tile's end: an entry's where the tile has no
-        // pads; it runs on into the next tiles where `info` says.
+        // Staged entries go to C a sector at a time. Where the tile has no
+        // pads, the last entry is the sum open at its end, which runs on
+        // into the next tiles where `info` says.
+        if stage {
+            let done = if real < tile { total } else { total - 1 };
+            warp::sync_warp(FULL_MASK);
+            let mut r = lane;
+            while r < done {
+                *c.add(r as usize) = *out.add(r as usize);
+                r += WARP_SIZE;
+            }
+            // The slots are free for the warp's next tile.
+            warp::sync_warp(FULL_MASK);
+        }
         if real < tile {
             return;
         }
         let mut sum = warp::shuffle_idx(open, WARP_SIZE - 1);
-        let last = warp::shuffle_idx(before + count, WARP_SIZE - 1) as usize - 1;
+        let last = total as usize - 1;
         let n_tiles = lists.a.n_tiles as usize;
         let mut next = t + 1;
         while info & REPLAY_RUNS_ON != 0 && next < n_tiles {
@@ -2461,10 +2529,14 @@ unsafe fn replay_tile<S: Semiring, const N: usize>(
                 N as u32 * l + warp::shuffle_idx(bounds.trailing_zeros(), l)
             };
             let x = lists.products::<S, N>(&ws, &at, p >= stop);
-            sum = if size_of::<S::Value>() <= 4 {
-                fold_prefix::<S, N, 8>(sum, &x, stop)
+            sum = if N == REPLAY_NARROW_LANE as usize {
+                if size_of::<S::Value>() <= 4 {
+                    fold_prefix::<S, N, 8>(sum, &x, stop)
+                } else {
+                    fold_prefix::<S, N, 4>(sum, &x, stop)
+                }
             } else {
-                fold_prefix::<S, N, 4>(sum, &x, stop)
+                relay_prefix::<S, N>(sum, &x, stop)
             };
             if stop < tile {
                 break;

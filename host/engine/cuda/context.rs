@@ -512,14 +512,21 @@ impl Gpu {
     }
 
     /// Threads of grid-stride kernel `family` for semiring `S`, in blocks of
-    /// `block` threads, that the device runs at once. Launched with no more
+    /// `block` threads with `shared_per_thread` bytes of dynamic shared
+    /// memory a thread, that the device runs at once. Launched with no more
     /// (through [`Gpu::launch_threads_in_blocks`]), each warp starts once
     /// and loops over many items, instead of paying its start (its
     /// arguments read, its lane's constants) once an item.
-    pub fn resident_threads<S: Semiring>(&self, family: &str, block: u32) -> Result<u64> {
+    pub fn resident_threads<S: Semiring>(
+        &self,
+        family: &str,
+        block: u32,
+        shared_per_thread: u32,
+    ) -> Result<u64> {
         let name = Gpu::kernel_name::<S>(family)?;
+        let shared = (block * shared_per_thread) as usize;
         let blocks = (self.function(name)?)
-            .occupancy_max_active_blocks_per_multiprocessor(block, 0, None)
+            .occupancy_max_active_blocks_per_multiprocessor(block, shared, None)
             .map_err(|e| driver(&format!("reading kernel {name}'s occupancy"), e))?;
         Ok(u64::from(blocks.max(1)) * u64::from(self.sm_count) * u64::from(block))
     }

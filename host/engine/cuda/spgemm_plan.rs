@@ -17,7 +17,9 @@
 //! tiles whose A positions span too far, and the tiles' padding
 //! (`TiledLists`). [`SpgemmPlan::new`] times the replay on its grids
 //! ([`ReplayGrid`]: a warp 1, 2 or 4 tiles in a row, or only the warps the
-//! GPU runs at once, each looping over tiles), and keeps the fastest.
+//! GPU runs at once, each looping over tiles), each with C's entries
+//! staged in shared memory and copied out a sector at a time or stored by
+//! each lane ([`SpgemmPlan::set_replay_stages`]), and keeps the fastest.
 //! Where the lists do not fit in half the free device memory, where
 //! rerunning the row kernels' numeric phase was faster still when `new`
 //! timed it (bands, whose rows of B are read whole), or with
@@ -75,10 +77,14 @@ struct ProductLists {
     wide_a: Option<CudaSlice<u32>>,
     long_tiles: Option<CudaSlice<u32>>,
     b_bits: u32,
-    /// Threads of the replay the GPU runs at once.
+    /// Threads of the replay the GPU runs at once (as many staging or not:
+    /// registers bound them before shared memory does).
     resident: u64,
     /// Which warps replay which tiles.
     grid: ReplayGrid,
+    /// Whether a warp stages its tile's entries in shared memory and
+    /// copies them to C together (`SpgemmReplayArgs::stage_entries`).
+    stages: bool,
 }
 
 impl<'g, S: Semiring> SpgemmPlan<'g, S>
@@ -176,6 +182,27 @@ where
         }
     }
 
+    /// Whether the replay's warps stage their tiles' entries in shared
+    /// memory and copy them to C together, a sector at a time (`None`
+    /// where the plan recomputes rows): [`Self::new`] keeps the faster.
+    pub fn replay_stages(&self) -> Option<bool> {
+        self.lists.as_ref().map(|l| l.stages)
+    }
+
+    /// Stages C's entries in shared memory from now on, or has each lane
+    /// store its own (C's bits are the same either way; only the time
+    /// differs). A plan that recomputes rows is [`Error::Invalid`].
+    pub fn set_replay_stages(&mut self, stages: bool) -> Result<()> {
+        let Some(lists) = &mut self.lists else {
+            return Err(Error::invalid(
+                "SpGEMM plan",
+                "SpgemmPlan::set_replay_stages: the plan recomputes rows; it has no lists to replay",
+            ));
+        };
+        lists.stages = stages;
+        Ok(())
+    }
+
     /// Replaces A's and B's values (each in its CSR order, its pattern
     /// unchanged); [`numeric`](Self::numeric) then multiplies them. A slice
     /// of another length than its operand's entries is
@@ -229,33 +256,46 @@ where
             n_long,
             b_bits: lists.b_bits,
             tile_run_shift,
+            stage_entries: u32::from(lists.stages),
+            _pad: 0,
+        };
+        let shared = if lists.stages {
+            replay_shared_per_thread::<S::Value>(lists.lane)
+        } else {
+            0
         };
         gpu.launch_threads_in_blocks::<S, _>(
             replay_kernel(lists.lane),
             threads,
             REPLAY_BLOCK,
-            0,
+            shared,
             args,
         )
     }
 
     /// Keeps the fastest numeric phase, each timed (the least of three
     /// runs) after the replay's first launch: the replay on each of
-    /// [`ReplayGrid::ALL`], and the row kernels. Which wins depends on the
-    /// matrix. The resident grid starts a warp once for many tiles, which
-    /// pays where tiles cost alike (grids, bands); a warp a tile or a few
-    /// lets the GPU balance tiles of unequal cost (power-law lists that
-    /// run on). The row kernels read B's rows as they lie, which pays where
-    /// many products fall on each entry of C (bands). C's values are the
-    /// same bits every way.
+    /// [`ReplayGrid::ALL`], its entries staged or not, and the row
+    /// kernels. Which wins depends on the matrix. The resident grid starts
+    /// a warp once for many tiles, which pays where tiles cost alike
+    /// (grids, bands); a warp a tile or a few lets the GPU balance tiles of
+    /// unequal cost (power-law lists that run on). Staging pays where
+    /// C's stores bound the replay (entries of one or two products each)
+    /// and costs instructions where lists are longer. The row kernels read
+    /// B's rows as they lie, which pays where many products fall on each
+    /// entry of C (bands). C's values are the same bits every way.
     fn keep_the_fastest(&mut self) -> Result<()> {
         self.numeric()?;
-        let mut fastest = (Duration::MAX, ReplayGrid::Resident);
+        let mut fastest = (Duration::MAX, ReplayGrid::Resident, true);
         for grid in ReplayGrid::ALL {
-            self.set_replay_grid(grid)?;
-            fastest = fastest.min((self.time_numeric()?, grid));
+            for stages in [false, true] {
+                self.set_replay_grid(grid)?;
+                self.set_replay_stages(stages)?;
+                fastest = fastest.min((self.time_numeric()?, grid, stages));
+            }
         }
         self.set_replay_grid(fastest.1)?;
+        self.set_replay_stages(fastest.2)?;
         let lists = self.lists.take();
         let recompute = self.time_numeric();
         if recompute? >= fastest.0 {
@@ -343,8 +383,13 @@ where
             wide_a: optional(&tiled.wide_a)?,
             long_tiles: optional(&tiled.long_tiles)?,
             b_bits: tiled.b_bits,
-            resident: gpu.resident_threads::<S>(replay_kernel(lane), REPLAY_BLOCK)?,
+            resident: gpu.resident_threads::<S>(
+                replay_kernel(lane),
+                REPLAY_BLOCK,
+                replay_shared_per_thread::<S::Value>(lane),
+            )?,
             grid: ReplayGrid::TilesAWarp(1),
+            stages: true,
         }))
     }
 }
@@ -354,6 +399,13 @@ where
 /// threads, but only 4 of 256; at 40 registers (`spgemm_replay_4`) or 48
 /// (`spgemm_replay_8` in f32) blocks of either size fill the same warps.
 const REPLAY_BLOCK: u32 = 128;
+
+/// Dynamic shared memory a thread of the replay, `lane` products a lane:
+/// a warp stages its tile's entries (at most one a product) before
+/// copying them to C.
+fn replay_shared_per_thread<T>(lane: u64) -> u32 {
+    (lane as usize * size_of::<T>()) as u32
+}
 
 /// Which warps replay which tiles of a plan's lists
 /// ([`SpgemmPlan::set_replay_grid`]).

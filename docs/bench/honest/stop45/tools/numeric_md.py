@@ -3,7 +3,8 @@ phase against cusparseSpGEMMreuse_compute), from its --json files, with the
 geomean and min per set computed from the cases the file holds (a run cut
 short leaves its summary empty).
 The mode column names the replay's grid the plan kept (stop 45: a warp 1,
-2 or 4 tiles, or the resident grid).
+2 or 4 tiles, or the resident grid) and, from stop 46, whether it stages
+C's entries.
 Usage: numeric_md.py numeric-f32.json numeric-f64.json > spgemm-numeric.md"""
 import json
 import math
@@ -23,10 +24,11 @@ for path in sys.argv[1:]:
             continue
         note = ours["note"]
         if "lists" in note:
-            if "resident" in note:
+            if "lists on the resident" in note:
                 mode = "lists, resident grid"
             else:
-                # "a warp a tile" or "a warp N tiles"
+                # "a warp a tile", "a warp N tiles" or (stop 46) "the resident
+                # grid", then "entries staged" or "entries by lane"
                 mode = "lists, " + note.split("lists, ", 1)[1].split(";")[0]
         else:
             mode = "rows"
