@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Stop 46 call 3: main at dbea20a (staging chosen by timing): gpu_spgemm tests; f32 and f64 of
+# the whole race; then f32 of call 2's build (staging always) in the same call.
+cd gpu-bundle
+py() { python3 -c "import lzma,shutil;shutil.copyfileobj(lzma.open('$1'),open('$2','wb'))"; chmod +x $2; }
+py ../xb/spmx-stage.xz /tmp/spmx-stage
+export SPMX_REAL_DATA=$PWD/real LD_LIBRARY_PATH=/usr/local/cuda/lib64
+mkdir -p /tmp/o
+nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
+pack() { tar -C /tmp -czf $OUT/s46c.tgz o; }
+timeout 180 bash run.sh tests > /tmp/o/gpu-tests.log 2>&1; echo "tests rc=$? $SECONDS s"; grep -E "test result|FAILED|panicked" /tmp/o/gpu-tests.log | head -8
+pack
+A="bench spgemm --suite spgemm,validate --course --reps 5 --warmup 2 --max-products 2000000000 --numeric"
+timeout 150 ./spmx $A --type f32 --json /tmp/o/f32.json > /tmp/o/f32.log 2>&1; echo "f32 rc=$? $SECONDS s"
+pack
+timeout 180 ./spmx $A --type f64 --json /tmp/o/f64.json > /tmp/o/f64.log 2>&1; echo "f64 rc=$? $SECONDS s"
+python3 ../docs/bench/honest/stop45/tools/numeric_md.py /tmp/o/f32.json /tmp/o/f64.json > /tmp/o/numeric.md; grep -E "^- |^## " /tmp/o/numeric.md
+pack
+timeout $((575 - SECONDS)) /tmp/spmx-stage $A --type f32 --json /tmp/o/stage-f32.json > /tmp/o/stage-f32.log 2>&1; echo "stage f32 rc=$? $SECONDS s"
+python3 ../docs/bench/honest/stop42/ab.py /tmp/o/f32.json /tmp/o/stage-f32.json > /tmp/o/f32-vs-stage.txt; grep "==" /tmp/o/f32-vs-stage.txt
+pack
