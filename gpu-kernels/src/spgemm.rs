@@ -2193,8 +2193,9 @@ impl<T: Copy> ReplayLists<T> {
 /// from the lanes before waits for theirs, passed lane to lane by shuffles
 /// (one round where lists are short). The warp that begins a list
 /// finishes it: a list that runs past its tile, the warp reads on, a tile
-/// a round, each lane adding them all in order. The tiles in `long_tiles`
-/// go first.
+/// a round, adding them in order: every lane all of them at 4 a lane
+/// (`fold_prefix`), lane by lane at 8 (`relay_prefix`). The tiles in
+/// `long_tiles` go first.
 ///
 /// A lane's stores of C's entries, a few words apart, write each sector of
 /// C in parts; with [`SpgemmReplayArgs::stage_entries`] a warp stages its

@@ -105,7 +105,7 @@ where
 
     /// Plans C = A ⊗ B and computes it once; lists each entry's products
     /// whenever they fit, however fast the row kernels would be, and
-    /// replays them a warp a tile.
+    /// replays them a warp a tile, staging C's entries.
     #[track_caller]
     pub fn replaying(gpu: &'g Gpu, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<Self> {
         let mut plan = Self::recomputing(gpu, a, b)?;
