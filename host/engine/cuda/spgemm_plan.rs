@@ -164,12 +164,7 @@ where
     /// [`ReplayGrid::TilesAWarp`] of other than 1, 2 or 4 tiles, is
     /// [`Error::Invalid`].
     pub fn set_replay_grid(&mut self, grid: ReplayGrid) -> Result<()> {
-        let Some(lists) = &mut self.lists else {
-            return Err(Error::invalid(
-                "SpGEMM plan",
-                "SpgemmPlan::set_replay_grid: the plan recomputes rows; it has no lists to replay",
-            ));
-        };
+        let lists = self.lists_to_set("set_replay_grid")?;
         match grid {
             ReplayGrid::TilesAWarp(n) if !ReplayGrid::ALL.contains(&grid) => Err(Error::invalid(
                 "SpGEMM plan",
@@ -193,14 +188,21 @@ where
     /// store its own (C's bits are the same either way; only the time
     /// differs). A plan that recomputes rows is [`Error::Invalid`].
     pub fn set_replay_stages(&mut self, stages: bool) -> Result<()> {
-        let Some(lists) = &mut self.lists else {
-            return Err(Error::invalid(
-                "SpGEMM plan",
-                "SpgemmPlan::set_replay_stages: the plan recomputes rows; it has no lists to replay",
-            ));
-        };
-        lists.stages = stages;
+        self.lists_to_set("set_replay_stages")?.stages = stages;
         Ok(())
+    }
+
+    /// The lists whose replay `setter` sets; a plan that recomputes rows
+    /// has none: [`Error::Invalid`] saying so.
+    fn lists_to_set(&mut self, setter: &str) -> Result<&mut ProductLists> {
+        self.lists.as_mut().ok_or_else(|| {
+            Error::invalid(
+                "SpGEMM plan",
+                format!(
+                    "SpgemmPlan::{setter}: the plan recomputes rows; it has no lists to replay"
+                ),
+            )
+        })
     }
 
     /// Replaces A's and B's values (each in its CSR order, its pattern
