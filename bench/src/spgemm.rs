@@ -210,18 +210,18 @@ impl SpgemmBench {
             Err(e) => skipped(OURS_NUMERIC, false, e),
             Ok(mut plan) => {
                 let grid = match plan.replay_grid() {
+                    None => None,
                     Some(ReplayGrid::Resident) => Some("the resident grid".to_string()),
                     Some(ReplayGrid::TilesAWarp(1)) => Some("a warp a tile".to_string()),
                     Some(ReplayGrid::TilesAWarp(n)) => Some(format!("a warp {n} tiles")),
-                    None => None,
                 };
-                let mode = match (grid, plan.replay_stages()) {
-                    (Some(grid), Some(true)) => {
-                        format!("replaying product lists, {grid}, entries staged")
-                    }
-                    (Some(grid), _) => format!("replaying product lists, {grid}, entries by lane"),
-                    (None, _) => "recomputing rows".to_string(),
+                let stores = match plan.replay_stages() {
+                    Some(true) => "entries staged",
+                    _ => "entries by lane",
                 };
+                let mode = grid.map_or("recomputing rows".to_string(), |grid| {
+                    format!("replaying product lists, {grid}, {stores}")
+                });
                 let how = format!("{mode}; planned in {:.0} ms", ms(planned.elapsed()));
                 let run = |keep: bool| {
                     let t = Instant::now();

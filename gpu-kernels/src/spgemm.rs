@@ -2371,16 +2371,21 @@ where
         sum = unsafe { warp::shuffle_idx(s, l) };
     }
     if rest > 0 {
-        let mut s = sum;
-        for (u, &y) in x.iter().enumerate() {
-            if (u as u32) < rest {
-                s = S::add(s, y);
-            }
-        }
         // SAFETY: as above.
-        sum = unsafe { warp::shuffle_idx(s, whole) };
+        sum = unsafe { warp::shuffle_idx(add_first::<S, N>(sum, x, rest), whole) };
     }
     sum
+}
+
+/// `s` plus the first `k` of `x`, in order.
+#[inline(always)]
+fn add_first<S: Semiring, const N: usize>(mut s: S::Value, x: &[S::Value; N], k: u32) -> S::Value {
+    for (u, &y) in x.iter().enumerate() {
+        if (u as u32) < k {
+            s = S::add(s, y);
+        }
+    }
+    s
 }
 
 /// The lane's words for which `holds` is true, word `u` at bit `u`.
@@ -2488,13 +2493,7 @@ unsafe fn replay_tile<S: Semiring, const N: usize>(
         // pads), adding its words before the flag.
         let carried = warp::shuffle_up(open, 1);
         if bounds != 0 && lane > first_lane && p <= real {
-            let first = bounds.trailing_zeros();
-            let mut head = carried;
-            for (u, &y) in x.iter().enumerate() {
-                if (u as u32) < first {
-                    head = S::add(head, y);
-                }
-            }
+            let head = add_first::<S, N>(carried, &x, bounds.trailing_zeros());
             *out.add(before as usize - 1) = head;
         }
         // Staged entries go to C a sector at a time. Where the tile has no
