@@ -29,7 +29,7 @@
 //! | [`SpmmCsrThreadArgs`] | `spmm_csr_thread`                       | 64    |
 //! | [`SpmmBlockArgs`]    | `spmm_csr_block`, `spmm_csr_block_vec` (and `_fused`) | 88 |
 //! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_warp`, `spgemm_short`, `spgemm_hash`, `spgemm_block`, `spgemm_dense` | 160 |
-//! | [`SpgemmReplayArgs`] | `spgemm_replay_4`, `spgemm_replay_8`     | 104   |
+//! | [`SpgemmReplayArgs`] | `spgemm_replay_4`, `_8` (and `_staged`)  | 96    |
 //! | [`SpgemmGiantArgs`]  | `spgemm_giant_columns`, `spgemm_giant_rows` | 128 |
 //! | [`SpgemmClassifyArgs`] | `spgemm_long_rows`, `spgemm_long_products`, `spgemm_classify`, `spgemm_bin` (utility) | 168 |
 //! | [`SpgemmTransposeArgs`] | `spgemm_transpose_count`, `_scatter`, `_sort` (utility) | 56 |
@@ -177,7 +177,7 @@ kernel_args! {
     SpmmCsrThreadArgs = 64;
     SpmmBlockArgs = 88;
     SpgemmRowsArgs = 160;
-    SpgemmReplayArgs = 104;
+    SpgemmReplayArgs = 96;
     SpgemmGiantArgs = 128;
 }
 
@@ -715,13 +715,6 @@ pub struct SpgemmReplayArgs<T> {
     /// A warp replays 2^`tile_run_shift` tiles in a row (0 to 4) after the
     /// long tiles (one a warp each): its start is paid once for them.
     pub tile_run_shift: u32,
-    /// 1: a warp writes its tile's entries to shared memory, then copies
-    /// them to C together, a sector at a time (the launch gives it
-    /// `replay_tile(lane)` values there); 0: each lane stores its own
-    /// entries to C, a sector written in parts.
-    pub stage_entries: u32,
-    /// Always 0 (keeps the struct free of padding).
-    pub _pad: u32,
 }
 
 /// Products in a tile of a plan's lists ([`SpgemmReplayArgs`]) for

@@ -2198,13 +2198,13 @@ impl<T: Copy> ReplayLists<T> {
 /// `long_tiles` go first.
 ///
 /// A lane's stores of C's entries, a few words apart, write each sector of
-/// C in parts; with [`SpgemmReplayArgs::stage_entries`] a warp stages its
-/// tile's entries in shared memory and copies them out whole, which pays
-/// where L2's traffic bounds the replay (many entries of few products).
+/// C in parts; `spgemm_replay_4_staged` and `_8_staged` stage a tile's
+/// entries in shared memory and copy them out whole, which pays where L2's
+/// traffic bounds the replay (many entries of few products).
 ///
-/// Launch: 1D, block size a multiple of 32, any grid; when staging, `32 ×
-/// 4` values of dynamic shared memory a warp (`32 × 8` for
-/// `spgemm_replay_8`).
+/// Launch: 1D, block size a multiple of 32, any grid; the staged kernels
+/// `32 × 4` values of dynamic shared memory a warp (`32 × 8` for
+/// `spgemm_replay_8_staged`).
 ///
 /// # Safety
 /// [`SpgemmReplayArgs`] valid for tiles of 32 × 4 products: every list
@@ -2218,7 +2218,20 @@ where
     S::Value: Shuffle,
 {
     // SAFETY: the caller's.
-    unsafe { spgemm_replay::<S, { REPLAY_NARROW_LANE as usize }>(a) }
+    unsafe { spgemm_replay::<S, { REPLAY_NARROW_LANE as usize }, false>(a) }
+}
+
+/// [`spgemm_replay_4`], each tile's entries staged in shared memory.
+///
+/// # Safety
+/// [`spgemm_replay_4`]'s, with its shared memory.
+#[inline(always)]
+pub unsafe fn spgemm_replay_4_staged<S: Semiring>(a: SpgemmReplayArgs<S::Value>)
+where
+    S::Value: Shuffle,
+{
+    // SAFETY: the caller's.
+    unsafe { spgemm_replay::<S, { REPLAY_NARROW_LANE as usize }, true>(a) }
 }
 
 /// [`spgemm_replay_4`] with 8 products a lane, tiles of 32 × 8.
@@ -2231,16 +2244,32 @@ where
     S::Value: Shuffle,
 {
     // SAFETY: the caller's.
-    unsafe { spgemm_replay::<S, { REPLAY_WIDE_LANE as usize }>(a) }
+    unsafe { spgemm_replay::<S, { REPLAY_WIDE_LANE as usize }, false>(a) }
 }
 
-/// [`spgemm_replay_4`] and [`spgemm_replay_8`], `N` products a lane.
+/// [`spgemm_replay_8`], each tile's entries staged in shared memory.
+///
+/// # Safety
+/// [`spgemm_replay_4`]'s, for tiles of 32 × 8 products, with its shared
+/// memory.
+#[inline(always)]
+pub unsafe fn spgemm_replay_8_staged<S: Semiring>(a: SpgemmReplayArgs<S::Value>)
+where
+    S::Value: Shuffle,
+{
+    // SAFETY: the caller's.
+    unsafe { spgemm_replay::<S, { REPLAY_WIDE_LANE as usize }, true>(a) }
+}
+
+/// [`spgemm_replay_4`] and [`spgemm_replay_8`], `N` products a lane,
+/// staging each tile's entries where `STAGE`.
 ///
 /// # Safety
 /// Theirs.
 #[inline(always)]
-unsafe fn spgemm_replay<S: Semiring, const N: usize>(a: SpgemmReplayArgs<S::Value>)
-where
+unsafe fn spgemm_replay<S: Semiring, const N: usize, const STAGE: bool>(
+    a: SpgemmReplayArgs<S::Value>,
+) where
     S::Value: Shuffle,
 {
     require(block_dim_x().is_multiple_of(WARP_SIZE));
@@ -2274,7 +2303,7 @@ where
         unsafe {
             let (ws, at, info) = lists.lane::<N>(t, p);
             if first || info & REPLAY_LONG_TILE == 0 {
-                replay_tile::<S, N>(&lists, t, &ws, &at, info);
+                replay_tile::<S, N, STAGE>(&lists, t, &ws, &at, info);
             }
         }
         if last_of_share {
@@ -2401,7 +2430,7 @@ fn word_mask<const N: usize>(ws: &[u32; N], holds: impl Fn(u32) -> bool) -> u32 
 /// `t < n_tiles`; the lists as [`SpgemmReplayArgs`] says; the whole warp
 /// calls it.
 #[inline(always)]
-unsafe fn replay_tile<S: Semiring, const N: usize>(
+unsafe fn replay_tile<S: Semiring, const N: usize, const STAGE: bool>(
     lists: &ReplayLists<S::Value>,
     t: usize,
     ws: &[u32; N],
@@ -2412,7 +2441,6 @@ unsafe fn replay_tile<S: Semiring, const N: usize>(
 {
     let tile = WARP_SIZE * N as u32;
     let c = lists.a.c_values.as_mut_ptr();
-    let stage = lists.a.stage_entries != 0;
     let lane = lane_id();
     let (entry, real) = (replay_entry(info), replay_real(info));
     // The lane's first word in the tile; its words before the pads.
@@ -2440,11 +2468,10 @@ unsafe fn replay_tile<S: Semiring, const N: usize>(
         // The tile's entries, from its first; a tile holds at most
         // `32·N` of them, so they are counted from there in `u32`.
         let c = c.add(entry as usize);
-        let total = warp::shuffle_idx(before + count, WARP_SIZE - 1);
         // Where the lanes write the tile's entries: C, or the warp's slots
         // in shared memory (the launch gives it `tile` values there) when
         // staging.
-        let out = if stage {
+        let out = if STAGE {
             shared::dynamic::<S::Value>().add((warp_id() * tile) as usize)
         } else {
             c
@@ -2499,7 +2526,11 @@ unsafe fn replay_tile<S: Semiring, const N: usize>(
         // Staged entries go to C a sector at a time. Where the tile has no
         // pads, the last entry is the sum open at its end, which runs on
         // into the next tiles where `info` says.
-        if stage {
+        // The tile's entries: asked for only where needed (a shuffle, and
+        // a register held across the stores).
+        let total = || warp::shuffle_idx(before + count, WARP_SIZE - 1);
+        let staged_total = STAGE.then(total);
+        if let Some(total) = staged_total {
             let done = if real < tile { total } else { total - 1 };
             warp::sync_warp(FULL_MASK);
             let mut r = lane;
@@ -2514,7 +2545,7 @@ unsafe fn replay_tile<S: Semiring, const N: usize>(
             return;
         }
         let mut sum = warp::shuffle_idx(open, WARP_SIZE - 1);
-        let last = total as usize - 1;
+        let last = staged_total.unwrap_or_else(total) as usize - 1;
         let n_tiles = lists.a.n_tiles as usize;
         let mut next = t + 1;
         while info & REPLAY_RUNS_ON != 0 && next < n_tiles {

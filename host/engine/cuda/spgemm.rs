@@ -41,7 +41,7 @@
 //! | giant rows, batch by batch (`launch_giant`) | `SpgemmGatherArgs`, `SpgemmGiantArgs` | `spgemm_giant_gather`, `spgemm_giant_columns`, `spgemm_giant_rows` (`spgemm_long`; the last two stamped) |
 //! | row offsets (`exclusive_scan`) | `ScanArgs` | `scan_tiles`, `scan_tile_sums`, `scan_add` |
 //! | a product kept on the device ([`DevProduct::into_dev_csr`]) | `NarrowArgs` | `narrow_offsets` (`gpu_kernels::util`) |
-//! | the plan's numeric phase ([`spgemm_plan`](super::spgemm_plan)) | `SpgemmReplayArgs` | `spgemm_replay_4`, `spgemm_replay_8` (stamped) |
+//! | the plan's numeric phase ([`spgemm_plan`](super::spgemm_plan)) | `SpgemmReplayArgs` | `spgemm_replay_4`, `spgemm_replay_8`, and their `_staged` (stamped) |
 
 use std::ops::Range;
 

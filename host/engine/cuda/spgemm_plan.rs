@@ -77,13 +77,13 @@ struct ProductLists {
     wide_a: Option<CudaSlice<u32>>,
     long_tiles: Option<CudaSlice<u32>>,
     b_bits: u32,
-    /// Threads of the replay the GPU runs at once (as many staging or not:
-    /// registers bound them before shared memory does).
-    resident: u64,
+    /// Threads of the replay the GPU runs at once: storing C's entries by
+    /// lane, and staging them.
+    resident: [u64; 2],
     /// Which warps replay which tiles.
     grid: ReplayGrid,
     /// Whether a warp stages its tile's entries in shared memory and
-    /// copies them to C together (`SpgemmReplayArgs::stage_entries`).
+    /// copies them to C together (`spgemm_replay_4_staged`, `_8_staged`).
     stages: bool,
 }
 
@@ -243,7 +243,8 @@ where
         let n_long = lists.long_tiles.as_ref().map_or(0, |l| l.len() as u64);
         let optional =
             |l: &Option<CudaSlice<u32>>| l.as_ref().map_or(DevPtr::new(0), |l| gpu.ptr(l));
-        let (threads, tile_run_shift) = lists.grid.launch(n_long, n_tiles, lists.resident);
+        let resident = lists.resident[usize::from(lists.stages)];
+        let (threads, tile_run_shift) = lists.grid.launch(n_long, n_tiles, resident);
         let args = SpgemmReplayArgs {
             a_values: gpu.ptr(&self.a.values),
             b_values: gpu.ptr(&self.b.values),
@@ -258,8 +259,6 @@ where
             n_long,
             b_bits: lists.b_bits,
             tile_run_shift,
-            stage_entries: u32::from(lists.stages),
-            _pad: 0,
         };
         let shared = if lists.stages {
             replay_shared_per_thread::<S::Value>(lists.lane)
@@ -267,7 +266,7 @@ where
             0
         };
         gpu.launch_threads_in_blocks::<S, _>(
-            replay_kernel(lists.lane),
+            replay_kernel(lists.lane, lists.stages),
             threads,
             REPLAY_BLOCK,
             shared,
@@ -377,6 +376,14 @@ where
             return Ok(None);
         };
         let optional = |l: &[u32]| (!l.is_empty()).then(|| gpu.upload(l)).transpose();
+        let resident = |stages: bool| {
+            let shared = if stages {
+                replay_shared_per_thread::<S::Value>(lane)
+            } else {
+                0
+            };
+            gpu.resident_threads::<S>(replay_kernel(lane, stages), REPLAY_BLOCK, shared)
+        };
         Ok(Some(ProductLists {
             lane,
             words: gpu.upload(&tiled.words)?,
@@ -385,11 +392,7 @@ where
             wide_a: optional(&tiled.wide_a)?,
             long_tiles: optional(&tiled.long_tiles)?,
             b_bits: tiled.b_bits,
-            resident: gpu.resident_threads::<S>(
-                replay_kernel(lane),
-                REPLAY_BLOCK,
-                replay_shared_per_thread::<S::Value>(lane),
-            )?,
+            resident: [resident(false)?, resident(true)?],
             grid: ReplayGrid::TilesAWarp(1),
             stages: true,
         }))
@@ -447,12 +450,14 @@ impl ReplayGrid {
     }
 }
 
-/// The replay kernel for `lane` products a lane.
-fn replay_kernel(lane: u64) -> &'static str {
-    if lane == REPLAY_NARROW_LANE {
-        "spgemm_replay_4"
-    } else {
-        "spgemm_replay_8"
+/// The replay kernel for `lane` products a lane, staging C's entries or
+/// not.
+fn replay_kernel(lane: u64, stages: bool) -> &'static str {
+    match (lane == REPLAY_NARROW_LANE, stages) {
+        (true, false) => "spgemm_replay_4",
+        (true, true) => "spgemm_replay_4_staged",
+        (false, false) => "spgemm_replay_8",
+        (false, true) => "spgemm_replay_8_staged",
     }
 }
 
