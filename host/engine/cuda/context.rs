@@ -6,6 +6,7 @@
 //! Everything runs on one stream, in order, so cudarc's per-buffer event
 //! tracking is switched off: there is no second stream to synchronize with.
 
+use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -33,6 +34,11 @@ pub struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     functions: Mutex<HashMap<String, CudaFunction>>,
+    /// The kernels of `functions` by semiring and family, as
+    /// [`Gpu::launch`] asks for them: a launch finds its kernel by one
+    /// lookup, not by a search of the PTX's table, which took a good part
+    /// of a small kernel's time from launch to end.
+    families: Mutex<HashMap<(TypeId, &'static str), CudaFunction>>,
     name: String,
     sm_count: u32,
     /// Shared memory of a multiprocessor, and the most one block may ask
@@ -201,6 +207,7 @@ impl Gpu {
             ctx,
             stream,
             functions: Mutex::new(HashMap::new()),
+            families: Mutex::new(HashMap::new()),
             name,
             sm_count,
             shared_per_sm,
@@ -437,6 +444,25 @@ impl Gpu {
         Ok(f)
     }
 
+    /// Kernel `family` for semiring `S` (see [`Gpu::kernel_name`]), found
+    /// on first use and cached.
+    fn family_function<S: Semiring>(&self, family: &'static str) -> Result<CudaFunction> {
+        let key = (TypeId::of::<S>(), family);
+        let cached = |cache: &Mutex<HashMap<_, CudaFunction>>| {
+            cache
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get(&key)
+                .cloned()
+        };
+        if let Some(f) = cached(&self.families) {
+            return Ok(f);
+        }
+        let f = self.function(Gpu::kernel_name::<S>(family)?)?;
+        (self.families.lock().unwrap_or_else(|p| p.into_inner())).insert(key, f.clone());
+        Ok(f)
+    }
+
     /// The PTX entry point of kernel `family` for semiring `S`, or an error
     /// saying the semiring has no GPU kernels.
     pub fn kernel_name<S: Semiring>(family: &str) -> Result<&'static str> {
@@ -454,13 +480,15 @@ impl Gpu {
     /// blocks launches nothing.
     pub fn launch<S: Semiring, A: KernelArgs>(
         &self,
-        family: &str,
+        family: &'static str,
         grid: u32,
         block: u32,
         shared: u32,
         args: A,
     ) -> Result<()> {
-        self.launch_named(Gpu::kernel_name::<S>(family)?, grid, block, shared, args)
+        let f = self.family_function::<S>(family)?;
+        let name = || Gpu::kernel_name::<S>(family).unwrap_or(family);
+        self.launch_function(&f, name, grid, block, shared, args)
     }
 
     /// Queues the PTX entry point `name` (see [`Gpu::launch`]). The argument
@@ -473,24 +501,38 @@ impl Gpu {
         shared: u32,
         args: A,
     ) -> Result<()> {
+        let f = self.function(name)?;
+        self.launch_function(&f, || name, grid, block, shared, args)
+    }
+
+    /// Queues kernel `f` (named by `name` in an error); see [`Gpu::launch`].
+    fn launch_function<'n, A: KernelArgs>(
+        &self,
+        f: &CudaFunction,
+        name: impl Fn() -> &'n str,
+        grid: u32,
+        block: u32,
+        shared: u32,
+        args: A,
+    ) -> Result<()> {
         if grid == 0 {
             return Ok(());
         }
-        let f = self.function(name)?;
         let cfg = LaunchConfig {
             grid_dim: (grid, 1, 1),
             block_dim: (block, 1, 1),
             shared_mem_bytes: shared,
         };
         let param = Param(args);
-        let mut builder = self.stream.launch_builder(&f);
+        let mut builder = self.stream.launch_builder(f);
         builder.arg(&param);
         // SAFETY: `param` is the struct the entry point takes (the caller's
         // contract), and its device pointers come from live buffers.
         unsafe { builder.launch(cfg) }.map_err(|e| {
             unavailable(format!(
-                "launching kernel {name} on {grid} blocks × {block} threads \
-                 ({shared} B shared) failed: {e:?}"
+                "launching kernel {} on {grid} blocks × {block} threads \
+                 ({shared} B shared) failed: {e:?}",
+                name()
             ))
         })?;
         Ok(())
@@ -504,7 +546,7 @@ impl Gpu {
     /// spreads over every SM instead of a few.
     pub fn launch_threads<S: Semiring, A: KernelArgs>(
         &self,
-        family: &str,
+        family: &'static str,
         threads: u64,
         args: A,
     ) -> Result<()> {
@@ -535,7 +577,7 @@ impl Gpu {
     /// shared memory for each thread of a block.
     pub fn launch_threads_shared<S: Semiring, A: KernelArgs>(
         &self,
-        family: &str,
+        family: &'static str,
         threads: u64,
         shared_per_thread: u32,
         args: A,
@@ -549,7 +591,7 @@ impl Gpu {
     /// each multiprocessor.
     pub fn launch_threads_in_blocks<S: Semiring, A: KernelArgs>(
         &self,
-        family: &str,
+        family: &'static str,
         threads: u64,
         block: u32,
         shared_per_thread: u32,
