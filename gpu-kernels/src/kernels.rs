@@ -52,18 +52,15 @@ pub struct Kernel {
 /// Registers ptxas may give a thread of a family's kernel for a semiring
 /// and value type (`.maxnreg`, written into the entry's PTX when it is
 /// loaded), where ptxas takes more than the kernel needs and the extra
-/// registers cost warps an SM holds, in blocks of 128. Plus-times:
-/// `spgemm_replay_4` and `_staged` f64 fit 40 (48 warps, where ptxas's own
-/// 42 and 44 leave 44 or 40), spilling a word or two read once a warp's
-/// share of tiles; `spgemm_replay_8` and `_staged` f32 fit 48 (40 warps,
-/// where ptxas's own 56 leave 36), and `spgemm_replay_8` f64 56 (36
-/// warps, where its own 58 leave 32), spilling nothing.
+/// registers cost warps an SM holds, in blocks of 128: plus-times f64
+/// `spgemm_replay_4` and `_staged` fit 40 (48 warps, where ptxas's own 42
+/// and 44 leave room for 40), spilling one word read once a warp's share
+/// of tiles; `spgemm_replay_8` fits 56 (36 warps, where its own 58
+/// leave 32), spilling nothing.
 pub const REGISTER_CAPS: &[(&str, &str, &str, u32)] = &[
     ("spgemm_replay_4", "plus-times", "f64", 40),
     ("spgemm_replay_4_staged", "plus-times", "f64", 40),
-    ("spgemm_replay_8", "plus-times", "f32", 48),
     ("spgemm_replay_8", "plus-times", "f64", 56),
-    ("spgemm_replay_8_staged", "plus-times", "f32", 48),
 ];
 
 /// Entry points that are not stamped per semiring (`crate::util`: the spin,

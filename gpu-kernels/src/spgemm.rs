@@ -112,7 +112,7 @@ use crate::device::atomic::{
     atomic_add_u32, atomic_add_u64, atomic_cas_shared_u32, atomic_max_u32, atomic_min_u32,
     atomic_or_u32,
 };
-use crate::device::memory::{load_readonly, load_streaming, prefetch_l1};
+use crate::device::memory::{load_readonly, load_streaming};
 use crate::device::shared;
 use crate::device::thread::{
     WARP_SIZE, block_dim_x, block_idx_x, global_warp_id, grid_dim_x, grid_size_1d, grid_warps,
@@ -2156,22 +2156,6 @@ impl<T: Copy> ReplayLists<T> {
         }
     }
 
-    /// Brings into L1 the lane's words of tile `t` (from word `p`), for a
-    /// load of them soon after ([`Self::lane`]).
-    ///
-    /// # Safety
-    /// `t < n_tiles`, `p` a multiple of 4 below the tile's end.
-    #[inline(always)]
-    unsafe fn prefetch_words<const N: usize>(&self, t: usize, p: usize) {
-        // SAFETY: the caller's: `t`'s words are in the lists.
-        unsafe {
-            let words = self.a.words.as_ptr().cast::<Words16>();
-            for q in 0..N / 4 {
-                prefetch_l1(words.add((WARP_SIZE as usize * N * t + p) / 4 + q));
-            }
-        }
-    }
-
     /// The products of a lane's words `ws` at A positions `at`, or the
     /// semiring's zero for each where `skip`: their loads issue together.
     ///
@@ -2479,11 +2463,6 @@ unsafe fn replay_tile<S: Semiring, const N: usize, const STAGE: bool>(
         // in an earlier tile, another warp's.
         let first_lane = bounded.trailing_zeros();
         let x = lists.products::<S, N>(ws, at, lane < first_lane);
-        let n_tiles = lists.a.n_tiles as usize;
-        if info & REPLAY_RUNS_ON != 0 && t + 1 < n_tiles {
-            // The tile the last list runs on into, read after this one's.
-            lists.prefetch_words::<N>(t + 1, p as usize);
-        }
         let count = starts.count_ones();
         let before = warp_inclusive_scan(count) - count;
         // The tile's entries, from its first; a tile holds at most
@@ -2567,15 +2546,9 @@ unsafe fn replay_tile<S: Semiring, const N: usize, const STAGE: bool>(
         }
         let mut sum = warp::shuffle_idx(open, WARP_SIZE - 1);
         let last = staged_total.unwrap_or_else(total) as usize - 1;
+        let n_tiles = lists.a.n_tiles as usize;
         let mut next = t + 1;
         while info & REPLAY_RUNS_ON != 0 && next < n_tiles {
-            // A list that runs on is a chain of tiles, each waiting for
-            // its loads, which no other warp shortens: while this tile's
-            // products load and add, the next tile's words are brought in
-            // (whether the list reaches it is not known yet).
-            if next + 1 < n_tiles {
-                lists.prefetch_words::<N>(next + 1, p as usize);
-            }
             let (ws, at, _) = lists.lane::<N>(next, p as usize);
             let bounds = word_mask(&ws, replay_flagged);
             let bounded = warp::ballot(bounds != 0);

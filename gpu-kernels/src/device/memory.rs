@@ -100,23 +100,3 @@ pub unsafe fn load_readonly<T: Copy>(p: *const T) -> T {
     // SAFETY: as `load_from_l2`.
     unsafe { load_global!(p, "nc", "load_readonly") }
 }
-
-/// Asks for the line holding `p` to be brought into this multiprocessor's
-/// L1 (`prefetch.global.L1`): a later load of it then waits for L1, not
-/// for L2 or memory. No register holds the line meanwhile, and nothing
-/// waits for it.
-///
-/// # Safety
-/// `p` a valid address of global memory.
-#[inline(always)]
-pub unsafe fn prefetch_l1<T>(p: *const T) {
-    // SAFETY: the caller's contract; a prefetch reads nothing into the
-    // program and writes nothing.
-    unsafe {
-        asm!(
-            "{{ .reg .b64 g; cvta.to.global.u64 g, {p}; prefetch.global.L1 [g]; }}",
-            p = in(reg64) p,
-            options(nostack, readonly, preserves_flags),
-        )
-    }
-}
