@@ -2465,12 +2465,6 @@ unsafe fn replay_tile<S: Semiring, const N: usize, const STAGE: bool>(
         let x = lists.products::<S, N>(ws, at, lane < first_lane);
         let count = starts.count_ones();
         let before = warp_inclusive_scan(count) - count;
-        // The tile's entries: a staging warp asks for them now, so that
-        // the shuffle's wait hides behind the stores; storing by lane,
-        // only where needed (the count held across the stores would cost
-        // a register).
-        let total = || warp::shuffle_idx(before + count, WARP_SIZE - 1);
-        let staged_total = STAGE.then(total);
         // The tile's entries, from its first; a tile holds at most
         // `32·N` of them, so they are counted from there in `u32`.
         let c = c.add(entry as usize);
@@ -2532,6 +2526,10 @@ unsafe fn replay_tile<S: Semiring, const N: usize, const STAGE: bool>(
         // Staged entries go to C a sector at a time. Where the tile has no
         // pads, the last entry is the sum open at its end, which runs on
         // into the next tiles where `info` says.
+        // The tile's entries: asked for only where needed (a shuffle, and
+        // a register held across the stores).
+        let total = || warp::shuffle_idx(before + count, WARP_SIZE - 1);
+        let staged_total = STAGE.then(total);
         if let Some(total) = staged_total {
             let done = if real < tile { total } else { total - 1 };
             warp::sync_warp(FULL_MASK);
