@@ -53,15 +53,10 @@ pub struct Kernel {
 /// and value type (`.maxnreg`, written into the entry's PTX when it is
 /// loaded), where ptxas takes more than the kernel needs and the extra
 /// registers cost warps an SM holds, in blocks of 128: plus-times f64
-/// `spgemm_replay_4` and `_staged` fit 40 (48 warps, where ptxas's own 42
-/// and 44 leave 40), spilling one word, stored once and read once a tile;
-/// `spgemm_replay_8` fits 56 (36 warps, where its own 58 leave 32),
-/// spilling nothing.
-pub const REGISTER_CAPS: &[(&str, &str, &str, u32)] = &[
-    ("spgemm_replay_4", "plus-times", "f64", 40),
-    ("spgemm_replay_4_staged", "plus-times", "f64", 40),
-    ("spgemm_replay_8", "plus-times", "f64", 56),
-];
+/// `spgemm_replay_4_staged` fits 40 (48 warps, where ptxas's own 44 leave
+/// 40), spilling nothing.
+pub const REGISTER_CAPS: &[(&str, &str, &str, u32)] =
+    &[("spgemm_replay_4_staged", "plus-times", "f64", 40)];
 
 /// Entry points that are not stamped per semiring (`crate::util`: the spin,
 /// offsets narrowed, buffers compared and dense operands transposed; and the

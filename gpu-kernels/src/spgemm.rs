@@ -116,7 +116,7 @@ use crate::device::memory::{load_readonly, load_streaming};
 use crate::device::shared;
 use crate::device::thread::{
     WARP_SIZE, block_dim_x, block_idx_x, global_warp_id, grid_dim_x, grid_size_1d, grid_warps,
-    index_1d, lane_id, require, sync_threads, thread_idx_x, warp_id,
+    grid_warps_reread, index_1d, lane_id, require, sync_threads, thread_idx_x, warp_id,
 };
 use crate::device::warp::{self, FULL_MASK, Shuffle, lane_mask_gt, lane_mask_lt};
 use crate::semiring::Semiring;
@@ -2307,7 +2307,7 @@ unsafe fn spgemm_replay<S: Semiring, const N: usize, const STAGE: bool>(
             }
         }
         if last_of_share {
-            w += grid_warps();
+            w += grid_warps_reread();
             i = 0;
         } else {
             i += 1;

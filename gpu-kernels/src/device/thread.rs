@@ -99,6 +99,27 @@ pub fn grid_warps() -> u32 {
     grid_size_1d() / WARP_SIZE
 }
 
+/// [`grid_warps`], read where it is called. LLVM hoists reads of the
+/// grid's size out of a loop, and ptxas then holds the product in a
+/// register for the loop's life or spills it; read here by `asm!`, it is
+/// two reads of the launch's constants and a multiply at each call. For a
+/// loop whose registers are capped.
+#[inline(always)]
+pub fn grid_warps_reread() -> u32 {
+    let (blocks, threads): (u32, u32);
+    // SAFETY: reads two special registers; valid in any kernel.
+    unsafe {
+        core::arch::asm!(
+            "mov.u32 {b}, %nctaid.x;",
+            "mov.u32 {t}, %ntid.x;",
+            b = out(reg32) blocks,
+            t = out(reg32) threads,
+            options(nostack, nomem, preserves_flags),
+        )
+    };
+    blocks * threads / WARP_SIZE
+}
+
 /// Block barrier, `__syncthreads()`: waits until every thread of the block
 /// has reached it, and makes their earlier shared and global writes visible
 /// to each other.
