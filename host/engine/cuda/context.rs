@@ -449,18 +449,12 @@ impl Gpu {
     /// on first use and cached.
     fn family_function<S: Semiring>(&self, family: &'static str) -> Result<CudaFunction> {
         let key = (TypeId::of::<S>(), family);
-        let cached = |cache: &Mutex<HashMap<_, CudaFunction>>| {
-            cache
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .get(&key)
-                .cloned()
-        };
-        if let Some(f) = cached(&self.families) {
-            return Ok(f);
+        let families = || self.families.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(f) = families().get(&key) {
+            return Ok(f.clone());
         }
         let f = self.function(Gpu::kernel_name::<S>(family)?)?;
-        (self.families.lock().unwrap_or_else(|p| p.into_inner())).insert(key, f.clone());
+        families().insert(key, f.clone());
         Ok(f)
     }
 

@@ -260,16 +260,11 @@ where
             b_bits: lists.b_bits,
             tile_run_shift,
         };
-        let shared = if lists.stages {
-            replay_shared_per_thread::<S::Value>(lists.lane)
-        } else {
-            0
-        };
         gpu.launch_threads_in_blocks::<S, _>(
             replay_kernel(lists.lane, lists.stages),
             threads,
             REPLAY_BLOCK,
-            shared,
+            replay_shared_per_thread::<S::Value>(lists.lane, lists.stages),
             args,
         )
     }
@@ -289,8 +284,8 @@ where
         self.numeric()?;
         let mut fastest = (Duration::MAX, ReplayGrid::Resident, true);
         for grid in ReplayGrid::ALL {
+            self.set_replay_grid(grid)?;
             for stages in [false, true] {
-                self.set_replay_grid(grid)?;
                 self.set_replay_stages(stages)?;
                 fastest = fastest.min((self.time_numeric()?, grid, stages));
             }
@@ -377,11 +372,7 @@ where
         };
         let optional = |l: &[u32]| (!l.is_empty()).then(|| gpu.upload(l)).transpose();
         let resident = |stages: bool| {
-            let shared = if stages {
-                replay_shared_per_thread::<S::Value>(lane)
-            } else {
-                0
-            };
+            let shared = replay_shared_per_thread::<S::Value>(lane, stages);
             gpu.resident_threads::<S>(replay_kernel(lane, stages), REPLAY_BLOCK, shared)
         };
         Ok(Some(ProductLists {
@@ -406,10 +397,14 @@ where
 const REPLAY_BLOCK: u32 = 128;
 
 /// Dynamic shared memory a thread of the replay, `lane` products a lane:
-/// a warp stages its tile's entries (at most one a product) before
-/// copying them to C.
-fn replay_shared_per_thread<T>(lane: u64) -> u32 {
-    (lane as usize * size_of::<T>()) as u32
+/// where it `stages`, a warp stages its tile's entries (at most one a
+/// product) before copying them to C; else none.
+fn replay_shared_per_thread<T>(lane: u64, stages: bool) -> u32 {
+    if stages {
+        (lane as usize * size_of::<T>()) as u32
+    } else {
+        0
+    }
 }
 
 /// Which warps replay which tiles of a plan's lists
