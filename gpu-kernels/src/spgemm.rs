@@ -2307,9 +2307,10 @@ unsafe fn spgemm_replay<S: Semiring, const N: usize, const STAGE: bool>(
             }
         }
         if last_of_share {
-            // f64's registers, capped, spilled the stride LLVM hoists out
-            // of the loop, so it is read again here; f32's hold it, and
-            // reading it again cost them 1–3% on the largest products.
+            // LLVM hoists the stride out of the loop; f64's kernels, short
+            // of registers, spilled it, so they read it again here. f32's
+            // hold it in a register, where reading it again cost them 1–3%
+            // on the largest products.
             w += if size_of::<S::Value>() > 4 {
                 grid_warps_reread()
             } else {
