@@ -556,7 +556,7 @@ where
 
 /// `plan` (of A ⊗ B) recomputed for new values of A and B equals a fresh
 /// serial product of them, on its own grid and then on each of `grids`,
-/// C's entries staged and not.
+/// C's entries staged and not, long lists in the replay and beside it.
 #[track_caller]
 fn check_numeric<S: Semiring>(
     plan: &mut SpgemmPlan<S>,
@@ -589,14 +589,16 @@ fn check_numeric<S: Semiring>(
                 .all(|(v, g)| v.bits() == g.bits())
         );
         for &grid in grids {
-            for stages in [false, true] {
+            for (stages, beside) in [(false, false), (true, false), (false, true), (true, true)] {
                 plan.set_replay_grid(grid).unwrap();
                 plan.set_replay_stages(stages).unwrap();
+                plan.set_replay_long_beside(beside).unwrap();
                 plan.numeric().unwrap();
                 let got = plan.download().unwrap();
                 if got != want {
                     println!(
-                        "{what} ({}): the plan on {grid:?}, staging {stages}, differs from serial",
+                        "{what} ({}): the plan on {grid:?}, staging {stages}, long lists \
+                         beside {beside}, differs from serial",
                         S::NAME
                     );
                 }
@@ -678,15 +680,18 @@ where
     // never crosses a tile (32, 64), a tile (128, 256) and past it: row i
     // of A has lens[i] entries, every row of B five, so C's row i is five
     // lists of lens[i] products each. Alone they average more than
-    // REPLAY_NARROW_BELOW products (8 a lane); among 2 000 rows of one
-    // entry, fewer (4 a lane).
+    // REPLAY_NARROW_BELOW products (8 a lane); after 8 000 rows of one
+    // entry, fewer (4 a lane). Lists through many tiles (long: beside the
+    // replay, a block reads 4 of their tiles a round) end in each slot of
+    // a round, and the last runs to the lists' end.
     let lens = [
-        1, 7, 8, 9, 31, 33, 63, 64, 65, 127, 129, 255, 256, 257, 700, 2, 3,
+        1, 7, 8, 9, 31, 33, 63, 64, 65, 127, 129, 255, 256, 257, 700, 2, 3, 1_000, 1_500, 2_048,
+        2_600, 3_001,
     ];
-    let mut many = lens.to_vec();
-    many.extend(std::iter::repeat_n(1, 2_000));
+    let mut many = vec![1; 8_000];
+    many.extend(lens);
     for lens in [&lens[..], &many] {
-        let width = 700;
+        let width = 3_001;
         let a_row_ptr = std::iter::once(0)
             .chain(lens.iter().scan(0, |n, &l| {
                 *n += l;
@@ -783,6 +788,13 @@ fn plan_rejects_grids_it_cannot_replay_on() {
     );
     assert_eq!(rows.replay_stages(), None);
     assert_eq!(plan.replay_stages(), Some(true));
+    let e = rows.set_replay_long_beside(true).unwrap_err().to_string();
+    assert!(
+        e.contains("set_replay_long_beside") && e.contains("recomputes rows"),
+        "{e}"
+    );
+    assert_eq!(rows.replay_long_beside(), None);
+    assert_eq!(plan.replay_long_beside(), Some(false));
 }
 
 /// `auto` runs SpGEMM on the GPU when there is one; empty shapes work.

@@ -219,6 +219,10 @@ impl SpgemmBench {
                     Some(true) => "entries staged",
                     _ => "entries by lane",
                 };
+                let stores = match plan.replay_long_beside() {
+                    Some(true) => format!("{stores}, long lists beside"),
+                    _ => stores.to_string(),
+                };
                 let mode = grid.map_or("recomputing rows".to_string(), |grid| {
                     format!("replaying product lists, {grid}, {stores}")
                 });

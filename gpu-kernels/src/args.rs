@@ -703,7 +703,8 @@ pub struct SpgemmReplayArgs<T> {
     /// The wide tiles' A positions, `replay_tile(lane)` each (a pad's 0).
     pub wide_a: DevPtr<u32>,
     /// The tiles whose last list runs on through more than
-    /// [`REPLAY_LONG_TILES`] tiles (`n_long`), replayed first.
+    /// [`REPLAY_LONG_TILES`] tiles (`n_long`), replayed first, or by a
+    /// kernel of their own (`spgemm_replay_long_4`) beside the others.
     pub long_tiles: DevPtr<u32>,
     /// C's values, `n_entries` of them, overwritten.
     pub c_values: DevPtrMut<T>,
@@ -755,6 +756,13 @@ pub const REPLAY_LONG_TILES: u64 = 2;
 /// numbers tiles and warps in `u32`, which keeps its loop's state in
 /// fewer registers, and a warp's number plus the grid's stays below 2³².
 pub const REPLAY_MAX_TILES: u64 = 1 << 31;
+
+/// Threads in a block of the replay. A multiprocessor's registers hold 36
+/// warps of `spgemm_replay_8` in f64 (56 a thread): 9 blocks of 128
+/// threads, but only 4 of 256; at 40 registers (`spgemm_replay_4`) or 48
+/// (`spgemm_replay_8` in f32) blocks of either size fill the same warps.
+/// A long tile's block (`spgemm_replay_long_4`) reads 4 tiles at once.
+pub const REPLAY_BLOCK: u32 = 128;
 
 /// A word of [`SpgemmReplayArgs::words`] that is no product, after its
 /// tile's [`replay_real`] words: flagged, so that it ends the sum before

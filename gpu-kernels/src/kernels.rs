@@ -21,7 +21,8 @@ use crate::semiring::Semiring;
 #[cfg(target_arch = "nvptx64")]
 use crate::spgemm::{
     spgemm_block, spgemm_copy, spgemm_dense, spgemm_hash, spgemm_replay_4, spgemm_replay_4_staged,
-    spgemm_replay_8, spgemm_replay_8_staged, spgemm_short, spgemm_warp,
+    spgemm_replay_8, spgemm_replay_8_staged, spgemm_replay_long_4, spgemm_replay_long_8,
+    spgemm_short, spgemm_warp,
 };
 #[cfg(target_arch = "nvptx64")]
 use crate::spgemm_long::{spgemm_giant_columns, spgemm_giant_rows};
@@ -203,6 +204,8 @@ crate::for_each_semiring!(stamp_kernels! {
         spgemm_replay_8(SpgemmReplayArgs),
         spgemm_replay_4_staged(SpgemmReplayArgs),
         spgemm_replay_8_staged(SpgemmReplayArgs),
+        spgemm_replay_long_4(SpgemmReplayArgs),
+        spgemm_replay_long_8(SpgemmReplayArgs),
         spgemm_giant_columns(SpgemmGiantArgs),
         spgemm_giant_rows(SpgemmGiantArgs),
     ]

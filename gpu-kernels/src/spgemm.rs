@@ -99,14 +99,14 @@
 use core::cell::Cell;
 
 use crate::args::{
-    REPLAY_FLAG, REPLAY_LONG_TILE, REPLAY_NARROW_LANE, REPLAY_RUNS_ON, REPLAY_WIDE_LANE,
-    REPLAY_WIDE_TILE, SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASS_BLOCK, SPGEMM_CLASS_COPY,
-    SPGEMM_CLASS_DENSE, SPGEMM_CLASS_GIANT, SPGEMM_CLASS_HASH, SPGEMM_CLASS_SHORT,
-    SPGEMM_CLASS_WARP, SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_HASH_SLOTS,
-    SPGEMM_LANE_MAX, SPGEMM_NUMERIC, SPGEMM_SHORT_MAX, SPGEMM_STAGE, SPGEMM_SYMBOLIC,
-    SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS, ScanArgs, SpgemmClassifyArgs,
-    SpgemmReplayArgs, SpgemmRowsArgs, replay_entry, replay_real, spgemm_dense_arrays,
-    spgemm_hash_fits,
+    REPLAY_BLOCK, REPLAY_FLAG, REPLAY_LONG_TILE, REPLAY_NARROW_LANE, REPLAY_RUNS_ON,
+    REPLAY_WIDE_LANE, REPLAY_WIDE_TILE, SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASS_BLOCK,
+    SPGEMM_CLASS_COPY, SPGEMM_CLASS_DENSE, SPGEMM_CLASS_GIANT, SPGEMM_CLASS_HASH,
+    SPGEMM_CLASS_SHORT, SPGEMM_CLASS_WARP, SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED,
+    SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_NUMERIC, SPGEMM_SHORT_MAX, SPGEMM_STAGE,
+    SPGEMM_SYMBOLIC, SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS, ScanArgs,
+    SpgemmClassifyArgs, SpgemmReplayArgs, SpgemmRowsArgs, replay_entry, replay_real,
+    spgemm_dense_arrays, spgemm_hash_fits,
 };
 use crate::device::atomic::{
     atomic_add_u32, atomic_add_u64, atomic_cas_shared_u32, atomic_max_u32, atomic_min_u32,
@@ -2303,7 +2303,7 @@ unsafe fn spgemm_replay<S: Semiring, const N: usize, const STAGE: bool>(
         unsafe {
             let (ws, at, info) = lists.lane::<N>(t, p);
             if first || info & REPLAY_LONG_TILE == 0 {
-                replay_tile::<S, N, STAGE>(&lists, t, &ws, &at, info);
+                replay_tile::<S, N, STAGE, true>(&lists, t, &ws, &at, info);
             }
         }
         if last_of_share {
@@ -2319,6 +2319,233 @@ unsafe fn spgemm_replay<S: Semiring, const N: usize, const STAGE: bool>(
             i = 0;
         } else {
             i += 1;
+        }
+    }
+}
+
+/// The products of the list run on into tile `t` from the tiles before,
+/// those before the tile's first flag (all of them where it has none): the
+/// lane's `N` (the semiring's zero past the list) and their count.
+///
+/// # Safety
+/// `t < n_tiles`; the lists as [`SpgemmReplayArgs`] says; the whole warp
+/// calls it.
+#[inline(always)]
+unsafe fn run_on_products<S: Semiring, const N: usize>(
+    lists: &ReplayLists<S::Value>,
+    t: usize,
+) -> ([S::Value; N], u32)
+where
+    S::Value: Shuffle,
+{
+    let p = N as u32 * lane_id();
+    // SAFETY: the caller's; the shuffle and vote are the whole warp's.
+    unsafe {
+        let (ws, at, _) = lists.lane::<N>(t, p as usize);
+        let bounds = word_mask(&ws, replay_flagged);
+        let bounded = warp::ballot(bounds != 0);
+        let stop = if bounded == 0 {
+            WARP_SIZE * N as u32
+        } else {
+            let l = bounded.trailing_zeros();
+            N as u32 * l + warp::shuffle_idx(bounds.trailing_zeros(), l)
+        };
+        (lists.products::<S, N>(&ws, &at, p >= stop), stop)
+    }
+}
+
+/// `sum` plus the warp's first `stop` products `x` of a run-on list, in
+/// order: every lane adds them all at 4 a lane ([`fold_prefix`], as many
+/// a step as registers allow), lane by lane at 8 ([`relay_prefix`]).
+///
+/// # Safety
+/// The whole warp calls it with the same `stop`, at most `32·N`.
+#[inline(always)]
+unsafe fn fold_run_on<S: Semiring, const N: usize>(
+    sum: S::Value,
+    x: &[S::Value; N],
+    stop: u32,
+) -> S::Value
+where
+    S::Value: Shuffle,
+{
+    // SAFETY: the caller's.
+    unsafe {
+        if N == REPLAY_NARROW_LANE as usize {
+            if size_of::<S::Value>() <= 4 {
+                fold_prefix::<S, N, 8>(sum, x, stop)
+            } else {
+                fold_prefix::<S, N, 4>(sum, x, stop)
+            }
+        } else {
+            relay_prefix::<S, N>(sum, x, stop)
+        }
+    }
+}
+
+/// The long tiles of a plan's lists ([`SpgemmReplayArgs::long_tiles`]),
+/// a block each, where the plan runs them beside [`spgemm_replay_4`] (which
+/// is then launched with `n_long` 0, and skips them). A long tile's last
+/// list runs on through a chain of tiles that one warp would read one
+/// after another, two trips to memory each (words, then products), while
+/// the rest of the replay has long finished: here its block's warps read
+/// a tile each at once. Warp 0 replays the tile, while the others compute
+/// the list's products in the tiles after it into their slots of shared
+/// memory; then every warp folds the slots in order (the same sums, in
+/// the serial order), and the next 4 tiles are read, until the list ends.
+/// Warp 0 stores the sum.
+///
+/// Launch: 1D, blocks of [`REPLAY_BLOCK`] threads, any grid; dynamic shared
+/// memory: `32 × 4` values and 4 bytes a warp, and one value more.
+///
+/// # Safety
+/// [`spgemm_replay_4`]'s, each long tile's last list running on into the
+/// tiles after it, and the shared memory above.
+#[inline(always)]
+pub unsafe fn spgemm_replay_long_4<S: Semiring>(a: SpgemmReplayArgs<S::Value>)
+where
+    S::Value: Shuffle,
+{
+    // SAFETY: the caller's.
+    unsafe { replay_long_tiles::<S, { REPLAY_NARROW_LANE as usize }>(a) }
+}
+
+/// [`spgemm_replay_long_4`] for tiles of 32 × 8 products
+/// ([`spgemm_replay_8`]'s), `32 × 8` values a warp.
+///
+/// # Safety
+/// [`spgemm_replay_long_4`]'s, for tiles of 32 × 8 products.
+#[inline(always)]
+pub unsafe fn spgemm_replay_long_8<S: Semiring>(a: SpgemmReplayArgs<S::Value>)
+where
+    S::Value: Shuffle,
+{
+    // SAFETY: the caller's.
+    unsafe { replay_long_tiles::<S, { REPLAY_WIDE_LANE as usize }>(a) }
+}
+
+/// [`spgemm_replay_long_4`] and `_8`, `N` products a lane.
+///
+/// # Safety
+/// Theirs.
+#[inline(always)]
+unsafe fn replay_long_tiles<S: Semiring, const N: usize>(a: SpgemmReplayArgs<S::Value>)
+where
+    S::Value: Shuffle,
+{
+    require(block_dim_x() == REPLAY_BLOCK);
+    let (n_long, long_tiles) = (a.n_long as u32, a.long_tiles.as_ptr());
+    let lists = ReplayLists { a };
+    let mut b = block_idx_x();
+    // Block-uniform.
+    while b < n_long {
+        // SAFETY: `b < n_long` tiles are listed, read-only; the whole block
+        // is here, with its shared memory.
+        unsafe {
+            let t = load_readonly(long_tiles.add(b as usize));
+            replay_long::<S, N>(&lists, t as usize);
+        }
+        b += grid_dim_x();
+    }
+}
+
+/// Long tile `t` by the whole block (see [`spgemm_replay_long_4`]).
+///
+/// # Safety
+/// `t < n_tiles`; the lists as [`SpgemmReplayArgs`] says; the whole block
+/// calls it, with the shared memory [`spgemm_replay_long_4`] says.
+#[inline(always)]
+unsafe fn replay_long<S: Semiring, const N: usize>(lists: &ReplayLists<S::Value>, t: usize)
+where
+    S::Value: Shuffle,
+{
+    let (tile, warps) = (WARP_SIZE * N as u32, REPLAY_BLOCK / WARP_SIZE);
+    let (lane, k) = (lane_id(), warp_id());
+    let p = (N as u32 * lane) as usize;
+    let n_tiles = lists.a.n_tiles as usize;
+    // Each warp's slot of `tile` values, then the sum open at `t`'s end
+    // and each slot's count of the list's products.
+    let slots = shared::dynamic::<S::Value>();
+    // SAFETY (whole body): the shared memory holds the slots, the sum and
+    // the counts; tiles below `n_tiles` are readable; every barrier,
+    // shuffle and vote is reached by the whole block or warp (the branches
+    // around them are on `k`, or on values every warp computes alike).
+    unsafe {
+        let open_at = slots.add((warps * tile) as usize);
+        let counts = open_at.add(1).cast::<u32>();
+        // The sum open at `t`'s end, and that entry's place in C: warp 0's.
+        let mut open = None;
+        if k == 0 {
+            let (ws, at, info) = lists.lane::<N>(t, p);
+            open = replay_tile::<S, N, false, false>(lists, t, &ws, &at, info);
+        }
+        let info = load_readonly(lists.a.tile_entry.as_ptr().add(t));
+        if replay_real(info) < tile || info & REPLAY_RUNS_ON == 0 {
+            // No list runs on (the host marks no such tile long).
+            if let Some((open, last)) = open
+                && lane == 0
+            {
+                *lists.a.c_values.as_mut_ptr().add(last) = open;
+            }
+            return;
+        }
+        // A round reads tiles `from` to `from + warps - 1`, slot `k` warp
+        // `k`'s (in the first, slot 0 is `t`, replayed); `s` is the slot
+        // folded next, `warps` where a round is to be read. One fold is
+        // written, so that its code is inlined once.
+        let (mut from, mut s, mut sum) = (t, warps, S::zero());
+        loop {
+            if s == warps {
+                let j = from + k as usize;
+                if j == t {
+                    if let Some((open, _)) = open
+                        && lane == 0
+                    {
+                        *open_at = open;
+                    }
+                } else {
+                    let count = if j < n_tiles {
+                        let (x, count) = run_on_products::<S, N>(lists, j);
+                        let slot = slots.add((k * tile) as usize + p);
+                        for (u, &v) in x.iter().enumerate() {
+                            *slot.add(u) = v;
+                        }
+                        count
+                    } else {
+                        0
+                    };
+                    if lane == 0 {
+                        *counts.add(k as usize) = count;
+                    }
+                }
+                sync_threads();
+                s = 0;
+                if from == t {
+                    sum = *open_at;
+                    s = 1;
+                }
+            }
+            // Every warp folds slot `s`; the list ends in the tile where
+            // it has fewer products than the tile.
+            let count = *counts.add(s as usize);
+            let slot = slots.add((s * tile) as usize + p);
+            let x: [S::Value; N] = core::array::from_fn(|u| *slot.add(u));
+            sum = fold_run_on::<S, N>(sum, &x, count);
+            s += 1;
+            if count < tile || s == warps {
+                // The slots are free for the next round, or the block's
+                // next tile.
+                sync_threads();
+                if count < tile {
+                    break;
+                }
+                from += warps as usize;
+            }
+        }
+        if let Some((_, last)) = open
+            && lane == 0
+        {
+            *lists.a.c_values.as_mut_ptr().add(last) = sum;
         }
     }
 }
@@ -2432,19 +2659,24 @@ fn word_mask<const N: usize>(ws: &[u32; N], holds: impl Fn(u32) -> bool) -> u32 
 }
 
 /// One warp's tile `t` of [`spgemm_replay`]: the lane's words `ws`, their
-/// A positions `at` and the tile's `tile_entry` word `info`.
+/// A positions `at` and the tile's `tile_entry` word `info`. Stores the
+/// entries that end in the tile, and where `WALK` the entry whose list runs
+/// on, read on by the warp. Where it does not walk and the tile has no
+/// pads, returns the sum open at its end (every lane's) and that entry's
+/// place in C.
 ///
 /// # Safety
 /// `t < n_tiles`; the lists as [`SpgemmReplayArgs`] says; the whole warp
 /// calls it.
 #[inline(always)]
-unsafe fn replay_tile<S: Semiring, const N: usize, const STAGE: bool>(
+unsafe fn replay_tile<S: Semiring, const N: usize, const STAGE: bool, const WALK: bool>(
     lists: &ReplayLists<S::Value>,
     t: usize,
     ws: &[u32; N],
     at: &[u32; N],
     info: u64,
-) where
+) -> Option<(S::Value, usize)>
+where
     S::Value: Shuffle,
 {
     let tile = WARP_SIZE * N as u32;
@@ -2465,7 +2697,7 @@ unsafe fn replay_tile<S: Semiring, const N: usize, const STAGE: bool>(
         let bounded = warp::ballot(bounds != 0);
         if bounded == 0 {
             // Within one long list, its first warp's.
-            return;
+            return None;
         }
         // The lanes before the first flag hold the end of a list begun
         // in an earlier tile, another warp's.
@@ -2550,33 +2782,18 @@ unsafe fn replay_tile<S: Semiring, const N: usize, const STAGE: bool>(
             warp::sync_warp(FULL_MASK);
         }
         if real < tile {
-            return;
+            return None;
         }
         let mut sum = warp::shuffle_idx(open, WARP_SIZE - 1);
         let last = staged_total.unwrap_or_else(total) as usize - 1;
+        if !WALK {
+            return Some((sum, entry as usize + last));
+        }
         let n_tiles = lists.a.n_tiles as usize;
         let mut next = t + 1;
         while info & REPLAY_RUNS_ON != 0 && next < n_tiles {
-            let (ws, at, _) = lists.lane::<N>(next, p as usize);
-            let bounds = word_mask(&ws, replay_flagged);
-            let bounded = warp::ballot(bounds != 0);
-            // The list's products in this tile: those before its first flag.
-            let stop = if bounded == 0 {
-                tile
-            } else {
-                let l = bounded.trailing_zeros();
-                N as u32 * l + warp::shuffle_idx(bounds.trailing_zeros(), l)
-            };
-            let x = lists.products::<S, N>(&ws, &at, p >= stop);
-            sum = if N == REPLAY_NARROW_LANE as usize {
-                if size_of::<S::Value>() <= 4 {
-                    fold_prefix::<S, N, 8>(sum, &x, stop)
-                } else {
-                    fold_prefix::<S, N, 4>(sum, &x, stop)
-                }
-            } else {
-                relay_prefix::<S, N>(sum, &x, stop)
-            };
+            let (x, stop) = run_on_products::<S, N>(lists, next);
+            sum = fold_run_on::<S, N>(sum, &x, stop);
             if stop < tile {
                 break;
             }
@@ -2585,5 +2802,6 @@ unsafe fn replay_tile<S: Semiring, const N: usize, const STAGE: bool>(
         if lane == 0 {
             *c.add(last) = sum;
         }
+        None
     }
 }

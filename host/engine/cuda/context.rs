@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::sys::{CUmemPool_attribute, CUresult};
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
-    DriverError, LaunchConfig, PushKernelArg, ValidAsZeroBits,
+    CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut,
+    DeviceRepr, DriverError, LaunchConfig, PushKernelArg, ValidAsZeroBits,
 };
 use cudarc::nvrtc::Ptx;
 use gpu_kernels::Semiring;
@@ -33,6 +33,12 @@ const SHARED_RESERVED_PER_BLOCK: u32 = 1024;
 pub struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
+    /// A stream for a kernel that runs at once with one on `stream`
+    /// ([`Gpu::launch_beside`]), ordered with `stream`'s work by `fork`
+    /// (recorded on `stream` only) and `join` (on `side` only).
+    side: Arc<CudaStream>,
+    fork: CudaEvent,
+    join: CudaEvent,
     functions: Mutex<HashMap<String, CudaFunction>>,
     /// The kernels of `functions` by semiring and family, as
     /// [`Gpu::launch`] asks for them: a launch finds its kernel by one
@@ -186,10 +192,22 @@ impl Gpu {
         }
         let ctx = CudaContext::new(ordinal)
             .map_err(|e| format!("cannot open CUDA device {ordinal}: {e:?}{CPU}"))?;
-        // SAFETY: spmx uses the one stream below for all work on this
-        // context, so no buffer is shared between streams.
+        // SAFETY: spmx queues all work on this context on the stream below,
+        // but for kernels `launch_beside` queues on `side`, which it orders
+        // with that stream's work before and after by events: no buffer is
+        // used by two streams at once.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
+        let opened =
+            |what: &str, e| format!("cannot create a CUDA {what} on device {ordinal}: {e:?}");
+        let side = ctx.new_stream().map_err(|e| opened("stream", e))?;
+        let event = || {
+            ctx.new_event(Some(
+                cudarc::driver::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING,
+            ))
+            .map_err(|e| opened("event", e))
+        };
+        let (fork, join) = (event()?, event()?);
         let name = ctx.name().unwrap_or_else(|_| "unknown GPU".into());
         let attribute = |a, default: u32| ctx.attribute(a).map_or(default, |n| n.max(1) as u32);
         use cudarc::driver::sys::CUdevice_attribute as Attr;
@@ -207,6 +225,9 @@ impl Gpu {
             pool,
             ctx,
             stream,
+            side,
+            fork,
+            join,
             functions: Mutex::new(HashMap::new()),
             families: Mutex::new(HashMap::new()),
             name,
@@ -483,7 +504,39 @@ impl Gpu {
     ) -> Result<()> {
         let f = self.family_function::<S>(family)?;
         let name = || Gpu::kernel_name::<S>(family).unwrap_or(family);
-        self.launch_function(&f, name, grid, block, shared, args)
+        self.launch_function(&self.stream, &f, name, grid, block, shared, args)
+    }
+
+    /// [`Gpu::launch`] on a stream beside spmx's, so that the kernel runs at
+    /// once with the work `beside` queues: after the work queued before and
+    /// before the work queued after, as if both were one kernel. For a few
+    /// long tasks that would otherwise leave the GPU idle at the end of a
+    /// launch, at the cost of two event records and waits.
+    pub fn launch_beside<S: Semiring, A: KernelArgs>(
+        &self,
+        family: &'static str,
+        grid: u32,
+        block: u32,
+        shared: u32,
+        args: A,
+        beside: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
+        let ordered = |what: &str, e| driver(&format!("ordering the streams ({what})"), e);
+        self.fork
+            .record(&self.stream)
+            .map_err(|e| ordered("fork", e))?;
+        self.side.wait(&self.fork).map_err(|e| ordered("fork", e))?;
+        let f = self.family_function::<S>(family)?;
+        let name = || Gpu::kernel_name::<S>(family).unwrap_or(family);
+        self.launch_function(&self.side, &f, name, grid, block, shared, args)?;
+        let queued = beside();
+        self.join
+            .record(&self.side)
+            .map_err(|e| ordered("join", e))?;
+        self.stream
+            .wait(&self.join)
+            .map_err(|e| ordered("join", e))?;
+        queued
     }
 
     /// Queues the PTX entry point `name` (see [`Gpu::launch`]). The argument
@@ -497,12 +550,15 @@ impl Gpu {
         args: A,
     ) -> Result<()> {
         let f = self.function(name)?;
-        self.launch_function(&f, || name, grid, block, shared, args)
+        self.launch_function(&self.stream, &f, || name, grid, block, shared, args)
     }
 
-    /// Queues kernel `f` (named by `name` in an error); see [`Gpu::launch`].
+    /// Queues kernel `f` (named by `name` in an error) on `stream`; see
+    /// [`Gpu::launch`].
+    #[allow(clippy::too_many_arguments)]
     fn launch_function<'n, A: KernelArgs>(
         &self,
+        stream: &CudaStream,
         f: &CudaFunction,
         name: impl Fn() -> &'n str,
         grid: u32,
@@ -519,7 +575,7 @@ impl Gpu {
             shared_mem_bytes: shared,
         };
         let param = Param(args);
-        let mut builder = self.stream.launch_builder(f);
+        let mut builder = stream.launch_builder(f);
         builder.arg(&param);
         // SAFETY: `param` is the struct the entry point takes (the caller's
         // contract), and its device pointers come from live buffers.

@@ -19,7 +19,11 @@
 //! ([`ReplayGrid`]: a warp 1, 2 or 4 tiles in a row, or only the warps the
 //! GPU runs at once, each looping over tiles), each with C's entries
 //! staged in shared memory and copied out a sector at a time or stored by
-//! each lane ([`SpgemmPlan::set_replay_stages`]), and keeps the fastest.
+//! each lane ([`SpgemmPlan::set_replay_stages`]), and, where some list
+//! runs on through many tiles, with those lists in the replay (a warp
+//! walking each) or in a kernel of their own beside it
+//! (`spgemm_replay_long_4`, a block a list reading 4 tiles at once;
+//! [`SpgemmPlan::set_replay_long_beside`]), and keeps the fastest.
 //! Where the lists do not fit in half the free device memory, where
 //! rerunning the row kernels' numeric phase was faster still when `new`
 //! timed it (bands, whose rows of B are read whole), or with
@@ -32,7 +36,7 @@ use std::time::{Duration, Instant};
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{
-    DevPtr, REPLAY_FLAG, REPLAY_LONG_TILE, REPLAY_LONG_TILES, REPLAY_MAX_TILES,
+    DevPtr, REPLAY_BLOCK, REPLAY_FLAG, REPLAY_LONG_TILE, REPLAY_LONG_TILES, REPLAY_MAX_TILES,
     REPLAY_NARROW_BELOW, REPLAY_NARROW_LANE, REPLAY_PAD, REPLAY_REAL_SHIFT, REPLAY_RUNS_ON,
     REPLAY_WIDE_LANE, REPLAY_WIDE_TILE, SpgemmReplayArgs, replay_short, replay_tile,
 };
@@ -85,6 +89,9 @@ struct ProductLists {
     /// Whether a warp stages its tile's entries in shared memory and
     /// copies them to C together (`spgemm_replay_4_staged`, `_8_staged`).
     stages: bool,
+    /// Whether the long tiles run in a kernel of their own beside the
+    /// replay (`spgemm_replay_long_4`, `_8`), a block each.
+    long_beside: bool,
 }
 
 impl<'g, S: Semiring> SpgemmPlan<'g, S>
@@ -192,6 +199,24 @@ where
         Ok(())
     }
 
+    /// Whether the long tiles' lists (those running on through more than
+    /// `REPLAY_LONG_TILES` tiles) run in a kernel of their own beside the
+    /// replay, a block each reading 4 of a list's tiles at once, or in the
+    /// replay, a warp walking each (`None` where the plan recomputes rows):
+    /// [`Self::new`] keeps the faster. A plan without such lists has
+    /// nothing beside the replay either way.
+    pub fn replay_long_beside(&self) -> Option<bool> {
+        self.lists.as_ref().map(|l| l.long_beside)
+    }
+
+    /// Runs the long tiles' lists beside the replay from now on, or in it
+    /// (C's bits are the same either way; only the time differs). A plan
+    /// that recomputes rows is [`Error::Invalid`].
+    pub fn set_replay_long_beside(&mut self, beside: bool) -> Result<()> {
+        self.lists_to_set("set_replay_long_beside")?.long_beside = beside;
+        Ok(())
+    }
+
     /// The lists whose replay `setter` sets; a plan that recomputes rows
     /// has none: [`Error::Invalid`] saying so.
     fn lists_to_set(&mut self, setter: &str) -> Result<&mut ProductLists> {
@@ -241,57 +266,86 @@ where
         }
         let n_tiles = lists.tile_entry.len() as u64;
         let n_long = lists.long_tiles.as_ref().map_or(0, |l| l.len() as u64);
+        // The long tiles are the replay's where none runs beside it.
+        let beside = lists.long_beside && n_long > 0;
+        let replay_long = if beside { 0 } else { n_long };
         let optional =
             |l: &Option<CudaSlice<u32>>| l.as_ref().map_or(DevPtr::new(0), |l| gpu.ptr(l));
         let resident = lists.resident[usize::from(lists.stages)];
-        let (threads, tile_run_shift) = lists.grid.launch(n_long, n_tiles, resident);
-        let args = SpgemmReplayArgs {
-            a_values: gpu.ptr(&self.a.values),
-            b_values: gpu.ptr(&self.b.values),
+        let (threads, tile_run_shift) = lists.grid.launch(replay_long, n_tiles, resident);
+        let (a_values, b_values) = (gpu.ptr(&self.a.values), gpu.ptr(&self.b.values));
+        let c_values = gpu.ptr_mut(&mut self.values);
+        let args = |n_long| SpgemmReplayArgs {
+            a_values,
+            b_values,
             words: gpu.ptr(&lists.words),
             tile_entry: gpu.ptr(&lists.tile_entry),
             tile_a: gpu.ptr(&lists.tile_a),
             wide_a: optional(&lists.wide_a),
             long_tiles: optional(&lists.long_tiles),
-            c_values: gpu.ptr_mut(&mut self.values),
+            c_values,
             n_entries,
             n_tiles,
             n_long,
             b_bits: lists.b_bits,
             tile_run_shift,
         };
-        gpu.launch_threads_in_blocks::<S, _>(
-            replay_kernel(lists.lane, lists.stages),
-            threads,
+        let replay = || {
+            gpu.launch_threads_in_blocks::<S, _>(
+                replay_kernel(lists.lane, lists.stages),
+                threads,
+                REPLAY_BLOCK,
+                replay_shared_per_thread::<S::Value>(lists.lane, lists.stages),
+                args(replay_long),
+            )
+        };
+        if !beside {
+            return replay();
+        }
+        let (family, shared) = replay_long_kernel::<S::Value>(lists.lane);
+        // A block a long tile; `n_long` is below `REPLAY_MAX_TILES`.
+        gpu.launch_beside::<S, _>(
+            family,
+            n_long as u32,
             REPLAY_BLOCK,
-            replay_shared_per_thread::<S::Value>(lists.lane, lists.stages),
-            args,
+            shared,
+            args(n_long),
+            replay,
         )
     }
 
     /// Keeps the fastest numeric phase, each timed (the least of three
     /// runs) after the replay's first launch: the replay on each of
-    /// [`ReplayGrid::ALL`], its entries staged or not, and the row
-    /// kernels. Which wins depends on the matrix. The resident grid starts
+    /// [`ReplayGrid::ALL`], its entries staged or not, its long tiles in it
+    /// or beside it, and the row kernels. Which wins depends on the matrix. The resident grid starts
     /// a warp once for many tiles, which pays where tiles cost alike
     /// (grids, bands); a warp a tile or a few lets the GPU balance tiles of
     /// unequal cost (power-law lists that run on). Staging pays where
     /// C's stores bound the replay (entries of one or two products each)
     /// and costs instructions where lists are longer. The row kernels read
     /// B's rows as they lie, which pays where many products fall on each
-    /// entry of C (bands). C's values are the same bits every way.
+    /// entry of C (bands). A few long lists beside the replay end sooner
+    /// than its warps walking them alone would (a circuit's ground node);
+    /// many cost the launch beside little. C's values are the same bits
+    /// every way.
     fn keep_the_fastest(&mut self) -> Result<()> {
         self.numeric()?;
-        let mut fastest = (Duration::MAX, ReplayGrid::Resident, true);
+        let long = self.lists.as_ref().is_some_and(|l| l.long_tiles.is_some());
+        let besides: &[bool] = if long { &[false, true] } else { &[false] };
+        let mut fastest = (Duration::MAX, ReplayGrid::Resident, true, false);
         for grid in ReplayGrid::ALL {
             self.set_replay_grid(grid)?;
             for stages in [false, true] {
                 self.set_replay_stages(stages)?;
-                fastest = fastest.min((self.time_numeric()?, grid, stages));
+                for &beside in besides {
+                    self.set_replay_long_beside(beside)?;
+                    fastest = fastest.min((self.time_numeric()?, grid, stages, beside));
+                }
             }
         }
         self.set_replay_grid(fastest.1)?;
         self.set_replay_stages(fastest.2)?;
+        self.set_replay_long_beside(fastest.3)?;
         let lists = self.lists.take();
         let recompute = self.time_numeric();
         if recompute? >= fastest.0 {
@@ -386,15 +440,10 @@ where
             resident: [resident(false)?, resident(true)?],
             grid: ReplayGrid::TilesAWarp(1),
             stages: true,
+            long_beside: false,
         }))
     }
 }
-
-/// Threads in a block of the replay. A multiprocessor's registers hold 36
-/// warps of `spgemm_replay_8` in f64 (56 a thread): 9 blocks of 128
-/// threads, but only 4 of 256; at 40 registers (`spgemm_replay_4`) or 48
-/// (`spgemm_replay_8` in f32) blocks of either size fill the same warps.
-const REPLAY_BLOCK: u32 = 128;
 
 /// Dynamic shared memory a thread of the replay, `lane` products a lane:
 /// where it `stages`, a warp stages its tile's entries (at most one a
@@ -443,6 +492,20 @@ impl ReplayGrid {
             ReplayGrid::Resident => (threads.min(resident), shift),
         }
     }
+}
+
+/// The kernel for the long tiles beside the replay, `lane` products a
+/// lane, and its dynamic shared memory: a slot of a tile's values a warp,
+/// a count a warp and a sum.
+fn replay_long_kernel<T>(lane: u64) -> (&'static str, u32) {
+    let warps = (REPLAY_BLOCK / 32) as usize;
+    let shared = warps * (32 * lane as usize * size_of::<T>() + 4) + size_of::<T>();
+    let family = if lane == REPLAY_NARROW_LANE {
+        "spgemm_replay_long_4"
+    } else {
+        "spgemm_replay_long_8"
+    };
+    (family, shared as u32)
 }
 
 /// The replay kernel for `lane` products a lane, staging C's entries or
