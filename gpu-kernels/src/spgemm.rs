@@ -2396,7 +2396,8 @@ where
 /// Warp 0 stores the sum.
 ///
 /// Launch: 1D, blocks of [`REPLAY_BLOCK`] threads, any grid; dynamic shared
-/// memory: `32 × 4` values and 4 bytes a warp, and one value more.
+/// memory: `32 × 4` values and 4 bytes a warp, and one value more (16
+/// bytes in all, for any value's alignment).
 ///
 /// # Safety
 /// [`spgemm_replay_4`]'s, each long tile's last list running on into the
@@ -2463,16 +2464,17 @@ where
     let (lane, k) = (lane_id(), warp_id());
     let p = (N as u32 * lane) as usize;
     let n_tiles = lists.a.n_tiles as usize;
-    // Each warp's slot of `tile` values, then the sum open at `t`'s end
-    // and each slot's count of the list's products.
+    // Each warp's slot of `tile` values, then each slot's count of the
+    // list's products, then the sum open at `t`'s end (aligned for any
+    // value after the counts, which follow whole slots).
     let slots = shared::dynamic::<S::Value>();
     // SAFETY (whole body): the shared memory holds the slots, the sum and
     // the counts; tiles below `n_tiles` are readable; every barrier,
     // shuffle and vote is reached by the whole block or warp (the branches
     // around them are on `k`, or on values every warp computes alike).
     unsafe {
-        let open_at = slots.add((warps * tile) as usize);
-        let counts = open_at.add(1).cast::<u32>();
+        let counts = slots.add((warps * tile) as usize).cast::<u32>();
+        let open_at = counts.add(warps as usize).cast::<S::Value>();
         // The sum open at `t`'s end, and that entry's place in C: warp 0's.
         let mut open = None;
         if k == 0 {
