@@ -317,17 +317,18 @@ where
     /// Keeps the fastest numeric phase, each timed (the least of three
     /// runs) after the replay's first launch: the replay on each of
     /// [`ReplayGrid::ALL`], its entries staged or not, its long tiles in it
-    /// or beside it, and the row kernels. Which wins depends on the matrix. The resident grid starts
-    /// a warp once for many tiles, which pays where tiles cost alike
-    /// (grids, bands); a warp a tile or a few lets the GPU balance tiles of
-    /// unequal cost (power-law lists that run on). Staging pays where
-    /// C's stores bound the replay (entries of one or two products each)
-    /// and costs instructions where lists are longer. The row kernels read
-    /// B's rows as they lie, which pays where many products fall on each
-    /// entry of C (bands). A few long lists beside the replay end sooner
-    /// than its warps walking them alone would (a circuit's ground node);
-    /// many cost the launch beside little. C's values are the same bits
-    /// every way.
+    /// or beside it, and the row kernels. Which wins depends on the
+    /// matrix. The resident grid starts a warp once for many tiles, which
+    /// pays where tiles cost alike (grids, bands); a warp a tile or a few
+    /// lets the GPU balance tiles of unequal cost (power-law lists that
+    /// run on). Staging pays where C's stores bound the replay (entries of
+    /// one or two products each) and costs instructions where lists are
+    /// longer. The row kernels read B's rows as they lie, which pays where
+    /// many products fall on each entry of C (bands). A few long lists
+    /// beside the replay end sooner than its warps walking them alone
+    /// would (a circuit's ground node); where the replay's other tiles
+    /// outlast them, the second stream's launch and events cost a little.
+    /// C's values are the same bits every way.
     fn keep_the_fastest(&mut self) -> Result<()> {
         self.numeric()?;
         let long = self.lists.as_ref().is_some_and(|l| l.long_tiles.is_some());
