@@ -273,6 +273,8 @@ mod tests {
             "spgemm_replay_8",
             "spgemm_replay_4_staged",
             "spgemm_replay_8_staged",
+            "spgemm_replay_long_4",
+            "spgemm_replay_long_8",
             "spgemm_giant_columns",
             "spgemm_giant_rows",
         ];
