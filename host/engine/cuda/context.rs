@@ -502,9 +502,22 @@ impl Gpu {
         shared: u32,
         args: A,
     ) -> Result<()> {
+        self.launch_family_on::<S, _>(&self.stream, family, grid, block, shared, args)
+    }
+
+    /// [`Gpu::launch`] on `stream`.
+    fn launch_family_on<S: Semiring, A: KernelArgs>(
+        &self,
+        stream: &CudaStream,
+        family: &'static str,
+        grid: u32,
+        block: u32,
+        shared: u32,
+        args: A,
+    ) -> Result<()> {
         let f = self.family_function::<S>(family)?;
         let name = || Gpu::kernel_name::<S>(family).unwrap_or(family);
-        self.launch_function(&self.stream, &f, name, grid, block, shared, args)
+        self.launch_function(stream, &f, name, grid, block, shared, args)
     }
 
     /// [`Gpu::launch`] on a stream beside spmx's, so that the kernel runs at
@@ -526,9 +539,7 @@ impl Gpu {
             .record(&self.stream)
             .map_err(|e| ordered("fork", e))?;
         self.side.wait(&self.fork).map_err(|e| ordered("fork", e))?;
-        let f = self.family_function::<S>(family)?;
-        let name = || Gpu::kernel_name::<S>(family).unwrap_or(family);
-        self.launch_function(&self.side, &f, name, grid, block, shared, args)?;
+        self.launch_family_on::<S, _>(&self.side, family, grid, block, shared, args)?;
         let queued = beside();
         self.join
             .record(&self.side)

@@ -500,7 +500,8 @@ impl ReplayGrid {
 /// a count a warp and the sum (16 bytes, for any value's alignment).
 fn replay_long_kernel<T>(lane: u64) -> (&'static str, u32) {
     let warps = (REPLAY_BLOCK / 32) as usize;
-    let shared = warps * (32 * lane as usize * size_of::<T>() + 4) + 16;
+    let slot = replay_tile(lane) as usize * size_of::<T>();
+    let shared = warps * (slot + size_of::<u32>()) + 16;
     let family = if lane == REPLAY_NARROW_LANE {
         "spgemm_replay_long_4"
     } else {
