@@ -29,7 +29,7 @@
 //! | [`SpmmCsrThreadArgs`] | `spmm_csr_thread`                       | 64    |
 //! | [`SpmmBlockArgs`]    | `spmm_csr_block`, `spmm_csr_block_vec` (and `_fused`) | 88 |
 //! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_warp`, `spgemm_short`, `spgemm_hash`, `spgemm_block`, `spgemm_dense` | 160 |
-//! | [`SpgemmReplayArgs`] | `spgemm_replay_4`, `_8` (and `_staged`)  | 96    |
+//! | [`SpgemmReplayArgs`] | `spgemm_replay_4`, `_8` (and `_staged`)  | 104   |
 //! | [`SpgemmGiantArgs`]  | `spgemm_giant_columns`, `spgemm_giant_rows` | 128 |
 //! | [`SpgemmClassifyArgs`] | `spgemm_long_rows`, `spgemm_long_products`, `spgemm_classify`, `spgemm_bin` (utility) | 168 |
 //! | [`SpgemmTransposeArgs`] | `spgemm_transpose_count`, `_scatter`, `_sort` (utility) | 56 |
@@ -177,7 +177,7 @@ kernel_args! {
     SpmmCsrThreadArgs = 64;
     SpmmBlockArgs = 88;
     SpgemmRowsArgs = 160;
-    SpgemmReplayArgs = 96;
+    SpgemmReplayArgs = 104;
     SpgemmGiantArgs = 128;
 }
 
@@ -673,16 +673,16 @@ pub const SPGEMM_UNSTAGE: u32 = 3;
 /// `spgemm_replay_8`), whose products the plan has listed per entry of C,
 /// in C's order and each entry's in the serial order, as one stream of
 /// `u32` words cut into tiles of [`replay_tile`]`(lane)` products, a
-/// warp's work, `lane` (4 or 8, the kernel's) a lane. A word holds a flag
-/// in bit 31 on the first product of each entry, then an offset of A's
-/// position, then B's position in the low `b_bits`; [`REPLAY_PAD`] words
-/// fill the tiles' ends, after the count [`replay_real`] gives. A
-/// product's A position is its tile's `tile_a` plus the word's offset, 4
-/// bytes a product; in a tile whose A positions
+/// warp's work, `lane` (4 or 8, the kernel's) a lane. A word holds an
+/// offset of A's position above B's position in the low `b_bits`;
+/// [`REPLAY_PAD`] words fill the tiles' ends, after the count
+/// [`replay_real`] gives. A product's A position is its tile's `tile_a`
+/// plus the word's offset, 4 bytes a product; in a tile whose A positions
 /// span too far for the offset's bits, marked [`REPLAY_WIDE_TILE`], the
 /// offset is 0 and `wide_a` holds the positions instead, 8 bytes a
-/// product. A list of at most [`replay_short`]`(lane)` products lies in
-/// one tile; a longer one may run on through the next tiles.
+/// product. Where each lane's entries begin is in `lane_flags`, 2 bytes a
+/// lane. A list of at most [`replay_short`]`(lane)` products lies in one
+/// tile; a longer one may run on through the next tiles.
 #[repr(C)]
 #[derive(Debug)]
 pub struct SpgemmReplayArgs<T> {
@@ -702,6 +702,10 @@ pub struct SpgemmReplayArgs<T> {
     pub tile_a: DevPtr<u32>,
     /// The wide tiles' A positions, `replay_tile(lane)` each (a pad's 0).
     pub wide_a: DevPtr<u32>,
+    /// Per tile, 32: each lane's [`replay_bounds`] and [`replay_before`].
+    /// The host finds them once, where the replay would spend a tenth of
+    /// its instructions on them every time.
+    pub lane_flags: DevPtr<u16>,
     /// The tiles whose last list runs on through more than
     /// [`REPLAY_LONG_TILES`] tiles (`n_long`), replayed first, or by a
     /// kernel of their own (`spgemm_replay_long_4`) beside the others.
@@ -765,15 +769,28 @@ pub const REPLAY_MAX_TILES: u64 = 1 << 31;
 pub const REPLAY_BLOCK: u32 = 128;
 
 /// A word of [`SpgemmReplayArgs::words`] that is no product, after its
-/// tile's [`replay_real`] words: flagged, so that it ends the sum before
-/// it, and of positions within A's and B's values (the tile's lowest or
-/// `wide_a`'s 0, and B's first), so that the replay reads it as it reads
-/// a product, with no test.
-pub const REPLAY_PAD: u32 = REPLAY_FLAG;
+/// tile's [`replay_real`] words: flagged in [`replay_bounds`], so that it
+/// ends the sum before it, and of positions within A's and B's values
+/// (the tile's lowest or `wide_a`'s 0, and B's first), so that the replay
+/// reads it as it reads a product, with no test.
+pub const REPLAY_PAD: u32 = 0;
 
-/// The flag, in a word of [`SpgemmReplayArgs::words`], of an entry's
-/// first product or a pad: where the sum before it ends.
-pub const REPLAY_FLAG: u32 = 1 << 31;
+/// The lowest bit, in a lane's [`SpgemmReplayArgs::lane_flags`], of
+/// [`replay_before`]; [`replay_bounds`] lie below.
+pub const REPLAY_BEFORE_SHIFT: u32 = 8;
+
+/// A lane's words that begin an entry's list or are pads, word `u` at bit
+/// `u`: where the sum before them ends. From its
+/// [`SpgemmReplayArgs::lane_flags`].
+pub const fn replay_bounds(flags: u16) -> u32 {
+    (flags & ((1 << REPLAY_BEFORE_SHIFT) - 1)) as u32
+}
+
+/// The entries whose lists begin in a tile's lanes before a lane (at most
+/// `31 × 8`), from the lane's [`SpgemmReplayArgs::lane_flags`].
+pub const fn replay_before(flags: u16) -> u32 {
+    (flags >> REPLAY_BEFORE_SHIFT) as u32
+}
 
 /// The mark, in [`SpgemmReplayArgs::tile_entry`], of a tile replayed first.
 pub const REPLAY_LONG_TILE: u64 = 1 << 63;

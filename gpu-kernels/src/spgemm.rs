@@ -99,13 +99,13 @@
 use core::cell::Cell;
 
 use crate::args::{
-    REPLAY_BLOCK, REPLAY_FLAG, REPLAY_LONG_TILE, REPLAY_NARROW_LANE, REPLAY_RUNS_ON,
-    REPLAY_WIDE_LANE, REPLAY_WIDE_TILE, SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASS_BLOCK,
-    SPGEMM_CLASS_COPY, SPGEMM_CLASS_DENSE, SPGEMM_CLASS_GIANT, SPGEMM_CLASS_HASH,
-    SPGEMM_CLASS_SHORT, SPGEMM_CLASS_WARP, SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED,
-    SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_NUMERIC, SPGEMM_SHORT_MAX, SPGEMM_STAGE,
-    SPGEMM_SYMBOLIC, SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS, ScanArgs,
-    SpgemmClassifyArgs, SpgemmReplayArgs, SpgemmRowsArgs, replay_entry, replay_real,
+    REPLAY_BLOCK, REPLAY_LONG_TILE, REPLAY_NARROW_LANE, REPLAY_RUNS_ON, REPLAY_WIDE_LANE,
+    REPLAY_WIDE_TILE, SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASS_BLOCK, SPGEMM_CLASS_COPY,
+    SPGEMM_CLASS_DENSE, SPGEMM_CLASS_GIANT, SPGEMM_CLASS_HASH, SPGEMM_CLASS_SHORT,
+    SPGEMM_CLASS_WARP, SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_HASH_SLOTS,
+    SPGEMM_LANE_MAX, SPGEMM_NUMERIC, SPGEMM_SHORT_MAX, SPGEMM_STAGE, SPGEMM_SYMBOLIC,
+    SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS, ScanArgs, SpgemmClassifyArgs,
+    SpgemmReplayArgs, SpgemmRowsArgs, replay_before, replay_bounds, replay_entry, replay_real,
     spgemm_dense_arrays, spgemm_hash_fits,
 };
 use crate::device::atomic::{
@@ -2099,14 +2099,6 @@ unsafe fn read_words<const N: usize>(words: *const u32, p: usize) -> [u32; N] {
     ws
 }
 
-/// Whether word `w` is the first product of an entry or a pad
-/// ([`REPLAY_PAD`](crate::args::REPLAY_PAD)): where the sum before it
-/// ends.
-#[inline(always)]
-fn replay_flagged(w: u32) -> bool {
-    w & REPLAY_FLAG != 0
-}
-
 /// A plan's lists as the replay reads them.
 struct ReplayLists<T> {
     a: SpgemmReplayArgs<T>,
@@ -2135,24 +2127,31 @@ impl<T: Copy> ReplayLists<T> {
             // SAFETY: each wide tile has `32 × N` positions in `wide_a`.
             unsafe { read_words::<N>(self.a.wide_a.as_ptr(), from) }
         } else {
-            core::array::from_fn(|u| base + ((ws[u] & !REPLAY_FLAG) >> self.a.b_bits))
+            core::array::from_fn(|u| base + (ws[u] >> self.a.b_bits))
         }
     }
 
     /// The lane's words, its `N` from word `p` of tile `t`, with their A
-    /// positions: the words', the tile's entry and lowest position's loads
-    /// go out together.
+    /// positions, the tile's `tile_entry` and the lane's `lane_flags`: the
+    /// loads go out together.
     ///
     /// # Safety
-    /// `t < n_tiles`, `p` a multiple of 4 below the tile's end.
+    /// `t < n_tiles`, `p` a multiple of 4 below the tile's end, `p / N`
+    /// the calling lane's.
     #[inline(always)]
-    unsafe fn lane<const N: usize>(&self, t: usize, p: usize) -> ([u32; N], [u32; N], u64) {
+    unsafe fn lane<const N: usize>(&self, t: usize, p: usize) -> ([u32; N], [u32; N], u64, u16) {
         // SAFETY: the caller's; the lists are read-only to the replay.
         unsafe {
             let ws = read_words::<N>(self.a.words.as_ptr(), WARP_SIZE as usize * N * t + p);
             let info = load_readonly(self.a.tile_entry.as_ptr().add(t));
             let base = load_readonly(self.a.tile_a.as_ptr().add(t));
-            (ws, self.a_positions(&ws, p, info, base), info)
+            let flags = self
+                .a
+                .lane_flags
+                .as_ptr()
+                .add(WARP_SIZE as usize * t + p / N);
+            let flags = load_readonly(flags);
+            (ws, self.a_positions(&ws, p, info, base), info, flags)
         }
     }
 
@@ -2301,9 +2300,9 @@ unsafe fn spgemm_replay<S: Semiring, const N: usize, const STAGE: bool>(
         // SAFETY: `t` is a listed long tile or below `n_tiles`: its words
         // and entry are readable; the lists as the contract says.
         unsafe {
-            let (ws, at, info) = lists.lane::<N>(t, p);
+            let (ws, at, info, flags) = lists.lane::<N>(t, p);
             if first || info & REPLAY_LONG_TILE == 0 {
-                replay_tile::<S, N, STAGE, true>(&lists, t, &ws, &at, info);
+                replay_tile::<S, N, STAGE, true>(&lists, t, &ws, &at, info, flags);
             }
         }
         if last_of_share {
@@ -2341,8 +2340,8 @@ where
     let p = N as u32 * lane_id();
     // SAFETY: the caller's; the shuffle and vote are the whole warp's.
     unsafe {
-        let (ws, at, _) = lists.lane::<N>(t, p as usize);
-        let bounds = word_mask(&ws, replay_flagged);
+        let (ws, at, _, flags) = lists.lane::<N>(t, p as usize);
+        let bounds = replay_bounds(flags);
         let bounded = warp::ballot(bounds != 0);
         let stop = if bounded == 0 {
             WARP_SIZE * N as u32
@@ -2478,8 +2477,8 @@ where
         // The sum open at `t`'s end, and that entry's place in C: warp 0's.
         let mut open = None;
         if k == 0 {
-            let (ws, at, info) = lists.lane::<N>(t, p);
-            open = replay_tile::<S, N, false, false>(lists, t, &ws, &at, info);
+            let (ws, at, info, flags) = lists.lane::<N>(t, p);
+            open = replay_tile::<S, N, false, false>(lists, t, &ws, &at, info, flags);
         }
         let info = load_readonly(lists.a.tile_entry.as_ptr().add(t));
         if replay_real(info) < tile || info & REPLAY_RUNS_ON == 0 {
@@ -2654,18 +2653,12 @@ fn add_first<S: Semiring, const N: usize>(mut s: S::Value, x: &[S::Value; N], k:
     s
 }
 
-/// The lane's words for which `holds` is true, word `u` at bit `u`.
-#[inline(always)]
-fn word_mask<const N: usize>(ws: &[u32; N], holds: impl Fn(u32) -> bool) -> u32 {
-    (0..N).fold(0, |m, u| m | u32::from(holds(ws[u])) << u)
-}
-
 /// One warp's tile `t` of [`spgemm_replay`]: the lane's words `ws`, their
-/// A positions `at` and the tile's `tile_entry` word `info`. Stores the
-/// entries that end in the tile, and where `WALK` the entry whose list runs
-/// on, read on by the warp. Where it does not walk and the tile has no
-/// pads, returns the sum open at its end (every lane's) and that entry's
-/// place in C.
+/// A positions `at`, the tile's `tile_entry` word `info` and the lane's
+/// `lane_flags`. Stores the entries that end in the tile, and where `WALK`
+/// the entry whose list runs on, read on by the warp. Where it does not
+/// walk and the tile has no pads, returns the sum open at its end (every
+/// lane's) and that entry's place in C.
 ///
 /// # Safety
 /// `t < n_tiles`; the lists as [`SpgemmReplayArgs`] says; the whole warp
@@ -2677,6 +2670,7 @@ unsafe fn replay_tile<S: Semiring, const N: usize, const STAGE: bool, const WALK
     ws: &[u32; N],
     at: &[u32; N],
     info: u64,
+    flags: u16,
 ) -> Option<(S::Value, usize)>
 where
     S::Value: Shuffle,
@@ -2694,7 +2688,7 @@ where
     // warp barrier is reached by the whole warp (the branches on them are
     // warp-uniform).
     unsafe {
-        let bounds = word_mask(ws, replay_flagged);
+        let bounds = replay_bounds(flags);
         let starts = bounds & real_mask;
         let bounded = warp::ballot(bounds != 0);
         if bounded == 0 {
@@ -2706,7 +2700,7 @@ where
         let first_lane = bounded.trailing_zeros();
         let x = lists.products::<S, N>(ws, at, lane < first_lane);
         let count = starts.count_ones();
-        let before = warp_inclusive_scan(count) - count;
+        let before = replay_before(flags);
         // The tile's entries, from its first; a tile holds at most
         // `32·N` of them, so they are counted from there in `u32`.
         let c = c.add(entry as usize);

@@ -14,8 +14,9 @@
 //! searched or sorted again, every lane is busy however long the lists
 //! are, and C keeps the serial engine's bits. The lists take 4 bytes a
 //! product where its tile's positions pack into `u32`s, 8 in the few
-//! tiles whose A positions span too far, and the tiles' padding
-//! (`TiledLists`). [`SpgemmPlan::new`] times the replay on its grids
+//! tiles whose A positions span too far, the tiles' padding, and 2 bytes a
+//! lane saying where its lists begin, found here once rather than by the
+//! replay each time (`TiledLists`). [`SpgemmPlan::new`] times the replay on its grids
 //! ([`ReplayGrid`]: a warp 1, 2 or 4 tiles in a row, or only the warps the
 //! GPU runs at once, each looping over tiles), each with C's entries
 //! staged in shared memory and copied out a sector at a time or stored by
@@ -36,9 +37,10 @@ use std::time::{Duration, Instant};
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{
-    DevPtr, REPLAY_BLOCK, REPLAY_FLAG, REPLAY_LONG_TILE, REPLAY_LONG_TILES, REPLAY_MAX_TILES,
-    REPLAY_NARROW_BELOW, REPLAY_NARROW_LANE, REPLAY_PAD, REPLAY_REAL_SHIFT, REPLAY_RUNS_ON,
-    REPLAY_WIDE_LANE, REPLAY_WIDE_TILE, SpgemmReplayArgs, replay_short, replay_tile,
+    DevPtr, REPLAY_BEFORE_SHIFT, REPLAY_BLOCK, REPLAY_LONG_TILE, REPLAY_LONG_TILES,
+    REPLAY_MAX_TILES, REPLAY_NARROW_BELOW, REPLAY_NARROW_LANE, REPLAY_PAD, REPLAY_REAL_SHIFT,
+    REPLAY_RUNS_ON, REPLAY_WIDE_LANE, REPLAY_WIDE_TILE, SpgemmReplayArgs, replay_entry,
+    replay_real, replay_short, replay_tile,
 };
 use rayon::prelude::*;
 
@@ -79,6 +81,7 @@ struct ProductLists {
     tile_entry: CudaSlice<u64>,
     tile_a: CudaSlice<u32>,
     wide_a: Option<CudaSlice<u32>>,
+    lane_flags: CudaSlice<u16>,
     long_tiles: Option<CudaSlice<u32>>,
     b_bits: u32,
     /// Threads of the replay the GPU runs at once: storing C's entries by
@@ -116,13 +119,13 @@ where
     #[track_caller]
     pub fn replaying(gpu: &'g Gpu, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<Self> {
         let mut plan = Self::recomputing(gpu, a, b)?;
-        // 8 bytes a product at most (4 more in a wide tile) and the tiles'
-        // padding (under a third of the products: a tile is padded inside
-        // only once it holds more than three quarters of its products,
-        // `replay_short`), and a word an entry for the tiles' entries and
-        // the chunks' last tiles.
+        // 9 bytes a product at most (4, 4 more in a wide tile, and half a
+        // byte of lane flags) and the tiles' padding (under a third of the
+        // products: a tile is padded inside only once it holds more than
+        // three quarters of its products, `replay_short`), and a word an
+        // entry for the tiles' entries and the chunks' last tiles.
         let products = plan.product.binned.products as usize;
-        let bytes = 8 * (products + products / 3 + plan.nnz() + 1);
+        let bytes = 9 * (products + products / 3) + 8 * (plan.nnz() + 1);
         if bytes <= gpu.memory()?.0 / 2 {
             plan.lists = plan.list_products(a, b)?;
         }
@@ -282,6 +285,7 @@ where
             tile_entry: gpu.ptr(&lists.tile_entry),
             tile_a: gpu.ptr(&lists.tile_a),
             wide_a: optional(&lists.wide_a),
+            lane_flags: gpu.ptr(&lists.lane_flags),
             long_tiles: optional(&lists.long_tiles),
             c_values,
             n_entries,
@@ -371,11 +375,13 @@ where
     }
 
     /// Device bytes the product lists take (0 without lists): 4 bytes a
-    /// product (and a pad), 8 in a wide tile, and 12 or 16 a tile.
+    /// product (and a pad), 8 in a wide tile, 2 a lane for its flags, and
+    /// 12 or 16 a tile.
     pub fn list_bytes(&self) -> usize {
         self.lists.as_ref().map_or(0, |l| {
             let len = |l: &Option<CudaSlice<u32>>| l.as_ref().map_or(0, |l| l.len());
             4 * (l.words.len() + l.tile_a.len() + len(&l.wide_a) + len(&l.long_tiles))
+                + 2 * l.lane_flags.len()
                 + 8 * l.tile_entry.len()
         })
     }
@@ -436,6 +442,7 @@ where
             tile_entry: gpu.upload(&tiled.tile_entry)?,
             tile_a: gpu.upload(&tiled.tile_a)?,
             wide_a: optional(&tiled.wide_a)?,
+            lane_flags: gpu.upload(&tiled.lane_flags)?,
             long_tiles: optional(&tiled.long_tiles)?,
             b_bits: tiled.b_bits,
             resident: [resident(false)?, resident(true)?],
@@ -523,18 +530,20 @@ fn replay_kernel(lane: u64, stages: bool) -> &'static str {
 
 /// Product lists laid out in tiles of [`replay_tile`] words, as
 /// [`SpgemmReplayArgs`] describes them: in C's order, each entry's first
-/// product flagged; a list of at most [`replay_short`] products that would
-/// cross a tile's end starts the next tile instead, the end padded. B's
-/// positions take `b_bits` of each `u32` word; A's pack beside them, less
-/// the tile's lowest, in every tile whose A positions span less than
-/// 2^(31 − `b_bits`), and lie in `wide_a` in the others (R-MAT's long
-/// rows of A): 4 bytes a product instead of 8, tile by tile. The replay reads those bytes once
-/// a numeric phase, so they are most of its time.
+/// product flagged in its lane's `lane_flags`; a list of at most
+/// [`replay_short`] products that would cross a tile's end starts the
+/// next tile instead, the end padded. B's positions take `b_bits` of each
+/// `u32` word; A's pack above them, less the tile's lowest, in every tile
+/// whose A positions span less than 2^(32 − `b_bits`), and lie in `wide_a`
+/// in the others (R-MAT's long rows of A): 4 bytes a product instead of
+/// 8, tile by tile. The replay reads those bytes once a numeric phase, so
+/// they are most of its time.
 struct TiledLists {
     words: Vec<u32>,
     tile_entry: Vec<u64>,
     tile_a: Vec<u32>,
     wide_a: Vec<u32>,
+    lane_flags: Vec<u16>,
     long_tiles: Vec<u32>,
     b_bits: u32,
 }
@@ -542,8 +551,9 @@ struct TiledLists {
 impl TiledLists {
     /// Lays out `entry_ptr`'s lists of `pairs` (`a_position | b_position
     /// << 32`) for a B of `b_nnz` entries, in tiles of `lane` products a
-    /// lane; `None` where `b_nnz` is 2³¹ or more (a word keeps bit 31 for
-    /// the flag) or the tiles would be [`REPLAY_MAX_TILES`] or more.
+    /// lane; `None` where `b_nnz` is 2³¹ or more (B's bits in a word are at
+    /// most 31, so that A's offset has one) or the tiles would be
+    /// [`REPLAY_MAX_TILES`] or more.
     fn new(entry_ptr: &[usize], pairs: Vec<u64>, b_nnz: usize, lane: u64) -> Option<TiledLists> {
         if b_nnz >= 1 << 31 {
             return None;
@@ -617,7 +627,7 @@ impl TiledLists {
                 }
             });
         let b_bits = (usize::BITS - b_nnz.saturating_sub(1).leading_zeros()).max(1);
-        let offsets = 1u64 << (31 - b_bits);
+        let offsets = 1u64 << (32 - b_bits);
         let wide: Vec<bool> = (spans.par_iter())
             .map(|s| s.is_some_and(|(lo, hi)| u64::from(hi - lo) >= offsets))
             .collect();
@@ -638,14 +648,13 @@ impl TiledLists {
             tile_chunks: &tile_chunks,
             tile,
         };
-        let words = layout.fill(&pairs, REPLAY_PAD, &|t, pair, first| {
+        let words = layout.fill(&pairs, REPLAY_PAD, &|t, pair| {
             let a = if wide[t] {
                 0
             } else {
                 (pair as u32 - tile_a[t]) << b_bits
             };
-            let flag = if first { REPLAY_FLAG } else { 0 };
-            flag | a | (pair >> 32) as u32
+            a | (pair >> 32) as u32
         });
         let wide_tiles: Vec<usize> = (0..n_tiles).filter(|&t| wide[t]).collect();
         let wide_a = layout.wide_a(&pairs, &wide_tiles);
@@ -662,6 +671,7 @@ impl TiledLists {
                 entry as u64 | (real as u64) << REPLAY_REAL_SHIFT
             })
             .collect();
+        let lane_flags = layout.lane_flags(&tile_entry);
         // A tile whose last list runs on into the next is marked; one
         // whose last list runs on through many more goes first, the
         // longest first.
@@ -691,6 +701,7 @@ impl TiledLists {
             tile_entry,
             tile_a,
             wide_a,
+            lane_flags,
             long_tiles,
             b_bits,
         })
@@ -709,15 +720,14 @@ struct TileLayout<'l> {
 }
 
 impl TileLayout<'_> {
-    /// The words: `word(tile, pair, first)` for each of `pairs`, `pad`
-    /// elsewhere. Zeroed first, so that the pages are mapped by the
+    /// The words: `word(tile, pair)` for each of `pairs`, `pad` elsewhere. Zeroed first, so that the pages are mapped by the
     /// threads that fill them, each word written once (a serial fill of
     /// pads took longer than the rest of the plan's lists).
     fn fill<W: Copy + Default + Send + Sync>(
         &self,
         pairs: &[u64],
         pad: W,
-        word: &(dyn Fn(usize, u64, bool) -> W + Sync),
+        word: &(dyn Fn(usize, u64) -> W + Sync),
     ) -> Vec<W> {
         let (tile, n_tiles) = (self.tile, self.tile_chunks.last().map_or(0, |t| t.end));
         let mut words = vec![W::default(); n_tiles * tile];
@@ -733,13 +743,43 @@ impl TileLayout<'_> {
                     words[at..start].fill(pad);
                     let list = &pairs[self.entry_ptr[e]..self.entry_ptr[e + 1]];
                     for (q, &pair) in (start..).zip(list) {
-                        words[q] = word((base + q) / tile, pair, q == start);
+                        words[q] = word((base + q) / tile, pair);
                     }
                     at = start + list.len();
                 }
                 words[at..].fill(pad);
             });
         words
+    }
+
+    /// Each lane's flags (`SpgemmReplayArgs::lane_flags`), 32 a tile of
+    /// `tile_entry` (its words before the pads and its first entry): the
+    /// lane's words that begin a list or are pads, and the lists begun in
+    /// the lanes before it.
+    fn lane_flags(&self, tile_entry: &[u64]) -> Vec<u16> {
+        // A tile is a warp's: 32 lanes of `lane` words.
+        let (tile, lanes) = (self.tile, 32);
+        let lane = tile / lanes;
+        let mut flags = vec![0u16; tile_entry.len() * lanes];
+        (flags.par_chunks_mut(lanes).zip(tile_entry).enumerate()).for_each(
+            |(t, (flags, &info))| {
+                let at = t * tile;
+                let firsts = &self.starts[replay_entry(info) as usize..];
+                for &s in firsts.iter().take_while(|&&s| s < at + tile) {
+                    flags[(s - at) / lane] |= 1 << ((s - at) % lane);
+                }
+                let mut before = 0;
+                for f in flags.iter_mut() {
+                    let begun = f.count_ones() as u16;
+                    *f |= before << REPLAY_BEFORE_SHIFT;
+                    before += begun;
+                }
+                for q in replay_real(info) as usize..tile {
+                    flags[q / lane] |= 1 << (q % lane);
+                }
+            },
+        );
+        flags
     }
 
     /// The A positions of `pairs` in each of the tiles `wide` (ascending),
@@ -841,7 +881,7 @@ fn product_lists<T: Scalar>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpu_kernels::args::{replay_entry, replay_real};
+    use gpu_kernels::args::{replay_before, replay_bounds};
 
     #[test]
     fn replay_grids_launch_a_warp_a_run_of_tiles() {
@@ -870,12 +910,32 @@ mod tests {
         assert_eq!((ptr, pairs), (vec![0], vec![]));
     }
 
+    /// Whether word `p` of lists of `tile` words a tile is flagged in its
+    /// lane's flags.
+    fn flagged(t: &TiledLists, tile: usize, p: usize) -> bool {
+        let lane = tile / 32;
+        replay_bounds(t.lane_flags[p / lane]) >> (p % lane) & 1 != 0
+    }
+
     /// Every entry's list of positions, read back in word order as the
-    /// replay reads them: a flag begins an entry, a pad ends one.
+    /// replay reads them: a flag begins an entry, a pad ends one. Checks
+    /// that each lane's flags count the entries begun in the lanes before
+    /// it, and that pads are flagged.
     fn replayed(t: &TiledLists, tile: usize) -> Positions {
+        let lane = tile / 32;
+        let mut before = 0;
+        for (l, &f) in t.lane_flags.iter().enumerate() {
+            let real = replay_real(t.tile_entry[l / 32]) as usize;
+            let begun = (0..lane)
+                .filter(|u| l % 32 * lane + u < real && flagged(t, tile, l * lane + u))
+                .count() as u32;
+            before = if l % 32 == 0 { 0 } else { before };
+            assert_eq!(replay_before(f), before, "lane {l}");
+            before += begun;
+        }
         let words = (t.words.iter().enumerate()).map(|(p, &w)| {
             let (tl, b_bits) = (p / tile, t.b_bits);
-            let offset = (w & !REPLAY_FLAG) >> b_bits;
+            let offset = w >> b_bits;
             let wide = t.tile_entry[tl] & REPLAY_WIDE_TILE != 0;
             let a = if wide {
                 assert_eq!(offset, 0, "an offset in a wide tile");
@@ -888,7 +948,8 @@ mod tests {
             let real = p % tile < replay_real(t.tile_entry[tl]) as usize;
             let lowest = if wide { 0 } else { t.tile_a[tl] };
             assert!(real || (w, a) == (REPLAY_PAD, lowest), "word {p}: a pad");
-            real.then_some((w & REPLAY_FLAG != 0, a, w & ((1 << b_bits) - 1)))
+            assert!(real || flagged(t, tile, p), "word {p}: a pad unflagged");
+            real.then_some((flagged(t, tile, p), a, w & ((1 << b_bits) - 1)))
         });
         let mut lists: Positions = Vec::new();
         let mut open = false;
@@ -947,10 +1008,10 @@ mod tests {
             })
             .collect();
         let (entry_ptr, pairs, want) = lists_of(&lens);
-        // B of 1000 entries: 10 bits for B, 21 for an offset of A, so that
-        // every tile packs; of 2²⁰, 11 for an offset, too few for the
-        // lists stepping by 100; of 2³⁰, 1 bit, too few for any.
-        let cases = [(1000, "none"), (1 << 20, "some"), (1 << 30, "most")];
+        // B of 1000 entries: 10 bits for B, 22 for an offset of A, so that
+        // every tile packs; of 2²¹, 11 for an offset, too few for the
+        // lists stepping by 100; of 2³¹ − 1, 1 bit, too few for any.
+        let cases = [(1000, "none"), (1 << 21, "some"), ((1 << 31) - 1, "most")];
         for ((b_nnz, wide), lane) in cases.into_iter().flat_map(|c| [(c, 4), (c, 8)]) {
             let (tile, short) = (replay_tile(lane) as usize, replay_short(lane) as usize);
             let t = TiledLists::new(&entry_ptr, pairs.clone(), b_nnz, lane).unwrap();
@@ -972,7 +1033,7 @@ mod tests {
                 let first = (at..)
                     .find(|&p| {
                         let real = replay_real(t.tile_entry[p / tile]) as usize;
-                        t.words[p] & REPLAY_FLAG != 0 && p % tile < real
+                        flagged(&t, tile, p) && p % tile < real
                     })
                     .unwrap();
                 for tl in at.div_ceil(tile)..=first / tile {
@@ -1006,7 +1067,7 @@ mod tests {
         // No entries: no tiles.
         let empty = TiledLists::new(&[0], Vec::new(), 0, 8).unwrap();
         assert!(empty.tile_entry.is_empty() && empty.long_tiles.is_empty());
-        // B of 2³¹ entries: a word's bit 31 would be B's.
+        // B of 2³¹ entries: 32 bits for B, none for A's offset.
         assert!(TiledLists::new(&entry_ptr, pairs, 1 << 31, 8).is_none());
     }
 }
