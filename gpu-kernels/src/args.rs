@@ -765,8 +765,12 @@ pub const REPLAY_MAX_TILES: u64 = 1 << 31;
 /// warps of `spgemm_replay_8` in f64 (56 a thread): 9 blocks of 128
 /// threads, but only 4 of 256; at 40 registers (`spgemm_replay_4`) or 48
 /// (`spgemm_replay_8` in f32) blocks of either size fill the same warps.
-/// A long tile's block (`spgemm_replay_long_4`) reads 4 tiles at once.
 pub const REPLAY_BLOCK: u32 = 128;
+
+/// Threads in a block of `spgemm_replay_long_4` and `_8`, which read a
+/// tile a warp at once: 16 tiles, so that most long lists end in the
+/// first round (a circuit's ground node: 11 tiles of 128 products).
+pub const REPLAY_LONG_BLOCK: u32 = 512;
 
 /// A word of [`SpgemmReplayArgs::words`] that is no product, after its
 /// tile's [`replay_real`] words: flagged in [`replay_bounds`], so that it

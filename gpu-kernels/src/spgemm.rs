@@ -99,14 +99,14 @@
 use core::cell::Cell;
 
 use crate::args::{
-    REPLAY_BLOCK, REPLAY_LONG_TILE, REPLAY_NARROW_LANE, REPLAY_RUNS_ON, REPLAY_WIDE_LANE,
-    REPLAY_WIDE_TILE, SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASS_BLOCK, SPGEMM_CLASS_COPY,
-    SPGEMM_CLASS_DENSE, SPGEMM_CLASS_GIANT, SPGEMM_CLASS_HASH, SPGEMM_CLASS_SHORT,
-    SPGEMM_CLASS_WARP, SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED, SPGEMM_HASH_SLOTS,
-    SPGEMM_LANE_MAX, SPGEMM_NUMERIC, SPGEMM_SHORT_MAX, SPGEMM_STAGE, SPGEMM_SYMBOLIC,
-    SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS, ScanArgs, SpgemmClassifyArgs,
-    SpgemmReplayArgs, SpgemmRowsArgs, replay_before, replay_bounds, replay_entry, replay_real,
-    spgemm_dense_arrays, spgemm_hash_fits,
+    REPLAY_BLOCK, REPLAY_LONG_BLOCK, REPLAY_LONG_TILE, REPLAY_NARROW_LANE, REPLAY_RUNS_ON,
+    REPLAY_WIDE_LANE, REPLAY_WIDE_TILE, SCAN_TILE, SPGEMM_BLOCK_MAX, SPGEMM_CLASS_BLOCK,
+    SPGEMM_CLASS_COPY, SPGEMM_CLASS_DENSE, SPGEMM_CLASS_GIANT, SPGEMM_CLASS_HASH,
+    SPGEMM_CLASS_SHORT, SPGEMM_CLASS_WARP, SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_DENSE_SHARED,
+    SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_NUMERIC, SPGEMM_SHORT_MAX, SPGEMM_STAGE,
+    SPGEMM_SYMBOLIC, SPGEMM_UNSTAGE, SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS, ScanArgs,
+    SpgemmClassifyArgs, SpgemmReplayArgs, SpgemmRowsArgs, replay_before, replay_bounds,
+    replay_entry, replay_real, spgemm_dense_arrays, spgemm_hash_fits,
 };
 use crate::device::atomic::{
     atomic_add_u32, atomic_add_u64, atomic_cas_shared_u32, atomic_max_u32, atomic_min_u32,
@@ -2390,13 +2390,14 @@ where
 /// the rest of the replay has long finished: here its block's warps read
 /// a tile each at once. Warp 0 replays the tile, while the others compute
 /// the list's products in the tiles after it into their slots of shared
-/// memory; then every warp folds the slots in order (the same sums, in
-/// the serial order), and the next 4 tiles are read, until the list ends.
-/// Warp 0 stores the sum.
+/// memory; then warp 0 folds the slots in order (the same sums, in the
+/// serial order) while the others wait (a chain of adds runs fastest with
+/// no other warp issuing), and the next 16 tiles are read, until the list
+/// ends. Warp 0 stores the sum.
 ///
-/// Launch: 1D, blocks of [`REPLAY_BLOCK`] threads, any grid; dynamic shared
-/// memory: `32 × 4` values and 4 bytes a warp, and one value more (16
-/// bytes in all, for any value's alignment).
+/// Launch: 1D, blocks of [`REPLAY_LONG_BLOCK`] threads, any grid; dynamic
+/// shared memory: `32 × 4` values and 4 bytes a warp, and one value more
+/// (16 bytes in all, for any value's alignment).
 ///
 /// # Safety
 /// [`spgemm_replay_4`]'s, each long tile's last list running on into the
@@ -2433,7 +2434,7 @@ unsafe fn replay_long_tiles<S: Semiring, const N: usize>(a: SpgemmReplayArgs<S::
 where
     S::Value: Shuffle,
 {
-    require(block_dim_x() == REPLAY_BLOCK);
+    require(block_dim_x() == REPLAY_LONG_BLOCK);
     let (n_long, long_tiles) = (a.n_long as u32, a.long_tiles.as_ptr());
     let lists = ReplayLists { a };
     let mut b = block_idx_x();
@@ -2459,7 +2460,7 @@ unsafe fn replay_long<S: Semiring, const N: usize>(lists: &ReplayLists<S::Value>
 where
     S::Value: Shuffle,
 {
-    let (tile, warps) = (WARP_SIZE * N as u32, REPLAY_BLOCK / WARP_SIZE);
+    let (tile, warps) = (WARP_SIZE * N as u32, REPLAY_LONG_BLOCK / WARP_SIZE);
     let (lane, k) = (lane_id(), warp_id());
     let p = (N as u32 * lane) as usize;
     let n_tiles = lists.a.n_tiles as usize;
@@ -2526,12 +2527,14 @@ where
                     s = 1;
                 }
             }
-            // Every warp folds slot `s`; the list ends in the tile where
-            // it has fewer products than the tile.
+            // Warp 0 folds slot `s`; the list ends in the tile where it
+            // has fewer products than the tile.
             let count = *counts.add(s as usize);
-            let slot = slots.add((s * tile) as usize + p);
-            let x: [S::Value; N] = core::array::from_fn(|u| *slot.add(u));
-            sum = fold_run_on::<S, N>(sum, &x, count);
+            if k == 0 {
+                let slot = slots.add((s * tile) as usize + p);
+                let x: [S::Value; N] = core::array::from_fn(|u| *slot.add(u));
+                sum = fold_run_on::<S, N>(sum, &x, count);
+            }
             s += 1;
             if count < tile || s == warps {
                 // The slots are free for the next round, or the block's

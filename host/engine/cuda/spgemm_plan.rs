@@ -16,14 +16,14 @@
 //! product where its tile's positions pack into `u32`s, 8 in the few
 //! tiles whose A positions span too far, the tiles' padding, and 2 bytes a
 //! lane saying where its lists begin, found here once rather than by the
-//! replay each time (`TiledLists`). [`SpgemmPlan::new`] times the replay on its grids
-//! ([`ReplayGrid`]: a warp 1, 2 or 4 tiles in a row, or only the warps the
-//! GPU runs at once, each looping over tiles), each with C's entries
-//! staged in shared memory and copied out a sector at a time or stored by
-//! each lane ([`SpgemmPlan::set_replay_stages`]), and, where some list
-//! runs on through many tiles, with those lists in the replay (a warp
-//! walking each) or in a kernel of their own beside it
-//! (`spgemm_replay_long_4`, a block a list reading 4 tiles at once;
+//! replay each time (`TiledLists`). [`SpgemmPlan::new`] times the replay
+//! on its grids ([`ReplayGrid`]: a warp 1, 2 or 4 tiles in a row, or only
+//! the warps the GPU runs at once, each looping over tiles), each with C's
+//! entries staged in shared memory and copied out a sector at a time or
+//! stored by each lane ([`SpgemmPlan::set_replay_stages`]), and, where
+//! some list runs on through many tiles, with those lists in the replay
+//! (a warp walking each) or in a kernel of their own beside it
+//! (`spgemm_replay_long_4`, a block a list reading 16 tiles at once;
 //! [`SpgemmPlan::set_replay_long_beside`]), and keeps the fastest.
 //! Where the lists do not fit in half the free device memory, where
 //! rerunning the row kernels' numeric phase was faster still when `new`
@@ -37,10 +37,10 @@ use std::time::{Duration, Instant};
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{
-    DevPtr, REPLAY_BEFORE_SHIFT, REPLAY_BLOCK, REPLAY_LONG_TILE, REPLAY_LONG_TILES,
-    REPLAY_MAX_TILES, REPLAY_NARROW_BELOW, REPLAY_NARROW_LANE, REPLAY_PAD, REPLAY_REAL_SHIFT,
-    REPLAY_RUNS_ON, REPLAY_WIDE_LANE, REPLAY_WIDE_TILE, SpgemmReplayArgs, replay_entry,
-    replay_real, replay_short, replay_tile,
+    DevPtr, REPLAY_BEFORE_SHIFT, REPLAY_BLOCK, REPLAY_LONG_BLOCK, REPLAY_LONG_TILE,
+    REPLAY_LONG_TILES, REPLAY_MAX_TILES, REPLAY_NARROW_BELOW, REPLAY_NARROW_LANE, REPLAY_PAD,
+    REPLAY_REAL_SHIFT, REPLAY_RUNS_ON, REPLAY_WIDE_LANE, REPLAY_WIDE_TILE, SpgemmReplayArgs,
+    replay_entry, replay_real, replay_short, replay_tile,
 };
 use rayon::prelude::*;
 
@@ -204,7 +204,7 @@ where
 
     /// Whether the long tiles' lists (those running on through more than
     /// `REPLAY_LONG_TILES` tiles) run in a kernel of their own beside the
-    /// replay, a block each reading 4 of a list's tiles at once, or in the
+    /// replay, a block each reading 16 of a list's tiles at once, or in the
     /// replay, a warp walking each (`None` where the plan recomputes rows):
     /// [`Self::new`] keeps the faster. A plan without such lists has
     /// nothing beside the replay either way.
@@ -311,7 +311,7 @@ where
         gpu.launch_beside::<S, _>(
             family,
             n_long as u32,
-            REPLAY_BLOCK,
+            REPLAY_LONG_BLOCK,
             shared,
             args(n_long),
             replay,
@@ -506,7 +506,7 @@ impl ReplayGrid {
 /// lane, and its dynamic shared memory: a slot of a tile's values a warp,
 /// a count a warp and the sum (16 bytes, for any value's alignment).
 fn replay_long_kernel<T>(lane: u64) -> (&'static str, u32) {
-    let warps = (REPLAY_BLOCK / 32) as usize;
+    let warps = (REPLAY_LONG_BLOCK / 32) as usize;
     let slot = replay_tile(lane) as usize * size_of::<T>();
     let shared = warps * (slot + size_of::<u32>()) + 16;
     let family = if lane == REPLAY_NARROW_LANE {
