@@ -703,8 +703,8 @@ pub struct SpgemmReplayArgs<T> {
     /// The wide tiles' A positions, `replay_tile(lane)` each (a pad's 0).
     pub wide_a: DevPtr<u32>,
     /// Per tile, 32: each lane's [`replay_bounds`] and [`replay_before`].
-    /// The host finds them once, where the replay would spend a tenth of
-    /// its instructions on them every time.
+    /// The host finds them once; the replay, finding them itself from a
+    /// flag bit in each word, spent a seventh of its instructions on them.
     pub lane_flags: DevPtr<u16>,
     /// The tiles whose last list runs on through more than
     /// [`REPLAY_LONG_TILES`] tiles (`n_long`), replayed first, or by a

@@ -720,9 +720,10 @@ struct TileLayout<'l> {
 }
 
 impl TileLayout<'_> {
-    /// The words: `word(tile, pair)` for each of `pairs`, `pad` elsewhere. Zeroed first, so that the pages are mapped by the
-    /// threads that fill them, each word written once (a serial fill of
-    /// pads took longer than the rest of the plan's lists).
+    /// The words: `word(tile, pair)` for each of `pairs`, `pad` elsewhere.
+    /// Zeroed first, so that the pages are mapped by the threads that fill
+    /// them, each word written once (a serial fill of pads took longer than
+    /// the rest of the plan's lists).
     fn fill<W: Copy + Default + Send + Sync>(
         &self,
         pairs: &[u64],
