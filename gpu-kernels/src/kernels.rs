@@ -51,31 +51,22 @@ pub struct Kernel {
 }
 
 /// Registers ptxas may give a thread of a family's kernel for the
-/// semirings listed and a value type (`.maxnreg`, written into the entry's
-/// PTX when it is loaded), where ptxas takes more than the kernel needs
-/// and the extra registers cost warps an SM holds, in blocks of 128:
-/// `spgemm_replay_4` fits 40 (48 warps, where ptxas's own 43–48 leave 40),
-/// spilling nothing, except max-min and min-max in f64 (8 bytes).
-pub const REGISTER_CAPS: &[(&str, &[&str], &str, u32)] = &[
-    ("spgemm_replay_4", F32_SEMIRINGS, "f32", 40),
-    ("spgemm_replay_4_staged", F32_SEMIRINGS, "f32", 40),
+/// semirings listed (`None`: every semiring the kernel is stamped for) and
+/// a value type (`.maxnreg`, written into the entry's PTX when it is
+/// loaded), where ptxas takes more than the kernel needs and the extra
+/// registers cost warps an SM holds, in blocks of 128: `spgemm_replay_4`
+/// fits 40 (48 warps, where ptxas's own 43–48 leave 40), spilling nothing,
+/// except max-min and min-max in f64 (8 bytes).
+pub const REGISTER_CAPS: &[(&str, Option<&[&str]>, &str, u32)] = &[
+    ("spgemm_replay_4", None, "f32", 40),
+    ("spgemm_replay_4_staged", None, "f32", 40),
     (
         "spgemm_replay_4",
-        &["plus-times", "min-plus", "max-plus", "max-times"],
+        Some(&["plus-times", "min-plus", "max-plus", "max-times"]),
         "f64",
         40,
     ),
-    ("spgemm_replay_4_staged", &["plus-times"], "f64", 40),
-];
-
-/// The semirings of `f32` values.
-const F32_SEMIRINGS: &[&str] = &[
-    "plus-times",
-    "min-plus",
-    "max-plus",
-    "max-times",
-    "min-max",
-    "max-min",
+    ("spgemm_replay_4_staged", Some(&["plus-times"]), "f64", 40),
 ];
 
 /// Entry points that are not stamped per semiring (`crate::util`: the spin,
@@ -121,7 +112,11 @@ impl Kernel {
     /// Its cap in [`REGISTER_CAPS`], if any.
     pub fn register_cap(&self) -> Option<u32> {
         (REGISTER_CAPS.iter())
-            .find(|c| (c.0, c.2) == (self.family, self.value) && c.1.contains(&self.semiring))
+            .find(|c| {
+                (c.0, c.2) == (self.family, self.value)
+                    && c.1
+                        .is_none_or(|semirings| semirings.contains(&self.semiring))
+            })
             .map(|c| c.3)
     }
 }
