@@ -54,16 +54,6 @@ use crate::engine::serial::spgemm::check_shapes;
 use crate::error::{Error, Result};
 use crate::format::Csr;
 
-/// Runs of each way of the numeric phase that `SpgemmPlan::new` times, at
-/// least, and at most while they add up to less than [`PLAN_TIMED`]: a
-/// phase near the launch floor (10–20 µs on the host clock) moves by a
-/// few µs from run to run, as much as its ways differ, so that three runs
-/// would choose among them by chance; a median of many does not, and
-/// costs a few ms.
-const PLAN_TIMED_RUNS: usize = 3;
-const PLAN_MAX_TIMED_RUNS: usize = 25;
-const PLAN_TIMED: Duration = Duration::from_millis(1);
-
 /// C = A ⊗ B over `S` planned once, recomputed by [`numeric`](Self::numeric)
 /// for new values of A and B (see the module documentation). The plan owns
 /// A, B and C on the device; C is held whole there: one that does not fit
@@ -328,8 +318,8 @@ where
         )
     }
 
-    /// Keeps the fastest numeric phase, each timed ([`Self::time_numeric`])
-    /// after the replay's first launch: the replay on each of
+    /// Keeps the fastest numeric phase, each timed (the least of three
+    /// runs) after the replay's first launch: the replay on each of
     /// [`ReplayGrid::ALL`], its entries staged or not, its long tiles in it
     /// or beside it, and the row kernels. Which wins depends on the
     /// matrix. The resident grid starts a warp once for many tiles, which
@@ -369,23 +359,19 @@ where
         Ok(())
     }
 
-    /// A numeric phase's median on the host clock, each run from an idle
-    /// stream to its end: of [`PLAN_TIMED_RUNS`] runs, or more, up to
-    /// [`PLAN_MAX_TIMED_RUNS`], until they add up to [`PLAN_TIMED`].
+    /// A numeric phase, the least of three runs on the host clock, each
+    /// from an idle stream to its end.
     fn time_numeric(&mut self) -> Result<Duration> {
         let gpu = self.product.gpu;
-        let mut runs = Vec::with_capacity(PLAN_MAX_TIMED_RUNS);
-        while runs.len() < PLAN_TIMED_RUNS
-            || (runs.len() < PLAN_MAX_TIMED_RUNS && runs.iter().sum::<Duration>() < PLAN_TIMED)
-        {
+        let mut least = Duration::MAX;
+        for _ in 0..3 {
             gpu.sync()?;
             let start = Instant::now();
             self.numeric()?;
             gpu.sync()?;
-            runs.push(start.elapsed());
+            least = least.min(start.elapsed());
         }
-        runs.sort_unstable();
-        Ok(runs[runs.len() / 2])
+        Ok(least)
     }
 
     /// Device bytes the product lists take (0 without lists): 4 bytes a
