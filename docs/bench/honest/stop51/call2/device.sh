@@ -17,6 +17,6 @@ timeout 330 python3 race_vs_reference.py --out /tmp/o --name spgemm-f32 --spmx /
 echo "f32 rc=$? $SECONDS s"; grep -E "^- " /tmp/o/spgemm-f32-race.log | head -8
 pack
 A="bench spgemm --suite spgemm,validate --course --reps 5 --warmup 2 --max-products 2000000000 --numeric"
-timeout $((595 - SECONDS)) /tmp/spmx-main $A --type f64 --json /tmp/o/main-f64.json > /tmp/o/main-f64.log 2>&1
+timeout $((510 - SECONDS)) /tmp/spmx-main $A --type f64 --json /tmp/o/main-f64.json > /tmp/o/main-f64.log 2>&1
 echo "numeric f64 rc=$? $SECONDS s"; tail -4 /tmp/o/main-f64.log
 pack
