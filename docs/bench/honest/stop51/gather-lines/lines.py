@@ -7,12 +7,11 @@ one by name, or a path to a .mtx.gz), the products in the serial order
 (each entry's by k), cut into tiles of 32*N (no padding), and per gather
 instruction the distinct 128-byte lines and 32-byte sectors of B's f32
 values it reads, both layouts.
-Usage: python3 lines.py NAME:N [NAME:N ...]"""
+Usage, from the repository's root: python3 docs/bench/honest/stop51/gather-lines/lines.py NAME:N [NAME:N ...]"""
 import sys, gzip, numpy as np, scipy.io, scipy.sparse as sp
 def analyze(name, A, N):
     A = sp.csr_matrix(A); A.sort_indices(); A.sum_duplicates()
     B = A
-    tot_c = tot_a = 0; tot_cs = tot_as = 0; ninst = 0
     rows = A.shape[0]
     pos_all = []
     for i in range(rows):
@@ -38,9 +37,10 @@ def analyze(name, A, N):
         u = np.sort(u,axis=1)
         return (1+ (np.diff(u,axis=1)!=0).sum(axis=1)).sum()
     c_l=count(cons,32); c_s=count(cons,8)
-    a_l=count(np.transpose(acr,(0,2,1)),32); a_s=count(np.transpose(acr,(0,2,1)),8)
+    acr=np.transpose(acr,(0,2,1))  # [tile, lane, q], as count takes it
+    a_l=count(acr,32); a_s=count(acr,8)
     ni=cons.shape[0]*N
     print(f"{name:22s} N={N} products {n:>10d} lines/instr {c_l/ni:5.1f} -> {a_l/ni:5.1f}   sectors/instr {c_s/ni:5.1f} -> {a_s/ni:5.1f}")
 for f,N in [(a.split(':')[0], int(a.split(':')[1])) for a in sys.argv[1:]]:
-    A=scipy.io.mmread((gzip.open(f) if f.startswith('/') else gzip.open(f'/work/shared/bench-data/real/{f}.mtx.gz')))
+    A=scipy.io.mmread((gzip.open(f) if f.startswith('/') else gzip.open(f'../shared/bench-data/real/{f}.mtx.gz')))
     analyze(f, A, N)
