@@ -214,6 +214,38 @@ fn wide_b_long_rows_go_dense_and_match_reference() {
     check_plan::<PlusTimes<f64>>(&a, &b, &a2, &b2);
 }
 
+/// B wider than the dense accumulator's limit, a band: rows of A that use
+/// neighbouring rows of B (their columns within a few of each other) go to
+/// the wide accumulator's dense one, rows that also use a far row of B to
+/// its hash table, switching row by row within each thread's rows.
+#[test]
+fn wide_b_local_and_scattered_rows_match_reference() {
+    let n = spmx::engine::serial::accumulator::DENSE_ACCUMULATOR_MAX_COLS + 1000;
+    let mut b = spmx::Coo::new(n, n).unwrap();
+    for i in 0..n {
+        for j in i.saturating_sub(2)..(i + 3).min(n) {
+            b.push(i, j, 1.0 + ((i * 7 + j) % 13) as f64 * 0.25)
+                .unwrap();
+        }
+    }
+    let rows = 3000;
+    let mut a = spmx::Coo::new(rows, n).unwrap();
+    for r in 0..rows {
+        let k = r * 80;
+        for d in 0..(r % 4 + 2) {
+            a.push(r, k + d, 0.5 - d as f64).unwrap();
+        }
+        if r % 5 == 0 {
+            a.push(r, (k + n / 2) % n, -1.5).unwrap();
+        }
+    }
+    let (a, b) = (a.to_csr(), b.to_csr());
+    check_all_engines::<PlusTimes<f64>>(&a, &b);
+    check_all_engines::<MinPlus<f64>>(&a, &b);
+    let (a2, b2) = (new_values(&a, 8, same), new_values(&b, 9, same));
+    check_plan::<PlusTimes<f64>>(&a, &b, &a2, &b2);
+}
+
 /// One row of A touching every row of B (an "arrow" row).
 #[test]
 fn one_dense_row_of_a() {

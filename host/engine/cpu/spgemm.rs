@@ -11,8 +11,8 @@
 //! serial engine's own [`symbolic_rows`] and [`numeric_rows`] (each row by
 //! its class: a scaled copy of a row of B when A's row has one entry, else
 //! the dense accumulator, or for B wider than 2¹⁸ columns a hash table for
-//! short rows and a dense accumulator for long ones), so every bit matches
-//! the serial engine whatever the thread count.
+//! rows whose columns scatter and the dense accumulator for the others),
+//! so every bit matches the serial engine whatever the thread count.
 //!
 //! [`SpgemmPlan`] keeps a product's patterns to recompute its values alone.
 

@@ -15,9 +15,12 @@ pub const DENSE_ACCUMULATOR_MAX_COLS: usize = 1 << 18;
 /// the inner loop carries no dispatch. Products arrive a row of B at a
 /// time, so each inner loop runs inside the accumulator.
 pub trait Accumulator<T: Scalar> {
-    /// Clears the row; `flops` products will arrive, into `len` distinct
-    /// columns if known (the numeric phase knows it from the symbolic one).
-    fn start_row(&mut self, flops: usize, len: Option<usize>);
+    /// Whether [`Accumulator::start_row`] uses [`RowShape::span`] (its
+    /// engine then reads the first and last column of each row of B the
+    /// row uses).
+    const USES_SPAN: bool = false;
+    /// Clears the row, whose products are about to arrive.
+    fn start_row(&mut self, row: RowShape);
     /// Marks every column of `cols` present (symbolic phase).
     fn touch_all(&mut self, cols: &[u32]);
     /// Adds `a ⊗ vals[k]` into column `cols[k]`, for each `k` in order; the
@@ -35,6 +38,20 @@ pub trait Accumulator<T: Scalar> {
     fn trim(&mut self) {}
 }
 
+/// What an engine knows of a row of C before its products arrive.
+#[derive(Clone, Copy, Debug)]
+pub struct RowShape {
+    /// Products the row computes.
+    pub flops: usize,
+    /// Columns from the first that the row's rows of B hold to their last
+    /// (how far apart the row's columns can lie); 0 unless the accumulator
+    /// [uses it](Accumulator::USES_SPAN).
+    pub span: usize,
+    /// Distinct columns, if known (the numeric phase knows it from the
+    /// symbolic one).
+    pub len: Option<usize>,
+}
+
 /// Calls `f` with a maker of the accumulator suited to B's width: dense up
 /// to [`DENSE_ACCUMULATOR_MAX_COLS`] columns, [`WideAccumulator`] beyond.
 /// Each thread makes its own, once.
@@ -47,20 +64,31 @@ pub fn with_accumulator<T: Scalar, R>(b_ncols: usize, f: impl AccumulatorUser<T,
 }
 
 /// Widest B for which [`WideAccumulator`] makes a dense accumulator for its
-/// long rows: 2²⁴ columns × 13 bytes ≈ 208 MiB a thread, of which a row
+/// local and long rows: 2²⁴ columns × 13 bytes ≈ 208 MiB a thread, of which a row
 /// maps only the pages its columns touch.
 pub const WIDE_DENSE_MAX_COLS: usize = 1 << 24;
 
-/// Accumulator for wide B, by row class: the hash accumulator for rows of
-/// fewer products than a sixteenth of B's columns, a dense one (made on
-/// first need) for longer rows, the hubs of a power-law matrix, whose hash
-/// table would be about as large and slower (probing, then a sort).
+/// Widest column span of a row that [`WideAccumulator`] forms in its dense
+/// accumulator whatever its length. The values, flags and list slots of
+/// 2¹⁷ columns (1.7 MiB at f64) stay in a core's L2 and the shared L3
+/// cache even where a row's columns scatter over them, and the next rows
+/// of a band or a stencil (the square of a 3D one spans 4n² + 1 columns)
+/// reuse those lines, where a hash table pays for probing and a sort every
+/// row. Rows whose columns scatter wider (graphs) would miss the cache on
+/// every product and are hashed.
+pub const LOCAL_SPAN_MAX_COLS: usize = 1 << 17;
+
+/// Accumulator for wide B, by row class: a dense one (made on first need)
+/// for rows whose columns lie within [`LOCAL_SPAN_MAX_COLS`] (bands,
+/// stencils) and for rows of at least a sixteenth of B's columns in
+/// products (the hubs of a power-law matrix, whose hash table would be
+/// about as large and slower); the hash accumulator for the rest.
 pub struct WideAccumulator<T> {
     hash: HashAccumulator<T>,
     dense: Option<DenseAccumulator<T>>,
     ncols: usize,
     /// Whether the current row is in the dense one.
-    long: bool,
+    in_dense: bool,
 }
 
 impl<T: Scalar> WideAccumulator<T> {
@@ -69,7 +97,7 @@ impl<T: Scalar> WideAccumulator<T> {
             hash: HashAccumulator::default(),
             dense: None,
             ncols,
-            long: false,
+            in_dense: false,
         }
     }
 }
@@ -77,7 +105,7 @@ impl<T: Scalar> WideAccumulator<T> {
 /// Calls `$body` with `$acc` bound to the accumulator of the current row.
 macro_rules! by_class {
     ($self:ident, $acc:ident => $body:expr) => {
-        match ($self.long, &mut $self.dense) {
+        match ($self.in_dense, &mut $self.dense) {
             (true, Some($acc)) => $body,
             _ => {
                 let $acc = &mut $self.hash;
@@ -88,12 +116,14 @@ macro_rules! by_class {
 }
 
 impl<T: Scalar> Accumulator<T> for WideAccumulator<T> {
-    fn start_row(&mut self, flops: usize, len: Option<usize>) {
-        self.long = flops * 16 >= self.ncols && self.ncols <= WIDE_DENSE_MAX_COLS;
-        if self.long && self.dense.is_none() {
+    const USES_SPAN: bool = true;
+    fn start_row(&mut self, row: RowShape) {
+        self.in_dense = self.ncols <= WIDE_DENSE_MAX_COLS
+            && (row.span <= LOCAL_SPAN_MAX_COLS || row.flops * 16 >= self.ncols);
+        if self.in_dense && self.dense.is_none() {
             self.dense = Some(DenseAccumulator::new(self.ncols));
         }
-        by_class!(self, acc => acc.start_row(flops, len))
+        by_class!(self, acc => acc.start_row(row))
     }
     #[inline]
     fn touch_all(&mut self, cols: &[u32]) {
@@ -104,7 +134,7 @@ impl<T: Scalar> Accumulator<T> for WideAccumulator<T> {
         by_class!(self, acc => acc.accumulate_all::<S>(a, cols, vals))
     }
     fn row_len(&self) -> usize {
-        match (self.long, &self.dense) {
+        match (self.in_dense, &self.dense) {
             (true, Some(acc)) => acc.row_len(),
             _ => self.hash.row_len(),
         }
@@ -116,7 +146,7 @@ impl<T: Scalar> Accumulator<T> for WideAccumulator<T> {
         self.ncols == ncols
     }
     fn trim(&mut self) {
-        // Up to 208 MiB, mapped wherever the long rows reached.
+        // Up to 208 MiB, mapped wherever the dense rows reached.
         self.dense = None;
     }
 }
@@ -175,7 +205,7 @@ impl<T: Scalar> DenseAccumulator<T> {
 }
 
 impl<T: Scalar> Accumulator<T> for DenseAccumulator<T> {
-    fn start_row(&mut self, flops: usize, len: Option<usize>) {
+    fn start_row(&mut self, RowShape { flops, len, .. }: RowShape) {
         for &c in &self.touched[..self.len] {
             self.present[c as usize] = 0;
         }
@@ -337,7 +367,7 @@ impl<T: Scalar> HashAccumulator<T> {
 }
 
 impl<T: Scalar> Accumulator<T> for HashAccumulator<T> {
-    fn start_row(&mut self, flops: usize, _len: Option<usize>) {
+    fn start_row(&mut self, RowShape { flops, .. }: RowShape) {
         let size = (2 * flops).max(16).next_power_of_two();
         if self.keys.len() < size || self.keys.len() > 16 * size {
             self.keys = vec![EMPTY; size];
@@ -400,6 +430,11 @@ mod tests {
     {
         for (r, row) in rows.iter().enumerate() {
             let flops = row.iter().map(|(_, c, _)| c.len()).sum();
+            let all = || row.iter().flat_map(|(_, c, _)| c);
+            let span = match (all().min(), all().max()) {
+                (Some(&lo), Some(&hi)) => (hi - lo) as usize + 1,
+                _ => 0,
+            };
             let mut want: BTreeMap<u32, S::Value> = BTreeMap::new();
             for (a, cols, vals) in row {
                 for (&c, &v) in cols.iter().zip(vals) {
@@ -409,13 +444,18 @@ mod tests {
                         .or_insert(p);
                 }
             }
-            acc.start_row(flops, None);
+            acc.start_row(RowShape {
+                flops,
+                span,
+                len: None,
+            });
             for (_, cols, _) in row {
                 acc.touch_all(cols);
             }
             assert_eq!(acc.row_len(), want.len(), "symbolic row {r}");
             // Odd rows know their length, as the numeric phase does.
-            acc.start_row(flops, (r % 2 == 1).then_some(want.len()));
+            let len = (r % 2 == 1).then_some(want.len());
+            acc.start_row(RowShape { flops, span, len });
             for (a, cols, vals) in row {
                 acc.accumulate_all::<S>(*a, cols, vals);
             }
@@ -435,17 +475,24 @@ mod tests {
         }
     }
 
+    /// A column far from the others: rows that reach it span more than
+    /// [`LOCAL_SPAN_MAX_COLS`].
+    const FAR: u32 = 3 * LOCAL_SPAN_MAX_COLS as u32;
+    /// B's columns in these tests.
+    const NCOLS: usize = FAR as usize + 1;
+
     /// Rows that take every path: few products per column (the branch-free
     /// loop) and many (the branching one); listed by sorting (a few columns
-    /// far apart) and by scanning (many close together); a column whose
-    /// only products are −0.0, which must stay −0.0.
+    /// far apart) and by scanning (many close together); spread wide and
+    /// close together; a column whose only products are −0.0, which must
+    /// stay −0.0.
     fn rows() -> Vec<Row<f64>> {
         let wide: Vec<u32> = (0..900).map(|k| k * 37 % 1000).collect();
         let ones = |n: usize| vec![1.5; n];
         let mut out = Vec::new();
         for rep in 0..3 {
             out.push(vec![
-                (2.0, vec![3, 999], vec![1.0, -0.0]),
+                (2.0, vec![3, 999, FAR], vec![1.0, -0.0, 2.5]),
                 (-1.0, vec![999, 5], vec![0.0, 2.0]),
             ]);
             out.push(vec![
@@ -469,12 +516,12 @@ mod tests {
 
     #[test]
     fn dense_hash_and_wide_accumulators_agree_with_a_map_on_every_path() {
-        check::<PlusTimes<f64>, _>(&mut DenseAccumulator::new(1000), &rows());
+        check::<PlusTimes<f64>, _>(&mut DenseAccumulator::new(NCOLS), &rows());
         check::<PlusTimes<f64>, _>(&mut HashAccumulator::default(), &rows());
-        check::<MinPlus<f64>, _>(&mut DenseAccumulator::new(1000), &rows());
+        check::<MinPlus<f64>, _>(&mut DenseAccumulator::new(NCOLS), &rows());
         check::<MinPlus<f64>, _>(&mut HashAccumulator::default(), &rows());
-        // Rows of 62 products or more (the 903-product one) go dense.
-        check::<PlusTimes<f64>, _>(&mut WideAccumulator::new(1000), &rows());
-        check::<MinPlus<f64>, _>(&mut WideAccumulator::new(1000), &rows());
+        // Rows reaching FAR are hashed, the others go dense.
+        check::<PlusTimes<f64>, _>(&mut WideAccumulator::new(NCOLS), &rows());
+        check::<MinPlus<f64>, _>(&mut WideAccumulator::new(NCOLS), &rows());
     }
 }

@@ -3,8 +3,10 @@
 //!
 //! Each row of C is formed in an accumulator: a dense one (a value and a
 //! presence flag per column of B, plus the list of columns touched) when B
-//! is narrow enough that those arrays stay in cache, a hash table (open
-//! addressing, sized from the row's flop count) when B is wide. Either way
+//! is narrow enough that those arrays stay in cache; when B is wide, a hash
+//! table (open addressing, sized from the row's flop count) for rows whose
+//! columns scatter, the dense one for rows whose columns lie close together
+//! (bands, stencils) or that compute many products. Either way
 //! products are added in the same order — A's row left to right, each row of
 //! B left to right — so every engine that uses [`symbolic_rows`] and
 //! [`numeric_rows`] produces the same bits. A row of A with one entry is a
@@ -12,7 +14,7 @@
 //! some A(i,k) and B(k,j) are both stored, even if its value is the semiring
 //! zero (GraphBLAS semantics; scipy drops numeric zeros instead).
 
-use super::accumulator::{Accumulator, AccumulatorUser, with_accumulator};
+use super::accumulator::{Accumulator, AccumulatorUser, RowShape, with_accumulator};
 use crate::format::Csr;
 use crate::scalar::Scalar;
 use gpu_kernels::Semiring;
@@ -85,6 +87,42 @@ where
 #[inline]
 pub fn row_flops<T: Scalar>(a: &Csr<T>, b: &Csr<T>, i: usize) -> usize {
     a.row(i).0.iter().map(|&k| b.row_len(k as usize)).sum()
+}
+
+/// Row `i` of A·B as its accumulator `A` needs to know it before its
+/// products arrive; `len`, its length if known.
+#[inline(always)]
+fn row_shape<T: Scalar, A: Accumulator<T>>(
+    a: &Csr<T>,
+    b: &Csr<T>,
+    i: usize,
+    len: Option<usize>,
+) -> RowShape {
+    if !A::USES_SPAN {
+        let flops = row_flops(a, b, i);
+        return RowShape {
+            flops,
+            span: 0,
+            len,
+        };
+    }
+    let (ptr, cols) = (b.row_ptr(), b.col_idx());
+    let (mut flops, mut lo, mut hi) = (0, u32::MAX, 0);
+    for &k in a.row(i).0 {
+        let row = ptr[k as usize]..ptr[k as usize + 1];
+        if !row.is_empty() {
+            flops += row.len();
+            // B's rows are sorted: their ends are their first and last columns.
+            lo = lo.min(cols[row.start]);
+            hi = hi.max(cols[row.end - 1]);
+        }
+    }
+    let span = if flops == 0 {
+        0
+    } else {
+        (hi - lo) as usize + 1
+    };
+    RowShape { flops, span, len }
 }
 
 /// Symbolic phase for rows `rows` of A·B: their lengths into `lens`.
@@ -162,7 +200,7 @@ fn symbolic_row<T: Scalar, A: Accumulator<T>>(
         &[k] => return b.row_len(k as usize),
         _ => {}
     }
-    acc.start_row(row_flops(a, b, i), None);
+    acc.start_row(row_shape::<T, A>(a, b, i, None));
     for &k in a_cols {
         acc.touch_all(b.row(k as usize).0);
     }
@@ -195,7 +233,7 @@ fn numeric_row<S: Semiring, A: Accumulator<S::Value>>(
         }
         return;
     }
-    acc.start_row(row_flops(a, b, i), Some(cols.len()));
+    acc.start_row(row_shape::<S::Value, A>(a, b, i, Some(cols.len())));
     for (&k, &a_ik) in a_cols.iter().zip(a_vals) {
         let (b_cols, b_vals) = b.row(k as usize);
         acc.accumulate_all::<S>(a_ik, b_cols, b_vals);
