@@ -18,7 +18,9 @@
 
 use crate::engine::serial;
 use crate::engine::serial::accumulator::{Accumulator, AccumulatorUser, with_accumulator};
-use crate::engine::serial::spgemm::{check_shapes, numeric_rows, row_flops, symbolic_rows};
+use crate::engine::serial::spgemm::{
+    check_shapes, map_pages_now, numeric_rows, row_flops, symbolic_rows,
+};
 use crate::error::{Error, Result};
 use crate::format::Csr;
 use crate::scalar::Scalar;
@@ -168,6 +170,8 @@ where
                 .zip(super::split_rows_mut(&mut values, &entry_chunks, 1))
                 .collect();
             super::for_each_chunk(&mut accs, parts, |acc, c, (cols, vals)| {
+                map_pages_now(cols);
+                map_pages_now(vals);
                 numeric_rows::<S, A>(a, b, chunks[c].clone(), acc, &row_ptr, cols, vals);
             });
             keep::<S::Value, A>(accs);
