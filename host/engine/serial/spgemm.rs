@@ -70,8 +70,9 @@ where
 /// Maps the whole pages of `s` (fresh zeroed memory for C) now, in one
 /// call, instead of one fault a page as the numeric phase first writes
 /// them: a large C spends much of its time in those faults, and one call
-/// costs the kernel less than a trap a page. Linux 5.14 and later;
-/// elsewhere, or if the kernel refuses, the faults happen as before.
+/// costs the kernel less than a trap a page. Slices under
+/// [`MAP_NOW_MIN_BYTES`] are left alone. Linux 5.14 and later; elsewhere,
+/// or if the kernel refuses, the faults happen as before.
 pub(crate) fn map_pages_now<T>(s: &mut [T]) {
     #[cfg(target_os = "linux")]
     {
@@ -81,7 +82,7 @@ pub(crate) fn map_pages_now<T>(s: &mut [T]) {
             start.next_multiple_of(PAGE),
             (start + size_of_val(s)) / PAGE * PAGE,
         );
-        if hi > lo {
+        if hi >= lo + MAP_NOW_MIN_BYTES {
             // SAFETY: the range lies within `s`, which the caller holds
             // mutably; populating changes no byte of it.
             unsafe { libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_POPULATE_WRITE) };
@@ -90,6 +91,11 @@ pub(crate) fn map_pages_now<T>(s: &mut [T]) {
     #[cfg(not(target_os = "linux"))]
     let _ = s;
 }
+
+/// Smallest slice [`map_pages_now`] maps: smaller arrays of C often come
+/// from memory the allocator zeroed itself (mapped already, so the call
+/// would only walk the pages), and their faults are few.
+const MAP_NOW_MIN_BYTES: usize = 1 << 22;
 
 /// Panics unless `a.ncols() == b.nrows()`.
 #[track_caller]
