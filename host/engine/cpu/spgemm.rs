@@ -9,8 +9,9 @@
 //! holds one accumulator (kept between calls: see `KEPT`) and takes
 //! chunks from a shared counter until none is left. Rows are formed by the
 //! serial engine's own [`symbolic_rows`] and [`numeric_rows`] (each row by
-//! its class: a scaled copy of a row of B when A's row has one entry, else
-//! the dense accumulator, or for B wider than 2¹⁸ columns a hash table for
+//! its class: a scaled copy of a row of B when A's row has one entry, a
+//! merge of two rows of B when it has two and B is wider than 2¹⁶ columns,
+//! else the dense accumulator, or for B wider than 2¹⁸ columns a hash table for
 //! rows whose columns scatter and the dense accumulator for the others),
 //! so every bit matches the serial engine whatever the thread count.
 //!
