@@ -1,7 +1,7 @@
 //! SpGEMM on every engine against a reference, for every semiring: random
 //! shapes (0×0, empty rows, a dense row, rectangular), generated inputs big
 //! enough for the cpu engine to go parallel, both accumulators (narrow and
-//! wide B), and thread-count independence. The cpu engine's `SpgemmPlan`
+//! wide B), C formed in one pass and in two, and thread-count independence. The cpu engine's `SpgemmPlan`
 //! is checked against fresh serial products with new values.
 //!
 //! The reference forms each row of C in a `BTreeMap`, adding products in
@@ -14,6 +14,7 @@ mod common;
 use common::{TestScalar, arb_csr_shaped, assert_identical};
 use proptest::prelude::*;
 use spmx::engine::cpu::spgemm::SpgemmPlan;
+use spmx::engine::serial::spgemm::Passes;
 use spmx::engine::{Engine, cpu, serial};
 use spmx::generate;
 use spmx::{Csr, MaxPlus, MinPlus, OrAnd, PlusTimes, Scalar, Semiring};
@@ -58,6 +59,10 @@ where
     let want = reference::<S>(a, b);
     assert_identical(&serial::spgemm::<S>(a, b), &want);
     assert_identical(&cpu::spgemm::<S>(a, b), &want);
+    for passes in [Passes::One, Passes::Two] {
+        assert_identical(&serial::spgemm::spgemm_in::<S>(a, b, Some(passes)), &want);
+        assert_identical(&cpu::spgemm::spgemm_in::<S>(a, b, Some(passes)), &want);
+    }
     for engine in [Engine::Auto, Engine::Serial, Engine::Cpu] {
         assert_identical(&a.spgemm_with::<S>(b, engine).unwrap(), &want);
     }
@@ -161,8 +166,10 @@ macro_rules! semiring_tests {
                 );
                 check_all_engines::<$S>(&a, &b);
                 let one = in_pool(1, || cpu::spgemm::<$S>(&a, &b));
-                let three = in_pool(3, || cpu::spgemm::<$S>(&a, &b));
-                assert_identical(&one, &three);
+                for passes in [Passes::One, Passes::Two] {
+                    let three = in_pool(3, || cpu::spgemm::spgemm_in::<$S>(&a, &b, Some(passes)));
+                    assert_identical(&one, &three);
+                }
                 let (a2, b2) = (new_values(&a, 1, $f), new_values(&b, 2, $f));
                 for threads in [1, 3] {
                     in_pool(threads, || check_plan::<$S>(&a, &b, &a2, &b2));
@@ -244,6 +251,32 @@ fn wide_b_local_and_scattered_rows_match_reference() {
     check_all_engines::<MinPlus<f64>>(&a, &b);
     let (a2, b2) = (new_values(&a, 8, same), new_values(&b, 9, same));
     check_plan::<PlusTimes<f64>>(&a, &b, &a2, &b2);
+}
+
+/// Products too many for their bound on C to decide: a small C (rows of
+/// B repeating their columns) is formed in one pass, a large one in two;
+/// either way as the reference forms it.
+#[test]
+fn products_choose_their_passes_by_the_estimated_size_of_c() {
+    use spmx::engine::serial::accumulator::DenseAccumulator;
+    let a = generate::uniform(1000, 500, 80, 120, 10).unwrap();
+    let b = generate::uniform(500, 500, 80, 120, 11).unwrap();
+    let products =
+        |a: &Csr<f64>, b: &Csr<f64>| a.col_idx().iter().map(|&k| b.row_len(k as usize)).sum();
+    let mut acc = DenseAccumulator::new(b.ncols());
+    assert_eq!(
+        Passes::for_product(&a, &b, products(&a, &b), &mut acc),
+        Passes::One
+    );
+    check_all_engines::<PlusTimes<f64>>(&a, &b);
+    let a = generate::uniform(4000, 100_000, 25, 35, 12).unwrap();
+    let b = generate::uniform(100_000, 100_000, 25, 35, 13).unwrap();
+    let mut acc = DenseAccumulator::new(b.ncols());
+    assert_eq!(
+        Passes::for_product(&a, &b, products(&a, &b), &mut acc),
+        Passes::Two
+    );
+    check_all_engines::<PlusTimes<f64>>(&a, &b);
 }
 
 /// One row of A touching every row of B (an "arrow" row).

@@ -20,16 +20,16 @@
 use crate::engine::serial;
 use crate::engine::serial::accumulator::{Accumulator, AccumulatorUser, with_accumulator};
 use crate::engine::serial::spgemm::{
-    check_shapes, map_pages_now, numeric_rows, row_flops, symbolic_rows,
+    Passes, check_shapes, map_pages_now, numeric_rows, prefix_sum, row_flops, rows_in_one_pass,
+    symbolic_rows,
 };
+use crate::engine::serial::workspace::{Workspace, keep, take_kept};
 use crate::error::{Error, Result};
 use crate::format::Csr;
 use crate::scalar::Scalar;
 use gpu_kernels::Semiring;
 use rayon::prelude::*;
-use std::any::Any;
 use std::ops::Range;
-use std::sync::Mutex;
 
 /// Total products under which the serial engine is used. A product this
 /// size takes about 0.2 ms on one core of the machine in BENCHMARKS.md;
@@ -47,50 +47,6 @@ fn ops_products_below<T: Scalar>(a: &Csr<T>, b: &Csr<T>, limit: usize) -> bool {
         }
     }
     true
-}
-
-/// Accumulators kept from earlier calls, at most one per thread of the
-/// pool. A dense one spans B's columns (up to 3.3 MiB): made fresh, its
-/// pages are mapped on first touch, and freed, unmapping them interrupts
-/// the other cores to flush their TLBs, which costs a virtual machine
-/// dearly (with 2 threads, a third of a small product's time went to the
-/// kernel).
-static KEPT: Mutex<Vec<Box<dyn Any + Send>>> = Mutex::new(Vec::new());
-
-/// `n` accumulators for a B of `ncols` columns: kept ones that fit, then
-/// new ones.
-fn take_kept<T: Scalar, A: Accumulator<T> + Send + 'static>(
-    n: usize,
-    ncols: usize,
-    make: &(dyn Fn() -> A + Sync),
-) -> Vec<A> {
-    let mut accs = Vec::with_capacity(n);
-    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
-    let mut k = 0;
-    while k < kept.len() && accs.len() < n {
-        if kept[k]
-            .downcast_ref::<A>()
-            .is_some_and(|acc| acc.fits(ncols))
-        {
-            accs.push(*kept.swap_remove(k).downcast::<A>().expect("checked"));
-        } else {
-            k += 1;
-        }
-    }
-    drop(kept);
-    accs.resize_with(n, make);
-    accs
-}
-
-/// Keeps `accs` (trimmed) for later calls, the newest first in line,
-/// dropping the oldest beyond one per thread.
-fn keep<T: Scalar, A: Accumulator<T> + Send + 'static>(accs: Vec<A>) {
-    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
-    for mut acc in accs {
-        acc.trim();
-        kept.insert(0, Box::new(acc));
-    }
-    kept.truncate(rayon::current_num_threads());
 }
 
 /// `prefix[i]`: the products of rows `0..i` of A·B, for every `i` in `0..=m`.
@@ -113,24 +69,45 @@ pub fn spgemm<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>) -> Csr<S::Value
 where
     S::Value: Scalar,
 {
-    check_shapes(a, b);
-    if rayon::current_num_threads() == 1 || ops_products_below(a, b, SERIAL_BELOW_FLOPS) {
-        return serial::spgemm::<S>(a, b);
-    }
-    spgemm_by_products::<S>(a, b, &flops_prefix(a, b))
+    spgemm_in::<S>(a, b, None)
 }
 
-/// [`spgemm`] on every thread, rows in chunks of equal products by
-/// `prefix` (from [`flops_prefix`]).
-fn spgemm_by_products<S: Semiring>(
+/// [`spgemm`] in the given number of passes, or (`None`) as many as
+/// [`Passes::for_product`] chooses: tests and races compare the two ways.
+#[track_caller]
+pub fn spgemm_in<S: Semiring>(
     a: &Csr<S::Value>,
     b: &Csr<S::Value>,
-    prefix: &[usize],
+    passes: Option<Passes>,
 ) -> Csr<S::Value>
 where
     S::Value: Scalar,
 {
-    struct Parallel<'m, S: Semiring>(&'m Csr<S::Value>, &'m Csr<S::Value>, &'m [usize]);
+    check_shapes(a, b);
+    if rayon::current_num_threads() == 1 || ops_products_below(a, b, SERIAL_BELOW_FLOPS) {
+        return serial::spgemm::spgemm_in::<S>(a, b, passes);
+    }
+    spgemm_by_products::<S>(a, b, &flops_prefix(a, b), passes)
+}
+
+/// [`spgemm`] on every thread, rows in chunks of equal products by
+/// `prefix` (from [`flops_prefix`]), in the given number of passes or as
+/// many as [`Passes::for_product`] chooses.
+fn spgemm_by_products<S: Semiring>(
+    a: &Csr<S::Value>,
+    b: &Csr<S::Value>,
+    prefix: &[usize],
+    passes: Option<Passes>,
+) -> Csr<S::Value>
+where
+    S::Value: Scalar,
+{
+    struct Parallel<'m, S: Semiring>(
+        &'m Csr<S::Value>,
+        &'m Csr<S::Value>,
+        &'m [usize],
+        Option<Passes>,
+    );
     impl<S: Semiring> AccumulatorUser<S::Value, Csr<S::Value>> for Parallel<'_, S>
     where
         S::Value: Scalar,
@@ -142,44 +119,116 @@ where
             let (a, b, flops) = (self.0, self.1, self.2);
             let chunks = super::balanced_row_chunks(flops);
             let threads = rayon::current_num_threads().min(chunks.len());
-            let mut accs = take_kept(threads, b.ncols(), make);
-            // Symbolic: exact row lengths, chunk by chunk.
-            let mut row_len = vec![0usize; a.nrows()];
-            let parts = super::split_rows_mut(&mut row_len, &chunks, 1);
-            super::for_each_chunk(&mut accs, parts, |acc, c, lens| {
-                symbolic_rows(a, b, chunks[c].clone(), acc, lens);
-            });
-            let mut row_ptr = Vec::with_capacity(a.nrows() + 1);
-            row_ptr.push(0usize);
-            for (i, len) in row_len.iter().enumerate() {
-                row_ptr.push(row_ptr[i] + len);
-            }
-            // Numeric: every chunk writes its own slice of C's arrays.
-            // Zeroed, so the pages are mapped as the threads fill them.
-            // Not advised onto huge pages: with THP defrag "madvise" a fault
-            // may compact memory first, and a 2 GB C then took 1.3 to 8 s
-            // instead of a steady 1.9 s.
-            let nnz = row_ptr[a.nrows()];
-            let mut col_idx = vec![0u32; nnz];
-            let mut values = vec![S::Value::ZERO; nnz];
-            let entry_chunks: Vec<_> = chunks
-                .iter()
-                .map(|r| row_ptr[r.start]..row_ptr[r.end])
-                .collect();
-            let parts = super::split_rows_mut(&mut col_idx, &entry_chunks, 1)
-                .into_iter()
-                .zip(super::split_rows_mut(&mut values, &entry_chunks, 1))
-                .collect();
-            super::for_each_chunk(&mut accs, parts, |acc, c, (cols, vals)| {
-                map_pages_now(cols);
-                map_pages_now(vals);
-                numeric_rows::<S, A>(a, b, chunks[c].clone(), acc, &row_ptr, cols, vals);
-            });
-            keep::<S::Value, A>(accs);
+            let mut taken = take_kept(threads, b.ncols(), make);
+            let products = flops[a.nrows()];
+            let passes = self
+                .3
+                .unwrap_or_else(|| Passes::for_product(a, b, products, &mut taken[0].acc));
+            let (row_ptr, col_idx, values) = match passes {
+                Passes::One => one_pass::<S, A>(a, b, &chunks, &mut taken),
+                Passes::Two => two_passes::<S, A>(a, b, &chunks, &mut taken),
+            };
+            keep(taken);
             Csr::from_parts_unchecked(a.nrows(), b.ncols(), row_ptr, col_idx, values)
         }
     }
-    with_accumulator(b.ncols(), Parallel::<S>(a, b, prefix))
+    with_accumulator(b.ncols(), Parallel::<S>(a, b, prefix, passes))
+}
+
+/// C's `row_ptr`, `col_idx` and `values`.
+type CsrArrays<T> = (Vec<usize>, Vec<u32>, Vec<T>);
+
+/// C = A·B by [`Passes::One`]: every chunk of rows appended to the buffers
+/// of the thread that takes it, then C's arrays filled from them, chunk by
+/// chunk, by all threads (each thread maps the pages it fills).
+fn one_pass<S: Semiring, A: Accumulator<S::Value> + Send>(
+    a: &Csr<S::Value>,
+    b: &Csr<S::Value>,
+    chunks: &[Range<usize>],
+    taken: &mut [Workspace<A, S::Value>],
+) -> CsrArrays<S::Value>
+where
+    S::Value: Scalar,
+{
+    let mut row_ptr = vec![0usize; a.nrows() + 1];
+    // Where each chunk's entries went: (thread, range in its buffers).
+    let mut placed = vec![(0, 0..0); chunks.len()];
+    let parts = super::split_rows_mut(&mut row_ptr[1..], chunks, 1)
+        .into_iter()
+        .zip(placed.iter_mut())
+        .collect();
+    let mut threads: Vec<_> = taken.iter_mut().enumerate().collect();
+    super::for_each_chunk(&mut threads, parts, |(t, ws), c, (lens, place)| {
+        let start = ws.cols.len();
+        rows_in_one_pass::<S, A>(a, b, chunks[c].clone(), ws, lens);
+        *place = (*t, start..ws.cols.len());
+    });
+    prefix_sum(&mut row_ptr);
+    let nnz = row_ptr[a.nrows()];
+    let mut col_idx = vec![0u32; nnz];
+    let mut values = vec![S::Value::ZERO; nnz];
+    let entry_chunks: Vec<_> = chunks
+        .iter()
+        .map(|r| row_ptr[r.start]..row_ptr[r.end])
+        .collect();
+    let buffers: Vec<(&[u32], &[S::Value])> = taken
+        .iter()
+        .map(|ws| (&ws.cols[..], &ws.vals[..]))
+        .collect();
+    super::split_rows_mut(&mut col_idx, &entry_chunks, 1)
+        .into_par_iter()
+        .zip(super::split_rows_mut(&mut values, &entry_chunks, 1))
+        .zip(&placed)
+        .for_each(|((cols, vals), (t, range))| {
+            map_pages_now(cols);
+            map_pages_now(vals);
+            cols.copy_from_slice(&buffers[*t].0[range.clone()]);
+            vals.copy_from_slice(&buffers[*t].1[range.clone()]);
+        });
+    (row_ptr, col_idx, values)
+}
+
+/// C = A·B by [`Passes::Two`]: the symbolic pass over the chunks, C's
+/// arrays made, then the numeric pass, each chunk writing its own slice of
+/// them (the pages mapped by the thread that fills them).
+fn two_passes<S: Semiring, A: Accumulator<S::Value> + Send>(
+    a: &Csr<S::Value>,
+    b: &Csr<S::Value>,
+    chunks: &[Range<usize>],
+    taken: &mut [Workspace<A, S::Value>],
+) -> CsrArrays<S::Value>
+where
+    S::Value: Scalar,
+{
+    let mut accs: Vec<&mut A> = taken.iter_mut().map(|ws| &mut ws.acc).collect();
+    // Symbolic: exact row lengths, chunk by chunk.
+    let mut row_ptr = vec![0usize; a.nrows() + 1];
+    let parts = super::split_rows_mut(&mut row_ptr[1..], chunks, 1);
+    super::for_each_chunk(&mut accs, parts, |acc, c, lens| {
+        symbolic_rows(a, b, chunks[c].clone(), *acc, lens);
+    });
+    prefix_sum(&mut row_ptr);
+    // Numeric: every chunk writes its own slice of C's arrays. Zeroed, so
+    // the pages are mapped by the threads that fill them. Not advised onto
+    // huge pages: with THP defrag "madvise" a fault may compact memory
+    // first, and a 2 GB C then took 1.3 to 8 s instead of a steady 1.9 s.
+    let nnz = row_ptr[a.nrows()];
+    let mut col_idx = vec![0u32; nnz];
+    let mut values = vec![S::Value::ZERO; nnz];
+    let entry_chunks: Vec<_> = chunks
+        .iter()
+        .map(|r| row_ptr[r.start]..row_ptr[r.end])
+        .collect();
+    let parts = super::split_rows_mut(&mut col_idx, &entry_chunks, 1)
+        .into_iter()
+        .zip(super::split_rows_mut(&mut values, &entry_chunks, 1))
+        .collect();
+    super::for_each_chunk(&mut accs, parts, |acc, c, (cols, vals)| {
+        map_pages_now(cols);
+        map_pages_now(vals);
+        numeric_rows::<S, A>(a, b, chunks[c].clone(), *acc, &row_ptr, cols, vals);
+    });
+    (row_ptr, col_idx, values)
 }
 
 /// A product C = A·B whose patterns are fixed and whose values change
@@ -230,7 +279,7 @@ where
             let prefix = flops_prefix(a, b);
             let c = match rayon::current_num_threads() {
                 1 => serial::spgemm::<S>(a, b),
-                _ => spgemm_by_products::<S>(a, b, &prefix),
+                _ => spgemm_by_products::<S>(a, b, &prefix, None),
             };
             (c, super::balanced_row_chunks(&prefix))
         };

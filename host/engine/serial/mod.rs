@@ -6,6 +6,7 @@ pub mod ewise;
 pub mod spgemm;
 pub mod spmm;
 pub mod spmv;
+pub mod workspace;
 
 pub use spgemm::spgemm;
 pub use spmm::spmm;

@@ -17,6 +17,7 @@
 //! zero (GraphBLAS semantics; scipy drops numeric zeros instead).
 
 use super::accumulator::{Accumulator, AccumulatorUser, RowShape, with_accumulator};
+use super::workspace::{KEEP_BUFFERS_MAX_BYTES, Workspace, keep, take_kept};
 use crate::format::Csr;
 use crate::scalar::Scalar;
 use gpu_kernels::Semiring;
@@ -28,8 +29,22 @@ pub fn spgemm<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>) -> Csr<S::Value
 where
     S::Value: Scalar,
 {
+    spgemm_in::<S>(a, b, None)
+}
+
+/// [`spgemm`] in the given number of passes, or (`None`) as many as
+/// [`Passes::for_product`] chooses: tests and races compare the two ways.
+#[track_caller]
+pub fn spgemm_in<S: Semiring>(
+    a: &Csr<S::Value>,
+    b: &Csr<S::Value>,
+    passes: Option<Passes>,
+) -> Csr<S::Value>
+where
+    S::Value: Scalar,
+{
     check_shapes(a, b);
-    struct Serial<'m, S: Semiring>(&'m Csr<S::Value>, &'m Csr<S::Value>);
+    struct Serial<'m, S: Semiring>(&'m Csr<S::Value>, &'m Csr<S::Value>, Option<Passes>);
     impl<S: Semiring> AccumulatorUser<S::Value, Csr<S::Value>> for Serial<'_, S>
     where
         S::Value: Scalar,
@@ -38,35 +53,119 @@ where
             self,
             make: &(dyn Fn() -> A + Sync),
         ) -> Csr<S::Value> {
-            spgemm_rows::<S, A>(self.0, self.1, make())
+            let (a, b) = (self.0, self.1);
+            let mut taken = take_kept(1, b.ncols(), make);
+            let ws = &mut taken[0];
+            let n = a.nrows();
+            let mut row_ptr = vec![0usize; n + 1];
+            let products = a.col_idx().iter().map(|&k| b.row_len(k as usize)).sum();
+            let passes = self
+                .2
+                .unwrap_or_else(|| Passes::for_product(a, b, products, &mut ws.acc));
+            let (col_idx, values) = match passes {
+                Passes::One => {
+                    rows_in_one_pass::<S, A>(a, b, 0..n, ws, &mut row_ptr[1..]);
+                    prefix_sum(&mut row_ptr);
+                    (copy_out(&ws.cols), copy_out(&ws.vals))
+                }
+                Passes::Two => {
+                    // Symbolic: exact row sizes, then their offsets.
+                    symbolic_rows(a, b, 0..n, &mut ws.acc, &mut row_ptr[1..]);
+                    prefix_sum(&mut row_ptr);
+                    // Numeric: each row written into its exact slot.
+                    let nnz = row_ptr[n];
+                    let mut col_idx = vec![0u32; nnz];
+                    let mut values = vec![S::zero(); nnz];
+                    map_pages_now(&mut col_idx);
+                    map_pages_now(&mut values);
+                    numeric_rows::<S, A>(
+                        a,
+                        b,
+                        0..n,
+                        &mut ws.acc,
+                        &row_ptr,
+                        &mut col_idx,
+                        &mut values,
+                    );
+                    (col_idx, values)
+                }
+            };
+            keep(taken);
+            Csr::from_parts_unchecked(a.nrows(), b.ncols(), row_ptr, col_idx, values)
         }
     }
-    with_accumulator(b.ncols(), Serial::<S>(a, b))
+    with_accumulator(b.ncols(), Serial::<S>(a, b, passes))
 }
 
-fn spgemm_rows<S: Semiring, A: Accumulator<S::Value>>(
-    a: &Csr<S::Value>,
-    b: &Csr<S::Value>,
-    mut acc: A,
-) -> Csr<S::Value>
-where
-    S::Value: Scalar,
-{
-    // Symbolic: exact row sizes, then their prefix sum.
-    let n = a.nrows();
-    let mut row_ptr = vec![0usize; n + 1];
-    symbolic_rows(a, b, 0..n, &mut acc, &mut row_ptr[1..]);
-    for i in 0..n {
-        row_ptr[i + 1] += row_ptr[i];
+/// How a product forms C.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Passes {
+    /// Each row formed once and appended to its thread's buffers (kept
+    /// between calls: see [`Workspace`]), then the buffers copied into C.
+    /// This saves the symbolic pass, which costs a fifth to a third of a
+    /// product's time, for a copy of C, which costs less while C is small
+    /// enough to stay in the caches and the buffers mapped.
+    One,
+    /// A symbolic pass sizes every row, then the numeric pass writes each
+    /// into its place in C: C is written once, and held once.
+    Two,
+}
+
+impl Passes {
+    /// One pass when C is estimated to fit [`KEEP_BUFFERS_MAX_BYTES`]
+    /// (certain when its products do), else two: beyond, the copy of C
+    /// misses the caches and costs about what the symbolic pass saves (a
+    /// circuit matrix's square, 56 MB, took 5% longer in one pass, a
+    /// stiffness matrix's, 12 MB from 19 million products, 36% less).
+    /// C's size is estimated from the symbolic pass of a sample of rows;
+    /// `acc` is the accumulator that pass uses.
+    pub fn for_product<T: Scalar, A: Accumulator<T>>(
+        a: &Csr<T>,
+        b: &Csr<T>,
+        products: usize,
+        acc: &mut A,
+    ) -> Passes {
+        let entry = size_of::<u32>() + size_of::<T>();
+        if products.saturating_mul(entry) <= KEEP_BUFFERS_MAX_BYTES {
+            return Passes::One;
+        }
+        let n = a.nrows();
+        let (mut flops, mut len) = (0, 0);
+        for i in (0..n).step_by(n.div_ceil(SAMPLED_ROWS).max(1)) {
+            flops += row_flops(a, b, i);
+            len += symbolic_row(a, b, i, acc);
+        }
+        // Sampled rows of no products leave C's size unknown: assume the bound.
+        let estimate = if flops == 0 {
+            products as f64
+        } else {
+            products as f64 * len as f64 / flops as f64
+        };
+        if estimate * entry as f64 <= KEEP_BUFFERS_MAX_BYTES as f64 {
+            Passes::One
+        } else {
+            Passes::Two
+        }
     }
-    // Numeric: each row written into its exact slot.
-    let nnz = row_ptr[n];
-    let mut col_idx = vec![0u32; nnz];
-    let mut values = vec![S::zero(); nnz];
-    map_pages_now(&mut col_idx);
-    map_pages_now(&mut values);
-    numeric_rows::<S, A>(a, b, 0..n, &mut acc, &row_ptr, &mut col_idx, &mut values);
-    Csr::from_parts_unchecked(a.nrows(), b.ncols(), row_ptr, col_idx, values)
+}
+
+/// Rows of A whose symbolic pass estimates C's size for [`Passes::for_product`]:
+/// a thousandth of the work of a product worth estimating.
+const SAMPLED_ROWS: usize = 1024;
+
+/// A fresh copy of `src`, its pages mapped in one call when large.
+pub(crate) fn copy_out<T: Copy + Default>(src: &[T]) -> Vec<T> {
+    let mut out = vec![T::default(); src.len()];
+    map_pages_now(&mut out);
+    out.copy_from_slice(src);
+    out
+}
+
+/// Turns row lengths in `row_ptr[1..]` (with `row_ptr[0]` = 0) into offsets.
+pub(crate) fn prefix_sum(row_ptr: &mut [usize]) {
+    for i in 1..row_ptr.len() {
+        row_ptr[i] += row_ptr[i - 1];
+    }
 }
 
 /// Maps the whole pages of `s` (fresh zeroed memory for C) now, in one
@@ -211,11 +310,72 @@ pub fn numeric_rows<S: Semiring, A: Accumulator<S::Value>>(
 ) where
     S::Value: Scalar,
 {
-    let base = row_ptr[rows.start];
+    let mut out = Presized { cols, vals };
     for i in rows {
         prefetch_b_rows(a, b, i + PREFETCH_ROWS_AHEAD);
-        let slot = row_ptr[i] - base..row_ptr[i + 1] - base;
-        numeric_row::<S, A>(a, b, i, acc, &mut cols[slot.clone()], &mut vals[slot]);
+        let len = row_ptr[i + 1] - row_ptr[i];
+        form_row::<S, A, _>(a, b, i, acc, Some(len), &mut out);
+    }
+}
+
+/// Rows `rows` of A·B in one pass: each row formed, then appended to
+/// `ws`'s buffers, its length written to `lens`.
+pub fn rows_in_one_pass<S: Semiring, A: Accumulator<S::Value>>(
+    a: &Csr<S::Value>,
+    b: &Csr<S::Value>,
+    rows: Range<usize>,
+    ws: &mut Workspace<A, S::Value>,
+    lens: &mut [usize],
+) where
+    S::Value: Scalar,
+{
+    let mut out = Appended {
+        cols: &mut ws.cols,
+        vals: &mut ws.vals,
+    };
+    for (len, i) in lens.iter_mut().zip(rows) {
+        prefetch_b_rows(a, b, i + PREFETCH_ROWS_AHEAD);
+        *len = form_row::<S, A, _>(a, b, i, &mut ws.acc, None, &mut out);
+    }
+}
+
+/// Where rows of C go as they are formed, in order.
+trait RowSink<T> {
+    /// Room for the next row, of `len` entries.
+    fn next_row(&mut self, len: usize) -> (&mut [u32], &mut [T]);
+}
+
+/// C's arrays sized by the symbolic phase: each row takes the next `len`
+/// entries.
+struct Presized<'c, T> {
+    cols: &'c mut [u32],
+    vals: &'c mut [T],
+}
+
+impl<T> RowSink<T> for Presized<'_, T> {
+    #[inline(always)]
+    fn next_row(&mut self, len: usize) -> (&mut [u32], &mut [T]) {
+        let (cols, rest) = std::mem::take(&mut self.cols).split_at_mut(len);
+        self.cols = rest;
+        let (vals, rest) = std::mem::take(&mut self.vals).split_at_mut(len);
+        self.vals = rest;
+        (cols, vals)
+    }
+}
+
+/// C's arrays growing a row at a time (one pass).
+struct Appended<'c, T> {
+    cols: &'c mut Vec<u32>,
+    vals: &'c mut Vec<T>,
+}
+
+impl<T: Scalar> RowSink<T> for Appended<'_, T> {
+    #[inline(always)]
+    fn next_row(&mut self, len: usize) -> (&mut [u32], &mut [T]) {
+        let start = self.cols.len();
+        self.cols.resize(start + len, 0);
+        self.vals.resize(start + len, T::ZERO);
+        (&mut self.cols[start..], &mut self.vals[start..])
     }
 }
 
@@ -244,50 +404,53 @@ fn symbolic_row<T: Scalar, A: Accumulator<T>>(
     acc.row_len()
 }
 
-/// Forms row `i` of A·B into `cols` and `vals`, whose length
-/// [`symbolic_row`] gave: products summed in A's order, then B's, the first
-/// product of each column stored as it is.
+/// Forms row `i` of A·B into `out` and returns its length, which is `len`
+/// where [`symbolic_row`] gave it: products summed in A's order, then B's,
+/// the first product of each column stored as it is.
 #[inline(always)]
-fn numeric_row<S: Semiring, A: Accumulator<S::Value>>(
+fn form_row<S: Semiring, A: Accumulator<S::Value>, O: RowSink<S::Value>>(
     a: &Csr<S::Value>,
     b: &Csr<S::Value>,
     i: usize,
     acc: &mut A,
-    cols: &mut [u32],
-    vals: &mut [S::Value],
-) where
+    len: Option<usize>,
+    out: &mut O,
+) -> usize
+where
     S::Value: Scalar,
 {
-    if cols.is_empty() {
-        return;
-    }
     let (a_cols, a_vals) = a.row(i);
+    if len == Some(0) || a_cols.is_empty() {
+        return 0;
+    }
     if let (&[k], &[a_ik]) = (a_cols, a_vals) {
         let (b_cols, b_vals) = b.row(k as usize);
+        let (cols, vals) = out.next_row(b_cols.len());
         cols.copy_from_slice(b_cols);
         for (v, &b_kj) in vals.iter_mut().zip(b_vals) {
             *v = S::mul(a_ik, b_kj);
         }
-        return;
+        return b_cols.len();
     }
     if let (&[k1, k2], &[a1, a2]) = (a_cols, a_vals)
         && b.ncols() > MERGE_TWO_MIN_COLS
     {
-        merge_two::<S>(
-            (a1, b.row(k1 as usize)),
-            (a2, b.row(k2 as usize)),
-            cols,
-            vals,
-        );
-        return;
+        let (r1, r2) = (b.row(k1 as usize), b.row(k2 as usize));
+        let len = len.unwrap_or_else(|| union_len(r1.0, r2.0));
+        let (cols, vals) = out.next_row(len);
+        merge_two::<S>((a1, r1), (a2, r2), cols, vals);
+        return len;
     }
-    acc.start_row(row_shape::<S::Value, A>(a, b, i, Some(cols.len())));
+    acc.start_row(row_shape::<S::Value, A>(a, b, i, len));
     for (&k, &a_ik) in a_cols.iter().zip(a_vals) {
         let (b_cols, b_vals) = b.row(k as usize);
         acc.accumulate_all::<S>(a_ik, b_cols, b_vals);
     }
-    debug_assert_eq!(acc.row_len(), cols.len());
+    let n = acc.row_len();
+    debug_assert!(len.is_none_or(|len| len == n));
+    let (cols, vals) = out.next_row(n);
     acc.drain_sorted(cols, vals);
+    n
 }
 
 /// Widest B whose rows of A with two entries still go through the
