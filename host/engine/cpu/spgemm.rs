@@ -2,18 +2,22 @@
 //! flops. Below [`SERIAL_BELOW_FLOPS`] products the serial engine runs
 //! instead (threads cost more than they save).
 //!
-//! Two phases, as in the serial engine, both parallel over the same chunks:
-//! a symbolic pass gives every row's exact length, a prefix sum places each
-//! row, and the numeric pass writes each chunk straight into its own slice
-//! of C, whose pages the thread that fills it touches first. Each thread
-//! holds one accumulator (kept between calls: see `KEPT`) and takes
-//! chunks from a shared counter until none is left. Rows are formed by the
-//! serial engine's own [`symbolic_rows`] and [`numeric_rows`] (each row by
-//! its class: a scaled copy of a row of B when A's row has one entry, a
-//! merge of two rows of B when it has two and B is wider than 2¹⁶ columns,
-//! else the dense accumulator, or for B wider than 2¹⁸ columns a hash table for
-//! rows whose columns scatter and the dense accumulator for the others),
-//! so every bit matches the serial engine whatever the thread count.
+//! In one pass or two, as in the serial engine ([`Passes`] says which),
+//! parallel over the same chunks; each thread holds one [`Workspace`] (its
+//! accumulator and row buffers, kept between calls) and takes chunks from
+//! a shared counter until none is left. One pass: each chunk's rows are
+//! formed and appended to its thread's buffers, then the threads copy the
+//! chunks into C. Two: a symbolic pass gives every row's exact length, a
+//! prefix sum places each row, and the numeric pass writes each chunk
+//! straight into its own slice of C. Either way a chunk's slice of C is
+//! mapped by the thread that fills it. Rows are formed by the serial
+//! engine's own [`rows_in_one_pass`], [`symbolic_rows`] and
+//! [`numeric_rows`] (each row by its class: a scaled copy of a row of B
+//! when A's row has one entry, a merge of two rows of B when it has two
+//! and B is wider than 2¹⁶ columns, else the dense accumulator, or for B
+//! wider than 2¹⁸ columns a hash table for rows whose columns scatter and
+//! the dense accumulator for the others), so every bit matches the serial
+//! engine whatever the thread count.
 //!
 //! [`SpgemmPlan`] keeps a product's patterns to recompute its values alone.
 

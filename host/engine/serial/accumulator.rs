@@ -180,8 +180,9 @@ pub struct DenseAccumulator<T> {
     /// Whether this row's products mostly hit columns already present, so
     /// that a branch on it predicts well and saves the stores.
     predictable: bool,
-    /// The previous row's products and length.
-    last: (usize, usize),
+    /// The previous row's products (its length is still `len` when the
+    /// next row starts).
+    last_flops: usize,
 }
 
 /// Products per distinct column from which a row takes the branching loop.
@@ -199,7 +200,7 @@ impl<T: Scalar> DenseAccumulator<T> {
             touched: vec![0; ncols + 1],
             len: 0,
             predictable: false,
-            last: (0, 0),
+            last_flops: 0,
         }
     }
 }
@@ -210,9 +211,9 @@ impl<T: Scalar> Accumulator<T> for DenseAccumulator<T> {
             self.present[c as usize] = 0;
         }
         // Unknown, a row's length is guessed from its predecessor's ratio.
-        let (flops_ref, len_ref) = len.map_or((self.last.0, self.last.1), |len| (flops, len));
+        let (flops_ref, len_ref) = len.map_or((self.last_flops, self.len), |len| (flops, len));
         self.predictable = flops_ref >= REPEATS_FOR_BRANCH * len_ref;
-        self.last = (flops, self.len);
+        self.last_flops = flops;
         self.len = 0;
     }
     #[inline]

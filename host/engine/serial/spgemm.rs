@@ -1,5 +1,8 @@
-//! Serial SpGEMM, C = A ⊗ B over a semiring: Gustavson's row-by-row method
-//! with a symbolic phase (exact size of every row of C) and a numeric phase.
+//! Serial SpGEMM, C = A ⊗ B over a semiring: Gustavson's row-by-row method,
+//! in one pass for a small C (each row formed once into a kept buffer,
+//! then the buffer copied into C) or in two for a large one (a symbolic
+//! pass sizes every row of C, then the numeric pass forms each in place):
+//! see [`Passes`].
 //!
 //! Each row of C is formed in an accumulator: a dense one (a value and a
 //! presence flag per column of B, plus the list of columns touched) when B
@@ -8,8 +11,8 @@
 //! columns scatter, the dense one for rows whose columns lie close together
 //! (bands, stencils) or that compute many products. Either way
 //! products are added in the same order — A's row left to right, each row of
-//! B left to right — so every engine that uses [`symbolic_rows`] and
-//! [`numeric_rows`] produces the same bits. A row of A with one entry is a
+//! B left to right — so every engine that uses [`rows_in_one_pass`] or
+//! [`symbolic_rows`] and [`numeric_rows`] produces the same bits. A row of A with one entry is a
 //! scaled row of B and skips the accumulator; one with two entries, where B
 //! is wider than 2¹⁶ columns, merges its two rows of B instead. Products
 //! are kept structurally: an entry of C exists wherever
@@ -112,36 +115,42 @@ pub enum Passes {
 }
 
 impl Passes {
-    /// One pass when C is estimated to fit [`KEEP_BUFFERS_MAX_BYTES`]
-    /// (certain when its products do), else two: beyond, the copy of C
-    /// misses the caches and costs about what the symbolic pass saves (a
-    /// circuit matrix's square, 56 MB, took 5% longer in one pass, a
-    /// stiffness matrix's, 12 MB from 19 million products, 36% less).
-    /// C's size is estimated from the symbolic pass of a sample of rows;
-    /// `acc` is the accumulator that pass uses.
+    /// One pass where the copy of C costs less than the symbolic pass it
+    /// saves: where C (estimated) fits [`SMALL_C_BYTES`], or fits
+    /// [`KEEP_BUFFERS_MAX_BYTES`] and has at least [`PRODUCTS_PER_ENTRY`]
+    /// products an entry. Otherwise two: a larger C is copied at memory
+    /// speed, and where nearly every product makes an entry (circuit
+    /// matrices) the symbolic pass costs about as little as the copy (the
+    /// square of one, 21 MB from 1.8 million products, took 20% longer in
+    /// one pass). C's size is estimated from the symbolic pass over a
+    /// sample of rows; `acc` is the accumulator that pass uses.
     pub fn for_product<T: Scalar, A: Accumulator<T>>(
         a: &Csr<T>,
         b: &Csr<T>,
         products: usize,
         acc: &mut A,
     ) -> Passes {
-        let entry = size_of::<u32>() + size_of::<T>();
-        if products.saturating_mul(entry) <= KEEP_BUFFERS_MAX_BYTES {
+        let entry = (size_of::<u32>() + size_of::<T>()) as f64;
+        if products as f64 * entry <= SMALL_C_BYTES as f64 {
             return Passes::One;
         }
         let n = a.nrows();
         let (mut flops, mut len) = (0, 0);
-        for i in (0..n).step_by(n.div_ceil(SAMPLED_ROWS).max(1)) {
+        for i in (0..n).step_by((n / SAMPLED_ROWS).max(SAMPLE_EVERY_MIN)) {
             flops += row_flops(a, b, i);
             len += symbolic_row(a, b, i, acc);
         }
         // Sampled rows of no products leave C's size unknown: assume the bound.
-        let estimate = if flops == 0 {
+        let entries = if flops == 0 {
             products as f64
         } else {
             products as f64 * len as f64 / flops as f64
         };
-        if estimate * entry as f64 <= KEEP_BUFFERS_MAX_BYTES as f64 {
+        let bytes = entries * entry;
+        if bytes <= SMALL_C_BYTES as f64
+            || (bytes <= KEEP_BUFFERS_MAX_BYTES as f64
+                && products as f64 >= PRODUCTS_PER_ENTRY * entries)
+        {
             Passes::One
         } else {
             Passes::Two
@@ -149,9 +158,21 @@ impl Passes {
     }
 }
 
-/// Rows of A whose symbolic pass estimates C's size for [`Passes::for_product`]:
-/// a thousandth of the work of a product worth estimating.
+/// A C that [`Passes::One`] copies within the shared cache (a quarter of
+/// the development machine's L3, leaving room for the buffers, A and B).
+const SMALL_C_BYTES: usize = 1 << 23;
+
+/// Products an entry from which a C beyond [`SMALL_C_BYTES`] is formed in
+/// one pass.
+const PRODUCTS_PER_ENTRY: f64 = 1.5;
+
+/// Rows of A whose symbolic pass estimates C's size for
+/// [`Passes::for_product`], spread evenly over A...
 const SAMPLED_ROWS: usize = 1024;
+/// ...but at most one row in this many: the sample runs on one thread,
+/// and on a product of few long rows it must cost little beside the
+/// symbolic pass it may save.
+const SAMPLE_EVERY_MIN: usize = 32;
 
 /// A fresh copy of `src`, its pages mapped in one call when large.
 pub(crate) fn copy_out<T: Copy + Default>(src: &[T]) -> Vec<T> {
@@ -343,6 +364,8 @@ pub fn rows_in_one_pass<S: Semiring, A: Accumulator<S::Value>>(
 trait RowSink<T> {
     /// Room for the next row, of `len` entries.
     fn next_row(&mut self, len: usize) -> (&mut [u32], &mut [T]);
+    /// Returns the last `unused` entries of the room just taken.
+    fn give_back(&mut self, unused: usize);
 }
 
 /// C's arrays sized by the symbolic phase: each row takes the next `len`
@@ -361,6 +384,9 @@ impl<T> RowSink<T> for Presized<'_, T> {
         self.vals = rest;
         (cols, vals)
     }
+    fn give_back(&mut self, unused: usize) {
+        debug_assert_eq!(unused, 0, "rows are sized exactly");
+    }
 }
 
 /// C's arrays growing a row at a time (one pass).
@@ -376,6 +402,11 @@ impl<T: Scalar> RowSink<T> for Appended<'_, T> {
         self.cols.resize(start + len, 0);
         self.vals.resize(start + len, T::ZERO);
         (&mut self.cols[start..], &mut self.vals[start..])
+    }
+    #[inline(always)]
+    fn give_back(&mut self, unused: usize) {
+        self.cols.truncate(self.cols.len() - unused);
+        self.vals.truncate(self.vals.len() - unused);
     }
 }
 
@@ -435,10 +466,12 @@ where
     if let (&[k1, k2], &[a1, a2]) = (a_cols, a_vals)
         && b.ncols() > MERGE_TWO_MIN_COLS
     {
+        // Unknown, the length is found by the merge, in room for both rows.
         let (r1, r2) = (b.row(k1 as usize), b.row(k2 as usize));
-        let len = len.unwrap_or_else(|| union_len(r1.0, r2.0));
-        let (cols, vals) = out.next_row(len);
-        merge_two::<S>((a1, r1), (a2, r2), cols, vals);
+        let room = len.unwrap_or(r1.0.len() + r2.0.len());
+        let (cols, vals) = out.next_row(room);
+        let len = merge_two::<S>((a1, r1), (a2, r2), cols, vals);
+        out.give_back(room - len);
         return len;
     }
     acc.start_row(row_shape::<S::Value, A>(a, b, i, len));
@@ -481,14 +514,16 @@ type ScaledRow<'m, T> = (T, (&'m [u32], &'m [T]));
 /// Row of C for a row of A with two entries, `a1·B(k1,:) + a2·B(k2,:)`, by
 /// merging the two rows of B: a column in both gets `a1·b1 ⊕ a2·b2`, the
 /// sum the accumulators form (first product stored, the second added),
-/// so the bits are theirs.
+/// so the bits are theirs. Returns the row's length; `cols` and `vals`
+/// may be longer.
 #[inline]
 fn merge_two<S: Semiring>(
     (a1, (c1, v1)): ScaledRow<S::Value>,
     (a2, (c2, v2)): ScaledRow<S::Value>,
     cols: &mut [u32],
     vals: &mut [S::Value],
-) where
+) -> usize
+where
     S::Value: Scalar,
 {
     let (mut i, mut j, mut o) = (0, 0, 0);
@@ -515,4 +550,5 @@ fn merge_two<S: Semiring>(
         cols[o + k] = c;
         vals[o + k] = S::mul(a2, v);
     }
+    o + c2.len() - j
 }
