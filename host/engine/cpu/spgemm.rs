@@ -142,6 +142,23 @@ where
 /// C's `row_ptr`, `col_idx` and `values`.
 type CsrArrays<T> = (Vec<usize>, Vec<u32>, Vec<T>);
 
+/// C's `col_idx` and `values` for `row_ptr`, zeroed (so their pages are
+/// mapped by the threads that fill them), and each chunk's range of
+/// entries. Not advised onto huge pages: with THP defrag "madvise" a fault
+/// may compact memory first, and a 2 GB C then took 1.3 to 8 s instead of
+/// a steady 1.9 s.
+fn zeroed_c<T: Scalar>(
+    row_ptr: &[usize],
+    chunks: &[Range<usize>],
+) -> (Vec<u32>, Vec<T>, Vec<Range<usize>>) {
+    let nnz = row_ptr[row_ptr.len() - 1];
+    let entry_chunks = chunks
+        .iter()
+        .map(|r| row_ptr[r.start]..row_ptr[r.end])
+        .collect();
+    (vec![0; nnz], vec![T::ZERO; nnz], entry_chunks)
+}
+
 /// C = A·B by [`Passes::One`]: every chunk of rows appended to the buffers
 /// of the thread that takes it, then C's arrays filled from them, chunk by
 /// chunk, by all threads (each thread maps the pages it fills).
@@ -168,13 +185,7 @@ where
         *place = (*t, start..ws.cols.len());
     });
     prefix_sum(&mut row_ptr);
-    let nnz = row_ptr[a.nrows()];
-    let mut col_idx = vec![0u32; nnz];
-    let mut values = vec![S::Value::ZERO; nnz];
-    let entry_chunks: Vec<_> = chunks
-        .iter()
-        .map(|r| row_ptr[r.start]..row_ptr[r.end])
-        .collect();
+    let (mut col_idx, mut values, entry_chunks) = zeroed_c(&row_ptr, chunks);
     let buffers: Vec<(&[u32], &[S::Value])> = taken
         .iter()
         .map(|ws| (&ws.cols[..], &ws.vals[..]))
@@ -212,17 +223,8 @@ where
         symbolic_rows(a, b, chunks[c].clone(), *acc, lens);
     });
     prefix_sum(&mut row_ptr);
-    // Numeric: every chunk writes its own slice of C's arrays. Zeroed, so
-    // the pages are mapped by the threads that fill them. Not advised onto
-    // huge pages: with THP defrag "madvise" a fault may compact memory
-    // first, and a 2 GB C then took 1.3 to 8 s instead of a steady 1.9 s.
-    let nnz = row_ptr[a.nrows()];
-    let mut col_idx = vec![0u32; nnz];
-    let mut values = vec![S::Value::ZERO; nnz];
-    let entry_chunks: Vec<_> = chunks
-        .iter()
-        .map(|r| row_ptr[r.start]..row_ptr[r.end])
-        .collect();
+    // Numeric: every chunk writes its own slice of C's arrays.
+    let (mut col_idx, mut values, entry_chunks) = zeroed_c(&row_ptr, chunks);
     let parts = super::split_rows_mut(&mut col_idx, &entry_chunks, 1)
         .into_iter()
         .zip(super::split_rows_mut(&mut values, &entry_chunks, 1))
