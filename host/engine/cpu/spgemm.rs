@@ -24,8 +24,8 @@
 use crate::engine::serial;
 use crate::engine::serial::accumulator::{Accumulator, AccumulatorUser, with_accumulator};
 use crate::engine::serial::spgemm::{
-    Passes, check_shapes, map_pages_now, numeric_rows, prefix_sum, row_flops, rows_in_one_pass,
-    symbolic_rows,
+    Passes, check_shapes, map_pages_now, mostly_runs, numeric_rows, prefix_sum, row_flops,
+    rows_in_one_pass, symbolic_rows,
 };
 use crate::engine::serial::workspace::{Workspace, keep, take_kept};
 use crate::error::{Error, Result};
@@ -219,8 +219,9 @@ where
     // Symbolic: exact row lengths, chunk by chunk.
     let mut row_ptr = vec![0usize; a.nrows() + 1];
     let parts = super::split_rows_mut(&mut row_ptr[1..], chunks, 1);
+    let b_runs = mostly_runs(b);
     super::for_each_chunk(&mut accs, parts, |acc, c, lens| {
-        symbolic_rows(a, b, chunks[c].clone(), *acc, lens);
+        symbolic_rows(a, b, chunks[c].clone(), b_runs, *acc, lens);
     });
     prefix_sum(&mut row_ptr);
     // Numeric: every chunk writes its own slice of C's arrays.

@@ -73,7 +73,7 @@ where
                 }
                 Passes::Two => {
                     // Symbolic: exact row sizes, then their offsets.
-                    symbolic_rows(a, b, 0..n, &mut ws.acc, &mut row_ptr[1..]);
+                    symbolic_rows(a, b, 0..n, mostly_runs(b), &mut ws.acc, &mut row_ptr[1..]);
                     prefix_sum(&mut row_ptr);
                     // Numeric: each row written into its exact slot.
                     let nnz = row_ptr[n];
@@ -138,7 +138,7 @@ impl Passes {
         let (mut flops, mut len) = (0, 0);
         for i in (0..n).step_by((n / SAMPLED_ROWS).max(SAMPLE_EVERY_MIN)) {
             flops += row_flops(a, b, i);
-            len += symbolic_row(a, b, i, acc);
+            len += symbolic_row(a, b, i, false, acc);
         }
         // Sampled rows of no products leave C's size unknown: assume the bound.
         let entries = if flops == 0 {
@@ -279,18 +279,34 @@ fn row_shape<T: Scalar, A: Accumulator<T>>(
     RowShape { flops, span, len }
 }
 
-/// Symbolic phase for rows `rows` of A·B: their lengths into `lens`.
+/// Symbolic phase for rows `rows` of A·B: their lengths into `lens`;
+/// `b_runs`, whether to try [`runs_union_len`] first (see [`mostly_runs`]).
 pub fn symbolic_rows<T: Scalar, A: Accumulator<T>>(
     a: &Csr<T>,
     b: &Csr<T>,
     rows: Range<usize>,
+    b_runs: bool,
     acc: &mut A,
     lens: &mut [usize],
 ) {
     for (len, i) in lens.iter_mut().zip(rows) {
         prefetch_b_rows(a, b, i + PREFETCH_ROWS_AHEAD);
-        *len = symbolic_row(a, b, i, acc);
+        *len = symbolic_row(a, b, i, b_runs, acc);
     }
+}
+
+/// Whether nearly all of B's rows (all but a sixteenth) are runs of
+/// consecutive columns, as a band's are: only then does the symbolic phase
+/// try [`runs_union_len`] on every row, since elsewhere trying costs more
+/// than it finds (a circuit matrix's square took 11% longer, a
+/// collaboration network's 8%).
+pub fn mostly_runs<T: Scalar>(b: &Csr<T>) -> bool {
+    let (ptr, cols) = (b.row_ptr(), b.col_idx());
+    let not_runs = ptr
+        .windows(2)
+        .filter(|r| r[0] < r[1] && (cols[r[1] - 1] - cols[r[0]]) as usize + 1 != r[1] - r[0])
+        .count();
+    not_runs * 16 <= b.nrows()
 }
 
 /// How many rows of A ahead the rows of B they use are prefetched. Rows of
@@ -416,6 +432,7 @@ fn symbolic_row<T: Scalar, A: Accumulator<T>>(
     a: &Csr<T>,
     b: &Csr<T>,
     i: usize,
+    b_runs: bool,
     acc: &mut A,
 ) -> usize {
     let a_cols = a.row(i).0;
@@ -428,11 +445,41 @@ fn symbolic_row<T: Scalar, A: Accumulator<T>>(
         }
         _ => {}
     }
+    if b_runs && let Some(len) = runs_union_len(b, a_cols) {
+        return len;
+    }
     acc.start_row(row_shape::<T, A>(a, b, i, None));
     for &k in a_cols {
         acc.touch_all(b.row(k as usize).0);
     }
     acc.row_len()
+}
+
+/// Distinct columns of the rows `ks` of B together, counted from the rows'
+/// ends alone when each is a run of consecutive columns and the runs start
+/// in order (a band's rows: its square's symbolic pass then costs a step a
+/// row of B, not a step a product); `None` at the first row that is not.
+/// Each run adds what it reaches beyond the runs before it: those all
+/// start at or before it, so the one reaching furthest covers it up to
+/// there.
+#[inline(always)]
+fn runs_union_len<T: Scalar>(b: &Csr<T>, ks: &[u32]) -> Option<usize> {
+    let (ptr, cols) = (b.row_ptr(), b.col_idx());
+    let (mut len, mut start, mut reach) = (0, 0, 0);
+    for &k in ks {
+        let row = ptr[k as usize]..ptr[k as usize + 1];
+        if row.is_empty() {
+            continue;
+        }
+        let (first, last) = (cols[row.start] as usize, cols[row.end - 1] as usize);
+        if last - first + 1 != row.len() || first < start {
+            return None;
+        }
+        start = first;
+        len += (last + 1).saturating_sub(first.max(reach));
+        reach = reach.max(last + 1);
+    }
+    Some(len)
 }
 
 /// Forms row `i` of A·B into `out` and returns its length, which is `len`
@@ -551,4 +598,27 @@ where
         vals[o + k] = S::mul(a2, v);
     }
     o + c2.len() - j
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_union_len_counts_runs_from_their_ends_and_declines_the_rest() {
+        // Rows of B: [0, 3], [2, 5], [3, 4] (inside the others), empty,
+        // [9, 10] (after a gap), {1, 3} (not a run).
+        let b = Csr::try_new(
+            6,
+            12,
+            vec![0, 4, 8, 10, 10, 12, 14],
+            vec![0, 1, 2, 3, 2, 3, 4, 5, 3, 4, 9, 10, 1, 3],
+            vec![1.0; 14],
+        )
+        .unwrap();
+        assert_eq!(runs_union_len(&b, &[0, 1, 2, 3, 4]), Some(6 + 2));
+        assert_eq!(runs_union_len(&b, &[3]), Some(0));
+        assert_eq!(runs_union_len(&b, &[1, 0]), None, "starts out of order");
+        assert_eq!(runs_union_len(&b, &[0, 5]), None, "not a run");
+    }
 }
