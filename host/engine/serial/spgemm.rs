@@ -12,9 +12,10 @@
 //! (bands, stencils) or that compute many products. Either way
 //! products are added in the same order — A's row left to right, each row of
 //! B left to right — so every engine that uses [`rows_in_one_pass`] or
-//! [`symbolic_rows`] and [`numeric_rows`] produces the same bits. A row of A with one entry is a
-//! scaled row of B and skips the accumulator; one with two entries, where B
-//! is wider than 2¹⁶ columns, merges its two rows of B instead. Products
+//! [`symbolic_rows`] and [`numeric_rows`] produces the same bits. A row of
+//! A with one entry is a scaled row of B and skips the accumulator; one
+//! with two entries, where B is wider than 2¹⁶ columns, merges its two rows
+//! of B instead. Products
 //! are kept structurally: an entry of C exists wherever
 //! some A(i,k) and B(k,j) are both stored, even if its value is the semiring
 //! zero (GraphBLAS semantics; scipy drops numeric zeros instead).
@@ -120,10 +121,9 @@ impl Passes {
     /// [`KEEP_BUFFERS_MAX_BYTES`] and has at least [`PRODUCTS_PER_ENTRY`]
     /// products an entry. Otherwise two: a larger C is copied at memory
     /// speed, and where nearly every product makes an entry (circuit
-    /// matrices) the symbolic pass costs about as little as the copy (the
-    /// square of one, 21 MB from 1.8 million products, took 20% longer in
-    /// one pass). C's size is estimated from the symbolic pass over a
-    /// sample of rows; `acc` is the accumulator that pass uses.
+    /// matrices) the symbolic pass costs no more than that copy. C's size
+    /// is estimated from the symbolic pass over a sample of rows; `acc` is
+    /// the accumulator that pass uses.
     pub fn for_product<T: Scalar, A: Accumulator<T>>(
         a: &Csr<T>,
         b: &Csr<T>,
@@ -297,9 +297,9 @@ pub fn symbolic_rows<T: Scalar, A: Accumulator<T>>(
 
 /// Whether nearly all of B's rows (all but a sixteenth) are runs of
 /// consecutive columns, as a band's are: only then does the symbolic phase
-/// try [`runs_union_len`] on every row, since elsewhere trying costs more
-/// than it finds (a circuit matrix's square took 11% longer, a
-/// collaboration network's 8%).
+/// try [`runs_union_len`] on every row, since elsewhere trying (reading
+/// the ends of rows of B that are then read again) costs more than it
+/// finds.
 pub fn mostly_runs<T: Scalar>(b: &Csr<T>) -> bool {
     let (ptr, cols) = (b.row_ptr(), b.col_idx());
     let not_runs = ptr
