@@ -117,9 +117,9 @@ pub enum Passes {
 
 impl Passes {
     /// One pass where the copy of C costs less than the symbolic pass it
-    /// saves: where C (estimated) fits [`SMALL_C_BYTES`], or fits
-    /// [`KEEP_BUFFERS_MAX_BYTES`] and has at least [`PRODUCTS_PER_ENTRY`]
-    /// products an entry. Otherwise two: a larger C is copied at memory
+    /// saves: where C (estimated) fits `SMALL_C_BYTES` (8 MiB), or fits
+    /// [`KEEP_BUFFERS_MAX_BYTES`] and has at least `PRODUCTS_PER_ENTRY`
+    /// (1.5) products an entry. Otherwise two: a larger C is copied at memory
     /// speed, and where nearly every product makes an entry (circuit
     /// matrices) the symbolic pass costs no more than that copy. C's size
     /// is estimated from the symbolic pass over a sample of rows; `acc` is
@@ -280,7 +280,8 @@ fn row_shape<T: Scalar, A: Accumulator<T>>(
 }
 
 /// Symbolic phase for rows `rows` of A·B: their lengths into `lens`;
-/// `b_runs`, whether to try [`runs_union_len`] first (see [`mostly_runs`]).
+/// `b_runs`, whether to try counting each row from the ends of B's rows
+/// first (see [`mostly_runs`]).
 pub fn symbolic_rows<T: Scalar, A: Accumulator<T>>(
     a: &Csr<T>,
     b: &Csr<T>,
@@ -297,9 +298,9 @@ pub fn symbolic_rows<T: Scalar, A: Accumulator<T>>(
 
 /// Whether nearly all of B's rows (all but a sixteenth) are runs of
 /// consecutive columns, as a band's are: only then does the symbolic phase
-/// try [`runs_union_len`] on every row, since elsewhere trying (reading
-/// the ends of rows of B that are then read again) costs more than it
-/// finds.
+/// try, row by row, to count a row of C from the ends of its rows of B,
+/// since elsewhere trying (reading the ends of rows of B that are then
+/// read again) costs more than it finds.
 pub fn mostly_runs<T: Scalar>(b: &Csr<T>) -> bool {
     let (ptr, cols) = (b.row_ptr(), b.col_idx());
     let not_runs = ptr
