@@ -1,8 +1,9 @@
 //! SpGEMM on every engine against a reference, for every semiring: random
 //! shapes (0×0, empty rows, a dense row, rectangular), generated inputs big
 //! enough for the cpu engine to go parallel, both accumulators (narrow and
-//! wide B), C formed in one pass and in two, and thread-count independence. The cpu engine's `SpgemmPlan`
-//! is checked against fresh serial products with new values.
+//! wide B), C formed in one pass and in two, and thread-count independence.
+//! The cpu engine's `SpgemmPlan` is checked against fresh serial products
+//! with new values.
 //!
 //! The reference forms each row of C in a `BTreeMap`, adding products in
 //! the order Gustavson does (A's row left to right): for any one entry of C

@@ -62,10 +62,10 @@ where
             let ws = &mut taken[0];
             let n = a.nrows();
             let mut row_ptr = vec![0usize; n + 1];
-            let products = a.col_idx().iter().map(|&k| b.row_len(k as usize)).sum();
-            let passes = self
-                .2
-                .unwrap_or_else(|| Passes::for_product(a, b, products, &mut ws.acc));
+            let passes = self.2.unwrap_or_else(|| {
+                let products = a.col_idx().iter().map(|&k| b.row_len(k as usize)).sum();
+                Passes::for_product(a, b, products, &mut ws.acc)
+            });
             let (col_idx, values) = match passes {
                 Passes::One => {
                     rows_in_one_pass::<S, A>(a, b, 0..n, ws, &mut row_ptr[1..]);
