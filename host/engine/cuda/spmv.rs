@@ -7,8 +7,8 @@
 //! call: upload, run, download.
 //!
 //! [`SpmvKernel::Auto`] picks from A's size and row lengths ([`choose`]
-//! says how and why; the races behind it are in BENCHMARKS.md and its
-//! archive).
+//! says how and why; the races behind it are in BENCHMARKS.md and, for
+//! older ones, in the git history of `docs/`).
 //!
 //! The map across the two crates (kernel → the format [`SpmvPlan`] holds →
 //! argument struct in `gpu_kernels::args` → entry points in
