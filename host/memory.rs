@@ -1,24 +1,55 @@
 //! How much memory this process may use: Linux's figures for the machine
 //! (`/proc/meminfo`) within the limit of the process's memory cgroup (a
-//! container's or a batch job's), so that a size check refuses what the
-//! cgroup would kill the process for. `None` where neither can be read
-//! (another system): the callers then check nothing.
+//! container's or a batch job's) and its address-space limit (`ulimit -v`,
+//! `RLIMIT_AS`), so that a size check refuses what the cgroup would kill
+//! the process for or the allocator would refuse. `None` where none can be
+//! read (another system): the callers then check nothing.
 
 use std::path::{Path, PathBuf};
 
 /// The memory this process may hold at most: the machine's `MemTotal`,
-/// or its cgroup's limit when that is lower.
+/// its cgroup's limit or its address-space limit, whichever is lowest.
 pub fn total_bytes() -> Option<u64> {
-    let machine = meminfo_field(&read("/proc/meminfo")?, "MemTotal");
-    lowest(machine, cgroup().map(|c| c.limit))
+    let machine = read("/proc/meminfo").and_then(|t| meminfo_field(&t, "MemTotal"));
+    lowest(
+        lowest(machine, cgroup().map(|c| c.limit)),
+        address_space_limit(),
+    )
 }
 
 /// The memory this process can still be given: the machine's
 /// `MemAvailable`, or what its cgroup's limit leaves above the cgroup's
-/// usage when that is lower.
+/// usage, or what its address-space limit leaves above the address space
+/// it has mapped, whichever is lowest.
 pub fn available_bytes() -> Option<u64> {
-    let machine = meminfo_field(&read("/proc/meminfo")?, "MemAvailable");
-    lowest(machine, cgroup().map(|c| c.limit.saturating_sub(c.usage)))
+    let machine = read("/proc/meminfo").and_then(|t| meminfo_field(&t, "MemAvailable"));
+    let cgroup = cgroup().map(|c| c.limit.saturating_sub(c.usage));
+    lowest(lowest(machine, cgroup), address_space_left())
+}
+
+/// What `RLIMIT_AS` leaves above the address space mapped now (`VmSize`
+/// of `/proc/self/status`); `None` without a limit.
+fn address_space_left() -> Option<u64> {
+    let limit = address_space_limit()?;
+    let mapped = meminfo_field(&read("/proc/self/status")?, "VmSize")?;
+    Some(limit.saturating_sub(mapped))
+}
+
+/// The soft `RLIMIT_AS`, when there is one.
+#[cfg(unix)]
+fn address_space_limit() -> Option<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes one `rlimit` through a valid pointer.
+    let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } == 0;
+    (ok && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur as u64)
+}
+
+#[cfg(not(unix))]
+fn address_space_limit() -> Option<u64> {
+    None
 }
 
 fn lowest(a: Option<u64>, b: Option<u64>) -> Option<u64> {
@@ -32,7 +63,8 @@ fn read(path: impl AsRef<Path>) -> Option<String> {
     std::fs::read_to_string(path).ok()
 }
 
-/// A field of `/proc/meminfo`'s text (`Name:   123 kB`) in bytes.
+/// A field of `/proc/meminfo`'s or `/proc/self/status`'s text
+/// (`Name:   123 kB`) in bytes.
 fn meminfo_field(text: &str, field: &str) -> Option<u64> {
     let line = text.lines().find(|l| {
         l.strip_prefix(field)

@@ -68,7 +68,21 @@ impl Harness {
     /// for a race of `reps` timed runs a case (at least one).
     pub fn start(cusparse: bool, reps: usize) -> Result<Harness> {
         assert!(reps > 0, "a bench needs at least one timed run");
-        let gpu = Gpu::get()?;
+        // The cuda engine's own hint is `--engine cpu`, an option bench
+        // does not have: say what bench needs instead.
+        let gpu = Gpu::get().map_err(|e| match e {
+            Error::Unavailable { engine, reason } => Error::Unavailable {
+                engine,
+                reason: format!(
+                    "{}; spmx bench races the GPU kernels against cuSPARSE and needs an \
+                     NVIDIA GPU (on the CPU, `spmx spgemm --engine cpu --repeat N` times \
+                     the cpu engine, and scripts/graphblas_spgemm.py races it against \
+                     GraphBLAS)",
+                    reason.trim_end_matches("; use --engine cpu")
+                ),
+            },
+            e => e,
+        })?;
         let cusparse = match cusparse {
             true => Some(Cusparse::new(gpu)?),
             false => None,

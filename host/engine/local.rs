@@ -13,9 +13,26 @@ use crate::format::{Bsr, Coo, Csc, Csr, Dense, Ell, Hyb, Sell};
 use crate::scalar::Scalar;
 use gpu_kernels::Semiring;
 
-/// C = A ⊗ B over `S` on `engine`.
+/// C = A ⊗ B over `S` on `engine`; a C larger than the memory available
+/// is [`Error::TooLarge`](crate::Error) before any of it is made (see
+/// [`spgemm_blocks`](super::spgemm_blocks)).
 #[track_caller]
 pub fn spgemm<S: Semiring>(
+    a: &Csr<S::Value>,
+    b: &Csr<S::Value>,
+    engine: Engine,
+) -> Result<Csr<S::Value>>
+where
+    S::Value: Scalar,
+{
+    let engine = engine.resolve(Op::Spgemm)?;
+    super::spgemm_blocks::check_c_fits(a, b)?;
+    spgemm_unchecked::<S>(a, b, engine)
+}
+
+/// [`spgemm`] without the check that C fits: for a product already sized.
+#[track_caller]
+pub(super) fn spgemm_unchecked<S: Semiring>(
     a: &Csr<S::Value>,
     b: &Csr<S::Value>,
     engine: Engine,
@@ -87,8 +104,8 @@ where
 /// Aᵀ on `engine` (serial or cpu).
 pub fn transpose<T: Scalar>(a: &Csr<T>, engine: Engine) -> Result<Csr<T>> {
     Ok(match engine.resolve(Op::Transpose)? {
-        Engine::Serial => a.transpose(),
-        _ => cpu::transpose::transpose(a),
+        Engine::Serial => a.try_transpose()?,
+        _ => cpu::transpose::transpose(a)?,
     })
 }
 

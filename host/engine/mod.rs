@@ -54,6 +54,7 @@ mod local;
 pub mod mpi;
 pub mod partition;
 pub mod serial;
+pub mod spgemm_blocks;
 
 pub use local::{Resident, SpmvFormat, ewise_add, spgemm, spmm, spmv, transpose};
 

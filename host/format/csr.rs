@@ -17,7 +17,7 @@
 
 use crate::error::Result;
 use crate::format::compressed::{self, Axes, CSR_AXES};
-use crate::format::{Coo, MAX_DIM, try_filled};
+use crate::format::{Coo, MAX_DIM, try_filled, try_with_capacity};
 use crate::scalar::Scalar;
 use rayon::prelude::*;
 
@@ -176,6 +176,21 @@ impl<T: Scalar> Csr<T> {
         }
     }
 
+    /// The same pattern (its arrays moved, not copied) with every value
+    /// mapped through `f`, or [`Error::TooLarge`](crate::Error) when the
+    /// new values do not fit in memory.
+    pub fn try_map_values<U: Scalar>(self, f: impl Fn(T) -> U) -> Result<Csr<U>> {
+        let mut values = try_with_capacity("CSR values", self.nnz())?;
+        values.extend(self.values.iter().map(|&v| f(v)));
+        Ok(Csr {
+            nrows: self.nrows,
+            ncols: self.ncols,
+            row_ptr: self.row_ptr,
+            col_idx: self.col_idx,
+            values,
+        })
+    }
+
     /// The row of each stored entry, in storage order (COO's row array).
     pub fn entry_rows(&self) -> Vec<u32> {
         let mut rows = Vec::with_capacity(self.nnz());
@@ -183,6 +198,22 @@ impl<T: Scalar> Csr<T> {
             rows.extend(std::iter::repeat_n(i as u32, self.row_len(i)));
         }
         rows
+    }
+
+    /// Entries in row-major order as COO, or
+    /// [`Error::TooLarge`](crate::Error) when they do not fit in memory.
+    pub fn try_to_coo(&self) -> Result<Coo<T>> {
+        let mut rows = try_with_capacity("COO row indices", self.nnz())?;
+        for i in 0..self.nrows {
+            rows.extend(std::iter::repeat_n(i as u32, self.row_len(i)));
+        }
+        let mut cols = try_with_capacity("COO column indices", self.nnz())?;
+        cols.extend_from_slice(&self.col_idx);
+        let mut values = try_with_capacity("COO values", self.nnz())?;
+        values.extend_from_slice(&self.values);
+        Ok(Coo::from_parts_unchecked(
+            self.nrows, self.ncols, rows, cols, values,
+        ))
     }
 
     /// Entries in row-major order as COO.

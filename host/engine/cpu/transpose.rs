@@ -6,20 +6,22 @@
 //! ranges are in row order and each chunk visits its rows in order, so the
 //! result is canonical and equal to the serial [`Csr::transpose`].
 
-use crate::format::Csr;
+use crate::error::Result;
+use crate::format::{Csr, try_filled};
 use crate::scalar::Scalar;
 use rayon::prelude::*;
 
 /// Entries under which the serial transpose runs.
 pub const SERIAL_BELOW_NNZ: usize = 200_000;
 
-/// Aᵀ on all rayon threads.
-pub fn transpose<T: Scalar>(a: &Csr<T>) -> Csr<T> {
+/// Aᵀ on all rayon threads, or [`Error::TooLarge`](crate::Error) with the
+/// numbers when it does not fit in memory.
+pub fn transpose<T: Scalar>(a: &Csr<T>) -> Result<Csr<T>> {
     // Per-chunk column counts cost chunks × ncols words: worth it only when
     // that is small against the entries.
     let chunks = super::balanced_row_chunks(a.row_ptr());
     if a.nnz() < SERIAL_BELOW_NNZ || chunks.len() < 2 || chunks.len() * a.ncols() > a.nnz() {
-        return a.transpose();
+        return a.try_transpose();
     }
     let counts: Vec<Vec<usize>> = chunks
         .par_iter()
@@ -44,8 +46,8 @@ pub fn transpose<T: Scalar>(a: &Csr<T>) -> Csr<T> {
         }
     }
     row_ptr.push(next);
-    let mut col_idx = vec![0u32; a.nnz()];
-    let mut values = vec![T::ZERO; a.nnz()];
+    let mut col_idx = try_filled("CSR column indices of the transpose", a.nnz(), 0u32)?;
+    let mut values = try_filled("CSR values of the transpose", a.nnz(), T::ZERO)?;
     let out = (
         SharedOut(col_idx.as_mut_ptr()),
         SharedOut(values.as_mut_ptr()),
@@ -67,7 +69,13 @@ pub fn transpose<T: Scalar>(a: &Csr<T>) -> Csr<T> {
             }
         }
     });
-    Csr::from_parts_unchecked(a.ncols(), a.nrows(), row_ptr, col_idx, values)
+    Ok(Csr::from_parts_unchecked(
+        a.ncols(),
+        a.nrows(),
+        row_ptr,
+        col_idx,
+        values,
+    ))
 }
 
 /// An output pointer shared by chunks that write disjoint slots.
