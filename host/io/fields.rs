@@ -2,9 +2,11 @@
 //! from bytes: indices and counts (unsigned decimal), integers (exact in
 //! `f64` or rejected). Reals go through [`Scalar::parse_real`](crate::Scalar::parse_real).
 
+use super::printable;
+
 /// Field separators. `\r` is one, so CRLF files need no special case.
 #[inline]
-fn is_space(b: u8) -> bool {
+pub(super) fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c)
 }
 
@@ -104,14 +106,16 @@ pub(super) fn parse_integer(text: &[u8]) -> Result<f64, String> {
     }
 }
 
-/// A field quoted in an error message, cut to a readable length.
+/// A field quoted in an error message: cut to a readable length, control
+/// characters escaped (see [`printable`]).
 pub(super) fn show(text: &[u8]) -> String {
     const MAX: usize = 40;
     let s = String::from_utf8_lossy(text);
     if s.chars().count() <= MAX {
-        s.into_owned()
+        printable(&s).into_owned()
     } else {
-        s.chars().take(MAX).chain("…".chars()).collect()
+        let cut: String = s.chars().take(MAX).collect();
+        printable(&cut).into_owned() + "…"
     }
 }
 

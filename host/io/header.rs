@@ -2,7 +2,7 @@
 //! case) and the size line (`rows cols entries`, or `rows cols` for arrays).
 //! Errors are reasons; the reader adds the file and line.
 
-use super::fields::{Fields, parse_unsigned, show};
+use super::fields::{Fields, is_space, parse_unsigned, show};
 use super::{Field, Header, Layout, Symmetry};
 use crate::format::MAX_DIM;
 
@@ -17,13 +17,48 @@ pub(super) struct Banner {
 const BANNER_FORM: &str = "`%%MatrixMarket matrix coordinate|array real|integer|pattern \
                            general|symmetric|skew-symmetric`";
 
+/// The banner's first word, compared without regard to case.
+const MAGIC: &[u8] = b"%%matrixmarket";
+
+/// The UTF-8 byte-order mark some editors put before the banner.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Bytes [`check_banner_start`] looks at: a byte-order mark, a few
+/// leading blanks and the first word fit, and refusing anything else this
+/// early keeps `/dev/zero` or a NUL-filled file from being read as one
+/// endless line.
+pub(super) const BANNER_WINDOW: usize = 64;
+
+/// Why a banner is bad, with the form it should have.
+fn bad_banner(what: &str) -> String {
+    format!("bad banner: {what}; expected {BANNER_FORM}")
+}
+
+/// Refuses input whose first bytes (`start`, up to [`BANNER_WINDOW`] of
+/// them) cannot begin the banner, with the message [`parse_banner`] would
+/// give for its first line.
+pub(super) fn check_banner_start(start: &[u8]) -> Result<(), String> {
+    let after_bom = start.strip_prefix(BOM).unwrap_or(start);
+    let word = &after_bom[after_bom.iter().take_while(|&&b| is_space(b)).count()..];
+    let n = word.len().min(MAGIC.len());
+    if word[..n].eq_ignore_ascii_case(&MAGIC[..n]) && (n > 0 || start.len() < BANNER_WINDOW) {
+        return Ok(());
+    }
+    let first_line = after_bom.split(|&b| b == b'\n').next().unwrap_or_default();
+    Err(bad_banner(&if Fields::new(first_line).next().is_none() {
+        "the first line is empty".to_string()
+    } else {
+        format!("the file starts with `{}`", show(first_line))
+    }))
+}
+
 /// Parses the first line of a file.
 pub(super) fn parse_banner(line: &[u8]) -> Result<Banner, String> {
-    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    let line = line.strip_prefix(BOM).unwrap_or(line);
     let words: Vec<Vec<u8>> = Fields::new(line).map(|w| w.to_ascii_lowercase()).collect();
-    let bad = |what: String| Err(format!("bad banner: {what}; expected {BANNER_FORM}"));
+    let bad = |what: String| Err(bad_banner(&what));
     match words.first() {
-        Some(w) if w == b"%%matrixmarket" => {}
+        Some(w) if w == MAGIC => {}
         Some(_) => return bad(format!("the file starts with `{}`", show(line))),
         None => return bad("the first line is empty".into()),
     }
@@ -166,6 +201,22 @@ mod tests {
         );
         assert!(err(b"%%MatrixMarket matrix array pattern general").contains("array"));
         assert!(err(b"%%MatrixMarket matrix coordinate real general x").contains("unexpected `x`"));
+    }
+
+    #[test]
+    fn the_banner_start_is_checked_on_its_first_bytes() {
+        let ok = |b: &[u8]| check_banner_start(b).is_ok();
+        assert!(ok(
+            b"%%MatrixMarket matrix coordinate real general\n1 1 1\n"
+        ));
+        assert!(ok(b"\xEF\xBB\xBF \t%%matrixMARKET"));
+        // A short input is left to the banner parser's messages.
+        assert!(ok(b"%%Matr") && ok(b"") && ok(b"  "));
+        let err = |b: &[u8]| check_banner_start(b).unwrap_err();
+        assert!(err(&[0; BANNER_WINDOW]).contains("the file starts with `\\x00"));
+        assert!(err(&[b' '; BANNER_WINDOW]).contains("the first line is empty"));
+        assert!(err(b"\n%%MatrixMarket").contains("the first line is empty"));
+        assert!(err(b"%MatrixMarket matrix").contains("starts with `%MatrixMarket matrix`"));
     }
 
     #[test]

@@ -1,15 +1,50 @@
 //! Lines of a byte stream, read in large chunks and split with `memchr`;
 //! gzip input is recognised by its magic bytes and decompressed on the fly.
+//! What one line may buffer is bounded ([`MAX_LINE_BYTES`]), and so, once a
+//! budget is set, is the whole text ([`Lines::set_budget`]).
 
 use std::io::{self, BufRead, Chain, Cursor, Read};
 
 use flate2::bufread::GzDecoder;
 
 /// Bytes read from the source at a time: the buffer starts at `FIRST_CHUNK`
-/// (small inputs stay cheap) and doubles up to `CHUNK`, or past it for a
-/// line that does not fit.
+/// (small inputs stay cheap) and doubles up to `CHUNK`; only a line that
+/// does not fit grows it further, to at most [`MAX_LINE_BYTES`] + 1.
 const FIRST_CHUNK: usize = 1 << 16;
 const CHUNK: usize = 1 << 20;
+
+/// The longest line read, in bytes without its `\n`. A data line takes
+/// about 100 bytes, but comment lines can be long (a pasted abstract, an
+/// embedded table), so the limit is generous; it is a limit so that input
+/// with no newline (`/dev/zero`, a disk image, a gzip bomb) is refused
+/// instead of growing one line buffer until the allocator aborts.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+// The buffer outgrows CHUNK only for a line that does not fit, so no
+// buffer, and no line, is longer than MAX_LINE_BYTES + 1.
+const _: () = assert!(CHUNK <= MAX_LINE_BYTES);
+
+/// Why the next line could not be given.
+#[derive(Debug)]
+pub(super) enum LineError {
+    Io(io::Error),
+    /// Line `line` is longer than [`MAX_LINE_BYTES`].
+    TooLong {
+        line: u64,
+    },
+    /// The text goes on past `budget` bytes (see [`Lines::set_budget`])
+    /// within line `line`.
+    PastBudget {
+        line: u64,
+        budget: u64,
+    },
+}
+
+impl From<io::Error> for LineError {
+    fn from(e: io::Error) -> Self {
+        LineError::Io(e)
+    }
+}
 
 /// The gzip magic bytes.
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
@@ -176,7 +211,8 @@ impl<R: Read> BufRead for Peekable<R> {
 }
 
 /// Lines of a reader, each without its `\n` (a `\r` before it stays; field
-/// splitting treats it as space), numbered from 1.
+/// splitting treats it as space), numbered from 1, none longer than
+/// [`MAX_LINE_BYTES`].
 pub(super) struct Lines<R> {
     inner: R,
     buf: Vec<u8>,
@@ -190,6 +226,8 @@ pub(super) struct Lines<R> {
     taken: u64,
     /// Total bytes `inner` will give, when known.
     size_hint: Option<u64>,
+    /// The most bytes `inner` may give, once set.
+    budget: Option<u64>,
 }
 
 impl<R: Read> Lines<R> {
@@ -203,12 +241,32 @@ impl<R: Read> Lines<R> {
             line: 0,
             taken: 0,
             size_hint,
+            budget: None,
         }
+    }
+
+    /// The first `n` bytes of the input (fewer if it is shorter), reading
+    /// no more than that: what a banner check needs, before any line is.
+    pub(super) fn first_bytes(&mut self, n: usize) -> io::Result<&[u8]> {
+        debug_assert_eq!(self.line, 0, "first_bytes after a line");
+        let n = n.min(self.buf.len());
+        while self.end < n && !self.eof {
+            match self.inner.read(&mut self.buf[self.end..n]) {
+                Ok(0) => self.eof = true,
+                Ok(got) => {
+                    self.end += got;
+                    self.taken += got as u64;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(&self.buf[..self.end.min(n)])
     }
 
     /// The next line and its number, `None` at the end of the input.
     #[inline]
-    pub(super) fn next_line(&mut self) -> io::Result<Option<(u64, &[u8])>> {
+    pub(super) fn next_line(&mut self) -> Result<Option<(u64, &[u8])>, LineError> {
         loop {
             if let Some(len) = memchr::memchr(b'\n', &self.buf[self.start..self.end]) {
                 let start = self.start;
@@ -239,6 +297,18 @@ impl<R: Read> Lines<R> {
         self.line
     }
 
+    /// Bytes of the lines returned so far, newlines included.
+    pub(super) fn consumed(&self) -> u64 {
+        self.taken - (self.end - self.start) as u64
+    }
+
+    /// From now on, an input that gives more than `budget` bytes in all is
+    /// an error ([`LineError::PastBudget`]) once the lines within the
+    /// budget are returned: for a stream whose length nothing else bounds.
+    pub(super) fn set_budget(&mut self, budget: u64) {
+        self.budget = Some(budget);
+    }
+
     /// An upper bound on the bytes not yet returned, when one is known: the
     /// size hint, or what is buffered once the source is exhausted.
     pub(super) fn remaining_bytes(&self) -> Option<u64> {
@@ -254,15 +324,35 @@ impl<R: Read> Lines<R> {
     /// Moves the unreturned bytes to the front, then reads until the buffer
     /// is full or the input ends (so a small input is known to have ended
     /// after one fill, and its size bounds what the header may reserve).
-    fn fill(&mut self) -> io::Result<()> {
+    /// Reads at most one byte past the budget, which then ends the lines.
+    fn fill(&mut self) -> Result<(), LineError> {
+        let next = self.line + 1;
+        if let Some(budget) = self.budget
+            && self.taken > budget
+        {
+            return Err(LineError::PastBudget { line: next, budget });
+        }
         self.buf.copy_within(self.start..self.end, 0);
         self.end -= self.start;
         self.start = 0;
-        if self.end == self.buf.len() || (self.taken > 0 && self.buf.len() < CHUNK) {
+        if self.end > MAX_LINE_BYTES {
+            return Err(LineError::TooLong { line: next });
+        }
+        if self.end == self.buf.len() {
+            // One unfinished line fills the buffer.
+            let grown = (self.buf.len() * 2).min(MAX_LINE_BYTES + 1);
+            self.buf.resize(grown, 0);
+        } else if self.taken > 0 && self.buf.len() < CHUNK {
             self.buf.resize(self.buf.len() * 2, 0);
         }
-        while self.end < self.buf.len() {
-            match self.inner.read(&mut self.buf[self.end..]) {
+        let mut room = self.buf.len();
+        if let Some(budget) = self.budget {
+            // taken ≤ budget here, so at least one byte is allowed.
+            let allowed = (budget - self.taken).saturating_add(1).min(room as u64);
+            room = room.min(self.end + allowed as usize);
+        }
+        while self.end < room {
+            match self.inner.read(&mut self.buf[self.end..room]) {
                 Ok(0) => {
                     self.eof = true;
                     break;
@@ -272,7 +362,7 @@ impl<R: Read> Lines<R> {
                     self.taken += n as u64;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
+                Err(e) => return Err(e.into()),
             }
         }
         Ok(())
@@ -303,11 +393,47 @@ mod tests {
     }
 
     #[test]
-    fn a_line_longer_than_the_buffer_grows_it() {
-        let mut input = vec![b'x'; CHUNK * 3 + 5];
-        input.extend_from_slice(b"\ny");
-        let lines = all_lines(&input);
-        assert_eq!(lines.len(), 2);
-        assert_eq!(lines[0].1.len(), CHUNK * 3 + 5);
+    fn a_line_of_the_limit_is_read_and_a_longer_one_refused_with_its_number() {
+        let mut input = b"a\n".to_vec();
+        input.extend(std::iter::repeat_n(b'x', MAX_LINE_BYTES));
+        input.extend_from_slice(b"\nb\n");
+        assert_eq!(all_lines(&input)[1].1.len(), MAX_LINE_BYTES);
+        // One byte more, from an endless source: refused once the buffer
+        // holds the limit and a byte, never larger.
+        let endless = io::repeat(b'x');
+        let mut lines = Lines::new(b"a\n".chain(endless), None);
+        lines.next_line().unwrap();
+        let err = lines.next_line().unwrap_err();
+        assert!(matches!(err, LineError::TooLong { line: 2 }), "{err:?}");
+        assert_eq!(lines.buf.len(), MAX_LINE_BYTES + 1);
+    }
+
+    #[test]
+    fn the_budget_ends_the_lines_after_those_within_it() {
+        let mut lines = Lines::new(b"ab\ncd\nef\n".chain(io::repeat(b'\n')), None);
+        lines.set_budget(6);
+        assert_eq!(lines.next_line().unwrap(), Some((1, &b"ab"[..])));
+        assert_eq!(lines.next_line().unwrap(), Some((2, &b"cd"[..])));
+        let err = lines.next_line().unwrap_err();
+        assert!(
+            matches!(err, LineError::PastBudget { line: 3, budget: 6 }),
+            "{err:?}"
+        );
+        // Exactly the budget is fine.
+        let mut lines = Lines::new(&b"ab\ncd\n"[..], None);
+        lines.set_budget(6);
+        assert_eq!(lines.next_line().unwrap().unwrap().0, 1);
+        assert_eq!(lines.next_line().unwrap().unwrap().0, 2);
+        assert_eq!(lines.next_line().unwrap(), None);
+    }
+
+    #[test]
+    fn first_bytes_reads_no_more_than_asked_and_the_lines_follow() {
+        let mut lines = Lines::new(&b"%%Matrix\nnext"[..], None);
+        assert_eq!(lines.first_bytes(4).unwrap(), b"%%Ma");
+        assert_eq!(lines.taken, 4);
+        assert_eq!(lines.next_line().unwrap(), Some((1, &b"%%Matrix"[..])));
+        assert_eq!(lines.next_line().unwrap(), Some((2, &b"next"[..])));
+        assert_eq!(Lines::new(&b"ab"[..], None).first_bytes(4).unwrap(), b"ab");
     }
 }

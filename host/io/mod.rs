@@ -9,32 +9,75 @@
 //! the reason; the only lenient paths are the explicit [`ReadOptions`].
 //! What the reader had to change or met on the way (values out of the value
 //! type's range, NaN, bytes after the gzip data) is counted in
-//! [`MtxMatrix::notes`] for the caller to report.
+//! [`MtxMatrix::notes`] for the caller to report. What one read may buffer
+//! is bounded: no line past [`MAX_LINE_BYTES`], no stream past what its size
+//! line declares (see [`read_mtx_from`]), and input that cannot begin with
+//! the banner is refused within its first bytes.
 //!
 //! [`write_mtx`] / [`write_mtx_to`] write general coordinate files, row-major,
 //! with values that read back bit-identical, through a temporary file that is
-//! renamed into place only once complete; a `.gz` name is written gzip.
+//! renamed into place only once complete; a `.gz` name is written gzip, `-`
+//! is standard output. [`MtxWriter`] writes the same file a block of rows at
+//! a time, [`write_dense_mtx`] a dense matrix as an `array` file, and
+//! [`check_output`] says beforehand whether a path can be written.
+//!
+//! Messages that quote a file's text or a name escape control characters
+//! with [`printable`], so a file cannot drive the terminal that shows them.
 //!
 //! | module | what |
 //! |--------|------|
 //! | `header` | banner and size line |
-//! | `lines`  | chunked line reader; gzip detection, members and trailing bytes |
+//! | `lines`  | chunked, bounded line reader; gzip detection, members and trailing bytes |
 //! | `fields` | per-line tokenizing and number parsing |
 //! | `read`   | the entry loop: ranges, counts, symmetric expansion |
-//! | `write`  | writer and atomic replace |
+//! | `write`  | MatrixMarket text: coordinate (whole or by row blocks) and array |
+//! | `output` | where it goes: stdout, a device in place, or a temporary file renamed over the target |
 
 mod fields;
 mod header;
 mod lines;
+mod output;
 mod read;
 mod write;
 
+use std::borrow::Cow;
 use std::fmt;
+use std::fmt::Write as _;
 
 use crate::format::Coo;
 
-pub use read::{read_mtx, read_mtx_from};
-pub use write::{remove_unfinished_outputs, write_mtx, write_mtx_to};
+pub use lines::MAX_LINE_BYTES;
+pub use output::{check_output, remove_unfinished_outputs};
+pub use read::{STREAM_BYTES_PER_ENTRY, STREAM_SLACK_BYTES, read_mtx, read_mtx_from};
+pub use write::{MtxWriter, write_dense_mtx, write_mtx, write_mtx_to};
+
+/// `text` with the characters that could drive a terminal escaped: C0
+/// controls (tab and newline included), DEL and C1 controls as `\x1b` or
+/// `\u{9b}`, and the bidirectional embedding, override and isolate
+/// controls (U+202A–202E, U+2066–2069) as `\u{202e}`. Borrowed when nothing
+/// needs escaping. For quoting file content and names in messages: a line
+/// holding `ESC ]0;title BEL` then prints as text instead of retitling the
+/// terminal.
+pub fn printable(text: &str) -> Cow<'_, str> {
+    let escaped =
+        |c: char| c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    if !text.chars().any(escaped) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            c if !escaped(c) => out.push(c),
+            '\0'..='\x7f' => {
+                let _ = write!(out, "\\x{:02x}", u32::from(c));
+            }
+            c => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+        }
+    }
+    Cow::Owned(out)
+}
 
 /// How row and column indices are counted in the file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -150,5 +193,23 @@ impl fmt::Display for Symmetry {
             Symmetry::Symmetric => "symmetric",
             Symmetry::SkewSymmetric => "skew-symmetric",
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn printable_escapes_controls_and_bidi_and_borrows_clean_text() {
+        assert!(matches!(printable("a b/ü…"), Cow::Borrowed("a b/ü…")));
+        assert_eq!(
+            printable("\x1b]0;title\x07\t\n\x7f\u{9b}x"),
+            "\\x1b]0;title\\x07\\x09\\x0a\\x7f\\u{9b}x"
+        );
+        assert_eq!(
+            printable("\u{202a}\u{202e}\u{2066}\u{2069}\u{2029}"),
+            "\\u{202a}\\u{202e}\\u{2066}\\u{2069}\u{2029}"
+        );
     }
 }

@@ -7,9 +7,11 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::fields::{Fields, data_fields, parse_integer, parse_unsigned, show};
-use super::header::{parse_banner, parse_size};
-use super::lines::{Lines, decompressed};
-use super::{Field, Header, IndexBase, Layout, MtxMatrix, ReadNotes, ReadOptions, Symmetry};
+use super::header::{BANNER_WINDOW, check_banner_start, parse_banner, parse_size};
+use super::lines::{LineError, Lines, MAX_LINE_BYTES, decompressed};
+use super::{
+    Field, Header, IndexBase, Layout, MtxMatrix, ReadNotes, ReadOptions, Symmetry, printable,
+};
 use crate::error::{Error, Result};
 use crate::format::Coo;
 use crate::scalar::Scalar;
@@ -18,19 +20,42 @@ use crate::scalar::Scalar;
 /// gzip): a lying size line must not allocate, so larger matrices grow.
 const UNKNOWN_SIZE_RESERVE: u64 = 1 << 20;
 
-/// Reads a MatrixMarket file (gzip-compressed or not) into COO.
+/// Text bytes allowed per declared entry in a stream of unknown length (a
+/// pipe, gzip). An entry line takes 10–60 bytes (two indices, a value in
+/// its shortest exact form); 1 KiB leaves room for padding and long value
+/// forms while bounding what a small gzip bomb may inflate to.
+pub const STREAM_BYTES_PER_ENTRY: u64 = 1 << 10;
+
+/// Text bytes allowed in such a stream beyond its header and entries, for
+/// blank lines and comments among or after the entries: one longest line.
+pub const STREAM_SLACK_BYTES: u64 = MAX_LINE_BYTES as u64;
+
+/// Reads a MatrixMarket file (gzip-compressed or not) into COO. A regular
+/// file's text is as long as the file; anything else (a device, a FIFO) is
+/// held to the budget of a stream (see [`read_mtx_from`]).
 pub fn read_mtx<T: Scalar>(path: &Path, opts: &ReadOptions) -> Result<MtxMatrix<T>> {
     let io_err = |source| Error::Io {
         path: path.to_path_buf(),
         source,
     };
     let file = File::open(path).map_err(io_err)?;
-    let len = file.metadata().map_err(io_err)?.len();
-    read_source(file, Some(len), &path.display().to_string(), opts)
+    let meta = file.metadata().map_err(io_err)?;
+    let size_hint = meta.is_file().then_some(meta.len());
+    read_source(file, size_hint, &path.display().to_string(), opts)
 }
 
-/// Reads MatrixMarket text (gzip-compressed or not) from `reader`; `name`
-/// stands for the source in error messages.
+/// Reads MatrixMarket text (gzip-compressed or not, told by its first
+/// bytes, so `reader` need not seek: standard input works) from `reader`;
+/// `name` stands for the source in error messages, its control characters
+/// escaped by [`printable`].
+///
+/// The length of a stream is bounded by what its size line declares: text
+/// past the header read so far plus [`STREAM_BYTES_PER_ENTRY`] a declared
+/// entry plus [`STREAM_SLACK_BYTES`] is refused (an endless pipe of blank
+/// lines, a gzip bomb). No line may be longer than
+/// [`MAX_LINE_BYTES`](super::MAX_LINE_BYTES), and input whose first bytes
+/// cannot begin the `%%MatrixMarket` banner is refused after reading a few
+/// dozen of them.
 pub fn read_mtx_from<T: Scalar, R: Read>(
     reader: R,
     name: &str,
@@ -39,21 +64,30 @@ pub fn read_mtx_from<T: Scalar, R: Read>(
     read_source(reader, None, name, opts)
 }
 
+/// The text bytes a stream of unknown length may hold, given the bytes of
+/// its header and the entries its size line declares.
+fn stream_budget(header_bytes: u64, declared_entries: usize) -> u64 {
+    (declared_entries as u64)
+        .saturating_mul(STREAM_BYTES_PER_ENTRY)
+        .saturating_add(header_bytes)
+        .saturating_add(STREAM_SLACK_BYTES)
+}
+
 fn read_source<T: Scalar, R: Read>(
     reader: R,
     size_hint: Option<u64>,
     name: &str,
     opts: &ReadOptions,
 ) -> Result<MtxMatrix<T>> {
-    let io_err = |source| Error::Io {
-        path: PathBuf::from(name),
-        source,
-    };
-    let source = decompressed(reader).map_err(io_err)?;
+    let name = &*printable(name);
+    let source = decompressed(reader).map_err(|e| line_error(name, e.into()))?;
     // A compressed file's length says nothing about the text's.
     let size_hint = size_hint.filter(|_| !source.is_gzip());
     let mut lines = Lines::new(source, size_hint);
     let header = read_header(&mut lines, name)?;
+    if size_hint.is_none() {
+        lines.set_budget(stream_budget(lines.consumed(), header.declared_entries));
+    }
     fits_in_memory::<T>(&header, crate::memory::total_bytes())
         .map_err(|reason| Error::TooLarge(format!("{name}:{}: {reason}", lines.line())))?;
     let reader = EntryReader { name, opts, header };
@@ -76,6 +110,31 @@ fn parse_error(name: &str, line: u64, reason: impl Into<String>) -> Error {
         file: name.to_string(),
         line,
         reason: reason.into(),
+    }
+}
+
+/// The error for a line that could not be read from source `name`.
+fn line_error(name: &str, error: LineError) -> Error {
+    match error {
+        LineError::Io(source) => Error::Io {
+            path: PathBuf::from(name),
+            source,
+        },
+        LineError::TooLong { line } => parse_error(
+            name,
+            line,
+            format!("line longer than the limit of {MAX_LINE_BYTES} bytes"),
+        ),
+        LineError::PastBudget { line, budget } => parse_error(
+            name,
+            line,
+            format!(
+                "the text goes on past {budget} bytes, more than its header and the entries \
+                 its size line declares can take ({STREAM_BYTES_PER_ENTRY} bytes an entry, \
+                 {STREAM_SLACK_BYTES} for blank lines and comments): refused as an endless \
+                 stream or a decompression bomb"
+            ),
+        ),
     }
 }
 
@@ -109,10 +168,11 @@ fn fits_in_memory<T>(header: &Header, memory: Option<u64>) -> Result<(), String>
 
 /// Banner, comments and blank lines, size line.
 fn read_header<R: Read>(lines: &mut Lines<R>, name: &str) -> Result<Header> {
-    let io_err = |source| Error::Io {
-        path: PathBuf::from(name),
-        source,
-    };
+    let io_err = |e| line_error(name, e);
+    let start = lines
+        .first_bytes(BANNER_WINDOW)
+        .map_err(|e| io_err(e.into()))?;
+    check_banner_start(start).map_err(|reason| parse_error(name, 1, reason))?;
     let Some((no, first)) = lines.next_line().map_err(io_err)? else {
         return Err(parse_error(
             name,
@@ -195,11 +255,8 @@ impl EntryReader<'_> {
         parse_error(self.name, line, reason)
     }
 
-    fn io_error(&self, source: std::io::Error) -> Error {
-        Error::Io {
-            path: PathBuf::from(self.name),
-            source,
-        }
+    fn line_error(&self, error: LineError) -> Error {
+        line_error(self.name, error)
     }
 
     /// Room for the expanded entries: what the header declares, but never
@@ -231,7 +288,7 @@ impl EntryReader<'_> {
             if h.field == Field::Pattern { 4 } else { 6 },
         );
         let (mut seen, mut dropped) = (0usize, 0usize);
-        while let Some((no, line)) = lines.next_line().map_err(|e| self.io_error(e))? {
+        while let Some((no, line)) = lines.next_line().map_err(|e| self.line_error(e))? {
             let Some((first, fields)) = data_fields(line) else {
                 continue;
             };
@@ -397,7 +454,7 @@ impl EntryReader<'_> {
         };
         let (mut i, mut j) = (first_row(0), 0);
         let mut seen = 0usize;
-        while let Some((no, line)) = lines.next_line().map_err(|e| self.io_error(e))? {
+        while let Some((no, line)) = lines.next_line().map_err(|e| self.line_error(e))? {
             let Some((text, mut fields)) = data_fields(line) else {
                 continue;
             };

@@ -1,99 +1,35 @@
-//! The MatrixMarket writer: general coordinate, 1-based, row-major, values
-//! that read back bit-identical; gzip-compressed when the file's name ends in
-//! `.gz`. [`write_mtx`] replaces its target only once the whole file is
-//! written and synced, so a failed run leaves no truncated file (and no
-//! temporary one). A target that is not a regular file (`/dev/null`,
-//! `/dev/stdout`, a FIFO) is written in place: renaming over it would
-//! replace the device node itself with a file.
-//!
-//! A process killed by a signal runs no destructors: a program that wants
-//! no temporary file left behind then (the CLI, on Ctrl-C) calls
-//! [`remove_unfinished_outputs`] from its signal handler. Every temporary
-//! file being written is listed where that function, which only reads
-//! atomics and unlinks, can find it.
+//! MatrixMarket text out: general coordinate files, 1-based, row-major,
+//! with values that read back bit-identical, whole ([`write_mtx`],
+//! [`write_mtx_to`]) or a block of rows at a time ([`MtxWriter`], for a
+//! product larger than memory); dense matrices as `array` files
+//! ([`write_dense_mtx`]). Where the text goes (standard output, gzip, a
+//! temporary file renamed over the target) is the `output` module's.
 
-use std::ffi::{CString, c_char};
-use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
-
-use flate2::Compression;
-use flate2::write::GzEncoder;
+use std::path::Path;
 
 use super::Field;
+use super::output::Output;
 use crate::error::{Error, Result};
 use crate::format::Csr;
 use crate::scalar::Scalar;
 
 /// Output is formatted into a buffer and handed to the writer this size at
-/// a time.
+/// a time: few large writes, and a bounded buffer whatever the matrix.
 const FLUSH_BYTES: usize = 1 << 20;
 
 /// Writes `m` to `path` as a general coordinate file with values of
-/// `field` (gzip-compressed when `path` ends in `.gz`), through a temporary
-/// file in the same directory that is synced and then renamed over `path`
-/// (over the file a symbolic link names, so the link stays). Devices and
-/// FIFOs are written directly. An error names `path` and the reason it
-/// cannot be written.
+/// `field`: [`MtxWriter::create`], one [`MtxWriter::write_rows`] and
+/// [`MtxWriter::finish`]. `-` is standard output; a `.gz` name is written
+/// gzip; an existing file is replaced whole, keeping its permissions, only
+/// once the new text is complete and synced; a symbolic link is written
+/// through to the file it names (which need not exist yet), and stays a
+/// link; devices and FIFOs are written in place. An error names `path` and
+/// the reason it cannot be written.
 pub fn write_mtx<T: Scalar>(path: &Path, m: &Csr<T>, field: Field) -> Result<()> {
-    let io_err = |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let gzip = path
-        .extension()
-        .is_some_and(|ext| ext.eq_ignore_ascii_case("gz"));
-    let target = match fs::metadata(path) {
-        Ok(meta) if !meta.is_file() && !meta.is_dir() => {
-            let file = OpenOptions::new().write(true).open(path).map_err(io_err)?;
-            return write_file(io::BufWriter::new(file), m, field, gzip).map_err(io_err);
-        }
-        Ok(_) => fs::canonicalize(path).map_err(io_err)?,
-        Err(_) => path.to_path_buf(),
-    };
-    let tmp = TempFile::beside(&target).map_err(|e| io_err(cannot_replace(&target, e)))?;
-    write_file(&tmp.file, m, field, gzip).map_err(io_err)?;
-    tmp.file.sync_all().map_err(io_err)?;
-    tmp.rename_to(&target).map_err(io_err)
-}
-
-/// [`write_mtx_to`], through gzip when `gzip`.
-fn write_file<T: Scalar, W: Write>(w: W, m: &Csr<T>, field: Field, gzip: bool) -> io::Result<()> {
-    if gzip {
-        let mut encoder = GzEncoder::new(w, Compression::default());
-        write_mtx_to(&mut encoder, m, field)?;
-        encoder.finish()?.flush()
-    } else {
-        write_mtx_to(w, m, field)
-    }
-}
-
-/// Why `target` cannot be replaced, given that the temporary file beside it
-/// could not be created (`error`): the target's own refusal when it exists
-/// and cannot be opened for writing (`/proc/version`: permission denied),
-/// else the directory's, naming the directory.
-fn cannot_replace(target: &Path, error: io::Error) -> io::Error {
-    if target.exists()
-        && let Err(refused) = OpenOptions::new().write(true).open(target)
-    {
-        return refused;
-    }
-    io::Error::new(
-        error.kind(),
-        format!(
-            "cannot create a temporary file in {}: {error}",
-            directory_of(target).display()
-        ),
-    )
-}
-
-/// The directory `target` is in (`.` for a bare name).
-fn directory_of(target: &Path) -> &Path {
-    match target.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    }
+    let mut writer = MtxWriter::create(path, m.nrows(), m.ncols(), m.nnz(), field)?;
+    writer.write_rows(m)?;
+    writer.finish()
 }
 
 /// Writes `m` as MatrixMarket text: `%%MatrixMarket matrix coordinate
@@ -102,51 +38,276 @@ fn directory_of(target: &Path) -> &Path {
 /// bits; `integer` requires integral values (an `InvalidInput` error names
 /// the first that is not); `pattern` prints no values.
 pub fn write_mtx_to<T: Scalar, W: Write>(mut w: W, m: &Csr<T>, field: Field) -> io::Result<()> {
-    let mut out = Vec::with_capacity(FLUSH_BYTES + 4096);
-    writeln!(out, "%%MatrixMarket matrix coordinate {field} general")?;
-    writeln!(out, "{} {} {}", m.nrows(), m.ncols(), m.nnz())?;
-    let mut digits = itoa::Buffer::new();
-    let mut row_prefix = Vec::new();
-    for i in 0..m.nrows() {
-        let (cols, vals) = m.row(i);
-        if cols.is_empty() {
-            continue;
+    let mut text = CoordinateText::start(m.nrows(), m.ncols(), m.nnz(), field);
+    text.rows(m, &mut w)?;
+    text.end(&mut w)
+}
+
+/// A general coordinate file written a block of rows at a time, as
+/// [`write_mtx`] writes one (the same text, destinations and replacement):
+/// the size line comes first, so the shape and the entry count are given
+/// up front and checked at [`finish`](MtxWriter::finish). Dropped
+/// unfinished, or after an error, it removes its temporary file and leaves
+/// the target as it was (standard output and devices keep what they got).
+pub struct MtxWriter {
+    output: Output,
+    text: CoordinateText,
+    /// A write failed part-way: the text is incomplete, and stays so.
+    broken: bool,
+}
+
+impl MtxWriter {
+    /// Opens `path` for a `nrows` × `ncols` matrix of `nnz` entries with
+    /// values of `field`, and starts the text with its banner and size line.
+    pub fn create(
+        path: &Path,
+        nrows: usize,
+        ncols: usize,
+        nnz: usize,
+        field: Field,
+    ) -> Result<MtxWriter> {
+        Ok(MtxWriter {
+            output: Output::create(path)?,
+            text: CoordinateText::start(nrows, ncols, nnz, field),
+            broken: false,
+        })
+    }
+
+    /// Appends the rows of `block`, which follow those written so far (its
+    /// row `i` is the matrix's row `rows written + i`). An error if its
+    /// column count is not the matrix's, if it goes past the rows or entries
+    /// declared, or if a value does not fit the field; after an error the
+    /// writer refuses further writes and can only be dropped.
+    pub fn write_rows<T: Scalar>(&mut self, block: &Csr<T>) -> Result<()> {
+        if self.broken {
+            return Err(self.broken_error());
         }
-        row_prefix.clear();
-        row_prefix.extend_from_slice(digits.format(i + 1).as_bytes());
-        row_prefix.push(b' ');
-        for (&c, &v) in cols.iter().zip(vals) {
-            out.extend_from_slice(&row_prefix);
-            out.extend_from_slice(digits.format(u64::from(c) + 1).as_bytes());
-            match field {
-                Field::Real => {
-                    out.push(b' ');
-                    v.write_real(&mut out);
-                }
-                Field::Integer => {
-                    out.push(b' ');
-                    write_integer(v.to_f64(), &mut out).map_err(|v| {
-                        io::Error::new(
-                            io::ErrorKind::InvalidInput,
-                            format!(
-                                "integer field: the value {v} at row {}, column {} is not an integer",
-                                i + 1,
-                                u64::from(c) + 1
-                            ),
-                        )
-                    })?;
-                }
-                Field::Pattern => {}
-            }
+        self.text.rows(block, &mut self.output).map_err(|e| {
+            self.broken = true;
+            self.output.error(e)
+        })
+    }
+
+    fn broken_error(&self) -> Error {
+        self.output.error(io::Error::other(
+            "an earlier write to this output failed: its text is incomplete",
+        ))
+    }
+
+    /// Completes the file: an error, leaving the target as it was, unless
+    /// exactly the declared rows and entries were written; else the text is
+    /// flushed, synced and renamed into place.
+    pub fn finish(mut self) -> Result<()> {
+        if self.broken {
+            return Err(self.broken_error());
+        }
+        self.text
+            .end(&mut self.output)
+            .map_err(|e| self.output.error(e))?;
+        self.output.finish()
+    }
+}
+
+/// Writes a dense `nrows` × `ncols` matrix, given row-major, to `path` as
+/// `%%MatrixMarket matrix array <field> general`: the size line `nrows
+/// ncols`, then one value a line in column-major order, as the format
+/// requires. `field` is `real` (shortest exact form) or `integer` (values
+/// must be integral, as for 0/1 or-and results); `pattern` is refused, as an
+/// array holds values. The destinations and the replacement are
+/// [`write_mtx`]'s.
+pub fn write_dense_mtx<T: Scalar>(
+    path: &Path,
+    nrows: usize,
+    ncols: usize,
+    row_major: &[T],
+    field: Field,
+) -> Result<()> {
+    let invalid = |reason: String| Error::Io {
+        path: path.to_path_buf(),
+        source: io::Error::new(io::ErrorKind::InvalidInput, reason),
+    };
+    if field == Field::Pattern {
+        return Err(invalid(
+            "a pattern matrix cannot be stored as an array: write it as real or integer".into(),
+        ));
+    }
+    if nrows.checked_mul(ncols) != Some(row_major.len()) {
+        return Err(invalid(format!(
+            "{} values given for a {nrows} × {ncols} dense matrix",
+            row_major.len()
+        )));
+    }
+    let mut output = Output::create(path)?;
+    write_array(&mut output, nrows, ncols, row_major, field).map_err(|e| output.error(e))?;
+    output.finish()
+}
+
+/// [`write_dense_mtx`]'s text, to `w`.
+fn write_array<T: Scalar, W: Write>(
+    w: &mut W,
+    nrows: usize,
+    ncols: usize,
+    row_major: &[T],
+    field: Field,
+) -> io::Result<()> {
+    let mut out = Vec::with_capacity(FLUSH_BYTES + 4096);
+    writeln!(out, "%%MatrixMarket matrix array {field} general")?;
+    writeln!(out, "{nrows} {ncols}")?;
+    for j in 0..ncols {
+        for i in 0..nrows {
+            push_value(&mut out, row_major[i * ncols + j], field, i, j as u64)?;
             out.push(b'\n');
-            if out.len() >= FLUSH_BYTES {
-                w.write_all(&out)?;
-                out.clear();
-            }
+            spill(&mut out, w)?;
         }
     }
     w.write_all(&out)?;
     w.flush()
+}
+
+/// The coordinate text of one matrix, formatted into a buffer handed on
+/// [`FLUSH_BYTES`] at a time, with the rows and entries written so far
+/// kept to check against the size line.
+struct CoordinateText {
+    field: Field,
+    nrows: usize,
+    ncols: usize,
+    nnz: usize,
+    /// Rows and entries formatted so far.
+    rows: usize,
+    entries: usize,
+    out: Vec<u8>,
+}
+
+impl CoordinateText {
+    /// The text's banner and size line.
+    fn start(nrows: usize, ncols: usize, nnz: usize, field: Field) -> CoordinateText {
+        let mut out = Vec::with_capacity(FLUSH_BYTES + 4096);
+        out.extend_from_slice(
+            format!("%%MatrixMarket matrix coordinate {field} general\n{nrows} {ncols} {nnz}\n")
+                .as_bytes(),
+        );
+        CoordinateText {
+            field,
+            nrows,
+            ncols,
+            nnz,
+            rows: 0,
+            entries: 0,
+            out,
+        }
+    }
+
+    /// Formats the rows of `block` as the next rows, handing full buffers
+    /// to `w`; refused (nothing written) if `block` does not fit the shape
+    /// and counts declared.
+    fn rows<T: Scalar, W: Write>(&mut self, block: &Csr<T>, w: &mut W) -> io::Result<()> {
+        let refuse = |what: String| Err(io::Error::new(io::ErrorKind::InvalidInput, what));
+        if block.ncols() != self.ncols {
+            return refuse(format!(
+                "a block of rows has {} columns, the matrix {}",
+                block.ncols(),
+                self.ncols
+            ));
+        }
+        if block.nrows() > self.nrows - self.rows {
+            return refuse(format!(
+                "a block of {} rows after {} goes past the {} rows declared",
+                block.nrows(),
+                self.rows,
+                self.nrows
+            ));
+        }
+        if block.nnz() > self.nnz - self.entries {
+            return refuse(format!(
+                "a block of {} entries after {} goes past the {} entries declared",
+                block.nnz(),
+                self.entries,
+                self.nnz
+            ));
+        }
+        let mut digits = itoa::Buffer::new();
+        let mut row_prefix = Vec::new();
+        for local in 0..block.nrows() {
+            let (cols, vals) = block.row(local);
+            if cols.is_empty() {
+                continue;
+            }
+            let i = self.rows + local;
+            row_prefix.clear();
+            row_prefix.extend_from_slice(digits.format(i + 1).as_bytes());
+            row_prefix.push(b' ');
+            for (&c, &v) in cols.iter().zip(vals) {
+                self.out.extend_from_slice(&row_prefix);
+                self.out
+                    .extend_from_slice(digits.format(u64::from(c) + 1).as_bytes());
+                if self.field != Field::Pattern {
+                    self.out.push(b' ');
+                    push_value(&mut self.out, v, self.field, i, u64::from(c))?;
+                }
+                self.out.push(b'\n');
+                spill(&mut self.out, w)?;
+            }
+        }
+        self.rows += block.nrows();
+        self.entries += block.nnz();
+        Ok(())
+    }
+
+    /// Hands the rest of the text to `w` and flushes it, if the rows and
+    /// entries written are those declared.
+    fn end<W: Write>(&mut self, w: &mut W) -> io::Result<()> {
+        if (self.rows, self.entries) != (self.nrows, self.nnz) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "incomplete: {} of the {} rows and {} of the {} entries declared were written",
+                    self.rows, self.nrows, self.entries, self.nnz
+                ),
+            ));
+        }
+        w.write_all(&self.out)?;
+        self.out.clear();
+        w.flush()
+    }
+}
+
+/// Hands `out` to `w` once it holds [`FLUSH_BYTES`].
+#[inline]
+fn spill<W: Write>(out: &mut Vec<u8>, w: &mut W) -> io::Result<()> {
+    if out.len() >= FLUSH_BYTES {
+        w.write_all(out)?;
+        out.clear();
+    }
+    Ok(())
+}
+
+/// Appends `v` as `field` prints it: the shortest exact real, or a decimal
+/// integer; a value that is not an integer is an `InvalidInput` error
+/// naming its row and column (given 0-based, printed 1-based). Nothing for
+/// `pattern`.
+#[inline]
+fn push_value<T: Scalar>(
+    out: &mut Vec<u8>,
+    v: T,
+    field: Field,
+    row: usize,
+    col: u64,
+) -> io::Result<()> {
+    match field {
+        Field::Real => v.write_real(out),
+        Field::Integer => write_integer(v.to_f64(), out).map_err(|v| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "integer field: the value {v} at row {}, column {} is not an integer",
+                    row + 1,
+                    col + 1
+                ),
+            )
+        })?,
+        Field::Pattern => {}
+    }
+    Ok(())
 }
 
 /// Appends `v` as a decimal integer, or gives it back if it is not one.
@@ -161,115 +322,6 @@ fn write_integer(v: f64, out: &mut Vec<u8>) -> Result<(), f64> {
         out.extend_from_slice(format!("{v:.0}").as_bytes());
     }
     Ok(())
-}
-
-/// The temporary files being written now, as C strings for `unlink` (null:
-/// a free slot). A path stays allocated once listed (a few bytes a write):
-/// freeing it could race a signal handler reading it.
-static UNFINISHED: [AtomicPtr<c_char>; 16] = [const { AtomicPtr::new(std::ptr::null_mut()) }; 16];
-
-/// Removes every temporary file a write has not finished, leaving each
-/// target as it was before. Async-signal-safe (atomic loads and `unlink`
-/// only): for a signal handler that then exits.
-pub fn remove_unfinished_outputs() {
-    for slot in &UNFINISHED {
-        let path = slot.load(Ordering::Acquire);
-        if !path.is_null() {
-            // SAFETY: a NUL-terminated path that is never freed.
-            #[cfg(unix)]
-            unsafe {
-                libc::unlink(path)
-            };
-        }
-    }
-}
-
-/// Lists `path` in [`UNFINISHED`]; the slot, if one was free.
-fn list_unfinished(path: &Path) -> Option<&'static AtomicPtr<c_char>> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = CString::new(path.as_os_str().as_bytes()).ok()?.into_raw();
-    let slot = UNFINISHED.iter().find(|slot| {
-        slot.compare_exchange(std::ptr::null_mut(), c, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok()
-    });
-    if slot.is_none() {
-        // SAFETY: `c` came from `into_raw` just above and was not shared.
-        drop(unsafe { CString::from_raw(c) });
-    }
-    slot
-}
-
-/// A file being written beside its destination; removed on drop unless
-/// renamed into place.
-struct TempFile {
-    path: PathBuf,
-    file: File,
-    renamed: bool,
-    /// Where the path is listed for [`remove_unfinished_outputs`].
-    listed: Option<&'static AtomicPtr<c_char>>,
-}
-
-impl TempFile {
-    /// Creates `.<name>.<pid>.<n>.tmp` in `target`'s directory; the same
-    /// directory, so the final rename stays within one file system.
-    fn beside(target: &Path) -> io::Result<TempFile> {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let name = target
-            .file_name()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;
-        let dir = directory_of(target);
-        loop {
-            let mut tmp_name = std::ffi::OsString::from(".");
-            tmp_name.push(name);
-            let n = NEXT.fetch_add(1, Ordering::Relaxed);
-            tmp_name.push(format!(".{}.{n}.tmp", std::process::id()));
-            let path = dir.join(tmp_name);
-            match OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(file) => {
-                    let listed = list_unfinished(&path);
-                    return Ok(TempFile {
-                        path,
-                        file,
-                        renamed: false,
-                        listed,
-                    });
-                }
-                // Left by an earlier process that had the same id.
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-                Err(e) => return Err(e),
-            }
-        }
-    }
-
-    fn rename_to(mut self, target: &Path) -> io::Result<()> {
-        fs::rename(&self.path, target)?;
-        self.renamed = true;
-        self.unlist();
-        // Make the rename itself durable; a file system that cannot sync a
-        // directory has still renamed the complete file, so this is best effort.
-        #[cfg(unix)]
-        if let Some(dir) = self.path.parent() {
-            let _ = File::open(dir).and_then(|d| d.sync_all());
-        }
-        Ok(())
-    }
-
-    /// Takes the path off the list (its C string stays allocated: see
-    /// [`UNFINISHED`]).
-    fn unlist(&mut self) {
-        if let Some(slot) = self.listed.take() {
-            slot.store(std::ptr::null_mut(), Ordering::Release);
-        }
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        if !self.renamed {
-            let _ = fs::remove_file(&self.path);
-        }
-        self.unlist();
-    }
 }
 
 #[cfg(test)]
@@ -287,5 +339,39 @@ mod tests {
         assert_eq!(text(1e20), Ok("100000000000000000000".into()));
         assert_eq!(text(2.5), Err(2.5));
         assert!(text(f64::INFINITY).is_err());
+    }
+
+    #[test]
+    fn coordinate_text_refuses_blocks_past_the_size_line() {
+        let block = Csr::try_new(1, 2, vec![0, 1], vec![1], vec![3.0]).unwrap();
+        let mut text = CoordinateText::start(2, 2, 1, Field::Real);
+        let mut sink = Vec::new();
+        text.rows(&block, &mut sink).unwrap();
+        // A second entry, a wrong width: refused, nothing written.
+        let err = text.rows(&block, &mut sink).unwrap_err();
+        assert!(
+            err.to_string().contains("past the 1 entries declared"),
+            "{err}"
+        );
+        let wide = Csr::<f64>::empty(1, 3);
+        let err = text.rows(&wide, &mut sink).unwrap_err();
+        assert!(err.to_string().contains("3 columns, the matrix 2"), "{err}");
+        let err = text.end(&mut sink).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("1 of the 2 rows and 1 of the 1 entries"),
+            "{err}"
+        );
+        text.rows(&Csr::<f64>::empty(1, 2), &mut sink).unwrap();
+        let err = text.rows(&Csr::<f64>::empty(1, 2), &mut sink).unwrap_err();
+        assert!(
+            err.to_string().contains("past the 2 rows declared"),
+            "{err}"
+        );
+        text.end(&mut sink).unwrap();
+        assert_eq!(
+            String::from_utf8(sink).unwrap(),
+            "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 3\n"
+        );
     }
 }
