@@ -51,7 +51,10 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            Error::Io { path, source } => {
+                let path = crate::io::printable(&path.to_string_lossy()).into_owned();
+                write!(f, "{path}: {source}")
+            }
             Error::Parse { file, line, reason } => write!(f, "{file}:{line}: {reason}"),
             Error::Invalid { format, reason } => write!(f, "invalid {format} matrix: {reason}"),
             Error::TooLarge(what) => write!(f, "too large: {what}"),

@@ -44,7 +44,7 @@ fn address_space_limit() -> Option<u64> {
     };
     // SAFETY: getrlimit writes one `rlimit` through a valid pointer.
     let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } == 0;
-    (ok && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur as u64)
+    (ok && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
 }
 
 #[cfg(not(unix))]

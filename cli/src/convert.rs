@@ -24,9 +24,9 @@ pub enum FormatArg {
 
 #[derive(Args, Debug)]
 pub struct ConvertArgs {
-    /// Input MatrixMarket file (.mtx or .mtx.gz).
+    /// Input MatrixMarket file (.mtx or .mtx.gz; `-`: standard input).
     input: PathBuf,
-    /// Output MatrixMarket file.
+    /// Output MatrixMarket file (`-`: standard output).
     output: PathBuf,
     /// Format to convert through.
     #[arg(long, value_enum, default_value = "csr")]
@@ -44,34 +44,41 @@ pub struct ConvertArgs {
     input_opts: InputOpts,
 }
 
-/// `a` converted to `format` and back.
-pub fn round_trip(a: &Csr<f64>, args: &ConvertArgs) -> spmx::Result<Csr<f64>> {
-    match args.format {
-        FormatArg::Csr => Ok(a.clone()),
-        FormatArg::Coo => a.to_coo().try_to_csr(),
-        FormatArg::Csc => Csc::try_from_csr(a)?.try_into_csr(),
-        FormatArg::Ell => Ell::from_csr(a)?.try_to_csr(),
-        FormatArg::Hyb => Hyb::try_from_csr(a)?.try_to_csr(),
-        FormatArg::Sell => Sell::from_csr(a, args.slice_height, args.sigma)?.try_to_csr(),
-        FormatArg::Bsr => Bsr::from_csr(a, args.block_size)?.try_to_csr(),
-    }
+/// `a` converted to `format` and back (CSR: `a` itself).
+pub fn round_trip(a: &Csr<f64>, args: &ConvertArgs) -> spmx::Result<Option<Csr<f64>>> {
+    Ok(Some(match args.format {
+        FormatArg::Csr => return Ok(None),
+        FormatArg::Coo => a.try_to_coo()?.try_to_csr()?,
+        FormatArg::Csc => Csc::try_from_csr(a)?.try_into_csr()?,
+        FormatArg::Ell => Ell::from_csr(a)?.try_to_csr()?,
+        FormatArg::Hyb => Hyb::try_from_csr(a)?.try_to_csr()?,
+        FormatArg::Sell => Sell::from_csr(a, args.slice_height, args.sigma)?.try_to_csr()?,
+        FormatArg::Bsr => Bsr::from_csr(a, args.block_size)?.try_to_csr()?,
+    }))
 }
 
 pub fn run(args: &ConvertArgs) -> anyhow::Result<()> {
+    files::check_output(&args.output)?;
     let read = files::read(&args.input, &args.input_opts)?;
     let a = files::summed_csr(&read, &args.input)?;
     let converted = round_trip(&a, args).with_context(|| {
         format!(
             "{}: cannot convert the matrix through {:?}",
-            args.input.display(),
+            files::display(&args.input),
             args.format
         )
     })?;
-    anyhow::ensure!(
-        converted.identical(&a),
-        "internal error: the {:?} round trip changed the matrix",
-        args.format
-    );
-    files::write(&args.output, &converted, read.header.field)?;
+    if let Some(converted) = &converted {
+        anyhow::ensure!(
+            converted.identical(&a),
+            "internal error: the {:?} round trip changed the matrix",
+            args.format
+        );
+    }
+    files::write(
+        &args.output,
+        converted.as_ref().unwrap_or(&a),
+        read.header.field,
+    )?;
     Ok(())
 }

@@ -1,8 +1,10 @@
 //! Reading and writing matrix files for any subcommand: the reading options
-//! (`--index-base`, `--drop-invalid`), a progress bar over the file's bytes,
-//! and a warning, with counts, for anything the file did not hold as read:
-//! entries `--drop-invalid` skipped, values out of `f64`'s range, bytes after
-//! the gzip data, duplicate entries summed.
+//! (`--index-base`, `--drop-invalid`), `-` for standard input and output, a
+//! progress bar over the file's bytes, outputs checked before the work
+//! starts, and a warning, with counts, for anything the file did not hold
+//! as read: entries `--drop-invalid` skipped, values out of `f64`'s range,
+//! bytes after the gzip data, duplicate entries summed. File names are
+//! printed with their control characters escaped.
 
 use anyhow::Context;
 use clap::Args;
@@ -36,15 +38,36 @@ impl InputOpts {
     }
 }
 
-/// Reads a MatrixMarket file (gzip or plain) as `f64` values, warning about
-/// what the file did not hold as read (see the module docs).
+/// Reads a MatrixMarket file (gzip or plain; `-`: standard input) as `f64`
+/// values, warning about what the file did not hold as read (see the
+/// module docs).
 pub fn read(path: &Path, opts: &InputOpts) -> anyhow::Result<MtxMatrix<f64>> {
-    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let total = file.metadata().map(|m| m.len()).ok();
-    let bar = super::progress::start(format!("reading {}", path.display()), total);
-    let name = path.display().to_string();
-    let result = io::read_mtx_from(bar.wrap_read(file), &name, &opts.read_options());
-    bar.finish_and_clear();
+    let name = display(path);
+    let result = if is_std_stream(path) {
+        let bar = super::progress::start("reading standard input", None);
+        let result = io::read_mtx_from(
+            bar.wrap_read(std::io::stdin().lock()),
+            "standard input",
+            &opts.read_options(),
+        );
+        bar.finish_and_clear();
+        result
+    } else {
+        let file = File::open(path).with_context(|| format!("cannot open {name}"))?;
+        let len = file
+            .metadata()
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| m.len());
+        let bar = super::progress::start(format!("reading {name}"), len);
+        let reader = bar.wrap_read(file);
+        let result = match len {
+            Some(len) => io::read_mtx_sized(reader, len, &name, &opts.read_options()),
+            None => io::read_mtx_from(reader, &name, &opts.read_options()),
+        };
+        bar.finish_and_clear();
+        result
+    };
     let matrix = result?;
     if matrix.dropped > 0 {
         eprintln!(
@@ -94,7 +117,25 @@ pub fn read_csr(path: &Path, opts: &InputOpts) -> anyhow::Result<Csr<f64>> {
 pub fn csr(m: &MtxMatrix<f64>, path: &Path) -> anyhow::Result<Csr<f64>> {
     m.coo
         .try_to_csr()
-        .with_context(|| format!("{}: cannot hold the matrix as CSR", path.display()))
+        .with_context(|| format!("{}: cannot hold the matrix as CSR", display(path)))
+}
+
+/// Whether `path` is `-`, standard input or output.
+pub fn is_std_stream(path: &Path) -> bool {
+    path == Path::new("-")
+}
+
+/// `path` as messages print it: control characters escaped, `-` as
+/// "standard input/output".
+pub fn display(path: &Path) -> String {
+    io::printable(&path.display().to_string()).into_owned()
+}
+
+/// Fails now, before any work, where writing `path` later would fail: its
+/// directory missing or not writable, or `path` a directory (`-` is
+/// always fine).
+pub fn check_output(path: &Path) -> anyhow::Result<()> {
+    Ok(io::check_output(path)?)
 }
 
 /// [`csr`], warning how many duplicate entries were summed.
@@ -103,7 +144,7 @@ pub fn summed_csr(m: &MtxMatrix<f64>, path: &Path) -> anyhow::Result<Csr<f64>> {
     let summed = m.coo.nnz() - a.nnz();
     if summed > 0 {
         warn(
-            &path.display().to_string(),
+            &display(path),
             &format!(
                 "summed {} (at the same row and column)",
                 count(summed, "duplicate entry", "duplicate entries")
@@ -124,10 +165,11 @@ fn count(n: usize, one: &str, many: &str) -> String {
 }
 
 /// Writes `m` as MatrixMarket general coordinate with the given field
-/// (gzip for a `.gz` name); the library writes a temporary file and renames
-/// it, so a failure leaves any previous `path` intact.
-pub fn write(path: &Path, m: &Csr<f64>, field: Field) -> anyhow::Result<()> {
-    let bar = super::progress::start(format!("writing {}", path.display()), None);
+/// (gzip for a `.gz` name, standard output for `-`); the library writes a
+/// temporary file and renames it, so a failure leaves any previous `path`
+/// intact.
+pub fn write<T: spmx::Scalar>(path: &Path, m: &Csr<T>, field: Field) -> anyhow::Result<()> {
+    let bar = super::progress::start(format!("writing {}", display(path)), None);
     let result = io::write_mtx(path, m, field);
     bar.finish_and_clear();
     Ok(result?)

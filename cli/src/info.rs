@@ -17,9 +17,9 @@ pub fn run(path: &Path, input: &InputOpts) -> anyhow::Result<()> {
     // for a format gives the error alone, not half a report.
     let a = files::csr(&read, path)?;
     let formats = format_bytes(&a)
-        .with_context(|| format!("{}: cannot size every format", path.display()))?;
+        .with_context(|| format!("{}: cannot size every format", files::display(path)))?;
     let stats = a.row_stats();
-    println!("file            {}", path.display());
+    println!("file            {}", files::display(path));
     println!("shape           {} × {}", a.nrows(), a.ncols());
     println!("format          {} {} {}", h.layout, h.field, h.symmetry);
     println!("entries         {} in the file", h.declared_entries);

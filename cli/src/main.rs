@@ -36,7 +36,7 @@ struct Cli {
 enum Command {
     /// Shape, entries, symmetry, field, row-length statistics and bytes per format.
     Info {
-        /// MatrixMarket file (.mtx or .mtx.gz).
+        /// MatrixMarket file (.mtx or .mtx.gz; `-`: standard input).
         file: std::path::PathBuf,
         #[command(flatten)]
         input: files::InputOpts,
@@ -54,7 +54,8 @@ enum Command {
     Spmm(spmm::SpmmArgs),
     /// All-pairs shortest paths by min-plus squaring.
     Apsp(apsp::ApspArgs),
-    /// Our GPU kernels against the vendor library, side by side (spmv, spmm).
+    /// Our GPU kernels against the vendor library, side by side (spmv, spmm,
+    /// spgemm); needs an NVIDIA GPU.
     Bench(bench::BenchArgs),
 }
 

@@ -8,10 +8,10 @@
 use super::engine_arg::EngineOpts;
 use super::operands::{self, Operand};
 use super::semiring_arg::{CliValue, SemiringArg, with_semiring};
-use super::summary::Summary;
+use super::summary::{ReportOpts, Summary};
 use spmx::engine::mpi::{DistCsr, DistDense, HaloCsr, Ranks, RowPartition, Traffic};
 use spmx::format::Dense;
-use spmx::{Csr, Scalar};
+use spmx::{Csr, Engine, Scalar};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -25,6 +25,11 @@ pub fn run(
     opts: &EngineOpts,
     command: impl FnOnce(&Ranks) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        opts.threads.is_none() || !matches!(opts.rank_engine, Engine::Serial | Engine::Cuda),
+        "--threads sizes the cpu engine, not --rank-engine {}",
+        opts.rank_engine
+    );
     opts.size_threads()?;
     let ranks = Ranks::start(opts.rank_engine)?;
     if let Err(e) = command(&ranks) {
@@ -99,10 +104,16 @@ impl RankWork {
     }
 }
 
-/// Adds the `ranks` line to `summary` and, on rank 0, prints it followed by
-/// every rank's rows, entries of A, time, and time and bytes exchanging
-/// with other ranks during the product. Collective.
-pub fn print(ranks: &Ranks, summary: Option<&mut Summary>, mine: RankWork) -> anyhow::Result<()> {
+/// Adds the `ranks` line to `summary` and, on rank 0, reports it (see
+/// [`Summary::report`]) followed by every rank's rows, entries of A, time,
+/// and time and bytes exchanging with other ranks during the product.
+/// Collective.
+pub fn print(
+    ranks: &Ranks,
+    summary: Option<&mut Summary>,
+    mine: RankWork,
+    report: &ReportOpts,
+) -> anyhow::Result<()> {
     let traffic = mine.traffic;
     let row = [
         mine.rows.start as f64,
@@ -120,21 +131,26 @@ pub fn print(ranks: &Ranks, summary: Option<&mut Summary>, mine: RankWork) -> an
         "ranks",
         format!("{} × {}", ranks.size(), EngineOpts::describe(ranks.inner())),
     );
-    summary.print();
-    println!(
-        "  {:<6}{:>22}{:>14}{:>11}{:>11}{:>14}{:>14}",
-        "rank", "rows", "A entries", "time ms", "exch ms", "sent B", "received B"
+    summary.line(
+        "rank",
+        format!(
+            "{:>22}{:>14}{:>11}{:>11}{:>14}{:>14}",
+            "rows", "A entries", "time ms", "exch ms", "sent B", "received B"
+        ),
     );
     for (r, rank) in all.chunks(row.len()).enumerate() {
         let [start, end, entries, compute, exchange, sent, received] = rank else {
             unreachable!("{} numbers a rank", row.len())
         };
-        println!(
-            "  {r:<6}{:>22}{entries:>14}{compute:>11.3}{exchange:>11.3}{sent:>14}{received:>14}",
-            format!("{start}..{end}")
+        summary.line(
+            "rank",
+            format!(
+                "{:>22}{entries:>14}{compute:>11.3}{exchange:>11.3}{sent:>14}{received:>14}",
+                format!("{r}: {start}..{end}")
+            ),
         );
     }
-    Ok(())
+    summary.report(report)
 }
 
 /// Which dense product [`dense`] runs.
@@ -144,10 +160,19 @@ pub enum DenseOp {
     Spmm,
 }
 
+/// What rank 0 read, for the summary: A's shape and entries, the dense
+/// operand's columns and where it came from.
+pub struct DenseInputs {
+    pub a_shape: (usize, usize),
+    pub a_nnz: usize,
+    pub operand_cols: usize,
+    pub operand_source: String,
+}
+
 /// What [`dense`] did, for the command's summary.
 pub struct DenseRun {
-    /// A and the dense operand, on rank 0.
-    pub inputs: Option<(Csr<f64>, Operand)>,
+    /// What rank 0 read.
+    pub inputs: Option<DenseInputs>,
     pub load: Duration,
     /// Building the exchange pattern ([`HaloCsr::new`]), done once.
     pub plan: Duration,
@@ -192,16 +217,22 @@ pub fn dense(
     output: Option<&Path>,
     load: impl FnOnce() -> anyhow::Result<(Csr<f64>, Operand)>,
 ) -> anyhow::Result<DenseRun> {
+    if let Some(out) = output {
+        on_root(ranks, || super::files::check_output(out))?;
+    }
     let t0 = Instant::now();
-    let inputs = on_root(ranks, load)?;
+    let mut read = on_root(ranks, load)?;
     let load = t0.elapsed();
+    let inputs = read.as_ref().map(|(a, d)| DenseInputs {
+        a_shape: a.shape(),
+        a_nnz: a.nnz(),
+        operand_cols: d.matrix.ncols(),
+        operand_source: d.source.clone(),
+    });
     let (t, plan, multiply, mine) = with_semiring!(semiring, |S| {
         let root = on_root(ranks, || {
-            let (a, d) = inputs.as_ref().expect("rank 0 read the inputs");
-            Ok((
-                CliValue::from_input(a.clone()),
-                operands::dense::<S>(d.matrix.clone())?,
-            ))
+            let (a, d) = read.take().expect("rank 0 read the inputs");
+            Ok((CliValue::from_input(a)?, operands::dense::<S>(d.matrix)?))
         })?;
         let (result, plan, multiply, mine) =
             split_and_multiply(ranks, root, output.is_some(), |plan, d| match op {
@@ -212,10 +243,7 @@ pub fn dense(
         // failure there (say, no memory for the output) ends every rank.
         let t = Instant::now();
         on_root(ranks, || match (output, &result) {
-            (Some(out), Some(r)) => {
-                let r = operands::into_output(r.nrows(), r.ncols(), r.as_slice().to_vec())?;
-                operands::write(out, &r, semiring)
-            }
+            (Some(out), Some(r)) => operands::write(out, r.shape(), r.as_slice(), semiring),
             _ => Ok(()),
         })?;
         (t, plan, multiply, mine)

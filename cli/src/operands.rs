@@ -6,9 +6,9 @@
 //! a random operand stores every element; a file stores what it lists, and
 //! an absent element becomes the semiring's zero (+∞ for min-plus). Or-and
 //! takes a nonzero element as `true` and a 0 as `false`.
-//! Results are written as MatrixMarket *coordinate* general files that list
-//! every element — the library has no array writer — so they read back as
-//! the same dense matrix with any MatrixMarket reader.
+//! Results are written as MatrixMarket `array` files (column-major, as the
+//! format says), which any MatrixMarket reader reads as the same dense
+//! matrix.
 
 use super::files::{self, InputOpts};
 use super::semiring_arg::{CliValue, SemiringArg};
@@ -44,14 +44,14 @@ impl Operand {
         anyhow::ensure!(
             shape_ok,
             "{what} in {} is {} × {}, but it must have {nrows} rows{}",
-            path.display(),
+            files::display(path),
             matrix.nrows(),
             matrix.ncols(),
             ncols.map_or(String::new(), |c| format!(" and {c} column(s)")),
         );
         Ok(Operand {
             matrix,
-            source: path.display().to_string(),
+            source: files::display(path),
         })
     }
 
@@ -69,7 +69,7 @@ pub fn dense<S: Semiring>(m: Csr<f64>) -> spmx::Result<Dense<S::Value>>
 where
     S::Value: CliValue,
 {
-    Dense::from_csr(&S::Value::from_input(m), S::zero())
+    Dense::from_csr(&S::Value::from_input(m)?, S::zero())
 }
 
 /// `nrows × ncols` with every element stored, row-major from one ChaCha8
@@ -86,20 +86,18 @@ fn draw(nrows: usize, ncols: usize, seed: u64) -> anyhow::Result<Csr<f64>> {
     full(nrows, ncols, values)
 }
 
-/// A dense result (row-major `values`) with every element stored, as the
-/// CLI's `f64` values, for [`write()`].
-pub fn into_output<T: CliValue>(
-    nrows: usize,
-    ncols: usize,
-    values: Vec<T>,
-) -> anyhow::Result<Csr<f64>> {
-    Ok(T::into_output(full(nrows, ncols, values)?))
-}
-
-/// Writes a dense result (from [`into_output`]) listing every element:
-/// reals, or 0/1 integers for or-and.
-pub fn write(path: &Path, m: &Csr<f64>, semiring: SemiringArg) -> anyhow::Result<()> {
-    files::write(path, m, semiring.output_field())
+/// Writes a dense result (row-major `values`, `nrows × ncols`) as a
+/// MatrixMarket `array` file: reals, or 0/1 integers for or-and.
+pub fn write<T: Scalar>(
+    path: &Path,
+    (nrows, ncols): (usize, usize),
+    values: &[T],
+    semiring: SemiringArg,
+) -> anyhow::Result<()> {
+    let bar = super::progress::start(format!("writing {}", files::display(path)), None);
+    let result = spmx::io::write_dense_mtx(path, nrows, ncols, values, semiring.output_field());
+    bar.finish_and_clear();
+    Ok(result?)
 }
 
 /// An `nrows × ncols` CSR storing every element of row-major `values`.

@@ -43,29 +43,25 @@ impl SemiringArg {
     }
 }
 
-/// How the CLI's `f64` matrices become a semiring's values and back:
-/// numeric semirings use them as they are (no copy); or-and takes a
-/// nonzero value as true and zero as false, and gives 1.0 or 0.0 back.
+/// How the CLI's `f64` matrices become a semiring's values: numeric
+/// semirings use them as they are (no copy); or-and takes a nonzero value
+/// as true and zero as false, keeping the pattern's arrays (only the
+/// values are made anew, and a matrix whose new values do not fit is an
+/// error). Results are written in the semiring's own values (or-and's as
+/// 0/1 integers).
 pub trait CliValue: spmx::Scalar {
-    fn from_input(m: Csr<f64>) -> Csr<Self>;
-    fn into_output(m: Csr<Self>) -> Csr<f64>;
+    fn from_input(m: Csr<f64>) -> spmx::Result<Csr<Self>>;
 }
 
 impl CliValue for f64 {
-    fn from_input(m: Csr<f64>) -> Csr<f64> {
-        m
-    }
-    fn into_output(m: Csr<f64>) -> Csr<f64> {
-        m
+    fn from_input(m: Csr<f64>) -> spmx::Result<Csr<f64>> {
+        Ok(m)
     }
 }
 
 impl CliValue for bool {
-    fn from_input(m: Csr<f64>) -> Csr<bool> {
-        m.map(bool::from_f64)
-    }
-    fn into_output(m: Csr<bool>) -> Csr<f64> {
-        m.map(bool::to_f64)
+    fn from_input(m: Csr<f64>) -> spmx::Result<Csr<bool>> {
+        m.try_map_values(bool::from_f64)
     }
 }
 
@@ -126,8 +122,7 @@ mod tests {
     #[test]
     fn or_and_takes_stored_zero_as_false() {
         let m = Csr::try_new(2, 2, vec![0, 1, 2], vec![1, 1], vec![0.0, 2.5]).unwrap();
-        let b = bool::from_input(m);
+        let b = bool::from_input(m).unwrap();
         assert_eq!(b.values(), &[false, true]);
-        assert_eq!(bool::into_output(b).values(), &[0.0, 1.0]);
     }
 }

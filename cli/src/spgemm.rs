@@ -1,21 +1,30 @@
 //! `spmx spgemm [A [B]]`: C = A ⊗ B over a chosen semiring and engine, with
 //! a summary of sizes, work, time per phase and rate. With no files it
-//! multiplies a built-in pair shaped like the classic course benchmark.
+//! multiplies a built-in pair shaped like the classic course benchmark. A
+//! C larger than the memory available is computed in row blocks, each
+//! written as it finishes; a long product shows its progress on a
+//! terminal.
 
 use super::engine_arg::EngineOpts;
 use super::files::{self, InputOpts};
 use super::operands::DEFAULT_SEED;
+use super::progress;
 use super::semiring_arg::{CliValue, SemiringArg, with_semiring};
-use super::summary::Summary;
+use super::summary::{ReportOpts, Summary};
+use anyhow::Context;
 use clap::Args;
+use spmx::engine::serial::spgemm::row_flops;
+use spmx::engine::spgemm_blocks::{self, RowBlocks};
 use spmx::generate::GenSpec;
-use spmx::{Csr, Engine, ops};
+use spmx::io::MtxWriter;
+use spmx::{Csr, Engine, Scalar, Semiring, ops};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]
 pub struct SpgemmArgs {
-    /// A (MatrixMarket). Without it, a built-in 8191 × 8191 pair is generated.
+    /// A (MatrixMarket; `-`: standard input). Without it, a built-in
+    /// 8191 × 8191 pair is generated.
     a: Option<PathBuf>,
     /// B (MatrixMarket). Without it, C = A ⊗ A.
     b: Option<PathBuf>,
@@ -23,7 +32,9 @@ pub struct SpgemmArgs {
     /// bench spgemm` multiplies for a rectangular A).
     #[arg(long)]
     transpose_b: bool,
-    /// Write C here (MatrixMarket general coordinate).
+    /// Write C here (MatrixMarket general coordinate; `-`: standard
+    /// output). A C larger than the memory available is computed and
+    /// written in row blocks.
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// The semiring: what "add" and "multiply" mean.
@@ -33,11 +44,20 @@ pub struct SpgemmArgs {
     engine: EngineOpts,
     #[command(flatten)]
     input: InputOpts,
+    #[command(flatten)]
+    report: ReportOpts,
+    /// Most memory C may take, in bytes or with a suffix (`500M`, `2G`;
+    /// powers of 1024). Default: three quarters of what this process may
+    /// still be given (the machine's, its cgroup's and `ulimit -v`'s
+    /// limits). A C larger is computed in row blocks.
+    #[arg(long, value_parser = parse_bytes)]
+    memory: Option<usize>,
     /// Seed of the built-in pair.
     #[arg(long, default_value_t = DEFAULT_SEED)]
     seed: u64,
-    /// Multiply this many times (not with --engine mpi): `multiply` is then
-    /// the fastest run, and a `runs` line lists every run in ms.
+    /// Multiply this many times (not with --engine mpi, nor for a C
+    /// computed in row blocks): `multiply` is then the fastest run, and a
+    /// `runs` line lists every run in ms.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     repeat: u32,
 }
@@ -70,59 +90,202 @@ pub fn run(args: &SpgemmArgs) -> anyhow::Result<()> {
         return run_mpi(args);
     }
     let engine = args.engine.start(spmx::engine::Op::Spgemm)?;
+    if let Some(out) = &args.output {
+        files::check_output(out)?;
+    }
+    args.report.check()?;
     let t0 = Instant::now();
     let (a, b, source) = load(args)?;
     let load = t0.elapsed();
-    let products = ops::spgemm_products(&a, &b);
+    let b_or_a = b.as_ref().unwrap_or(&a);
+    let products = ops::spgemm_products(&a, b_or_a);
+    let shapes = [(a.shape(), a.nnz()), (b_or_a.shape(), b_or_a.nnz())];
 
-    let (c, runs) = with_semiring!(args.semiring, |S| {
-        let (a, b) = (
-            CliValue::from_input(a.clone()),
-            CliValue::from_input(b.clone()),
-        );
-        let mut runs = Vec::new();
-        let mut c = None;
-        for _ in 0..args.repeat {
-            // The previous C is dropped outside the timed region.
-            drop(c.take());
-            let t = Instant::now();
-            c = Some(ops::spgemm::<S>(&a, &b, engine)?);
-            runs.push(t.elapsed());
-        }
-        (CliValue::into_output(c.expect("at least one run")), runs)
+    let product = with_semiring!(args.semiring, |S| {
+        let a = CliValue::from_input(a)?;
+        let b = b.map(CliValue::from_input).transpose()?;
+        multiply::<S>(&a, b.as_ref().unwrap_or(&a), engine, products, args)?
     });
-    let multiply = *runs.iter().min().expect("at least one run");
 
-    let t2 = Instant::now();
-    if let Some(out) = &args.output {
-        files::write(out, &c, args.semiring.output_field())?;
-    }
-    let write = args.output.as_ref().map(|_| t2.elapsed());
-    let shapes = [
-        (a.shape(), a.nnz()),
-        (b.shape(), b.nnz()),
-        (c.shape(), c.nnz()),
-    ];
-    let times = Times {
-        load,
-        multiply,
-        write,
+    let [a, b] = shapes;
+    let c = ((a.0.0, b.0.1), product.c_nnz);
+    let mut summary = summary(&source, args.semiring, engine, [a, b, c], products);
+    let fastest = *product.runs.iter().min().expect("at least one run");
+    match product.blocks {
+        Some(blocks) => summary.line("blocks", blocks),
+        None => &mut summary,
     };
-    let mut summary = summary(&source, args.semiring, engine, shapes, products, times);
-    if runs.len() > 1 {
-        let ms: Vec<String> = runs
+    summary.time("load", load).time("multiply", fastest);
+    if let Some(w) = product.write {
+        summary.time("write", w);
+    }
+    summary.gflops(2 * products, fastest);
+    if product.runs.len() > 1 {
+        let ms: Vec<String> = product
+            .runs
             .iter()
             .map(|t| format!("{:.3}", t.as_secs_f64() * 1e3))
             .collect();
         summary.line("runs", format!("{} ms", ms.join(" ")));
     }
-    summary.print();
-    Ok(())
+    summary.report(&args.report)
 }
 
-/// A, B and a line saying where they came from: the built-in pair, A
-/// squared, or A times B, B transposed if asked (their shapes checked).
-fn load(args: &SpgemmArgs) -> anyhow::Result<(Csr<f64>, Csr<f64>, String)> {
+/// Products from which a product on the cpu or serial engine (a tenth of
+/// a second or more) is ready to show its progress on a terminal: it is
+/// then computed in [`PROGRESS_BLOCKS`] row blocks, each counted as it
+/// finishes, and the bar appears if the work lasts a second.
+const PROGRESS_FROM_PRODUCTS: usize = 1 << 25;
+
+/// Row blocks of equal products a product showing its progress is cut
+/// into: enough for a smooth bar and an estimate, few enough that the
+/// blocks' start-ups cost nothing measurable.
+const PROGRESS_BLOCKS: usize = 32;
+
+/// What [`multiply`] did: C's entries, the time of each run, the time to
+/// write C (apart from the runs when C was whole), and how C was cut.
+struct Product {
+    c_nnz: usize,
+    runs: Vec<Duration>,
+    write: Option<Duration>,
+    blocks: Option<String>,
+}
+
+/// C = A ⊗ B on `engine`, written where `--output` says: whole when it
+/// fits the memory available (`--repeat` times); else in row blocks that
+/// fit, each written as it finishes and let go, so that C never needs to
+/// fit; in [`PROGRESS_BLOCKS`] blocks when a long product shows its
+/// progress on a terminal.
+fn multiply<S: Semiring>(
+    a: &Csr<S::Value>,
+    b: &Csr<S::Value>,
+    engine: Engine,
+    products: usize,
+    args: &SpgemmArgs,
+) -> anyhow::Result<Product>
+where
+    S::Value: Scalar,
+{
+    let field = args.semiring.output_field();
+    let planned = match args.memory.or_else(spgemm_blocks::c_budget) {
+        Some(budget) => RowBlocks::plan(a, b, budget)?,
+        None => None,
+    };
+    if let Some(plan) = planned {
+        if args.repeat > 1 {
+            eprintln!(
+                "spmx: warning: C does not fit in memory: it is computed once, in row blocks \
+                 (--repeat {} applies only to a C that fits)",
+                args.repeat
+            );
+        }
+        let bar = progress::work("multiplying", plan.nnz() as u64, "entries of C");
+        let mut out = match &args.output {
+            Some(path) => Some(MtxWriter::create(
+                path,
+                a.nrows(),
+                b.ncols(),
+                plan.nnz(),
+                field,
+            )?),
+            None => None,
+        };
+        let t = Instant::now();
+        plan.multiply::<S>(a, b, engine, |rows, c| {
+            if let Some(out) = out.as_mut() {
+                out.write_rows(&c)?;
+            }
+            bar.inc(plan.entries(rows) as u64);
+            Ok(())
+        })?;
+        if let Some(out) = out {
+            out.finish()?;
+        }
+        bar.finish_and_clear();
+        return Ok(Product {
+            c_nnz: plan.nnz(),
+            runs: vec![t.elapsed()],
+            write: None,
+            blocks: Some(format!(
+                "{} row blocks, each written as it finished (C does not fit in memory)",
+                plan.blocks().len()
+            )),
+        });
+    }
+    let on_host = matches!(engine, Engine::Cpu | Engine::Serial);
+    if on_host && products >= PROGRESS_FROM_PRODUCTS && args.repeat == 1 && progress::shown() {
+        let rows = spgemm_blocks::rows_by_products(a, b, PROGRESS_BLOCKS)?;
+        let bar = progress::work("multiplying", products as u64, "products");
+        let mut blocks = Vec::with_capacity(rows.len());
+        let t = Instant::now();
+        spgemm_blocks::multiply_rows::<S>(a, b, &rows, engine, |rows, c| {
+            bar.inc(rows.map(|i| row_flops(a, b, i)).sum::<usize>() as u64);
+            blocks.push(c);
+            Ok(())
+        })?;
+        let multiply = t.elapsed();
+        bar.finish_and_clear();
+        let c_nnz = blocks.iter().map(Csr::nnz).sum();
+        let t = Instant::now();
+        if let Some(path) = &args.output {
+            let mut out = MtxWriter::create(path, a.nrows(), b.ncols(), c_nnz, field)?;
+            for block in &blocks {
+                out.write_rows(block)?;
+            }
+            out.finish()?;
+        }
+        return Ok(Product {
+            c_nnz,
+            runs: vec![multiply],
+            write: args.output.as_ref().map(|_| t.elapsed()),
+            blocks: None,
+        });
+    }
+    let mut runs = Vec::new();
+    let mut c = None;
+    for _ in 0..args.repeat {
+        // The previous C is dropped outside the timed region.
+        drop(c.take());
+        let t = Instant::now();
+        c = Some(ops::spgemm::<S>(a, b, engine)?);
+        runs.push(t.elapsed());
+    }
+    let c = c.expect("at least one run");
+    let t = Instant::now();
+    if let Some(path) = &args.output {
+        files::write(path, &c, field)?;
+    }
+    Ok(Product {
+        c_nnz: c.nnz(),
+        runs,
+        write: args.output.as_ref().map(|_| t.elapsed()),
+        blocks: None,
+    })
+}
+
+/// `--memory`'s bytes: a whole number, optionally followed by K, M, G or
+/// T (powers of 1024).
+fn parse_bytes(text: &str) -> Result<usize, String> {
+    let (digits, shift) = match text.char_indices().last() {
+        Some((i, 'K' | 'k')) => (&text[..i], 10),
+        Some((i, 'M' | 'm')) => (&text[..i], 20),
+        Some((i, 'G' | 'g')) => (&text[..i], 30),
+        Some((i, 'T' | 't')) => (&text[..i], 40),
+        _ => (text, 0),
+    };
+    digits
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .ok_or_else(|| {
+            format!("{text:?} is not a size: a whole number of bytes, or with K, M, G or T")
+        })
+}
+
+/// A, B (`None`: B is A) and a line saying where they came from: the
+/// built-in pair, A squared, or A times B, B transposed if asked (their
+/// shapes checked).
+fn load(args: &SpgemmArgs) -> anyhow::Result<(Csr<f64>, Option<Csr<f64>>, String)> {
     let t = args.transpose_b;
     let (a, b, source) = match (&args.a, &args.b) {
         (None, _) => {
@@ -130,35 +293,48 @@ fn load(args: &SpgemmArgs) -> anyhow::Result<(Csr<f64>, Csr<f64>, String)> {
             let how = if t { ", B transposed" } else { "" };
             (
                 a,
-                b,
+                Some(b),
                 format!("built-in course pair, seed {}{how}", args.seed),
             )
         }
         (Some(pa), None) => {
             let a = files::read_csr(pa, &args.input)?;
             let how = if t { "times its transpose" } else { "squared" };
-            (a.clone(), a, format!("{} {how}", pa.display()))
+            (a, None, format!("{} {how}", files::display(pa)))
         }
         (Some(pa), Some(pb)) => {
+            anyhow::ensure!(
+                !(files::is_std_stream(pa) && files::is_std_stream(pb)),
+                "A and B cannot both be `-`: standard input holds one matrix"
+            );
             let a = files::read_csr(pa, &args.input)?;
             let b = files::read_csr(pb, &args.input)?;
             let how = if t { " transposed" } else { "" };
             (
                 a,
-                b,
-                format!("{} times {}{how}", pa.display(), pb.display()),
+                Some(b),
+                format!("{} times {}{how}", files::display(pa), files::display(pb)),
             )
         }
     };
-    let b = if t { b.transpose() } else { b };
+    let b = match (t, b) {
+        (false, b) => b,
+        (true, b) => Some(
+            b.as_ref()
+                .unwrap_or(&a)
+                .try_transpose()
+                .context("cannot hold Bᵀ")?,
+        ),
+    };
+    let bb = b.as_ref().unwrap_or(&a);
     anyhow::ensure!(
-        a.ncols() == b.nrows(),
+        a.ncols() == bb.nrows(),
         "cannot multiply: A is {}×{} but B is {}×{} (A's columns must equal B's rows; \
          --transpose-b multiplies by Bᵀ)",
         a.nrows(),
         a.ncols(),
-        b.nrows(),
-        b.ncols()
+        bb.nrows(),
+        bb.ncols()
     );
     Ok((a, b, source))
 }
@@ -170,74 +346,84 @@ fn run_mpi(args: &SpgemmArgs) -> anyhow::Result<()> {
     use super::mpi;
     use spmx::engine::mpi::{DistCsr, Fetch, RowPartition, spgemm};
     mpi::run(&args.engine, |ranks| {
+        if let Some(out) = &args.output {
+            mpi::on_root(ranks, || files::check_output(out))?;
+        }
         let t0 = Instant::now();
         let inputs = mpi::on_root(ranks, || {
             let (a, b, source) = load(args)?;
-            let products = ops::spgemm_products(&a, &b);
-            Ok((a, b, source, products))
+            let b_or_a = b.as_ref().unwrap_or(&a);
+            let products = ops::spgemm_products(&a, b_or_a);
+            let shapes = [(a.shape(), a.nnz()), (b_or_a.shape(), b_or_a.nnz())];
+            Ok((a, b, (source, products, shapes)))
         })?;
         let load = t0.elapsed();
         let p = ranks.size();
-        let (c, (c_shape, c_nnz), multiply, mine) = with_semiring!(args.semiring, |S| {
-            let root = inputs.as_ref().map(|(a, b, ..)| {
-                let (a, b) = (
-                    CliValue::from_input(a.clone()),
-                    CliValue::from_input(b.clone()),
-                );
+        let (inputs, about) = match inputs {
+            Some((a, b, about)) => (Some((a, b)), Some(about)),
+            None => (None, None),
+        };
+        let (write, (c_shape, c_nnz), multiply, mine) = with_semiring!(args.semiring, |S| {
+            let root = match inputs {
+                Some((a, b)) => {
+                    let a = CliValue::from_input(a)?;
+                    let b = b.map(CliValue::from_input).transpose()?;
+                    Some((a, b))
+                }
+                None => None,
+            };
+            let root = root.as_ref().map(|(a, b)| {
+                let b = b.as_ref().unwrap_or(a);
                 let rows = (
-                    RowPartition::by_products(&a, &b, p),
-                    RowPartition::by_entries(&b, p),
+                    RowPartition::by_products(a, b, p),
+                    RowPartition::by_entries(b, p),
                 );
                 (a, b, rows)
             });
-            let a = DistCsr::scatter(ranks, root.as_ref().map(|(a, _, (rows, _))| (a, rows)))?;
-            let b = DistCsr::scatter(ranks, root.as_ref().map(|(_, b, (_, rows))| (b, rows)))?;
+            let a = DistCsr::scatter(ranks, root.as_ref().map(|(a, _, (rows, _))| (*a, rows)))?;
+            let b = DistCsr::scatter(ranks, root.as_ref().map(|(_, b, (_, rows))| (*b, rows)))?;
             drop(root);
             let (c, multiply, mine) =
                 mpi::timed(ranks, || spgemm::<S>(ranks, &a, &b, Fetch::Auto))?;
             let mine = mine.holding(a.rows().range(ranks.rank()), a.local().nnz());
             let shape = ((c.nrows(), c.ncols()), c.nnz(ranks));
-            let c = match &args.output {
-                Some(_) => c.gather(ranks)?.map(CliValue::into_output),
-                None => None,
-            };
-            (c, shape, multiply, mine)
-        });
-        let t2 = Instant::now();
-        mpi::on_root(ranks, || match (&args.output, &c) {
-            (Some(out), Some(c)) => files::write(out, c, args.semiring.output_field()),
-            _ => Ok(()),
-        })?;
-        let write = args.output.as_ref().map(|_| t2.elapsed());
-        let mut summary = inputs.map(|(a, b, source, products)| {
-            let shapes = [(a.shape(), a.nnz()), (b.shape(), b.nnz()), (c_shape, c_nnz)];
-            let times = Times {
-                load,
+            let t = Instant::now();
+            if let Some(out) = &args.output {
+                let c = c.gather(ranks)?;
+                mpi::on_root(ranks, || {
+                    let c = c.as_ref().expect("gathered on rank 0");
+                    files::write(out, c, args.semiring.output_field())
+                })?;
+            }
+            (
+                args.output.as_ref().map(|_| t.elapsed()),
+                shape,
                 multiply,
-                write,
-            };
-            summary(&source, args.semiring, Engine::Mpi, shapes, products, times)
+                mine,
+            )
         });
-        mpi::print(ranks, summary.as_mut(), mine)
+        let mut summary = about.map(|(source, products, [a, b])| {
+            let shapes = [a, b, (c_shape, c_nnz)];
+            let mut s = summary(&source, args.semiring, Engine::Mpi, shapes, products);
+            s.time("load", load).time("multiply", multiply);
+            if let Some(w) = write {
+                s.time("write", w);
+            }
+            s.gflops(2 * products, multiply);
+            s
+        });
+        mpi::print(ranks, summary.as_mut(), mine, &args.report)
     })
 }
 
-/// The times a summary shows (write: when C was written).
-struct Times {
-    load: Duration,
-    multiply: Duration,
-    write: Option<Duration>,
-}
-
-/// The summary: shapes of A, B and C (`(m, n)` and entries), the work,
-/// the times and the rate.
+/// The summary's first lines: shapes of A, B and C (`(m, n)` and entries)
+/// and the work; the caller adds the times and the rate.
 fn summary(
     source: &str,
     semiring: SemiringArg,
     engine: Engine,
     [a, b, c]: [((usize, usize), usize); 3],
     products: usize,
-    times: Times,
 ) -> Summary {
     let mut s = Summary::new("spgemm", source, semiring, engine);
     s.shape("A", a.0, a.1)
@@ -249,12 +435,21 @@ fn summary(
                 "{products} products = {} flops (multiply + add)",
                 2 * products
             ),
-        )
-        .time("load", times.load)
-        .time("multiply", times.multiply);
-    if let Some(w) = times.write {
-        s.time("write", w);
-    }
-    s.gflops(2 * products, times.multiply);
+        );
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_bytes;
+
+    #[test]
+    fn sizes_parse_with_and_without_a_suffix() {
+        assert_eq!(parse_bytes("1000"), Ok(1000));
+        assert_eq!(parse_bytes("500M"), Ok(500 << 20));
+        assert_eq!(parse_bytes("2g"), Ok(2 << 30));
+        for bad in ["", "M", "1.5G", "-1", "99999999999999999999T"] {
+            assert!(parse_bytes(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -5,7 +5,7 @@ use super::engine_arg::EngineOpts;
 use super::files::{self, InputOpts};
 use super::operands::{self, DEFAULT_SEED, Operand};
 use super::semiring_arg::{CliValue, SemiringArg, with_semiring};
-use super::summary::Summary;
+use super::summary::{ReportOpts, Summary};
 use anyhow::Context;
 use clap::Args;
 use spmx::format::Dense;
@@ -26,8 +26,8 @@ pub struct SpmmArgs {
     /// Columns of the random B.
     #[arg(long, default_value_t = 16)]
     k: usize,
-    /// Write C here, as a MatrixMarket *coordinate* m × k general file that
-    /// lists every entry (there is no array writer yet).
+    /// Write C here, as a MatrixMarket `array` m × k file (`-`: standard
+    /// output).
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// The semiring: what "add" and "multiply" mean.
@@ -37,6 +37,8 @@ pub struct SpmmArgs {
     engine: EngineOpts,
     #[command(flatten)]
     input: InputOpts,
+    #[command(flatten)]
+    report: ReportOpts,
     /// GPU kernel (--engine cuda): auto, block-rows, block-rows-fused or
     /// thread-row (B and C are row-major here; transposed is for
     /// column-major ones). Without it the automatic choice runs.
@@ -60,29 +62,27 @@ pub fn run(args: &SpmmArgs) -> anyhow::Result<()> {
         "--kernel chooses a GPU kernel: it needs --engine cuda (or auto on a GPU machine), \
          not {engine}"
     );
+    if let Some(out) = &args.output {
+        files::check_output(out)?;
+    }
+    args.report.check()?;
     let t0 = Instant::now();
     let (a, b) = load(args)?;
     let load = t0.elapsed();
     let ((m, n), nnz, k) = (a.shape(), a.nnz(), b.matrix.ncols());
 
-    let (c, multiply, kernel) = with_semiring!(args.semiring, |S| {
-        let a = CliValue::from_input(a);
+    let (write, multiply, kernel) = with_semiring!(args.semiring, |S| {
+        let a = CliValue::from_input(a)?;
         let b = operands::dense::<S>(b.matrix)?;
         let t = Instant::now();
         let (c, kernel) = multiply::<S>(&a, &b, args, engine)?;
         let multiply = t.elapsed();
-        let c = match args.output {
-            Some(_) => Some(operands::into_output(m, k, c.as_slice().to_vec())?),
-            None => None,
-        };
-        (c, multiply, kernel)
+        let t = Instant::now();
+        if let Some(out) = &args.output {
+            operands::write(out, (m, k), c.as_slice(), args.semiring)?;
+        }
+        (t.elapsed(), multiply, kernel)
     });
-
-    let t2 = Instant::now();
-    if let (Some(out), Some(c)) = (&args.output, &c) {
-        operands::write(out, c, args.semiring)?;
-    }
-    let write = t2.elapsed();
 
     let flops = 2 * nnz * k;
     let mut s = Summary::new("spmm", &args.a.display().to_string(), args.semiring, engine);
@@ -98,8 +98,7 @@ pub fn run(args: &SpmmArgs) -> anyhow::Result<()> {
     if args.output.is_some() {
         s.time("write", write);
     }
-    s.gflops(flops, multiply).print();
-    Ok(())
+    s.gflops(flops, multiply).report(&args.report)
 }
 
 /// C = A ⊗ B on `engine`, or with the GPU kernel `--kernel` names (then
@@ -153,23 +152,24 @@ fn run_mpi(args: &SpmmArgs) -> anyhow::Result<()> {
             args.output.as_deref(),
             || load(args),
         )?;
-        let mut summary = run.inputs.as_ref().map(|(a, b)| {
-            let k = b.matrix.ncols();
-            let flops = 2 * a.nnz() * k;
+        let mut summary = run.inputs.as_ref().map(|read| {
+            let k = read.operand_cols;
+            let flops = 2 * read.a_nnz * k;
             let mut s = Summary::new(
                 "spmm",
                 &args.a.display().to_string(),
                 args.semiring,
                 Engine::Mpi,
             );
-            s.shape("A", a.shape(), a.nnz())
-                .line("B", format!("{} × {k} dense ({})", a.ncols(), b.source))
-                .line("C", format!("{} × {k} dense", a.nrows()))
+            let (m, n) = read.a_shape;
+            s.shape("A", (m, n), read.a_nnz)
+                .line("B", format!("{n} × {k} dense ({})", read.operand_source))
+                .line("C", format!("{m} × {k} dense"))
                 .line("work", format!("{flops} flops (2·nnz·k)"));
             run.times(&mut s);
             s.gflops(flops, run.multiply);
             s
         });
-        mpi::print(ranks, summary.as_mut(), run.mine)
+        mpi::print(ranks, summary.as_mut(), run.mine, &args.report)
     })
 }

@@ -7,7 +7,7 @@ use super::engine_arg::EngineOpts;
 use super::files::{self, InputOpts};
 use super::operands::{self, DEFAULT_SEED, Operand};
 use super::semiring_arg::{CliValue, SemiringArg, with_semiring};
-use super::summary::Summary;
+use super::summary::{ReportOpts, Summary};
 use anyhow::Context;
 use clap::Args;
 use spmx::format::{Bsr, Csc, Ell, Hyb, Sell};
@@ -30,8 +30,8 @@ pub struct SpmvArgs {
     /// absent entries are the semiring's zero. Without it, x is random on
     /// (0, 1] from --seed.
     x: Option<PathBuf>,
-    /// Write y here, as a MatrixMarket *coordinate* m × 1 general file that
-    /// lists every entry (there is no array writer yet).
+    /// Write y here, as a MatrixMarket `array` m × 1 file (`-`: standard
+    /// output).
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// The semiring: what "add" and "multiply" mean.
@@ -45,6 +45,8 @@ pub struct SpmvArgs {
     engine: EngineOpts,
     #[command(flatten)]
     input: InputOpts,
+    #[command(flatten)]
+    report: ReportOpts,
     /// GPU kernel (--engine cuda): auto, csr-scalar, csr-vector, csr-merge,
     /// coo, ell, hyb, sell or bsr. The kernel reads its own format,
     /// converted from CSR, and replaces --format. Without it the kernel of
@@ -79,27 +81,25 @@ pub fn run(args: &SpmvArgs) -> anyhow::Result<()> {
         "--kernel chooses a GPU kernel: it needs --engine cuda (or auto on a GPU machine), \
          not {engine}"
     );
+    if let Some(out) = &args.output {
+        files::check_output(out)?;
+    }
+    args.report.check()?;
     let t0 = Instant::now();
     let (a, x) = load(args)?;
     let load = t0.elapsed();
     let ((m, n), nnz) = (a.shape(), a.nnz());
 
-    let (y, timing, value_bytes) = with_semiring!(args.semiring, |S| {
-        let a = CliValue::from_input(a);
+    let (write, timing, value_bytes) = with_semiring!(args.semiring, |S| {
+        let a = CliValue::from_input(a)?;
         let x = operands::dense::<S>(x.matrix)?;
         let (y, timing) = spmv_as::<S>(&a, x.as_slice(), args, engine)?;
-        let y = match args.output {
-            Some(_) => Some(operands::into_output(m, 1, y)?),
-            None => None,
-        };
-        (y, timing, size_of::<<S as Semiring>::Value>())
+        let t = Instant::now();
+        if let Some(out) = &args.output {
+            operands::write(out, (m, 1), &y, args.semiring)?;
+        }
+        (t.elapsed(), timing, size_of::<<S as Semiring>::Value>())
     });
-
-    let t2 = Instant::now();
-    if let (Some(out), Some(y)) = (&args.output, &y) {
-        operands::write(out, y, args.semiring)?;
-    }
-    let write = t2.elapsed();
 
     let mut s = Summary::new("spmv", &args.a.display().to_string(), args.semiring, engine);
     s.shape("A", (m, n), nnz)
@@ -125,8 +125,7 @@ pub fn run(args: &SpmvArgs) -> anyhow::Result<()> {
     let v = value_bytes;
     let bytes = (4 + v) * nnz + 8 * (m + 1) + v * (n + m);
     let how = format!("{}·nnz + 8·(m+1) + {v}·(n+m)", 4 + v);
-    s.gbytes(bytes, timing.multiply, &how).print();
-    Ok(())
+    s.gbytes(bytes, timing.multiply, &how).report(&args.report)
 }
 
 /// y = A ⊗ x with A in `--format` (converted from CSR first), or with the
@@ -238,20 +237,21 @@ fn run_mpi(args: &SpmvArgs) -> anyhow::Result<()> {
             args.output.as_deref(),
             || load(args),
         )?;
-        let mut summary = run.inputs.as_ref().map(|(a, x)| {
+        let mut summary = run.inputs.as_ref().map(|read| {
             let mut s = Summary::new(
                 "spmv",
                 &args.a.display().to_string(),
                 args.semiring,
                 Engine::Mpi,
             );
-            s.shape("A", a.shape(), a.nnz())
-                .line("x", format!("{} entries ({})", a.ncols(), x.source))
-                .line("y", format!("{} entries", a.nrows()))
+            let (m, n) = read.a_shape;
+            s.shape("A", (m, n), read.a_nnz)
+                .line("x", format!("{n} entries ({})", read.operand_source))
+                .line("y", format!("{m} entries"))
                 .line("format", "CSR row blocks");
             run.times(&mut s);
             s
         });
-        mpi::print(ranks, summary.as_mut(), run.mine)
+        mpi::print(ranks, summary.as_mut(), run.mine, &args.report)
     })
 }

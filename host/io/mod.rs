@@ -48,7 +48,9 @@ use crate::format::Coo;
 
 pub use lines::MAX_LINE_BYTES;
 pub use output::{check_output, remove_unfinished_outputs};
-pub use read::{STREAM_BYTES_PER_ENTRY, STREAM_SLACK_BYTES, read_mtx, read_mtx_from};
+pub use read::{
+    STREAM_BYTES_PER_ENTRY, STREAM_SLACK_BYTES, read_mtx, read_mtx_from, read_mtx_sized,
+};
 pub use write::{MtxWriter, write_dense_mtx, write_mtx, write_mtx_to};
 
 /// `text` with the characters that could drive a terminal escaped: C0

@@ -64,6 +64,18 @@ pub fn read_mtx_from<T: Scalar, R: Read>(
     read_source(reader, None, name, opts)
 }
 
+/// [`read_mtx_from`] for a reader of a regular file of `len` bytes (one
+/// that [`read_mtx`] would open, wrapped, say, by a progress display): its
+/// length is known, so it is not held to the stream budget.
+pub fn read_mtx_sized<T: Scalar, R: Read>(
+    reader: R,
+    len: u64,
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<MtxMatrix<T>> {
+    read_source(reader, Some(len), name, opts)
+}
+
 /// The text bytes a stream of unknown length may hold, given the bytes of
 /// its header and the entries its size line declares.
 fn stream_budget(header_bytes: u64, declared_entries: usize) -> u64 {
@@ -390,10 +402,14 @@ impl EntryReader<'_> {
         } else {
             format!("{base} {what}s run {first}..={}", dim - 1 + first)
         };
-        format!(
-            "{what} index {} out of range: {bound} (--drop-invalid skips such entries)",
-            show(text)
-        )
+        // A 0 in a 1-based file is a 0-based file far more often than a
+        // bad entry: point to the option that reads it.
+        let hint = if first == 1 && text.iter().all(|&b| b == b'0') {
+            "the file may be 0-based: --index-base 0 reads it so"
+        } else {
+            "--drop-invalid skips such entries"
+        };
+        format!("{what} index {} out of range: {bound} ({hint})", show(text))
     }
 
     fn too_many(&self) -> String {
