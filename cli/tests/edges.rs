@@ -154,6 +154,47 @@ fn copies_of_a_huge_shape_are_answers_or_errors_never_aborts() {
     }
 }
 
+/// Size lines whose row or column pointers alone are gigabytes, run under
+/// a 4 GB address-space limit so that the result does not depend on the
+/// machine: no command aborts; those that need the pointers (`info` sizes
+/// CSC, so all three) fail with the file, what is too large and the bytes,
+/// and `info` prints nothing of its report.
+#[cfg(unix)]
+#[test]
+fn huge_dimensions_is_error_not_abort() {
+    let dir = tempdir();
+    for (name, size) in [
+        ("rows.mtx", "4294967295 1 1"),
+        ("cols.mtx", "1 4294967295 1"),
+        ("square.mtx", "1000000000 1000000000 1"),
+    ] {
+        let file = file(dir.path(), name, &format!("{HEADER}{size}\n1 1 1\n"));
+        let out = dir.path().join("out.mtx");
+        let must_fail: [&[&str]; 3] = [
+            &["info", s(&file)],
+            &["convert", s(&file), s(&out), "--format", "csc"],
+            &["spmv", s(&file), "--engine", "cpu", "--format", "csc"],
+        ];
+        for args in must_fail {
+            let r = run(limited(4_000_000), dir.path(), args).failure();
+            assert!(r.stderr.contains(name), "{}: {}", r.args, r.stderr);
+            assert!(r.stderr.contains("too large: "), "{}: {}", r.args, r.stderr);
+            assert!(r.stderr.contains(" bytes"), "{}: {}", r.args, r.stderr);
+            assert_eq!(r.stdout, "", "{}", r.args);
+        }
+        // These may fail for other reasons (shapes), but never abort.
+        let never_abort: [&[&str]; 4] = [
+            &["convert", s(&file), s(&out), "--format", "sell"],
+            &["convert", s(&file), s(&out), "--format", "hyb"],
+            &["spgemm", s(&file), "--engine", "cpu"],
+            &["apsp", s(&file), "--engine", "cpu"],
+        ];
+        for args in never_abort {
+            run(limited(4_000_000), dir.path(), args);
+        }
+    }
+}
+
 /// Issue item 4: `--threads` past 8 a core is refused at once, naming the
 /// most; 0 too.
 #[test]
