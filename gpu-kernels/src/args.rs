@@ -20,6 +20,7 @@
 //! |----------------------|------------------------------------------|-------|
 //! | [`SpmvCsrArgs`]      | `spmv_csr_scalar`, `spmv_csr_vector`     | 56    |
 //! | [`SpmvCsrMergeArgs`] | `spmv_csr_merge`, `spmv_csr_merge_fixup` | 80    |
+//! | [`SpmvCsrAdaptiveArgs`] | `spmv_csr_adaptive`                   | 72    |
 //! | [`SpmvCooArgs`]      | `spmv_coo_atomic`                        | 48    |
 //! | [`SpmvEllArgs`]      | `spmv_ell`                               | 40    |
 //! | [`SpmvEllNearArgs`]  | `spmv_ell_near`                          | 40    |
@@ -29,7 +30,7 @@
 //! | [`SpmmCsrThreadArgs`] | `spmm_csr_thread`                       | 64    |
 //! | [`SpmmBlockArgs`]    | `spmm_csr_block`, `spmm_csr_block_vec` (and `_fused`) | 88 |
 //! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_warp`, `spgemm_short`, `spgemm_hash`, `spgemm_block`, `spgemm_dense` | 160 |
-//! | [`SpgemmReplayArgs`] | `spgemm_replay_4`, `_8` (and `_staged`)  | 104   |
+//! | [`SpgemmReplayArgs`] | `spgemm_replay_4`, `_8` (and `_staged`), `spgemm_replay_long_4`, `_8` | 104 |
 //! | [`SpgemmGiantArgs`]  | `spgemm_giant_columns`, `spgemm_giant_rows` | 128 |
 //! | [`SpgemmClassifyArgs`] | `spgemm_long_rows`, `spgemm_long_products`, `spgemm_classify`, `spgemm_bin` (utility) | 168 |
 //! | [`SpgemmTransposeArgs`] | `spgemm_transpose_count`, `_scatter`, `_sort` (utility) | 56 |
@@ -747,7 +748,7 @@ pub const REPLAY_WIDE_LANE: u64 = 8;
 /// The mean list length below which a plan replays 4 products a lane:
 /// lists of one or two products then fill twice the warps, in fewer
 /// registers; longer lists at 8 a lane pad less and pass fewer sums from
-/// lane to lane.
+/// lane to lane. Tried 2: slower on tune (R-MAT 0.86–0.93×).
 pub const REPLAY_NARROW_BELOW: u64 = 3;
 
 /// Tiles past its own through which a tile's last list may run before

@@ -732,13 +732,16 @@ unsafe fn entry_of(incl: u32, p: u32) -> u32 {
 
 /// Steps of a walk by entry whose loads `spgemm_hash` issues together:
 /// one, since its rows of B are short (a band's take two steps an entry)
-/// and batching their steps costs more than the latency it would hide.
+/// and batching their steps costs more than the latency it would hide
+/// (four cost bands 12–19%; `spgemm_dense` keeps them).
 const HASH_WALK_IN_FLIGHT: usize = 1;
 
 /// Steps of a walk by entry whose loads `spgemm_dense` issues together: a
 /// long row's warp walks thousands of steps, each waiting on its loads of
 /// B when taken alone; four in flight hide most of that for 8 registers
-/// (16 in `f64`), within the 64 that keep four blocks an SM.
+/// (16 in `f64`), within the 64 that keep four blocks an SM. Tried
+/// `prefetch.global.L1` before the walk: 0.94×, as the kernel's shared
+/// memory leaves little L1 for the lines.
 const DENSE_WALK_IN_FLIGHT: usize = 4;
 
 /// Products a row of B must hold on average (within the walk's columns)
@@ -806,6 +809,10 @@ where
 /// Rows that fit a warp's table of `table_slots` ([`crate::args::spgemm_hash_fits`]),
 /// a warp each (symbolic or numeric, [`SpgemmRowsArgs`]): see the module
 /// documentation.
+///
+/// Tried a branch here for short rows of wide span: registers 40 → 53
+/// (hence `spgemm_short`); and the wide table for every hashed row of up
+/// to 1024 products: it lost to `spgemm_block`'s sort (0.69–0.82×).
 ///
 /// Launch: 1D, block size a multiple of 32, any grid, dynamic shared memory
 /// `warps a block · spgemm_hash_table_bytes(table_slots, size)`.
@@ -1677,7 +1684,8 @@ where
 
 /// Rows of up to [`SPGEMM_WARP_MAX`] products, a warp each, sorted in the
 /// warp's registers ([`register_row`]; symbolic or numeric,
-/// [`SpgemmRowsArgs`]).
+/// [`SpgemmRowsArgs`]). Tried staging this class through the symbolic
+/// phase: slower than counting its columns by `match.any`.
 ///
 /// Launch: 1D, block size a multiple of 32, any grid; no shared memory.
 ///
@@ -1745,6 +1753,9 @@ where
 
 /// Rows of up to [`SPGEMM_BLOCK_MAX`] products, a block each, sorted in
 /// the block's shared memory (symbolic or numeric, [`SpgemmRowsArgs`]).
+/// Tried a bitonic sort with the keys in registers: less L1, yet slower,
+/// as 40 registers against 29 hold 6 blocks an SM instead of 8, and the
+/// kernel waits on barriers and latency.
 ///
 /// Launch: 1D, block size a multiple of 32, any grid, dynamic shared
 /// memory `spgemm_sort_shared_bytes(SPGEMM_BLOCK_MAX, size)`.
@@ -1777,7 +1788,8 @@ pub unsafe fn spgemm_block<S: Semiring>(a: SpgemmRowsArgs<S::Value>) {
 /// must start zeroed and are left so, and a value per column). Phase
 /// [`SPGEMM_STAGE`] is the numeric one into the staging area, writing the
 /// rows' lengths too; [`SPGEMM_UNSTAGE`] copies the rows to C, a block a
-/// row.
+/// row. Tried summing long rows by columns of C through Bᵀ: 0.27–0.51×,
+/// as a thread walking down a column waits on each load.
 ///
 /// Launch: 1D, block size a multiple of 32 (at most 1024), a grid of at
 /// most as many blocks as scratch slots (any grid when every span fits
@@ -1876,7 +1888,9 @@ where
             // else by rank (the bitmap read before they are summed).
             let direct = numeric && (!in_shared || 32 * n_words <= a.shared_values);
             // This warp's columns: whole words, the span split in `warps`;
-            // no other warp touches them.
+            // no other warp touches them. Tried 2–4 parts a warp: R-MAT and
+            // MIT8 lost 19–42%, every part walking A's row again; parts
+            // balanced by sampled products gained nothing for 8 registers.
             let per = n_words.div_ceil(warps);
             let mine = (
                 (w0 + (wid * per).min(n_words)) * 32,
@@ -2157,6 +2171,12 @@ impl<T: Copy> ReplayLists<T> {
 
     /// The products of a lane's words `ws` at A positions `at`, or the
     /// semiring's zero for each where `skip`: their loads issue together.
+    ///
+    /// Tried tiles sorted by B's position: half the data sectors read, yet
+    /// 0.87×, as the replay is not bound by sectors and the added stores,
+    /// warp barrier and loads back lengthen each tile's chain of waits.
+    /// Tried `ld.global.cs` here: it evicts first what other lanes read
+    /// again (banded 0.45×); streaming loads only for data read once.
     ///
     /// # Safety
     /// `ws` and `at` the lists', as [`Self::lane`] gives them.

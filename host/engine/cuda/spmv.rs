@@ -308,6 +308,8 @@ impl<T: Scalar> SpmvPlan<T> {
             SpmvKernel::CsrAdaptive => Self::adaptive(gpu, a, DevCsr::upload(gpu, a)?),
             SpmvKernel::Coo => Self::from_coo::<S>(gpu, &a.to_coo()),
             SpmvKernel::Ell => {
+                // Tried ELL built on the host, its padding uploaded: the cold
+                // call took 2–3× as long, 10–20 ms of it a serial `Csr::bandwidth`.
                 let csr = DevCsr::upload(gpu, a)?;
                 match DevEll::from_dev_csr(gpu, &csr, stats.max, a.bandwidth()) {
                     Ok(ell) => Self::with(SpmvKernel::Ell, 1, a.ncols(), DevMatrix::Ell(ell)),
