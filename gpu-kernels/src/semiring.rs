@@ -5,18 +5,38 @@
 //! `one` is the identity of `mul`. An optional `terminal` value lets a kernel
 //! stop accumulating early (once an or-and sum is `true` it stays `true`).
 //!
-//! | type              | add | mul | zero  | one   | use                        |
-//! |-------------------|-----|-----|-------|-------|----------------------------|
-//! | `PlusTimes<T>`    | +   | ×   | 0     | 1     | linear algebra             |
-//! | `MinPlus<T>`      | min | +   | +∞    | 0     | shortest paths             |
-//! | `MaxPlus<T>`      | max | +   | −∞    | 0     | longest / critical paths   |
-//! | `OrAnd`           | ∨   | ∧   | false | true  | reachability               |
-//! | `MaxTimes<T>`     | max | ×   | 0     | 1     | most reliable path (values ≥ 0) |
-//! | `MinMax<T>`       | min | max | +∞    | −∞    | minimax (bottleneck) paths |
-//! | `MaxMin<T>`       | max | min | −∞    | +∞    | widest (maximum-capacity) paths |
+//! | type              | add | mul | zero  | one   | domain   | use                        |
+//! |-------------------|-----|-----|-------|-------|----------|----------------------------|
+//! | `PlusTimes<T>`    | +   | ×   | 0     | 1     | all      | linear algebra             |
+//! | `MinPlus<T>`      | min | +   | +∞    | 0     | all      | shortest paths             |
+//! | `MaxPlus<T>`      | max | +   | −∞    | 0     | all      | longest / critical paths   |
+//! | `OrAnd`           | ∨   | ∧   | false | true  | all      | reachability               |
+//! | `MaxTimes<T>`     | max | ×   | 0     | 1     | ≥ 0      | most reliable path         |
+//! | `MinMax<T>`       | min | max | +∞    | −∞    | all      | minimax (bottleneck) paths |
+//! | `MaxMin<T>`       | max | min | −∞    | +∞    | all      | widest (maximum-capacity) paths |
 //!
-//! `T` is `f32` or `f64` (see [`Float`]). `MaxTimes` is a semiring on
-//! non-negative values only: with a negative entry, 0 no longer annihilates.
+//! `T` is `f32` or `f64` (see [`Float`]).
+//!
+//! **Domains.** A semiring's laws hold on the values of its
+//! [`DOMAIN`](Semiring::DOMAIN), and the operations of `spmx::ops` refuse an
+//! input value outside it with an error naming the operand, the place and
+//! the value. Every semiring but max-times is defined on every value of its
+//! type; max-times only on values ≥ 0 ([`Semiring::NON_NEGATIVE`]): its
+//! zero, 0, is the identity of max only there (with a negative entry,
+//! `max(0, −2) = 0` and an SpMV starting from 0 would differ from an SpGEMM
+//! that forms an entry from its products only). `−0` counts as 0 there, and
+//! max-times' products are never `−0` (see [`MaxTimes`]), so SpMV, SpMM and
+//! SpGEMM give the same bits.
+//!
+//! **NaN.** `min` and `max` propagate NaN (IEEE 754-2019 `minimum` and
+//! `maximum`, see [`Float::min`]), as `+` and `×` do, so every semiring's
+//! zero is a true identity of its `add`, and a NaN product (∞ − ∞ under
+//! min-plus) makes its entry NaN on every operation and engine, in any
+//! reduction order. Which NaN is not specified: its sign and payload may
+//! differ between operations and engines (the CPU and the GPU make
+//! different default NaNs); compare NaN as NaN. Because NaN moves every
+//! value, no floating-point semiring has a terminal value (a min-plus sum
+//! at −∞ still becomes NaN on a NaN product).
 //!
 //! [`for_each_semiring!`](crate::for_each_semiring) is the one list of them:
 //! the GPU entry points, the device atomics, the tests, the command line's
@@ -40,9 +60,29 @@ pub trait Semiring: Copy + Send + Sync + Default + Debug + 'static {
     /// False for floating-point `+`.
     const ORDER_INDEPENDENT: bool;
 
-    /// True when the laws hold only on values ≥ 0 (max-times: with a
-    /// negative entry, 0 no longer annihilates); inputs must keep to them.
+    /// True when the laws hold only on values ≥ 0, the semiring's zero
+    /// (max-times: 0 is the identity of max only there). This is the one
+    /// definition of the domain: [`DOMAIN`](Self::DOMAIN) and
+    /// [`in_domain`](Self::in_domain) follow from it, and a semiring sets
+    /// this, not those.
     const NON_NEGATIVE: bool = false;
+
+    /// The values the semiring is defined on, in words, as the docs and the
+    /// error refusing an input value outside them say it.
+    const DOMAIN: &'static str = if Self::NON_NEGATIVE {
+        "values ≥ 0 (where its zero, 0, is the identity of its add)"
+    } else {
+        "every value"
+    };
+
+    /// Whether `v` lies in the semiring's [`DOMAIN`](Self::DOMAIN): always,
+    /// or for a [`NON_NEGATIVE`](Self::NON_NEGATIVE) semiring when `v` is
+    /// not below zero (so `−0` is in, and NaN, which propagates as in
+    /// every semiring).
+    #[inline(always)]
+    fn in_domain(v: Self::Value) -> bool {
+        !(Self::NON_NEGATIVE && v < Self::zero())
+    }
 
     /// Identity of `add`, annihilator of `mul`: the value of an absent entry.
     fn zero() -> Self::Value;
@@ -53,7 +93,9 @@ pub trait Semiring: Copy + Send + Sync + Default + Debug + 'static {
     /// The semiring's multiplication.
     fn mul(a: Self::Value, b: Self::Value) -> Self::Value;
     /// A value that `add` can never move away from, if the semiring has one;
-    /// an accumulator that reaches it may stop early.
+    /// an accumulator that reaches it may stop early. Or-and has `true`;
+    /// the floating-point semirings have none, since a NaN moves every
+    /// value (a min-plus sum at −∞ becomes NaN on a NaN product).
     #[inline(always)]
     fn is_terminal(_v: Self::Value) -> bool {
         false
@@ -79,12 +121,20 @@ pub trait Float:
     const NEG_INFINITY: Self;
     /// Type name used in GPU entry points (`f32`, `f64`).
     const NAME: &'static str;
-    /// IEEE minNum (the smaller value, ignoring a NaN operand), with
-    /// `-0 < +0`: so that `min` is commutative and associative bit for bit,
-    /// and a row reduced in any order (a warp's tree, a thread's loop) gives
-    /// the same bits. Plain minNum may return either zero for `±0`.
+    /// IEEE 754-2019 `minimum`: the smaller value, NaN if either operand
+    /// is NaN, and `-0 < +0`. So `min` is commutative and associative bit
+    /// for bit, and a row reduced in any order (a warp's tree, a thread's
+    /// loop) gives the same bits; and NaN is never dropped, so the
+    /// semirings' zeros (±∞) are true identities. The NaN returned is
+    /// `-NAN` whatever the operands' payloads: the one that the device's
+    /// atomic minimum, which orders floats by their bits as integers,
+    /// keeps against every value (`device::atomic`), so that a sum a
+    /// kernel stored and the atomics then add to stays NaN. Rust's
+    /// `f32::min` is minNum (it ignores a NaN operand, and may return
+    /// either zero for `±0`), as are PTX's `min.f32` and `min.f64`.
     fn min(self, other: Self) -> Self;
-    /// IEEE maxNum with `-0 < +0` (see [`Float::min`]).
+    /// IEEE 754-2019 `maximum` (see [`Float::min`]); its NaN is `+NAN`,
+    /// the one the device's atomic maximum keeps.
     fn max(self, other: Self) -> Self;
 }
 
@@ -96,11 +146,14 @@ macro_rules! impl_float {
             const INFINITY: Self = $t::INFINITY;
             const NEG_INFINITY: Self = $t::NEG_INFINITY;
             const NAME: &'static str = stringify!($t);
+            // minNum (one PTX `min`), after two tests: a NaN operand gives
+            // NaN (on PTX one `setp.nan`), and equal values, which differ
+            // only in the sign of zero, give -0 if either has the sign bit.
             #[inline(always)]
             fn min(self, other: Self) -> Self {
-                // Equal values differ only in the sign of zero: a set sign
-                // bit in either gives -0.
-                if self == other {
+                if self.is_nan() || other.is_nan() {
+                    -$t::NAN
+                } else if self == other {
                     $t::from_bits(self.to_bits() | other.to_bits())
                 } else {
                     $t::min(self, other)
@@ -108,7 +161,9 @@ macro_rules! impl_float {
             }
             #[inline(always)]
             fn max(self, other: Self) -> Self {
-                if self == other {
+                if self.is_nan() || other.is_nan() {
+                    $t::NAN
+                } else if self == other {
                     $t::from_bits(self.to_bits() & other.to_bits())
                 } else {
                     $t::max(self, other)
@@ -145,7 +200,11 @@ pub struct MaxPlus<T>(core::marker::PhantomData<T>);
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub struct OrAnd;
 
-/// Most-reliable-path (Viterbi) semiring: `max` and `×`, on values ≥ 0.
+/// Most-reliable-path (Viterbi) semiring: `max` and `×`, on values ≥ 0
+/// ([`Semiring::NON_NEGATIVE`]; `−0` counts as 0). A product is never `−0`
+/// (`−0 × 1` gives `+0`): every result is then `+0` or above, and an entry
+/// formed from its products alone (SpGEMM) has the bits of one reduced
+/// from zero (SpMV, SpMM), `max(+0, p) = p`.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub struct MaxTimes<T>(core::marker::PhantomData<T>);
 
@@ -201,10 +260,6 @@ impl<T: Float> Semiring for MinPlus<T> {
     fn mul(a: T, b: T) -> T {
         a + b
     }
-    #[inline(always)]
-    fn is_terminal(v: T) -> bool {
-        v == T::NEG_INFINITY
-    }
 }
 
 impl<T: Float> Semiring for MaxPlus<T> {
@@ -226,10 +281,6 @@ impl<T: Float> Semiring for MaxPlus<T> {
     #[inline(always)]
     fn mul(a: T, b: T) -> T {
         a + b
-    }
-    #[inline(always)]
-    fn is_terminal(v: T) -> bool {
-        v == T::INFINITY
     }
 }
 
@@ -278,11 +329,9 @@ impl<T: Float> Semiring for MaxTimes<T> {
     }
     #[inline(always)]
     fn mul(a: T, b: T) -> T {
-        a * b
-    }
-    #[inline(always)]
-    fn is_terminal(v: T) -> bool {
-        v == T::INFINITY
+        // `+ 0` turns a -0 product (from a -0 operand) into +0 and leaves
+        // every other value as it is.
+        a * b + T::ZERO
     }
 }
 
@@ -306,10 +355,6 @@ impl<T: Float> Semiring for MinMax<T> {
     fn mul(a: T, b: T) -> T {
         a.max(b)
     }
-    #[inline(always)]
-    fn is_terminal(v: T) -> bool {
-        v == T::NEG_INFINITY
-    }
 }
 
 impl<T: Float> Semiring for MaxMin<T> {
@@ -331,10 +376,6 @@ impl<T: Float> Semiring for MaxMin<T> {
     #[inline(always)]
     fn mul(a: T, b: T) -> T {
         a.min(b)
-    }
-    #[inline(always)]
-    fn is_terminal(v: T) -> bool {
-        v == T::INFINITY
     }
 }
 
@@ -458,18 +499,118 @@ mod tests {
         }
         assert_eq!(Float::max(-0.0f32, 0.0).to_bits(), 0.0f32.to_bits());
         assert_eq!(Float::min(0.0f32, -0.0).to_bits(), (-0.0f32).to_bits());
-        assert_eq!(Float::max(f64::NAN, 1.0), 1.0);
-        assert_eq!(Float::min(2.0f32, f32::NAN), 2.0);
     }
 
+    /// A NaN operand gives NaN (IEEE 754-2019 `minimum` and `maximum`),
+    /// whichever side it is on and whatever the other is, ±∞ included;
+    /// always the same NaN.
+    #[test]
+    fn min_and_max_propagate_nan() {
+        let others = [1.0, -0.0, 0.0, f64::INFINITY, f64::NEG_INFINITY, -f64::NAN];
+        for (nan, other) in others.iter().flat_map(|&o| [(f64::NAN, o), (-f64::NAN, o)]) {
+            for v in [
+                Float::min(nan, other),
+                Float::min(other, nan),
+                Float::max(nan, other),
+                Float::max(other, nan),
+            ] {
+                assert!(v.is_nan(), "{nan:?} against {other:?} gave {v:?}");
+            }
+        }
+        // The NaN the device's integer-ordered atomics keep: −NaN for min,
+        // +NaN for max.
+        assert_eq!(
+            Float::min(2.0f32, f32::NAN).to_bits(),
+            (-f32::NAN).to_bits()
+        );
+        assert_eq!(Float::min(-f64::NAN, 1.0).to_bits(), (-f64::NAN).to_bits());
+        assert_eq!(
+            Float::max(-f32::NAN, f32::NEG_INFINITY).to_bits(),
+            f32::NAN.to_bits()
+        );
+        assert_eq!(Float::min(2.0f32, 3.0), 2.0);
+        assert_eq!(Float::max(2.0f64, f64::NEG_INFINITY), 2.0);
+    }
+
+    /// Min and max give the same bits in every order of a reduction over
+    /// values with NaN, ±0 and ±∞: every permutation of a few, folded
+    /// left to right and as a tree.
+    #[test]
+    fn min_and_max_reduce_alike_in_every_order() {
+        fn permutations(v: &[f64]) -> std::vec::Vec<std::vec::Vec<f64>> {
+            if v.len() <= 1 {
+                return std::vec![v.to_vec()];
+            }
+            let mut all = std::vec::Vec::new();
+            for i in 0..v.len() {
+                let mut rest = v.to_vec();
+                let first = rest.remove(i);
+                for mut p in permutations(&rest) {
+                    p.insert(0, first);
+                    all.push(p);
+                }
+            }
+            all
+        }
+        fn tree(v: &[f64], op: fn(f64, f64) -> f64) -> f64 {
+            match v {
+                [x] => *x,
+                _ => op(tree(&v[..v.len() / 2], op), tree(&v[v.len() / 2..], op)),
+            }
+        }
+        let sets: [&[f64]; 3] = [
+            &[0.0, -0.0, 3.0, -1.0, f64::INFINITY],
+            &[f64::NEG_INFINITY, 2.0, f64::NAN, -0.0, 0.0],
+            &[-f64::NAN, 1.0, f64::INFINITY, f64::NAN],
+        ];
+        for ops in [<f64 as Float>::min, <f64 as Float>::max] {
+            for set in sets {
+                let want = set.iter().copied().reduce(ops).unwrap().to_bits();
+                for p in permutations(set) {
+                    let folded = p.iter().copied().reduce(ops).unwrap();
+                    assert_eq!(folded.to_bits(), want, "{p:?} folded");
+                    assert_eq!(tree(&p, ops).to_bits(), want, "{p:?} as a tree");
+                }
+            }
+        }
+    }
+
+    /// Max-times is defined on values ≥ 0 (−0 and NaN in); the others on
+    /// every value.
+    #[test]
+    fn domains_follow_non_negative() {
+        assert!(!MaxTimes::<f64>::in_domain(-2.0));
+        assert!(!MaxTimes::<f32>::in_domain(f32::NEG_INFINITY));
+        for v in [0.0, -0.0, 3.0, f64::INFINITY, f64::NAN] {
+            assert!(MaxTimes::<f64>::in_domain(v), "{v:?}");
+        }
+        assert!(MaxTimes::<f64>::DOMAIN.starts_with("values ≥ 0"));
+        assert!(MinPlus::<f64>::in_domain(-2.0) && MaxPlus::<f32>::in_domain(-2.0));
+        assert_eq!(PlusTimes::<f64>::DOMAIN, "every value");
+    }
+
+    /// A max-times product is never −0, so an entry formed from its
+    /// products alone has the bits of one reduced from zero (+0).
+    #[test]
+    fn max_times_products_are_never_negative_zero() {
+        type S = MaxTimes<f64>;
+        for (a, b) in [(-0.0, 1.0), (1.0, -0.0), (-0.0, -0.0), (0.0, -0.0)] {
+            let p = S::mul(a, b);
+            assert_eq!(p.to_bits(), 0.0f64.to_bits(), "{a:?} × {b:?}");
+            assert_eq!(S::add(S::zero(), p).to_bits(), p.to_bits());
+        }
+        assert_eq!(S::mul(0.5, 4.0), 2.0);
+        assert!(S::mul(f64::NAN, 0.0).is_nan());
+    }
+
+    /// Or-and's `true` absorbs its add; a floating-point min or max sum at
+    /// ±∞ is no terminal, since a NaN still moves it.
     #[test]
     fn terminal_values_absorb_add() {
         assert!(OrAnd::is_terminal(OrAnd::add(true, false)));
         let t = f64::NEG_INFINITY;
-        assert!(MinPlus::<f64>::is_terminal(MinPlus::<f64>::add(t, 3.0)));
-        assert!(!MinPlus::<f64>::is_terminal(3.0));
-        let wide = f32::INFINITY;
-        assert!(MaxMin::<f32>::is_terminal(MaxMin::<f32>::add(2.0, wide)));
-        assert!(!MaxMin::<f32>::is_terminal(2.0));
+        assert!(!MinPlus::<f64>::is_terminal(t));
+        assert!(MinPlus::<f64>::add(t, f64::NAN).is_nan());
+        assert!(!MaxMin::<f32>::is_terminal(f32::INFINITY));
     }
 }

@@ -10,11 +10,16 @@
 //!   all of B at once ([`Fetch::Replicate`]); one rank multiplies its own
 //!   A and B as they are. C stays split like A, so a
 //!   chain of products (APSP's squarings) never gathers between steps.
+//!
+//! As `ops` does for whole matrices, each refuses an input value outside
+//! the semiring's domain (max-times: values ≥ 0), naming its global place,
+//! on every rank alike.
 
 use super::{DistCsr, DistDense, Halo, Ranks, RowPartition};
 use crate::engine;
 use crate::error::Result;
 use crate::format::{Csr, Dense};
+use crate::ops::domain;
 use crate::scalar::Scalar;
 use gpu_kernels::Semiring;
 
@@ -84,8 +89,13 @@ impl<T: Scalar> HaloCsr<T> {
     ) -> Result<DistDense<T>> {
         assert_eq!(x.local().ncols(), 1, "x must be one column");
         self.check_operand(x);
+        let first = self.operand.range(ranks.rank()).start;
+        let in_domain = self
+            .check_block::<S>(ranks)
+            .and_then(|()| domain::check_vector::<S>("x", x.local().as_slice(), first));
         let xs = self.halo.dense_rows(ranks, x.local().as_slice(), 1)?;
-        let y = ranks.agree(engine::spmv::<S>(&self.block, &xs, ranks.inner()))?;
+        let y = in_domain.and_then(|()| engine::spmv::<S>(&self.block, &xs, ranks.inner()));
+        let y = ranks.agree(y)?;
         let y = Dense::try_new(y.len(), 1, y)?;
         Ok(DistDense::from_local(self.rows.clone(), y))
     }
@@ -100,10 +110,23 @@ impl<T: Scalar> HaloCsr<T> {
     ) -> Result<DistDense<T>> {
         self.check_operand(b);
         let k = b.local().ncols();
+        let first = self.operand.range(ranks.rank()).start;
+        let in_domain = self
+            .check_block::<S>(ranks)
+            .and_then(|()| domain::check_dense::<S>("B", b.local().as_slice(), k, first));
         let rows = self.halo.dense_rows(ranks, b.local().as_slice(), k)?;
         let bs = Dense::try_new(self.halo.needed().len(), k, rows)?;
-        let c = ranks.agree(engine::spmm::<S>(&self.block, &bs, ranks.inner()))?;
+        let c = in_domain.and_then(|()| engine::spmm::<S>(&self.block, &bs, ranks.inner()));
+        let c = ranks.agree(c)?;
         Ok(DistDense::from_local(self.rows.clone(), c))
+    }
+
+    /// Ok when this rank's block of A holds only values in `S`'s domain
+    /// (named by their global rows and columns).
+    fn check_block<S: Semiring<Value = T>>(&self, ranks: &Ranks) -> Result<()> {
+        let first_row = self.rows.range(ranks.rank()).start;
+        let needed = self.halo.needed();
+        domain::check_csr_block::<S>("A", &self.block, first_row, |j| needed[j as usize] as usize)
     }
 
     #[track_caller]
@@ -135,6 +158,14 @@ where
         a.ncols(),
         b.nrows()
     );
+    if S::NON_NEGATIVE {
+        let first_row = |m: &DistCsr<S::Value>| m.rows().range(ranks.rank()).start;
+        let column = |j: u32| j as usize;
+        ranks.agree(
+            domain::check_csr_block::<S>("A", a.local(), first_row(a), column)
+                .and_then(|()| domain::check_csr_block::<S>("B", b.local(), first_row(b), column)),
+        )?;
+    }
     let replicate = match fetch {
         Fetch::Auto => {
             let bytes = b.nnz(ranks) * (4 + size_of::<S::Value>()) + 8 * (b.nrows() + 1);
