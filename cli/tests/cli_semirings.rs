@@ -2,7 +2,8 @@
 //! false and writes 0/1 values, a false entry of an SpGEMM result kept as
 //! SpGEMM keeps its structural pattern, on every engine here (`auto`: cuda
 //! where there is a GPU); max-min is offered under its `NAME` and agrees
-//! with the library.
+//! with the library; max-times refuses a negative value, naming it; `spmx
+//! apsp` takes the lightest of parallel edges, with a warning.
 
 #[path = "../../tests/common/mod.rs"]
 mod common;
@@ -27,27 +28,39 @@ fn file(dir: &Path, name: &str, text: &str) -> String {
     path.to_str().unwrap().to_string()
 }
 
-/// Runs `spmx args…`, which must succeed.
-fn spmx(args: &[&str]) {
+/// Runs `spmx args…`, which must succeed; its standard error.
+fn spmx(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_spmx"))
         .args(args)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "spmx {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "spmx {args:?}: {stderr}");
+    stderr
 }
 
-/// A result file's entries as (row, column, value), 0-based, in file order.
+/// Runs `spmx args…`, which must fail; its standard error.
+fn spmx_fails(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_spmx"))
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "spmx {args:?} succeeded: {stderr}");
+    stderr
+}
+
+/// A result file's entries as (row, column, value), 0-based, row by row
+/// (a dense result is an `array` file, written column by column).
 fn entries(path: &str) -> Vec<(u32, u32, f64)> {
     let coo = read_mtx::<f64>(Path::new(path), &ReadOptions::default())
         .unwrap()
         .coo;
-    (0..coo.nnz())
+    let mut entries: Vec<_> = (0..coo.nnz())
         .map(|e| (coo.rows()[e], coo.cols()[e], coo.values()[e]))
-        .collect()
+        .collect();
+    entries.sort_by_key(|&(i, j, _)| (i, j));
+    entries
 }
 
 /// A dense array file of `rows` rows, column by column.
@@ -175,5 +188,90 @@ fn max_min_on_the_command_line() {
         assert_eq!(entries(&out), want_y, "spmv on {engine}");
         run("spmm", &[&a_path, &b_path], &out, "max-min", engine);
         assert_eq!(entries(&out), want_mm, "spmm on {engine}");
+    }
+}
+
+/// `--semiring max-times` with a negative value in A, B or x: an error
+/// naming the operand, the place and the value, from every operation on
+/// every engine (max-times is defined on values ≥ 0).
+#[test]
+fn max_times_negative_is_refused_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = file(
+        dir.path(),
+        "a.mtx",
+        "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 2\n1 2 -3\n2 2 1\n",
+    );
+    let good = file(
+        dir.path(),
+        "good.mtx",
+        "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 2\n2 2 1\n",
+    );
+    let x = file(
+        dir.path(),
+        "x.mtx",
+        "%%MatrixMarket matrix array real general\n2 1\n1\n-0.5\n",
+    );
+    let out = file(dir.path(), "out.mtx", "");
+    let refused = |args: &[&str], engine: &str, named: &str| {
+        let mut args = args.to_vec();
+        args.extend(["-o", &out, "--semiring", "max-times", "--engine", engine]);
+        let stderr = spmx_fails(&args);
+        assert!(
+            stderr.contains(named) && stderr.contains("max-times is only defined on values ≥ 0"),
+            "{args:?}: {stderr}"
+        );
+    };
+    let in_a = "A holds -3.0 at row 0, column 1 (counted from 0)";
+    for engine in ENGINES {
+        refused(&["spgemm", &a, &good], engine, in_a);
+        refused(
+            &["spgemm", &good, &a],
+            engine,
+            "B holds -3.0 at row 0, column 1",
+        );
+        refused(&["spmv", &a, &x], engine, "holds -");
+        refused(&["spmv", &good, &x], engine, "x holds -0.5 at element 1");
+        refused(&["spmm", &a, &x], engine, in_a);
+        refused(
+            &["spmm", &good, &x],
+            engine,
+            "B holds -0.5 at row 1, column 0",
+        );
+    }
+    for format in ["coo", "ell", "bsr"] {
+        refused(&["spmv", &a, "--format", format], "cpu", in_a);
+    }
+}
+
+/// `spmx apsp` takes the lightest of parallel edges (1 → 2 by 5 or 2, and
+/// 2 → 3 by 4 or 1), where COO → CSR would sum them, and warns how many
+/// it combined.
+#[test]
+fn apsp_parallel_edges_take_the_lightest_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = file(
+        dir.path(),
+        "g.mtx",
+        "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 2 5\n2 3 4\n1 2 2\n2 3 1\n",
+    );
+    let d = file(dir.path(), "d.mtx", "");
+    for engine in ENGINES {
+        let stderr = spmx(&["apsp", &g, "-o", &d, "--engine", engine]);
+        assert!(
+            stderr.contains(
+                "g.mtx: combined 2 parallel edges (the same source and target) into the lightest"
+            ),
+            "{engine}: {stderr}"
+        );
+        let want = [
+            (0, 0, 0.0),
+            (0, 1, 2.0),
+            (0, 2, 3.0),
+            (1, 1, 0.0),
+            (1, 2, 1.0),
+            (2, 2, 0.0),
+        ];
+        assert_eq!(entries(&d), want, "{engine}");
     }
 }

@@ -4,34 +4,44 @@
 //! over min-plus. After k squarings Dₖ holds the shortest paths of at most
 //! 2ᵏ edges, so the closure is reached after ⌈log₂(n − 1)⌉ squarings, and
 //! the loop stops as soon as a squaring changes nothing (bit for bit, on
-//! every engine).
+//! every engine). [`apsp_with_progress`] reports each squaring.
 //!
-//! Stored entries of G are edges, explicit zeros included (weight 0). An
-//! edge of weight +∞ is no edge (+∞ is min-plus's zero: no shortest path
-//! uses one) and is left out, so it never meets a −∞ edge as ∞ − ∞. A NaN
-//! weight is an error naming the edge.
+//! Stored entries of G are edges, explicit zeros included (weight 0; a
+//! weight of −0 is read as 0, so a cycle of zero weights written `-0` is
+//! no negative cycle). An edge of weight +∞ is no edge (+∞ is min-plus's
+//! zero: no shortest path uses one) and is left out, so it never meets a
+//! −∞ edge as ∞ − ∞. A NaN weight is an error naming the edge. A CSR holds
+//! one edge per (source, target): [`graph_from_coo`] builds it from
+//! triplets that repeat one (parallel edges), keeping the lightest, where
+//! `Coo::to_csr` would sum them.
 //!
 //! A negative cycle makes the distances from its vertices to themselves
-//! fall below zero: whenever the last D has a negative diagonal entry
-//! (−∞ included: a cycle through a −∞ edge converges to −∞ everywhere it
+//! fall below zero: whenever a D has a negative diagonal entry (−∞
+//! included: a cycle through a −∞ edge converges to −∞ everywhere it
 //! reaches, so only the diagonal tells), that is reported, naming a vertex
-//! on it. Distances that still change after enough squarings to cover
-//! every simple path, with no negative diagonal, are reported too (a cycle
-//! whose weight rounds to about zero). Without a negative weight there is
-//! no such cycle: a later squaring can only sum a path already found in
-//! another order and round it lower, so there the squarings go on until
-//! nothing changes (at most `ROUNDING_SQUARINGS` more). A NaN distance
-//! (a path whose length overflowed to +∞ meeting a −∞ edge) is an error,
-//! never a cycle.
+//! on it. A graph with a negative weight has D looked at after every
+//! squaring, so a cycle is reported as soon as a squaring covers it, not
+//! after the last one (the squarings of a graph with a negative cycle fill
+//! D and grow slow). Distances that still change after enough squarings
+//! to cover every simple path, with no negative diagonal, are reported too
+//! (a cycle whose weight rounds to about zero). Without a negative weight
+//! there is no such cycle: a later squaring can only sum a path already
+//! found in another order and round it lower, so there the squarings go on
+//! until nothing changes (at most `ROUNDING_SQUARINGS` more). A NaN
+//! distance (a path whose length overflowed to +∞ meeting a −∞ edge) is an
+//! error, never a cycle.
+//!
+//! Every array APSP allocates itself is allocated fallibly: a graph of many
+//! vertices needs n + 1 row pointers and n diagonal entries however few its
+//! edges, and one too large for memory is [`Error::TooLarge`] with the
+//! bytes.
 
 #[cfg(feature = "mpi")]
 use crate::engine::mpi::{self, DistCsr, Fetch, Ranks, RowPartition};
-use crate::engine::{Engine, Resident};
+use crate::engine::{Engine, Op, Resident};
 use crate::error::{Error, Result};
-use crate::format::Csr;
-use crate::ops;
-use gpu_kernels::MinPlus;
-use std::borrow::Cow;
+use crate::format::{Coo, Csr, try_with_capacity};
+use gpu_kernels::{MinPlus, Semiring};
 
 /// The closure and how many products it took.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,20 +50,44 @@ pub struct Apsp {
     pub squarings: usize,
 }
 
+/// Where [`apsp_with_progress`] is, reported after each squaring that
+/// changed D (so not after the last, which confirms the closure), before
+/// D is looked at for a negative cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ApspProgress {
+    /// Squarings done, from 1.
+    pub squaring: usize,
+    /// Squarings expected: ⌈log₂(n − 1)⌉ cover every simple path, and one
+    /// more confirms that nothing changes. A graph whose distances still
+    /// round lower past them takes a few more.
+    pub expected: usize,
+    /// Entries of D now: the (source, target) pairs joined by a path found
+    /// so far. `None` where D stays in GPU memory between squarings (the
+    /// cuda engine, for a graph without negative weights), whose size is
+    /// not read back.
+    pub entries: Option<usize>,
+}
+
 /// All-pairs shortest-path distances of the weighted graph `g` (square).
 pub fn apsp(g: &Csr<f64>, engine: Engine) -> Result<Apsp> {
-    // The GPU has no element-wise add: the diagonal goes in on the cpu.
-    let add_engine = if engine == Engine::Cuda {
-        Engine::Cpu
-    } else {
-        engine
-    };
-    let limit = squarings_limit(g.nrows(), no_negative_weight(g));
-    let mut d = Resident::new(first_distances(g, add_engine)?, engine)?;
-    for squarings in 1..=limit {
+    apsp_with_progress(g, engine, &mut |_| {})
+}
+
+/// [`apsp`], calling `progress` after each squaring that changed D (for a
+/// display; see [`ApspProgress`]).
+pub fn apsp_with_progress(
+    g: &Csr<f64>,
+    engine: Engine,
+    progress: &mut dyn FnMut(ApspProgress),
+) -> Result<Apsp> {
+    let engine = engine.resolve(Op::Spgemm)?;
+    let nonnegative = no_negative_weight(g);
+    let expected = squarings_limit(g.nrows(), false);
+    let mut d = Resident::new(first_distances(g)?, engine)?;
+    for squaring in 1..=squarings_limit(g.nrows(), nonnegative) {
         let next = d.spgemm::<MinPlus<f64>>(&d)?.ok_or_else(|| {
             Error::TooLarge(format!(
-                "squaring {squarings} of the distance matrix does not fit in GPU memory \
+                "squaring {squaring} of the distance matrix does not fit in GPU memory \
                  beside it; use --engine cpu"
             ))
         })?;
@@ -62,18 +96,78 @@ pub fn apsp(g: &Csr<f64>, engine: Engine) -> Result<Apsp> {
             check_distances(&distances, 0)?;
             return Ok(Apsp {
                 distances,
-                squarings,
+                squarings: squaring,
             });
         }
-        d = next;
+        let at = |entries| ApspProgress {
+            squaring,
+            expected,
+            entries,
+        };
+        // D comes back from its engine (on the host a move, no copy) to be
+        // counted and, where the graph has a negative weight, looked at;
+        // from the GPU only for that.
+        d = if engine != Engine::Cuda || !nonnegative {
+            let next = next.into_csr()?;
+            progress(at(Some(next.nnz())));
+            if !nonnegative {
+                check_distances(&next, 0)?;
+            }
+            Resident::new(next, engine)?
+        } else {
+            progress(at(None));
+            next
+        };
     }
     check_distances(&d.into_csr()?, 0)?;
     Err(still_falling())
 }
 
-/// D₀: `g` (square, no NaN weight) without its +∞ edges, with every
-/// diagonal entry min-ed with 0.
-fn first_distances(g: &Csr<f64>, engine: Engine) -> Result<Csr<f64>> {
+/// A graph built from triplets that may repeat a (source, target) pair,
+/// for [`apsp`]: see [`graph_from_coo`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Graph {
+    /// One edge per (source, target): the lightest of its parallel edges.
+    pub edges: Csr<f64>,
+    /// Parallel edges combined away (triplets less edges), for the caller
+    /// to report.
+    pub combined: usize,
+}
+
+/// The graph of `g`'s triplets (a file as read) with each set of parallel
+/// edges combined into the lightest, as min-plus adds them: a shortest
+/// path takes the shortest of them (`Coo::to_csr` would sum them). A NaN
+/// weight stays NaN, for [`apsp`] to refuse; arrays too large for memory
+/// are [`Error::TooLarge`].
+pub fn graph_from_coo(g: &Coo<f64>) -> Result<Graph> {
+    // The summed CSR has the pattern; its values are then made anew.
+    let summed = g.try_to_csr()?;
+    let combined = g.nnz() - summed.nnz();
+    if combined == 0 {
+        return Ok(Graph {
+            edges: summed,
+            combined,
+        });
+    }
+    let (n, m, row_ptr, cols, mut weights) = summed.into_parts();
+    weights.fill(MinPlus::<f64>::zero());
+    for ((&i, &j), &w) in g.rows().iter().zip(g.cols()).zip(g.values()) {
+        let row = row_ptr[i as usize]..row_ptr[i as usize + 1];
+        let at = cols[row.clone()]
+            .binary_search(&j)
+            .expect("the summed CSR holds every triplet's place");
+        let k = row.start + at;
+        weights[k] = MinPlus::<f64>::add(weights[k], w);
+    }
+    Ok(Graph {
+        edges: Csr::from_parts_unchecked(n, m, row_ptr, cols, weights),
+        combined,
+    })
+}
+
+/// D₀: `g` (square, no NaN weight) without its +∞ edges, −0 read as 0, and
+/// every diagonal entry min-ed with 0.
+fn first_distances(g: &Csr<f64>) -> Result<Csr<f64>> {
     if g.nrows() != g.ncols() {
         return Err(Error::invalid(
             "APSP input",
@@ -91,38 +185,32 @@ fn first_distances(g: &Csr<f64>, engine: Engine) -> Result<Csr<f64>> {
         ));
     }
     let n = g.nrows();
-    let identity = Csr::from_parts_unchecked(
-        n,
-        n,
-        (0..=n).collect(),
-        (0..n as u32).collect(),
-        vec![0.0; n],
-    );
-    ops::ewise_add::<MinPlus<f64>>(&finite_edges(g), &identity, engine)
-}
-
-/// `g` without its entries of weight +∞.
-fn finite_edges(g: &Csr<f64>) -> Cow<'_, Csr<f64>> {
-    if !g.values().contains(&f64::INFINITY) {
-        return Cow::Borrowed(g);
-    }
-    let mut row_ptr = vec![0];
-    let (mut cols, mut weights) = (Vec::new(), Vec::new());
-    for i in 0..g.nrows() {
+    let edge = |&(i, j, w): &(usize, usize, f64)| i != j && w != f64::INFINITY;
+    let nnz = entries(g, 0).filter(edge).count() + n;
+    let mut row_ptr = try_with_capacity("APSP distance row pointers", n + 1)?;
+    let mut cols = try_with_capacity("APSP distance columns", nnz)?;
+    let mut distances = try_with_capacity("APSP distances", nnz)?;
+    row_ptr.push(0);
+    for i in 0..n {
         let (c, w) = g.row(i);
-        for (&j, &w) in c.iter().zip(w).filter(|&(_, &w)| w != f64::INFINITY) {
+        let diagonal = c.partition_point(|&j| (j as usize) < i);
+        let stay = match c.get(diagonal) {
+            Some(&j) if j as usize == i => w[diagonal].min(0.0),
+            _ => 0.0,
+        };
+        let edges =
+            |r: std::ops::Range<usize>| c[r.clone()].iter().copied().zip(w[r].iter().copied());
+        let from_i = edges(0..diagonal)
+            .chain([(i as u32, stay)])
+            .chain(edges(diagonal..c.len()).filter(|&(j, _)| j as usize != i));
+        // `+ 0.0` turns −0 into +0 and leaves every other weight as it is.
+        for (j, w) in from_i.filter(|&(_, w)| w != f64::INFINITY) {
             cols.push(j);
-            weights.push(w);
+            distances.push(w + 0.0);
         }
         row_ptr.push(cols.len());
     }
-    Cow::Owned(Csr::from_parts_unchecked(
-        g.nrows(),
-        g.ncols(),
-        row_ptr,
-        cols,
-        weights,
-    ))
+    Ok(Csr::from_parts_unchecked(n, n, row_ptr, cols, distances))
 }
 
 /// Every stored `(row, column, value)` of `d`, rows numbered from `first_row`.
@@ -174,11 +262,13 @@ pub struct DistApsp {
 
 /// APSP on the mpi engine: rank 0 passes the graph (the others `None`),
 /// which is split by the products of its first squaring; D stays split
-/// by those rows from the first squaring to the last. Collective.
+/// by those rows from the first squaring to the last, and is looked at
+/// after every squaring where the graph has a negative weight, as in
+/// [`apsp`]. Collective.
 #[cfg(feature = "mpi")]
 pub fn apsp_mpi(ranks: &Ranks, g: Option<&Csr<f64>>) -> Result<DistApsp> {
     let root = g.map(|g| {
-        let d = first_distances(g, Engine::Cpu)?;
+        let d = first_distances(g)?;
         let rows = RowPartition::by_products(&d, &d, ranks.size());
         Ok::<_, Error>((d, rows))
     });
@@ -198,6 +288,9 @@ pub fn apsp_mpi(ranks: &Ranks, g: Option<&Csr<f64>>) -> Result<DistApsp> {
                 distances: d,
                 squarings,
             });
+        }
+        if !nonnegative {
+            checked(&next)?;
         }
         d = next;
     }
