@@ -148,6 +148,9 @@ where
         ..ProptestConfig::default()
     };
     proptest!(config, |((a, b) in strategy)| {
+        let a = a.map(common::in_domain::<S>);
+        let b_values = b.as_slice().iter().map(|&v| common::in_domain::<S>(v)).collect();
+        let b = Dense::try_new(b.nrows(), b.ncols(), b_values).unwrap();
         check_kernels::<S>(gpu, &a, &b, "random");
     });
 }

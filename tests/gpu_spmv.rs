@@ -104,6 +104,8 @@ where
         ..ProptestConfig::default()
     };
     proptest!(config, |((a, x) in strategy)| {
+        let a = a.map(common::in_domain::<S>);
+        let x: Vec<_> = x.into_iter().map(common::in_domain::<S>).collect();
         check_kernels::<S>(gpu, &a, &x, "random");
     });
 }

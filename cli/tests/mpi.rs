@@ -340,8 +340,8 @@ where
         // Sizes up to 2 rows a rank and beyond, so some ranks hold none.
         let dims = draw(runner, (0..=9usize, 0..=9usize, 0..=9usize));
         let (m, k, n) = dims;
-        let a = draw(runner, arb_csr_shaped::<S::Value>(m, k));
-        let b = draw(runner, arb_csr_shaped::<S::Value>(k, n));
+        let a = draw(runner, arb_csr_shaped::<S::Value>(m, k)).map(common::in_domain::<S>);
+        let b = draw(runner, arb_csr_shaped::<S::Value>(k, n)).map(common::in_domain::<S>);
         let what = format!(
             "{} case {case}: A {m}×{k}, B {k}×{n}",
             std::any::type_name::<S>()
@@ -389,6 +389,7 @@ fn dense_products<S: Semiring>(
             runner,
             proptest::collection::vec(S::Value::arb(), a.ncols() * width),
         );
+        let values = values.into_iter().map(common::in_domain::<S>).collect();
         let x = Dense::try_new(a.ncols(), width, values).unwrap();
         for x_rows in [
             RowPartition::even(a.ncols(), ranks.size()),

@@ -8,7 +8,9 @@
 //! - min / max: `u32`, `i32`, `u64`, `i64` native; `f32` / `f64` through the
 //!   integer ones (a non-negative float orders like its bits as a signed
 //!   integer, a negative one like its bits as an unsigned integer, reversed),
-//!   with NaN operands ignored as [`f32::min`] ignores them;
+//!   NaN-propagating as [`Float::min`](crate::semiring::Float::min) is: a
+//!   NaN operand is stored as the NaN that the integer order puts below
+//!   (min) or above (max) every value, so it stays;
 //! - or on a `bool` (one byte) through `atom.or.b32` on its aligned word;
 //! - compare-and-swap on 32- and 64-bit values, and on 32 bits of shared
 //!   memory by `atom.shared` ([`atomic_cas_shared_u32`]);
@@ -149,13 +151,16 @@ pub unsafe fn atomic_cas_shared_u32(p: *mut u32, expected: u32, new: u32) -> u32
 macro_rules! float_min_max {
     ($($float:ident: $bits:ident, $min:ident, $max:ident,
        $min_s:ident, $max_s:ident, $min_u:ident, $max_u:ident;)*) => {$(
-        /// Atomic minimum (NaN `v` ignored).
+        /// Atomic minimum, NaN-propagating: a NaN `v` makes `*p` NaN for good.
         ///
         /// # Safety
         /// See the module documentation.
         #[inline(always)]
         pub unsafe fn $min(p: *mut $float, v: $float) -> $float {
-            let v = if v.is_nan() { $float::INFINITY } else { v };
+            // -NaN's bits are above -∞'s as an unsigned integer (so the
+            // `max_u` below stores it) and negative as a signed one (so no
+            // later `min_s` of a number replaces it).
+            let v = if v.is_nan() { -$float::NAN } else { v };
             // SAFETY: the caller's contract; same size and alignment.
             $float::from_bits(unsafe {
                 if v.is_sign_positive() {
@@ -166,13 +171,16 @@ macro_rules! float_min_max {
             })
         }
 
-        /// Atomic maximum (NaN `v` ignored).
+        /// Atomic maximum, NaN-propagating: a NaN `v` makes `*p` NaN for good.
         ///
         /// # Safety
         /// See the module documentation.
         #[inline(always)]
         pub unsafe fn $max(p: *mut $float, v: $float) -> $float {
-            let v = if v.is_nan() { $float::NEG_INFINITY } else { v };
+            // +NaN's bits are above +∞'s as a signed integer (so the `max_s`
+            // below stores it) and below every negative value's as an
+            // unsigned one (so no later `min_u` replaces it).
+            let v = if v.is_nan() { $float::NAN } else { v };
             // SAFETY: the caller's contract; same size and alignment.
             $float::from_bits(unsafe {
                 if v.is_sign_positive() {
