@@ -10,7 +10,10 @@
 //! chunks into C. Two: a symbolic pass gives every row's exact length, a
 //! prefix sum places each row, and the numeric pass writes each chunk
 //! straight into its own slice of C. Either way a chunk's slice of C is
-//! mapped by the thread that fills it. Rows are formed by the serial
+//! mapped by the thread that fills it, and C's arrays, the flop prefix
+//! (which becomes C's `row_ptr`) and the workspaces are made as
+//! [`fresh`] says, on huge pages where a process's first product would
+//! otherwise fault them in a small page at a time. Rows are formed by the serial
 //! engine's own [`rows_in_one_pass`], [`symbolic_rows`] and
 //! [`numeric_rows`] (each row by its class: a scaled copy of a row of B
 //! when A's row has one entry, a merge of two rows of B when it has two
@@ -23,9 +26,10 @@
 
 use crate::engine::serial;
 use crate::engine::serial::accumulator::{Accumulator, AccumulatorUser, with_accumulator};
+use crate::engine::serial::fresh::{self, Filling};
 use crate::engine::serial::spgemm::{
-    Passes, check_shapes, map_pages_now, mostly_runs, numeric_rows, prefix_sum, row_flops,
-    rows_in_one_pass, symbolic_rows,
+    Passes, check_shapes, mostly_runs, numeric_rows, prefix_sum, row_flops, rows_in_one_pass,
+    symbolic_rows,
 };
 use crate::engine::serial::workspace::{Workspace, keep, take_kept};
 use crate::error::{Error, Result};
@@ -54,18 +58,36 @@ fn ops_products_below<T: Scalar>(a: &Csr<T>, b: &Csr<T>, limit: usize) -> bool {
 }
 
 /// `prefix[i]`: the products of rows `0..i` of A·B, for every `i` in `0..=m`.
+/// One array, written on all threads (it becomes C's `row_ptr`).
 pub(crate) fn flops_prefix<T: Scalar>(a: &Csr<T>, b: &Csr<T>) -> Vec<usize> {
-    let flops: Vec<usize> = (0..a.nrows())
-        .into_par_iter()
-        .map(|i| row_flops(a, b, i))
+    /// Rows a task counts: a row's count is a few loads.
+    const ROWS_PER_TASK: usize = 1 << 12;
+    let m = a.nrows();
+    let mut prefix = Filling::new(m + 1);
+    // prefix[0], then rows 0..m at 1..=m.
+    let ranges: Vec<Range<usize>> = std::iter::once(0..1)
+        .chain(
+            (1..=m)
+                .step_by(ROWS_PER_TASK)
+                .map(|s| s..(s + ROWS_PER_TASK).min(m + 1)),
+        )
         .collect();
-    let mut prefix = Vec::with_capacity(a.nrows() + 1);
-    prefix.push(0usize);
-    for (i, f) in flops.iter().enumerate() {
-        prefix.push(prefix[i] + f);
-    }
+    prefix
+        .parts(&ranges)
+        .into_par_iter()
+        .zip(ranges.par_iter())
+        .for_each(|(part, r)| match r.start {
+            0 => part.fill_with(|_| 0),
+            s => part.fill_with(|k| row_flops(a, b, s - 1 + k)),
+        });
+    let mut prefix = prefix.into_vec();
+    prefix_sum(&mut prefix);
     prefix
 }
+
+// Tried: a first product of its size in two passes, so that no fresh
+// one-pass buffers are faulted in: no gain beyond the noise (the symbolic
+// pass costs about what those pages do).
 
 /// Multiplies `a` by `b` over semiring `S` on all rayon threads.
 #[track_caller]
@@ -91,16 +113,19 @@ where
     if rayon::current_num_threads() == 1 || ops_products_below(a, b, SERIAL_BELOW_FLOPS) {
         return serial::spgemm::spgemm_in::<S>(a, b, passes);
     }
-    spgemm_by_products::<S>(a, b, &flops_prefix(a, b), passes)
+    let prefix = flops_prefix(a, b);
+    let chunks = super::balanced_row_chunks(&prefix);
+    spgemm_by_products::<S>(a, b, prefix, &chunks, passes)
 }
 
-/// [`spgemm`] on every thread, rows in chunks of equal products by
-/// `prefix` (from [`flops_prefix`]), in the given number of passes or as
-/// many as [`Passes::for_product`] chooses.
+/// [`spgemm`] on every thread, rows in `chunks` of equal products by
+/// `prefix` (from [`flops_prefix`], reused as C's `row_ptr`), in the given
+/// number of passes or as many as [`Passes::for_product`] chooses.
 fn spgemm_by_products<S: Semiring>(
     a: &Csr<S::Value>,
     b: &Csr<S::Value>,
-    prefix: &[usize],
+    prefix: Vec<usize>,
+    chunks: &[Range<usize>],
     passes: Option<Passes>,
 ) -> Csr<S::Value>
 where
@@ -109,7 +134,8 @@ where
     struct Parallel<'m, S: Semiring>(
         &'m Csr<S::Value>,
         &'m Csr<S::Value>,
-        &'m [usize],
+        Vec<usize>,
+        &'m [Range<usize>],
         Option<Passes>,
     );
     impl<S: Semiring> AccumulatorUser<S::Value, Csr<S::Value>> for Parallel<'_, S>
@@ -120,43 +146,46 @@ where
             self,
             make: &(dyn Fn() -> A + Sync),
         ) -> Csr<S::Value> {
-            let (a, b, flops) = (self.0, self.1, self.2);
-            let chunks = super::balanced_row_chunks(flops);
+            let Parallel(a, b, mut row_ptr, chunks, passes) = self;
             let threads = rayon::current_num_threads().min(chunks.len());
             let mut taken = take_kept(threads, b.ncols(), make);
-            let products = flops[a.nrows()];
-            let passes = self
-                .3
-                .unwrap_or_else(|| Passes::for_product(a, b, products, &mut taken[0].acc));
-            let (row_ptr, col_idx, values) = match passes {
-                Passes::One => one_pass::<S, A>(a, b, &chunks, &mut taken),
-                Passes::Two => two_passes::<S, A>(a, b, &chunks, &mut taken),
+            let products = row_ptr[a.nrows()];
+            let (passes, entries) = match passes {
+                Some(Passes::Two) => (Passes::Two, 0),
+                forced => {
+                    let (passes, entries) = Passes::choose(a, b, products, &mut taken[0].acc);
+                    (forced.unwrap_or(passes), entries)
+                }
+            };
+            // From here on `row_ptr` (the prefix, which starts at 0) holds
+            // C's row lengths, then their offsets.
+            let (col_idx, values) = match passes {
+                Passes::One => one_pass::<S, A>(a, b, chunks, &mut taken, entries, &mut row_ptr),
+                Passes::Two => two_passes::<S, A>(a, b, chunks, &mut taken, &mut row_ptr),
             };
             keep(taken);
             Csr::from_parts_unchecked(a.nrows(), b.ncols(), row_ptr, col_idx, values)
         }
     }
-    with_accumulator(b.ncols(), Parallel::<S>(a, b, prefix, passes))
+    with_accumulator(b.ncols(), Parallel::<S>(a, b, prefix, chunks, passes))
 }
 
-/// C's `row_ptr`, `col_idx` and `values`.
-type CsrArrays<T> = (Vec<usize>, Vec<u32>, Vec<T>);
+/// C's `col_idx` and `values`.
+type CsrEntries<T> = (Vec<u32>, Vec<T>);
 
-/// C's `col_idx` and `values` for `row_ptr`, zeroed (so their pages are
-/// mapped by the threads that fill them), and each chunk's range of
-/// entries. Not advised onto huge pages: with THP defrag "madvise" a fault
-/// may compact memory first, and a 2 GB C then took 1.3 to 8 s instead of
-/// a steady 1.9 s.
-fn zeroed_c<T: Scalar>(
+/// C's `col_idx` and `values` for `row_ptr`, to be written chunk by chunk
+/// (each part's pages mapped by the thread that fills it), and each
+/// chunk's range of entries.
+fn new_c<T: Scalar>(
     row_ptr: &[usize],
     chunks: &[Range<usize>],
-) -> (Vec<u32>, Vec<T>, Vec<Range<usize>>) {
+) -> (Filling<u32>, Filling<T>, Vec<Range<usize>>) {
     let nnz = row_ptr[row_ptr.len() - 1];
     let entry_chunks = chunks
         .iter()
         .map(|r| row_ptr[r.start]..row_ptr[r.end])
         .collect();
-    (vec![0; nnz], vec![T::ZERO; nnz], entry_chunks)
+    (Filling::new(nnz), Filling::new(nnz), entry_chunks)
 }
 
 /// C = A·B by [`Passes::One`]: every chunk of rows appended to the buffers
@@ -167,11 +196,26 @@ fn one_pass<S: Semiring, A: Accumulator<S::Value> + Send>(
     b: &Csr<S::Value>,
     chunks: &[Range<usize>],
     taken: &mut [Workspace<A, S::Value>],
-) -> CsrArrays<S::Value>
+    entries: usize,
+    row_ptr: &mut [usize],
+) -> CsrEntries<S::Value>
 where
     S::Value: Scalar,
 {
-    let mut row_ptr = vec![0usize; a.nrows() + 1];
+    // Fresh buffers get room for a thread's share of C as estimated and
+    // half as much again (taking chunks as they come, a thread may take
+    // more than its share); made on the pool's threads side by side, and a
+    // product that finds them made starts no threads for it.
+    if taken.iter().any(|ws| ws.cols.capacity() == 0) {
+        let share = (entries + entries / 2).div_ceil(taken.len()).min(entries);
+        taken
+            .par_iter_mut()
+            .filter(|ws| ws.cols.capacity() == 0)
+            .for_each(|ws| {
+                ws.cols = fresh::kept_room(share);
+                ws.vals = fresh::kept_room(share);
+            });
+    }
     // Where each chunk's entries went: (thread, range in its buffers).
     let mut placed = vec![(0, 0..0); chunks.len()];
     let parts = super::split_rows_mut(&mut row_ptr[1..], chunks, 1)
@@ -184,23 +228,22 @@ where
         rows_in_one_pass::<S, A>(a, b, chunks[c].clone(), ws, lens);
         *place = (*t, start..ws.cols.len());
     });
-    prefix_sum(&mut row_ptr);
-    let (mut col_idx, mut values, entry_chunks) = zeroed_c(&row_ptr, chunks);
+    prefix_sum(row_ptr);
+    let (mut col_idx, mut values, entry_chunks) = new_c(row_ptr, chunks);
     let buffers: Vec<(&[u32], &[S::Value])> = taken
         .iter()
         .map(|ws| (&ws.cols[..], &ws.vals[..]))
         .collect();
-    super::split_rows_mut(&mut col_idx, &entry_chunks, 1)
+    col_idx
+        .parts(&entry_chunks)
         .into_par_iter()
-        .zip(super::split_rows_mut(&mut values, &entry_chunks, 1))
+        .zip(values.parts(&entry_chunks))
         .zip(&placed)
         .for_each(|((cols, vals), (t, range))| {
-            map_pages_now(cols);
-            map_pages_now(vals);
-            cols.copy_from_slice(&buffers[*t].0[range.clone()]);
-            vals.copy_from_slice(&buffers[*t].1[range.clone()]);
+            cols.copy_from(&buffers[*t].0[range.clone()]);
+            vals.copy_from(&buffers[*t].1[range.clone()]);
         });
-    (row_ptr, col_idx, values)
+    (col_idx.into_vec(), values.into_vec())
 }
 
 /// C = A·B by [`Passes::Two`]: the symbolic pass over the chunks, C's
@@ -211,31 +254,32 @@ fn two_passes<S: Semiring, A: Accumulator<S::Value> + Send>(
     b: &Csr<S::Value>,
     chunks: &[Range<usize>],
     taken: &mut [Workspace<A, S::Value>],
-) -> CsrArrays<S::Value>
+    row_ptr: &mut [usize],
+) -> CsrEntries<S::Value>
 where
     S::Value: Scalar,
 {
     let mut accs: Vec<&mut A> = taken.iter_mut().map(|ws| &mut ws.acc).collect();
     // Symbolic: exact row lengths, chunk by chunk.
-    let mut row_ptr = vec![0usize; a.nrows() + 1];
     let parts = super::split_rows_mut(&mut row_ptr[1..], chunks, 1);
     let b_runs = mostly_runs(b);
     super::for_each_chunk(&mut accs, parts, |acc, c, lens| {
         symbolic_rows(a, b, chunks[c].clone(), b_runs, *acc, lens);
     });
-    prefix_sum(&mut row_ptr);
+    prefix_sum(row_ptr);
     // Numeric: every chunk writes its own slice of C's arrays.
-    let (mut col_idx, mut values, entry_chunks) = zeroed_c(&row_ptr, chunks);
-    let parts = super::split_rows_mut(&mut col_idx, &entry_chunks, 1)
+    let (mut col_idx, mut values, entry_chunks) = new_c(row_ptr, chunks);
+    let parts = col_idx
+        .parts(&entry_chunks)
         .into_iter()
-        .zip(super::split_rows_mut(&mut values, &entry_chunks, 1))
+        .zip(values.parts(&entry_chunks))
         .collect();
+    let row_ptr = &*row_ptr;
     super::for_each_chunk(&mut accs, parts, |acc, c, (cols, vals)| {
-        map_pages_now(cols);
-        map_pages_now(vals);
-        numeric_rows::<S, A>(a, b, chunks[c].clone(), *acc, &row_ptr, cols, vals);
+        let (cols, vals) = (cols.zero_filled(), vals.zero_filled());
+        numeric_rows::<S, A>(a, b, chunks[c].clone(), *acc, row_ptr, cols, vals);
     });
-    (row_ptr, col_idx, values)
+    (col_idx.into_vec(), values.into_vec())
 }
 
 /// A product C = A·B whose patterns are fixed and whose values change
@@ -284,11 +328,12 @@ where
             (serial::spgemm::<S>(a, b), rows.collect())
         } else {
             let prefix = flops_prefix(a, b);
+            let chunks = super::balanced_row_chunks(&prefix);
             let c = match rayon::current_num_threads() {
                 1 => serial::spgemm::<S>(a, b),
-                _ => spgemm_by_products::<S>(a, b, &prefix, None),
+                _ => spgemm_by_products::<S>(a, b, prefix, &chunks, None),
             };
-            (c, super::balanced_row_chunks(&prefix))
+            (c, chunks)
         };
         SpgemmPlan {
             a_row_ptr: a.row_ptr().to_vec(),

@@ -2,6 +2,7 @@
 //! C = A·B is summed before it is written out in column order. Shared by
 //! the serial and cpu engines so both produce the same bits.
 
+use super::fresh::Aligned;
 use crate::scalar::Scalar;
 use gpu_kernels::Semiring;
 
@@ -170,7 +171,7 @@ pub trait AccumulatorUser<T: Scalar, R> {
 /// bytes, not bits: setting a bit would make each product's store feed the
 /// next product's load of the same word.
 pub struct DenseAccumulator<T> {
-    values: Vec<T>,
+    values: Aligned<T>,
     present: Vec<u8>,
     /// The row's columns in `touched[..len]`. Every product writes its
     /// column at `touched[len]` and advances `len` only if the column is
@@ -190,11 +191,13 @@ const REPEATS_FOR_BRANCH: usize = 4;
 
 impl<T: Scalar> DenseAccumulator<T> {
     /// A workspace for B with `ncols` columns. Allocated zeroed, so pages
-    /// are mapped only when the thread that uses them first touches them.
+    /// are mapped only when the thread that uses them first touches them;
+    /// the values, touched all over by rows whose columns scatter, on huge
+    /// pages where large (see [`fresh`](super::fresh)).
     pub fn new(ncols: usize) -> Self {
         DenseAccumulator {
             // One spare slot: see `accumulate_all`.
-            values: vec![T::ZERO; ncols + 1],
+            values: Aligned::filled(ncols + 1, T::ZERO),
             // Whole words of 8 flags, for the scan in `drain_sorted`.
             present: vec![0; ncols.div_ceil(8) * 8],
             touched: vec![0; ncols + 1],

@@ -3,6 +3,7 @@
 
 pub mod accumulator;
 pub mod ewise;
+pub mod fresh;
 pub mod spgemm;
 pub mod spmm;
 pub mod spmv;

@@ -1,8 +1,8 @@
 //! Serial SpGEMM, C = A ⊗ B over a semiring: Gustavson's row-by-row method,
-//! in one pass for a small C (each row formed once into a kept buffer,
-//! then the buffer copied into C) or in two for a large one (a symbolic
-//! pass sizes every row of C, then the numeric pass forms each in place):
-//! see [`Passes`].
+//! in one pass for a small C (each row formed once and appended to C's
+//! arrays, made for C's estimated size) or in two for a large one (a
+//! symbolic pass sizes every row of C, then the numeric pass forms each in
+//! place): see [`Passes`].
 //!
 //! Each row of C is formed in an accumulator: a dense one (a value and a
 //! presence flag per column of B, plus the list of columns touched) when B
@@ -21,6 +21,7 @@
 //! zero (GraphBLAS semantics; scipy drops numeric zeros instead).
 
 use super::accumulator::{Accumulator, AccumulatorUser, RowShape, with_accumulator};
+use super::fresh::{self, Filling};
 use super::workspace::{KEEP_BUFFERS_MAX_BYTES, Workspace, keep, take_kept};
 use crate::format::Csr;
 use crate::scalar::Scalar;
@@ -62,15 +63,29 @@ where
             let ws = &mut taken[0];
             let n = a.nrows();
             let mut row_ptr = vec![0usize; n + 1];
-            let passes = self.2.unwrap_or_else(|| {
-                let products = a.col_idx().iter().map(|&k| b.row_len(k as usize)).sum();
-                Passes::for_product(a, b, products, &mut ws.acc)
-            });
+            let (passes, entries) = match self.2 {
+                Some(Passes::Two) => (Passes::Two, 0),
+                forced => {
+                    let products = a.col_idx().iter().map(|&k| b.row_len(k as usize)).sum();
+                    let (passes, entries) = Passes::choose(a, b, products, &mut ws.acc);
+                    (forced.unwrap_or(passes), entries)
+                }
+            };
             let (col_idx, values) = match passes {
                 Passes::One => {
+                    // Rows formed straight into C's arrays, sized by the
+                    // estimate (the thread's kept buffers set aside): no copy.
+                    let kept = (
+                        std::mem::replace(&mut ws.cols, fresh::room(entries)),
+                        std::mem::replace(&mut ws.vals, fresh::room(entries)),
+                    );
                     rows_in_one_pass::<S, A>(a, b, 0..n, ws, &mut row_ptr[1..]);
                     prefix_sum(&mut row_ptr);
-                    (copy_out(&ws.cols), copy_out(&ws.vals))
+                    let c = (
+                        std::mem::replace(&mut ws.cols, kept.0),
+                        std::mem::replace(&mut ws.vals, kept.1),
+                    );
+                    (fresh::fit(c.0), fresh::fit(c.1))
                 }
                 Passes::Two => {
                     // Symbolic: exact row sizes, then their offsets.
@@ -78,20 +93,17 @@ where
                     prefix_sum(&mut row_ptr);
                     // Numeric: each row written into its exact slot.
                     let nnz = row_ptr[n];
-                    let mut col_idx = vec![0u32; nnz];
-                    let mut values = vec![S::zero(); nnz];
-                    map_pages_now(&mut col_idx);
-                    map_pages_now(&mut values);
+                    let (mut col_idx, mut values) = (Filling::new(nnz), Filling::new(nnz));
                     numeric_rows::<S, A>(
                         a,
                         b,
                         0..n,
                         &mut ws.acc,
                         &row_ptr,
-                        &mut col_idx,
-                        &mut values,
+                        col_idx.whole().zero_filled(),
+                        values.whole().zero_filled(),
                     );
-                    (col_idx, values)
+                    (col_idx.into_vec(), values.into_vec())
                 }
             };
             keep(taken);
@@ -104,11 +116,12 @@ where
 /// How a product forms C.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Passes {
-    /// Each row formed once and appended to its thread's buffers (kept
-    /// between calls: see [`Workspace`]), then the buffers copied into C.
-    /// This saves the symbolic pass, which costs a fifth to a third of a
-    /// product's time, for a copy of C, which costs less while C is small
-    /// enough to stay in the caches and the buffers mapped.
+    /// Each row formed once and appended to buffers: on one thread, C's
+    /// own arrays; on several, each thread's (kept between calls: see
+    /// [`Workspace`]), then copied into C. This saves the symbolic pass,
+    /// which costs a fifth to a third of a product's time, for that copy,
+    /// which costs less while C is small enough to stay in the caches and
+    /// the buffers mapped.
     One,
     /// A symbolic pass sizes every row, then the numeric pass writes each
     /// into its place in C: C is written once, and held once.
@@ -130,9 +143,21 @@ impl Passes {
         products: usize,
         acc: &mut A,
     ) -> Passes {
+        Passes::choose(a, b, products, acc).0
+    }
+
+    /// [`Passes::for_product`], and C's entries as estimated (its
+    /// `products` where those fit `SMALL_C_BYTES`: the room a one-pass
+    /// product reserves, at most `products`).
+    pub fn choose<T: Scalar, A: Accumulator<T>>(
+        a: &Csr<T>,
+        b: &Csr<T>,
+        products: usize,
+        acc: &mut A,
+    ) -> (Passes, usize) {
         let entry = (size_of::<u32>() + size_of::<T>()) as f64;
         if products as f64 * entry <= SMALL_C_BYTES as f64 {
-            return Passes::One;
+            return (Passes::One, products);
         }
         let n = a.nrows();
         let (mut flops, mut len) = (0, 0);
@@ -147,14 +172,16 @@ impl Passes {
             products as f64 * len as f64 / flops as f64
         };
         let bytes = entries * entry;
-        if bytes <= SMALL_C_BYTES as f64
+        let passes = if bytes <= SMALL_C_BYTES as f64
             || (bytes <= KEEP_BUFFERS_MAX_BYTES as f64
                 && products as f64 >= PRODUCTS_PER_ENTRY * entries)
         {
             Passes::One
         } else {
             Passes::Two
-        }
+        };
+        // A sample's estimate may fall short: room for a quarter more.
+        (passes, ((entries * 1.25) as usize).min(products))
     }
 }
 
@@ -174,50 +201,12 @@ const SAMPLED_ROWS: usize = 1024;
 /// symbolic pass it may save.
 const SAMPLE_EVERY_MIN: usize = 32;
 
-/// A fresh copy of `src`, its pages mapped in one call when large.
-pub(crate) fn copy_out<T: Copy + Default>(src: &[T]) -> Vec<T> {
-    let mut out = vec![T::default(); src.len()];
-    map_pages_now(&mut out);
-    out.copy_from_slice(src);
-    out
-}
-
 /// Turns row lengths in `row_ptr[1..]` (with `row_ptr[0]` = 0) into offsets.
 pub(crate) fn prefix_sum(row_ptr: &mut [usize]) {
     for i in 1..row_ptr.len() {
         row_ptr[i] += row_ptr[i - 1];
     }
 }
-
-/// Maps the whole pages of `s` (fresh zeroed memory for C) now, in one
-/// call, instead of one fault a page as the numeric phase first writes
-/// them: a large C spends much of its time in those faults, and one call
-/// costs the kernel less than a trap a page. Slices under
-/// [`MAP_NOW_MIN_BYTES`] are left alone. Linux 5.14 and later; elsewhere,
-/// or if the kernel refuses, the faults happen as before.
-pub(crate) fn map_pages_now<T>(s: &mut [T]) {
-    #[cfg(target_os = "linux")]
-    {
-        const PAGE: usize = 4096;
-        let start = s.as_mut_ptr() as usize;
-        let (lo, hi) = (
-            start.next_multiple_of(PAGE),
-            (start + size_of_val(s)) / PAGE * PAGE,
-        );
-        if hi >= lo + MAP_NOW_MIN_BYTES {
-            // SAFETY: the range lies within `s`, which the caller holds
-            // mutably; populating changes no byte of it.
-            unsafe { libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_POPULATE_WRITE) };
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = s;
-}
-
-/// Smallest slice [`map_pages_now`] maps: smaller arrays of C often come
-/// from memory the allocator zeroed itself (mapped already, so the call
-/// would only walk the pages), and their faults are few.
-const MAP_NOW_MIN_BYTES: usize = 1 << 22;
 
 /// Panics unless `a.ncols() == b.nrows()`.
 #[track_caller]

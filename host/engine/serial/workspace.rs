@@ -4,6 +4,7 @@
 //! (iterative methods, benchmarks) neither remap nor refault them.
 
 use super::accumulator::Accumulator;
+use super::fresh;
 use crate::scalar::Scalar;
 use std::any::Any;
 use std::sync::Mutex;
@@ -11,8 +12,10 @@ use std::sync::Mutex;
 /// One thread's SpGEMM workspace.
 pub struct Workspace<A, T> {
     pub acc: A,
-    /// Rows of C formed in one pass, before they are copied into C's own
-    /// arrays (whose size is known only once every row is formed).
+    /// Rows of C formed in one pass on several threads, before they are
+    /// copied into C's own arrays (whose size is known only once every row
+    /// is formed); made on huge pages where large (see
+    /// [`fresh::kept_room`]).
     pub cols: Vec<u32>,
     pub vals: Vec<T>,
 }
@@ -68,18 +71,24 @@ pub fn take_kept<T: Scalar, A: Accumulator<T> + Send + 'static>(
     taken
 }
 
-/// Keeps `taken` (trimmed, buffers emptied) for later calls, the newest
-/// first in line, dropping the oldest beyond one per thread.
-pub fn keep<T: Scalar, A: Accumulator<T> + Send + 'static>(taken: Vec<Workspace<A, T>>) {
-    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
-    for mut ws in taken {
+/// Keeps `taken` (trimmed, buffers emptied and their room cut to what
+/// they held) for later calls, the newest first in line, dropping the
+/// oldest beyond one per thread.
+pub fn keep<T: Scalar, A: Accumulator<T> + Send + 'static>(mut taken: Vec<Workspace<A, T>>) {
+    for ws in &mut taken {
         ws.acc.trim();
         if ws.rows_bytes() > KEEP_BUFFERS_MAX_BYTES {
             ws.cols = Vec::new();
             ws.vals = Vec::new();
+        } else if !ws.cols.is_empty() {
+            ws.cols = fresh::fit(std::mem::take(&mut ws.cols));
+            ws.vals = fresh::fit(std::mem::take(&mut ws.vals));
         }
         ws.cols.clear();
         ws.vals.clear();
+    }
+    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    for ws in taken {
         kept.insert(0, Box::new(ws));
     }
     kept.truncate(rayon::current_num_threads());
