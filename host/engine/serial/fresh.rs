@@ -211,6 +211,21 @@ pub fn fit<T>(mut v: Vec<T>) -> Vec<T> {
     v
 }
 
+/// Gives back the room of a kept buffer made on its own mapping (see
+/// [`kept_room`]) beyond twice what it holds now, in whole huge pages;
+/// twice, so that a thread's share of the next product, which varies,
+/// seldom outgrows it (growing and shrinking it on every call remaps and
+/// refaults its end). Other buffers keep their room.
+pub fn trim_kept<T>(v: &mut Vec<T>) {
+    if size_of::<T>() == 0 || v.capacity() * size_of::<T>() <= MAPPED_ABOVE_BYTES {
+        return;
+    }
+    let keep = whole_huge_pages::<T>(v.len().saturating_mul(2));
+    if v.capacity() > keep {
+        v.shrink_to(keep);
+    }
+}
+
 /// Advises `v`'s room onto huge pages when it is a fresh glibc mapping of
 /// whole huge pages (its first byte just past the allocator's header at a
 /// huge page boundary); memory from the heap is left alone.

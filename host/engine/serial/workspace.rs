@@ -71,18 +71,18 @@ pub fn take_kept<T: Scalar, A: Accumulator<T> + Send + 'static>(
     taken
 }
 
-/// Keeps `taken` (trimmed, buffers emptied and their room cut to what
-/// they held) for later calls, the newest first in line, dropping the
-/// oldest beyond one per thread.
+/// Keeps `taken` (trimmed, buffers emptied, see [`fresh::trim_kept`]) for
+/// later calls, the newest first in line, dropping the oldest beyond one
+/// per thread.
 pub fn keep<T: Scalar, A: Accumulator<T> + Send + 'static>(mut taken: Vec<Workspace<A, T>>) {
     for ws in &mut taken {
         ws.acc.trim();
         if ws.rows_bytes() > KEEP_BUFFERS_MAX_BYTES {
             ws.cols = Vec::new();
             ws.vals = Vec::new();
-        } else if !ws.cols.is_empty() {
-            ws.cols = fresh::fit(std::mem::take(&mut ws.cols));
-            ws.vals = fresh::fit(std::mem::take(&mut ws.vals));
+        } else {
+            fresh::trim_kept(&mut ws.cols);
+            fresh::trim_kept(&mut ws.vals);
         }
         ws.cols.clear();
         ws.vals.clear();
