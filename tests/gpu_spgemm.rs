@@ -573,7 +573,10 @@ fn check_numeric<S: Semiring>(
     assert_same_bits(&plan.download().unwrap(), &serial(a, b));
     for seed in [1, 2] {
         let (a2, b2) = (revalued(a, seed), revalued(b, seed + 10));
-        let (a2, b2) = (a2.map(common::in_domain::<S>), b2.map(common::in_domain::<S>));
+        let (a2, b2) = (
+            a2.map(common::in_domain::<S>),
+            b2.map(common::in_domain::<S>),
+        );
         plan.set_values(a2.values(), b2.values()).unwrap();
         plan.numeric().unwrap();
         let want = serial(&a2, &b2);
