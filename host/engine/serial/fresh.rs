@@ -37,9 +37,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 const HUGE_PAGE: usize = 1 << 21;
 
 /// Smallest array put on huge pages: the first of them costs a collapse
-/// (0.2 ms, about what 100 faults of 4 KiB cost), and each at most 2 MiB
-/// of zeroing and memory more than the array needs.
-pub const HUGE_FROM_BYTES: usize = 1 << 20;
+/// (0.2 ms, about what 100 faults of 4 KiB cost, so an array written
+/// whole gains from 512 KiB on), and each at most 2 MiB of zeroing and
+/// memory more than the array needs.
+pub const HUGE_FROM_BYTES: usize = 1 << 19;
 
 /// Smallest [`Aligned`] array put on huge pages: it needs no collapse,
 /// and is written all over, so a huge page pays from 64 small ones.

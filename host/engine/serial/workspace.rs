@@ -6,6 +6,7 @@
 use super::accumulator::Accumulator;
 use super::fresh;
 use crate::scalar::Scalar;
+use rayon::prelude::*;
 use std::any::Any;
 use std::sync::Mutex;
 
@@ -63,11 +64,17 @@ pub fn take_kept<T: Scalar, A: Accumulator<T> + Send + 'static>(
         }
     }
     drop(kept);
-    taken.resize_with(n, || Workspace {
+    let new = || Workspace {
         acc: make(),
         cols: Vec::new(),
         vals: Vec::new(),
-    });
+    };
+    // Several new ones are made on the pool's threads side by side (each
+    // maps and writes its accumulator's pages: a first product's).
+    match n.saturating_sub(taken.len()) {
+        0 | 1 => taken.resize_with(n, new),
+        more => taken.par_extend((0..more).into_par_iter().map(|_| new())),
+    }
     taken
 }
 
