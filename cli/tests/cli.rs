@@ -90,16 +90,16 @@ macro_rules! with_semiring {
 const SEMIRINGS: &[&str] = &with_semiring!(names);
 
 /// `path` as `semiring` may take it: for max-times, defined on values ≥ 0,
-/// a copy beside it holding the values' magnitudes; for the others, `path`
+/// a copy in `dir` holding the values' magnitudes; for the others, `path`
 /// itself.
-fn in_domain(semiring: &str, path: &Path) -> PathBuf {
+fn in_domain(semiring: &str, path: &Path, dir: &Path) -> PathBuf {
     if semiring != "max-times" {
         return path.to_path_buf();
     }
     let mut m = read_csr(path);
     m.values_mut().iter_mut().for_each(|v| *v = v.abs());
     let name = path.file_name().unwrap().to_str().unwrap();
-    let copy = path.with_file_name(format!("nonnegative-{name}"));
+    let copy = dir.join(format!("nonnegative-{name}"));
     write_mtx(&copy, &m, Field::Real).unwrap();
     copy
 }
@@ -324,7 +324,10 @@ where
 fn spgemm_matches_the_library(dir: &Path, a_path: &Path, b_path: &Path) {
     let out = dir.join("c.mtx");
     for semiring in SEMIRINGS {
-        let (a_path, b_path) = (&in_domain(semiring, a_path), &in_domain(semiring, b_path));
+        let (a_path, b_path) = (
+            &in_domain(semiring, a_path, dir),
+            &in_domain(semiring, b_path, dir),
+        );
         let (a, b) = (read_csr(a_path), read_csr(b_path));
         let want = with_semiring!(semiring, |S| spgemm_oracle::<S>(&a, &b));
         for engine in ["serial", "cpu", "auto"] {
@@ -536,7 +539,10 @@ fn spmv_matches_the_library_on_every_format_semiring_and_engine() {
     write_array(&x_path, &column);
     let y_path = dir.path().join("y.mtx");
     for semiring in SEMIRINGS {
-        let (a_path, x_path) = (in_domain(semiring, &a_path), in_domain(semiring, &x_path));
+        let (a_path, x_path) = (
+            in_domain(semiring, &a_path, dir.path()),
+            in_domain(semiring, &x_path, dir.path()),
+        );
         let (a, x) = (read_csr(&a_path), read_csr(&x_path));
         for format in FORMATS {
             for engine in ["serial", "cpu"] {
@@ -649,7 +655,10 @@ fn spmm_matches_the_library_for_every_semiring_and_engine() {
     std::fs::write(&b_path, text).unwrap();
     let c_path = dir.path().join("c.mtx");
     for semiring in SEMIRINGS {
-        let (a_path, b_path) = (in_domain(semiring, &a_path), in_domain(semiring, &b_path));
+        let (a_path, b_path) = (
+            in_domain(semiring, &a_path, dir.path()),
+            in_domain(semiring, &b_path, dir.path()),
+        );
         let (a, b) = (read_csr(&a_path), read_csr(&b_path));
         for engine in ["serial", "cpu"] {
             let args = [
