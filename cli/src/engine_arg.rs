@@ -48,24 +48,30 @@ impl EngineOpts {
         Ok(engine)
     }
 
-    /// Sizes the cpu engine's thread pool from `--threads`.
+    /// Starts the cpu engine's thread pool, `--threads` of them (default:
+    /// one a core), before the inputs are read, so that its threads start
+    /// while the file loads rather than inside the first timed product.
     pub fn size_threads(&self) -> anyhow::Result<()> {
+        let mut pool = rayon::ThreadPoolBuilder::new();
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
         if let Some(n) = self.threads {
             anyhow::ensure!(n > 0, "--threads must be at least 1");
-            let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
             let most = THREADS_PER_CORE_MAX * cores;
             anyhow::ensure!(
                 n <= most,
                 "--threads {n}: at most {most} ({THREADS_PER_CORE_MAX} per core, {cores} cores here)"
             );
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build_global()
-                // Not as context: the rayon error also gives its cause as
-                // its source, so the cause would print twice.
-                .map_err(|e| anyhow::anyhow!("--threads {n}: cannot start {n} threads: {e}"))?;
+            pool = pool.num_threads(n);
         }
-        Ok(())
+        // Not rayon::current_num_threads(): asking would start the pool.
+        let n = self.threads.unwrap_or(cores);
+        pool.build_global()
+            // Not as context: the rayon error also gives its cause as its
+            // source, so the cause would print twice.
+            .map_err(|e| match self.threads {
+                Some(_) => anyhow::anyhow!("--threads {n}: cannot start {n} threads: {e}"),
+                None => anyhow::anyhow!("cannot start the cpu engine's {n} threads: {e}"),
+            })
     }
 
     /// "cpu (2 threads)", "serial", ...

@@ -102,7 +102,12 @@ pub fn kept_room<T>(len: usize) -> Vec<T> {
     if !huge::<T>(len) {
         return Vec::with_capacity(len);
     }
-    let v = Vec::with_capacity(mapped_capacity::<T>(len));
+    // The mapping takes more address space than `len` needs: where that
+    // cannot be had (an address-space limit, `ulimit -v`), the plain room.
+    let mut v = Vec::new();
+    if v.try_reserve_exact(mapped_capacity::<T>(len)).is_err() {
+        return Vec::with_capacity(len);
+    }
     advise_huge(&v);
     v
 }
