@@ -27,6 +27,13 @@ pub fn available_bytes() -> Option<u64> {
     lowest(lowest(machine, cgroup), address_space_left())
 }
 
+/// Whether the process's address space is limited (`ulimit -v`): then
+/// every mapping counts against the limit whether its pages are touched or
+/// not, and no array should take more address space than it needs.
+pub fn address_space_limited() -> bool {
+    address_space_limit().is_some()
+}
+
 /// What `RLIMIT_AS` leaves above the address space mapped now (`VmSize`
 /// of `/proc/self/status`); `None` without a limit.
 fn address_space_left() -> Option<u64> {

@@ -78,11 +78,22 @@ impl<T: Scalar> Coo<T> {
         }
     }
 
-    /// Reserves room for `additional` more entries.
-    pub fn reserve(&mut self, additional: usize) {
-        self.rows.reserve(additional);
-        self.cols.reserve(additional);
-        self.values.reserve(additional);
+    /// Reserves room for `additional` more entries; room that cannot be
+    /// had is [`Error::TooLarge`].
+    pub fn try_reserve(&mut self, additional: usize) -> Result<()> {
+        fn room<E>(v: &mut Vec<E>, what: &str, additional: usize) -> Result<()> {
+            v.try_reserve(additional).map_err(|_| {
+                super::too_large(
+                    what,
+                    additional,
+                    size_of::<E>(),
+                    "which cannot be allocated",
+                )
+            })
+        }
+        room(&mut self.rows, "COO rows", additional)?;
+        room(&mut self.cols, "COO columns", additional)?;
+        room(&mut self.values, "COO values", additional)
     }
 
     /// Appends an entry; out-of-range coordinates are an error.

@@ -116,7 +116,7 @@ fn fits_in_memory(what: &str, len: usize, size: usize, available: Option<usize>)
 }
 
 /// `what: len × size bytes = bytes (GB), why`.
-fn too_large(what: &str, len: usize, size: usize, why: &str) -> Error {
+pub(crate) fn too_large(what: &str, len: usize, size: usize, why: &str) -> Error {
     let bytes = len.saturating_mul(size);
     Error::TooLarge(format!(
         "{what}: {len} × {size} bytes = {bytes} bytes ({:.1} GB), {why}",

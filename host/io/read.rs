@@ -273,7 +273,12 @@ impl EntryReader<'_> {
 
     /// Room for the expanded entries: what the header declares, but never
     /// more than the remaining input could hold at `min_line_bytes` an entry.
-    fn reserve<T: Scalar, R: Read>(&self, coo: &mut Coo<T>, lines: &Lines<R>, min_line_bytes: u64) {
+    fn reserve<T: Scalar, R: Read>(
+        &self,
+        coo: &mut Coo<T>,
+        lines: &Lines<R>,
+        min_line_bytes: u64,
+    ) -> Result<()> {
         let by_input = lines
             .remaining_bytes()
             .map_or(UNKNOWN_SIZE_RESERVE, |b| b / min_line_bytes + 1);
@@ -283,7 +288,11 @@ impl EntryReader<'_> {
         } else {
             2
         };
-        coo.reserve((entries * per_entry) as usize);
+        coo.try_reserve((entries * per_entry) as usize)
+            .map_err(|e| match e {
+                Error::TooLarge(why) => Error::TooLarge(format!("{}: {why}", self.name)),
+                e => e,
+            })
     }
 
     fn coordinate<T: Scalar, R: Read>(
@@ -298,7 +307,7 @@ impl EntryReader<'_> {
             &mut coo,
             lines,
             if h.field == Field::Pattern { 4 } else { 6 },
-        );
+        )?;
         let (mut seen, mut dropped) = (0usize, 0usize);
         while let Some((no, line)) = lines.next_line().map_err(|e| self.line_error(e))? {
             let Some((first, fields)) = data_fields(line) else {
@@ -462,7 +471,7 @@ impl EntryReader<'_> {
     ) -> Result<(Coo<T>, usize)> {
         let h = self.header;
         let mut coo = Coo::new(h.nrows, h.ncols)?;
-        self.reserve(&mut coo, lines, 2);
+        self.reserve(&mut coo, lines, 2)?;
         let first_row = |j: usize| match h.symmetry {
             Symmetry::General => 0,
             Symmetry::Symmetric => j,

@@ -99,15 +99,13 @@ pub fn room<T>(len: usize) -> Vec<T> {
 /// An empty vector with room for at least `len` elements, kept for many
 /// products (a thread's workspace): on huge pages where large.
 pub fn kept_room<T>(len: usize) -> Vec<T> {
-    if !huge::<T>(len) {
+    // The mapping takes more address space than `len` needs (32 MiB at
+    // least): under an address-space limit that is room a row block of C
+    // was planned to have, so there the plain room.
+    if !huge::<T>(len) || crate::memory::address_space_limited() {
         return Vec::with_capacity(len);
     }
-    // The mapping takes more address space than `len` needs: where that
-    // cannot be had (an address-space limit, `ulimit -v`), the plain room.
-    let mut v = Vec::new();
-    if v.try_reserve_exact(mapped_capacity::<T>(len)).is_err() {
-        return Vec::with_capacity(len);
-    }
+    let v = Vec::with_capacity(mapped_capacity::<T>(len));
     advise_huge(&v);
     v
 }
