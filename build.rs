@@ -1,11 +1,23 @@
 //! Build script. Without feature `gpu` it does nothing.
 //!
-//! With `gpu` it compiles `gpu-kernels` to PTX, `$OUT_DIR/kernels.ptx`, which
-//! `host/engine/cuda/ptx.rs` embeds. spmx itself builds on stable Rust; the
-//! kernels need the nightly named in `gpu-kernels/ptx-toolchain.toml` (for
-//! `-Zbuild-std=core` and the nvptx features) with its `rust-src` and
-//! `llvm-tools` components, and this script gets that toolchain itself, as
-//! rust-gpu's cargo-gpu does for its shaders:
+//! With `gpu` it puts the PTX of the GPU kernels in `$OUT_DIR/kernels.ptx`,
+//! which `host/engine/cuda/ptx.rs` embeds. spmx builds on stable Rust and
+//! offline: the PTX is built ahead, for `sm_80` (which the driver compiles
+//! for every later GPU), and shipped gzipped in `ptx/` with a fingerprint
+//! of the sources it was built from (the kernel crate, the linker, this
+//! script's recipe). A normal build, as a dependency or in this repository,
+//! unpacks it and runs no other toolchain.
+//!
+//! The PTX is built from the kernel sources instead when
+//! `SPMX_BUILD_PTX=1` asks for it (`verify`: and the build fails unless it
+//! equals the shipped one, which CI checks), when `$SPMX_CUDA_ARCH` names
+//! another architecture, or when the sources here are not the ones the
+//! shipped PTX was built from (a kernel author's edit; a cargo warning says
+//! so and `scripts/ship_ptx.sh` ships the new PTX). That needs the nightly
+//! named in `gpu-kernels/ptx-toolchain.toml` (for `-Zbuild-std=core` and
+//! the nvptx features) with its `rust-src` and `llvm-tools` components, and
+//! this script gets that toolchain itself, as rust-gpu's cargo-gpu does for
+//! its shaders:
 //!
 //! 1. the toolchain: through rustup, the pinned nightly, installed first
 //!    when it or a component is missing (`rustup toolchain install <pinned>
@@ -29,8 +41,10 @@
 //!    No separate program is built or looked for.
 //!
 //! When the toolchain cannot be had (no rustup and no such nightly building
-//! spmx, the install failed, offline), or `SPMX_NO_GPU_KERNELS=1` is set,
-//! spmx is built **without GPU kernels**: cargo warnings say why and how to
+//! spmx, the install failed, offline), the shipped PTX is used where it was
+//! built from these sources (only the architecture differs: a warning says
+//! so); else, or when `SPMX_NO_GPU_KERNELS=1` is set, spmx is built
+//! **without GPU kernels**: cargo warnings say why and how to
 //! get them, `kernels.ptx` is empty, and `SPMX_BUILT_WITHOUT_GPU_KERNELS`
 //! (read by `ptx.rs`) carries the reason that `Gpu::start` then reports;
 //! `--engine auto` runs on the CPU. The nested build's warnings are shown as
@@ -68,6 +82,36 @@ mod gpu {
     /// Set for the spmx crate when the kernels are missing: why, and how to
     /// get them (`host/engine/cuda/ptx.rs`).
     const MISSING_ENV: &str = "SPMX_BUILT_WITHOUT_GPU_KERNELS";
+    /// Set to `1`: build the PTX from the kernel sources; `verify`: and fail
+    /// unless it is the shipped PTX.
+    const BUILD_PTX_ENV: &str = "SPMX_BUILD_PTX";
+    /// The shipped PTX (gzipped) and the fingerprint of its sources, for
+    /// [`DEFAULT_ARCH`] (relative to the root).
+    const SHIPPED_PTX: &str = "ptx/kernels-sm_80.ptx.gz";
+    const SHIPPED_FINGERPRINT: &str = "ptx/kernels-sm_80.fingerprint";
+    /// What the PTX is built from: the kernel crate and the linker (files
+    /// and folders relative to the root).
+    const PTX_SOURCES: &[&str] = &[
+        "gpu-kernels/src",
+        "gpu-kernels/Cargo.toml",
+        TOOLCHAIN_FILE,
+        "tools/ptx-linker/src",
+        "tools/ptx-linker/Cargo.toml",
+    ];
+    /// The nested build's flags besides `-Ctarget-cpu` and `-Clinker`.
+    const PTX_RUSTFLAGS: &[&str] = &["-Cllvm-args=-unroll-threshold=1000"];
+    /// The nested build's profile ([`PROFILE`]).
+    const PTX_PROFILE: &[(&str, &str)] = &[
+        ("inherits", "\"release\""),
+        ("opt-level", "3"),
+        ("lto", "\"fat\""),
+        ("codegen-units", "1"),
+        ("panic", "\"abort\""),
+        ("debug", "false"),
+        ("debug-assertions", "false"),
+        ("overflow-checks", "false"),
+        ("incremental", "false"),
+    ];
 
     /// Stops the build script; cargo shows its stderr, this message last.
     fn fail(msg: &str) -> ! {
@@ -150,22 +194,176 @@ mod gpu {
         fix: String,
     }
 
+    /// Why the PTX is built from the sources rather than unpacked.
+    enum Reason {
+        Asked { verify: bool },
+        Arch,
+        Sources,
+        NotShipped,
+    }
+
     pub fn build_ptx() {
         let manifest_dir = PathBuf::from(var("CARGO_MANIFEST_DIR"));
         let kernels_dir = manifest_dir.join("gpu-kernels");
-        println!("cargo::rerun-if-changed=gpu-kernels/src");
-        println!("cargo::rerun-if-changed=gpu-kernels/Cargo.toml");
-        println!("cargo::rerun-if-changed={TOOLCHAIN_FILE}");
-        println!("cargo::rerun-if-env-changed=SPMX_CUDA_ARCH");
-        println!("cargo::rerun-if-env-changed={NO_KERNELS_ENV}");
+        for path in PTX_SOURCES
+            .iter()
+            .chain([&SHIPPED_PTX, &SHIPPED_FINGERPRINT])
+        {
+            println!("cargo::rerun-if-changed={path}");
+        }
+        for name in ["SPMX_CUDA_ARCH", NO_KERNELS_ENV, BUILD_PTX_ENV] {
+            println!("cargo::rerun-if-env-changed={name}");
+        }
 
         let arch = cuda_arch();
-        let pinned = Pinned::read(&manifest_dir);
         let out_dir = PathBuf::from(var("OUT_DIR"));
         let dest = out_dir.join("kernels.ptx");
+        if let Some(missing) = not_wanted() {
+            return without_kernels(&missing, &dest);
+        }
+        let sources = fingerprint(&manifest_dir);
+        let shipped = fs::read_to_string(manifest_dir.join(SHIPPED_FINGERPRINT))
+            .ok()
+            .filter(|_| manifest_dir.join(SHIPPED_PTX).is_file());
+        // Without the sources (spmx as a packaged dependency) the shipped
+        // PTX is theirs.
+        let shipped_is_ours = shipped.is_some() && (sources.is_none() || sources == shipped);
+        let reason = match env::var(BUILD_PTX_ENV)
+            .ok()
+            .filter(|v| !v.is_empty() && v != "0")
+        {
+            Some(v) => Reason::Asked {
+                verify: v == "verify",
+            },
+            None if shipped.is_none() => Reason::NotShipped,
+            None if !shipped_is_ours => Reason::Sources,
+            None if arch != DEFAULT_ARCH => Reason::Arch,
+            None => return unpack(&manifest_dir.join(SHIPPED_PTX), &dest),
+        };
+        if let Reason::Sources = reason {
+            warn(&format!(
+                "the kernel sources are not those {SHIPPED_PTX} was built from: building the PTX \
+                 from them (`scripts/ship_ptx.sh` ships it)"
+            ));
+        }
+        let pinned = Pinned::read(&manifest_dir);
         match toolchain(&pinned) {
-            Ok(toolchain) => compile(&toolchain, &arch, &kernels_dir, &out_dir, &dest),
-            Err(missing) => without_kernels(&missing, &dest),
+            Ok(toolchain) => {
+                compile(&toolchain, &arch, &kernels_dir, &out_dir, &dest);
+                if let (Some(sources), true) = (&sources, arch == DEFAULT_ARCH) {
+                    write(&out_dir.join("kernels.fingerprint"), sources.as_bytes());
+                }
+                if let Reason::Asked { verify: true } = reason {
+                    verify_shipped(&manifest_dir, &dest, &arch, &sources);
+                }
+            }
+            Err(missing) => match reason {
+                Reason::Arch => {
+                    warn(&format!(
+                        "cannot build the PTX for {arch} ({}): using the shipped PTX for \
+                         {DEFAULT_ARCH}, which the driver compiles for {arch}",
+                        missing.why
+                    ));
+                    unpack(&manifest_dir.join(SHIPPED_PTX), &dest);
+                }
+                _ => without_kernels(&missing, &dest),
+            },
+        }
+    }
+
+    /// Why no kernels are wanted (`SPMX_NO_GPU_KERNELS`), if so.
+    fn not_wanted() -> Option<Missing> {
+        let v = env::var_os(NO_KERNELS_ENV).filter(|v| !v.is_empty() && v != "0")?;
+        Some(Missing {
+            why: format!("{NO_KERNELS_ENV}={} is set", v.to_string_lossy()),
+            fix: format!("unset {NO_KERNELS_ENV} and build again"),
+        })
+    }
+
+    /// A fingerprint of what the PTX for [`DEFAULT_ARCH`] is built from
+    /// (every file of [`PTX_SOURCES`], line endings aside, and the recipe):
+    /// FNV-1a, 64 bits, as one line; `None` where the sources are not here.
+    fn fingerprint(root: &Path) -> Option<String> {
+        let mut files = Vec::new();
+        for source in PTX_SOURCES {
+            let path = root.join(source);
+            if !path.exists() {
+                return None;
+            }
+            collect_files(&path, &mut files);
+        }
+        files.sort();
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut add = |bytes: &[u8]| {
+            for &b in bytes.iter().filter(|&&b| b != b'\r') {
+                hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+            }
+            hash = (hash ^ 0xff).wrapping_mul(0x0100_0000_01b3);
+        };
+        for file in &files {
+            let relative = file.strip_prefix(root).unwrap_or(file);
+            add(relative.to_string_lossy().replace('\\', "/").as_bytes());
+            add(&fs::read(file)
+                .unwrap_or_else(|e| fail(&format!("reading {}: {e}", file.display()))));
+        }
+        add(DEFAULT_ARCH.as_bytes());
+        for flag in PTX_RUSTFLAGS {
+            add(flag.as_bytes());
+        }
+        for (key, value) in PTX_PROFILE {
+            add(format!("{key}={value}").as_bytes());
+        }
+        Some(format!(
+            "fnv1a64 {hash:016x} {DEFAULT_ARCH} {} files\n",
+            files.len()
+        ))
+    }
+
+    fn collect_files(path: &Path, files: &mut Vec<PathBuf>) {
+        if path.is_file() {
+            files.push(path.to_path_buf());
+            return;
+        }
+        let entries = fs::read_dir(path)
+            .unwrap_or_else(|e| fail(&format!("reading {}: {e}", path.display())));
+        for entry in entries {
+            let entry = entry.unwrap_or_else(|e| fail(&format!("reading {}: {e}", path.display())));
+            collect_files(&entry.path(), files);
+        }
+    }
+
+    fn write(path: &Path, bytes: &[u8]) {
+        fs::write(path, bytes)
+            .unwrap_or_else(|e| fail(&format!("writing {}: {e}", path.display())));
+    }
+
+    /// The shipped PTX, unpacked to `dest`.
+    fn unpack(shipped: &Path, dest: &Path) {
+        let file = fs::File::open(shipped)
+            .unwrap_or_else(|e| fail(&format!("opening {}: {e}", shipped.display())));
+        let mut ptx = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(file), &mut ptx)
+            .unwrap_or_else(|e| fail(&format!("unpacking {}: {e}", shipped.display())));
+        write(dest, &ptx);
+    }
+
+    /// Fails the build unless the PTX at `built` is the shipped one, built
+    /// from the `sources` its fingerprint names.
+    fn verify_shipped(root: &Path, built: &Path, arch: &str, sources: &Option<String>) {
+        if arch != DEFAULT_ARCH {
+            fail(&format!(
+                "{BUILD_PTX_ENV}=verify compares PTX for {DEFAULT_ARCH}, not {arch}"
+            ));
+        }
+        let unpacked = built.with_extension("shipped.ptx");
+        unpack(&root.join(SHIPPED_PTX), &unpacked);
+        let same = fs::read(built).ok() == fs::read(&unpacked).ok();
+        let recorded = fs::read_to_string(root.join(SHIPPED_FINGERPRINT)).ok();
+        if !same || recorded != *sources {
+            fail(&format!(
+                "the PTX built from the kernel sources is not the shipped {SHIPPED_PTX} (or its \
+                 fingerprint is not theirs): run `scripts/ship_ptx.sh` and commit ptx/"
+            ));
         }
     }
 
@@ -175,12 +373,6 @@ mod gpu {
     fn toolchain(pinned: &Pinned) -> Result<Toolchain, Missing> {
         let channel = &pinned.channel;
         let install = pinned.install_command();
-        if let Some(v) = env::var_os(NO_KERNELS_ENV).filter(|v| !v.is_empty() && v != "0") {
-            return Err(Missing {
-                why: format!("{NO_KERNELS_ENV}={} is set", v.to_string_lossy()),
-                fix: format!("unset {NO_KERNELS_ENV} and build again"),
-            });
-        }
         let Some(rustup) = find_rustup() else {
             if let Some(toolchain) = outer_nightly(channel) {
                 return Ok(toolchain);
@@ -388,7 +580,7 @@ mod gpu {
 
     /// An empty `kernels.ptx`, the reason for `ptx.rs`, and the warnings.
     fn without_kernels(missing: &Missing, dest: &Path) {
-        fs::write(dest, "").unwrap_or_else(|e| fail(&format!("writing {}: {e}", dest.display())));
+        write(dest, b"");
         // Cargo takes a directive per line.
         let one_line = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
         let (why, fix) = (one_line(&missing.why), one_line(&missing.fix));
@@ -418,12 +610,11 @@ mod gpu {
             .env(ptx_linker::LINKER_ENV, &toolchain.llvm_bin)
             .env(
                 "CARGO_ENCODED_RUSTFLAGS",
-                [
-                    format!("-Ctarget-cpu={arch}"),
-                    "-Cllvm-args=-unroll-threshold=1000".to_string(),
-                    format!("-Clinker={}", me.display()),
-                ]
-                .join("\x1f"),
+                std::iter::once(format!("-Ctarget-cpu={arch}"))
+                    .chain(PTX_RUSTFLAGS.iter().map(|f| f.to_string()))
+                    .chain([format!("-Clinker={}", me.display())])
+                    .collect::<Vec<_>>()
+                    .join("\x1f"),
             )
             .args(["rustc", "--locked", "--lib", "--crate-type", "cdylib"])
             .args(["--target", TARGET, "-Zbuild-std=core"])
@@ -432,17 +623,7 @@ mod gpu {
             .arg("--target-dir")
             .arg(&target_dir)
             .args(["--profile", PROFILE]);
-        for (key, value) in [
-            ("inherits", "\"release\""),
-            ("opt-level", "3"),
-            ("lto", "\"fat\""),
-            ("codegen-units", "1"),
-            ("panic", "\"abort\""),
-            ("debug", "false"),
-            ("debug-assertions", "false"),
-            ("overflow-checks", "false"),
-            ("incremental", "false"),
-        ] {
+        for (key, value) in PTX_PROFILE {
             cmd.arg("--config")
                 .arg(format!("profile.{PROFILE}.{key}={value}"));
         }
