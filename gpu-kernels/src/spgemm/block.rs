@@ -217,7 +217,7 @@ unsafe fn sort_keys(keys: *mut u64, m: u32) {
 /// memory `spgemm_sort_shared_bytes(SPGEMM_BLOCK_MAX, size)`.
 ///
 /// # Safety
-/// As [`spgemm_warp`], with at most [`SPGEMM_BLOCK_MAX`] products.
+/// As [`spgemm_warp`](super::spgemm_warp), with at most [`SPGEMM_BLOCK_MAX`] products.
 #[inline(always)]
 pub unsafe fn spgemm_block<S: Semiring>(a: SpgemmRowsArgs<S::Value>) {
     require(block_dim_x().is_multiple_of(WARP_SIZE));

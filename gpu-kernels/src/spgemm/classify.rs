@@ -127,7 +127,7 @@ pub unsafe extern "ptx-kernel" fn spgemm_classify(a: SpgemmClassifyArgs) {
             unsafe {
                 *a.class.as_mut_ptr().add(r as usize) = class as u8;
                 if a.stage_len.addr() != 0 {
-                    // The staged classes: short, hashed and long rows.
+                    // The staged classes: short, hash and dense rows.
                     let staged = [SPGEMM_CLASS_SHORT, SPGEMM_CLASS_HASH, SPGEMM_CLASS_DENSE];
                     let bound = if staged.map(|c| c as u32).contains(&class) {
                         products.min(span)

@@ -1,4 +1,4 @@
-//! The dense class: rows of more than [`SPGEMM_BLOCK_MAX`] products, a
+//! The dense class: rows of more than [`SPGEMM_BLOCK_MAX`](crate::args::SPGEMM_BLOCK_MAX) products, a
 //! block a row, through a bitmap of the row's span.
 //!
 //! `spgemm_dense` gives a block a row, and each of its 8 warps a part of
@@ -34,7 +34,7 @@ use super::scan::block_exclusive_scan;
 use super::stage::unstage_rows;
 
 /// Steps of a walk by entry whose loads `spgemm_dense` issues together: a
-/// long row's warp walks thousands of steps, each waiting on its loads of
+/// dense row's warp walks thousands of steps, each waiting on its loads of
 /// B when taken alone; four in flight hide most of that for 8 registers
 /// (16 in `f64`), within the 64 that keep four blocks an SM. Tried
 /// `prefetch.global.L1` before the walk: 0.94×, as the kernel's shared
@@ -47,19 +47,19 @@ const DENSE_WALK_IN_FLIGHT: usize = 4;
 /// (and in the numeric phase a second bitmap of the entries begun and the
 /// words' running counts) is in shared memory, and the values sum there
 /// by column when the span fits `shared_values`, else by rank (in shared
-/// memory when the row's length fits, else in place in C). A wider span
-/// takes block `b`'s slot of the scratch (`slot_words` words, whose bits
+/// memory when the row's length fits, else in place in C). A span beyond
+/// `shared_words` takes block `b`'s slot of the scratch (`slot_words` words, whose bits
 /// must start zeroed and are left so, and a value per column). Phase
-/// [`SPGEMM_STAGE`] is the numeric one into the staging area, writing the
+/// [`SPGEMM_STAGE`](crate::args::SPGEMM_STAGE) is the numeric one into the staging area, writing the
 /// rows' lengths too; [`SPGEMM_UNSTAGE`] copies the rows to C, a block a
-/// row. Tried summing long rows by columns of C through Bᵀ: 0.27–0.51×,
+/// row. Tried summing dense rows by columns of C through Bᵀ: 0.27–0.51×,
 /// as a thread walking down a column waits on each load.
 ///
 /// Launch: 1D, block size a multiple of 32 (at most 1024), a grid of at
 /// most as many blocks as scratch slots (any grid when every span fits
 /// shared memory), [`crate::args::spgemm_dense_shared_bytes`] of dynamic
 /// shared memory for the phase's `shared_words` and `shared_values` (the
-/// numeric layout for [`SPGEMM_STAGE`]; none for [`SPGEMM_UNSTAGE`]).
+/// numeric layout for [`SPGEMM_STAGE`](crate::args::SPGEMM_STAGE); none for [`SPGEMM_UNSTAGE`]).
 ///
 /// # Safety
 /// [`SpgemmRowsArgs`] valid for the phase; listed rows have ≥ 1 product;

@@ -44,9 +44,9 @@ const HASH_WALK_IN_FLIGHT: usize = 1;
 /// a warp each (symbolic or numeric, [`SpgemmRowsArgs`]): see the module
 /// documentation.
 ///
-/// Tried a branch here for short rows of wide span: registers 40 → 53
-/// (hence `spgemm_short`); and the wide table for every hashed row of up
-/// to 1024 products: it lost to `spgemm_block`'s sort (0.69–0.82×).
+/// Tried a branch here for short rows of a span beyond the table:
+/// registers 40 → 53 (hence `spgemm_short`); and the wide class's table
+/// for every hashed row of up to 1024 products: it lost to `spgemm_block`'s sort (0.69–0.82×).
 ///
 /// Launch: 1D, block size a multiple of 32, any grid, dynamic shared memory
 /// `warps a block · spgemm_hash_table_bytes(table_slots, size)`.
@@ -114,7 +114,7 @@ unsafe fn hash_row<S: Semiring>(
             a.b_col_idx.as_ptr(),
         );
         // The span of the row's columns and its products: a span that fits
-        // is indexed directly (and read out sorted); a wider one is hashed.
+        // is indexed directly (and read out sorted); one beyond the table is hashed.
         let (mut lo, mut hi, mut products) = (u32::MAX, 0u32, 0u32);
         let mut j = lane;
         while j < len_a {

@@ -36,7 +36,9 @@
 //! # Glossary
 //!
 //! "Wide" and "long" name several things in the argument structs and entry
-//! points, which keep their names; here each word has one meaning:
+//! points, which keep their names (the host loads kernels by name); the
+//! modules here say each thing by one term, never by a bare "wide" or
+//! "long":
 //!
 //! | word | means | named in `args` and entry points |
 //! |---|---|---|
@@ -47,7 +49,8 @@
 //! | *wide class* | rows of up to 1024 products in a span of up to 2048 columns, through `spgemm_hash` with a direct table of 2048 slots | `SPGEMM_CLASS_WIDE`, `SPGEMM_WIDE_SLOTS` |
 //! | *span beyond the table* | a span of more columns than a table indexed by column has slots (the short class's rows) | — |
 //! | *8 a lane* | a replay of 8 products a lane (tiles of 32 × 8) | `REPLAY_WIDE_LANE`, `spgemm_replay_8` (4 a lane: `REPLAY_NARROW_LANE`, `_4`) |
-//! | *far tile* | a replay tile whose A positions lie too far apart to pack beside B's, listed 4 bytes each in `wide_a` | `REPLAY_WIDE_TILE`, `wide_a` |
+//! | *far tile* | a replay tile whose A positions lie too far apart to pack beside B's, listed apart in `wide_a` | `REPLAY_WIDE_TILE`, `wide_a` |
+//! | *long column* | a column of Bᵀ of more than 32 entries, sorted by a block | `SpgemmTransposeArgs::long` |
 //!
 //! # Map
 //!

@@ -29,7 +29,7 @@ use super::stage::unstage;
 /// entry's row of B starts, that row's length and the entry's value (zero
 /// when no value is read), with the warp's running count of products.
 #[derive(Clone, Copy)]
-struct ShortRow<T> {
+struct LaneEntries<T> {
     b_start: u32,
     b_len: u32,
     value: T,
@@ -63,7 +63,7 @@ unsafe fn column_heads<const R: usize>(col: &[u32; R]) -> [bool; R] {
 
 /// One row of at most 32 entries of A and `32 · R` products, sorted in the
 /// warp's registers with no shared memory (ESC): product `r · 32 + lane`
-/// is computed in `k[r]` (its entry found as in [`walk_products`]), the
+/// is computed in `k[r]` (its entry found as in [`walk_products`](super::row::walk_products)), the
 /// keys `(column, product)` are sorted by shuffles ([`warp_sort_regs`]),
 /// and the first key of each column (a head) sums its run in order, each
 /// step fetching the next sorted value from the lane holding it; runs are
@@ -76,13 +76,13 @@ unsafe fn column_heads<const R: usize>(col: &[u32; R]) -> [bool; R] {
 ///
 /// # Safety
 /// The whole warp calls with the same `row`, whose entries `e` hold
-/// ([`short_row`]; `value`s read when the phase is not symbolic) and
+/// ([`lane_entries`]; `value`s read when the phase is not symbolic) and
 /// whose products are at most `32 · R`.
 #[inline(always)]
 unsafe fn register_row<S: Semiring, const R: usize>(
     a: &SpgemmRowsArgs<S::Value>,
     row: u32,
-    e: ShortRow<S::Value>,
+    e: LaneEntries<S::Value>,
 ) where
     S::Value: Shuffle,
 {
@@ -136,8 +136,8 @@ unsafe fn register_row<S: Semiring, const R: usize>(
         let bits = (WARP_SIZE * R as u32).trailing_zeros();
         // (Below the top column that fits, so that no key is the pad.)
         let fits = (1u32 << (32 - bits)) - 1;
-        let narrow = warp::all(k.iter().all(|&kr| kr == u64::MAX || key_col(kr) < fits));
-        let (col, prod) = if narrow {
+        let u32_keys = warp::all(k.iter().all(|&kr| kr == u64::MAX || key_col(kr) < fits));
+        let (col, prod) = if u32_keys {
             let mut k32 = k.map(|kr| {
                 if kr == u64::MAX {
                     u32::MAX
@@ -275,14 +275,14 @@ pub(super) unsafe fn warp_sort_regs<K: Shuffle + Ord, const R: usize>(k: &mut [K
     }
 }
 
-/// A row of at most 32 entries of A, a lane an entry ([`ShortRow`]; the
+/// A row of at most 32 entries of A, a lane an entry ([`LaneEntries`]; the
 /// values read unless the phase is symbolic).
 ///
 /// # Safety
 /// The whole warp calls with the same `row`, a row of A of at most 32
 /// entries.
 #[inline(always)]
-unsafe fn short_row<S: Semiring>(a: &SpgemmRowsArgs<S::Value>, row: u32) -> ShortRow<S::Value>
+unsafe fn lane_entries<S: Semiring>(a: &SpgemmRowsArgs<S::Value>, row: u32) -> LaneEntries<S::Value>
 where
     S::Value: Shuffle,
 {
@@ -302,7 +302,7 @@ where
             }
         }
         let incl = warp_inclusive_scan(b_len);
-        ShortRow {
+        LaneEntries {
             b_start,
             b_len,
             value,
@@ -334,14 +334,14 @@ where
         // 32 entries of A); `w` is warp-uniform.
         unsafe {
             let row = *a.rows.as_ptr().add(w as usize);
-            register_row::<S, 1>(&a, row, short_row::<S>(&a, row));
+            register_row::<S, 1>(&a, row, lane_entries::<S>(&a, row));
         }
         w += grid_warps();
     }
 }
 
 /// Rows of at most 32 entries of A and [`SPGEMM_SHORT_MAX`] products whose
-/// span is too wide for a table indexed by column, a warp each, sorted in
+/// span lies beyond a table indexed by column, a warp each, sorted in
 /// the warp's registers ([`register_row`], two or four products a lane):
 /// random short rows, whose products are mostly distinct columns, cost a
 /// sort with no table to clear, fill and gather, and no shared memory
@@ -370,7 +370,7 @@ where
         // total.
         unsafe {
             let row = *a.rows.as_ptr().add(w as usize);
-            let e = short_row::<S>(&a, row);
+            let e = lane_entries::<S>(&a, row);
             if e.total <= 2 * WARP_SIZE {
                 register_row::<S, 2>(&a, row, e);
             } else {

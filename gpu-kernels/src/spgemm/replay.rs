@@ -56,8 +56,8 @@ impl<T: Copy> ReplayLists<T> {
     /// The A positions of a lane's words `ws`, its `N` from word `p` of a
     /// tile (of `32 × N`) whose `tile_entry` is `info` and `tile_a` `base`:
     /// `base` plus the offset packed in each word, or, in a
-    /// [`REPLAY_WIDE_TILE`], `wide_a`'s (`base` the tile's place among the
-    /// wide tiles).
+    /// far tile ([`REPLAY_WIDE_TILE`]), `wide_a`'s (`base` the tile's place
+    /// among the far tiles).
     ///
     /// # Safety
     /// `p` a multiple of 4 below the tile's end, the lists as
@@ -72,7 +72,7 @@ impl<T: Copy> ReplayLists<T> {
     ) -> [u32; N] {
         if info & REPLAY_WIDE_TILE != 0 {
             let from = WARP_SIZE as usize * N * base as usize + p;
-            // SAFETY: each wide tile has `32 × N` positions in `wide_a`.
+            // SAFETY: each far tile has `32 × N` positions in `wide_a`.
             unsafe { read_words::<N>(self.a.wide_a.as_ptr(), from) }
         } else {
             core::array::from_fn(|u| base + (ws[u] >> self.a.b_bits))
@@ -347,7 +347,7 @@ where
 /// step's product in its register is added: the adds, which must follow
 /// one another, then seldom wait for a shuffle. `K` is what registers
 /// allow: 8 of 4 bytes or 4 of 8 (2 of 8, a step of half a lane's, left
-/// the adds waiting on shuffles: long lists in f64 took twice f32's time).
+/// the adds waiting on shuffles: lists running on in f64 took twice f32's time).
 ///
 /// # Safety
 /// The whole warp calls it with the same `stop`, at most `32·N`.
@@ -481,7 +481,7 @@ where
         let starts = bounds & real_mask;
         let bounded = warp::ballot(bounds != 0);
         if bounded == 0 {
-            // Within one long list, its first warp's.
+            // Within a list that runs on, its first warp's.
             return None;
         }
         // The lanes before the first flag hold the end of a list begun

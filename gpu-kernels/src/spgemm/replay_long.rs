@@ -18,7 +18,7 @@ use crate::semiring::Semiring;
 use super::replay::{ReplayLists, fold_run_on, replay_tile, run_on_products};
 
 /// The long tiles of a plan's lists ([`SpgemmReplayArgs::long_tiles`]),
-/// a block each, where the plan runs them beside [`spgemm_replay_4`] (which
+/// a block each, where the plan runs them beside [`spgemm_replay_4`](super::spgemm_replay_4) (which
 /// is then launched with `n_long` 0, and skips them). A long tile's last
 /// list runs on through a chain of tiles that one warp would read one
 /// after another, two trips to memory each (words, then products), while
@@ -35,7 +35,7 @@ use super::replay::{ReplayLists, fold_run_on, replay_tile, run_on_products};
 /// (16 bytes in all, for any value's alignment).
 ///
 /// # Safety
-/// [`spgemm_replay_4`]'s, each long tile's last list running on into the
+/// [`spgemm_replay_4`](super::spgemm_replay_4)'s, each long tile's last list running on into the
 /// tiles after it, and the shared memory above.
 #[inline(always)]
 pub unsafe fn spgemm_replay_long_4<S: Semiring>(a: SpgemmReplayArgs<S::Value>)
@@ -47,7 +47,7 @@ where
 }
 
 /// [`spgemm_replay_long_4`] for tiles of 32 × 8 products
-/// ([`spgemm_replay_8`]'s), `32 × 8` values a warp.
+/// ([`spgemm_replay_8`](super::spgemm_replay_8)'s), `32 × 8` values a warp.
 ///
 /// # Safety
 /// [`spgemm_replay_long_4`]'s, for tiles of 32 × 8 products.
@@ -79,7 +79,7 @@ where
         // is here, with its shared memory.
         unsafe {
             let t = load_readonly(long_tiles.add(b as usize));
-            replay_long::<S, N>(&lists, t as usize);
+            replay_long_tile::<S, N>(&lists, t as usize);
         }
         b += grid_dim_x();
     }
@@ -91,7 +91,7 @@ where
 /// `t < n_tiles`; the lists as [`SpgemmReplayArgs`] says; the whole block
 /// calls it, with the shared memory [`spgemm_replay_long_4`] says.
 #[inline(always)]
-unsafe fn replay_long<S: Semiring, const N: usize>(lists: &ReplayLists<S::Value>, t: usize)
+unsafe fn replay_long_tile<S: Semiring, const N: usize>(lists: &ReplayLists<S::Value>, t: usize)
 where
     S::Value: Shuffle,
 {

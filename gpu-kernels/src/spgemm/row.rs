@@ -141,7 +141,7 @@ pub(super) unsafe fn walk_products<S: Semiring, const IN_FLIGHT: usize>(
                 // Steps of up to 32 products, an entry's row of B a warp's
                 // width at a time, in the serial order. The loads of
                 // `IN_FLIGHT` steps go out before the first is summed, so
-                // a long row waits one load latency per `IN_FLIGHT` steps.
+                // a dense row waits one load latency per `IN_FLIGHT` steps.
                 // The warp's barrier follows each entry's last step (bit
                 // `u` of `ends`), before another entry may meet its columns.
                 let (mut q, mut left, mut xt) = (0u32, 0u32, S::zero());

@@ -2,9 +2,9 @@
 //! each row's products twice (symbolic, then numeric) is most of its
 //! time. The host then has classify bound each row's length, lays out a
 //! staging area by those bounds, and runs the class's numeric phase in
-//! the symbolic one ([`SPGEMM_STAGE`]: the entries into the staging area,
+//! the symbolic one ([`SPGEMM_STAGE`](crate::args::SPGEMM_STAGE): the entries into the staging area,
 //! the lengths to `row_len`); the numeric phase copies the rows to C
-//! ([`SPGEMM_UNSTAGE`]), with the helpers here.
+//! ([`SPGEMM_UNSTAGE`](crate::args::SPGEMM_UNSTAGE)), with the helpers here.
 
 use crate::args::SpgemmRowsArgs;
 use crate::device::thread::{
@@ -17,7 +17,7 @@ use crate::device::warp::{self, Shuffle};
 /// the staging area, its offset in C and its length.
 ///
 /// # Safety
-/// `b` within the list; the rows staged ([`SPGEMM_STAGE`]) and C's offsets
+/// `b` within the list; the rows staged ([`SPGEMM_STAGE`](crate::args::SPGEMM_STAGE)) and C's offsets
 /// computed from the lengths staging wrote.
 #[inline(always)]
 unsafe fn staged_row<T>(a: &SpgemmRowsArgs<T>, b: u32) -> (usize, usize, usize) {
@@ -56,7 +56,7 @@ unsafe fn copy_staged<T: Copy>(
     }
 }
 
-/// Copies each listed row from the staging area to C ([`SPGEMM_UNSTAGE`]):
+/// Copies each listed row from the staging area to C ([`SPGEMM_UNSTAGE`](crate::args::SPGEMM_UNSTAGE)):
 /// a warp takes 32 rows, each lane looking up one row's places at once,
 /// then copies them a row after another, a lane an entry. Looked up a row
 /// at a time, the rows' three dependent loads left the copy latency-bound.
@@ -89,8 +89,8 @@ pub(super) unsafe fn unstage<T: Copy + Shuffle>(a: &SpgemmRowsArgs<T>) {
     }
 }
 
-/// Copies each listed row from the staging area to C ([`SPGEMM_UNSTAGE`]),
-/// a block a row: long rows, each as much copying as a block can share.
+/// Copies each listed row from the staging area to C ([`SPGEMM_UNSTAGE`](crate::args::SPGEMM_UNSTAGE)),
+/// a block a row: dense rows, each as much copying as a block can share.
 ///
 /// # Safety
 /// As [`unstage`].

@@ -51,7 +51,7 @@ const ADAPTIVE_LONG_STEPS: u32 = 16;
 /// then `block_dim + 1` words (the long rows). `y` is overwritten.
 ///
 /// # Safety
-/// As [`spmv_csr_scalar`], and `blocks` holds `n_blocks + 1` bounds cut as
+/// As [`spmv_csr_scalar`](super::spmv_csr_scalar), and `blocks` holds `n_blocks + 1` bounds cut as
 /// above, `partial` and `done` `n_blocks` slots each, `done` all zero.
 #[inline(always)]
 pub unsafe fn spmv_csr_adaptive<S: Semiring>(a: SpmvCsrAdaptiveArgs<S::Value>)

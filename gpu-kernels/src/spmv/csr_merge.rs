@@ -44,7 +44,7 @@ use super::csr::stage_products;
 /// it is complete only after [`spmv_csr_merge_fixup`].
 ///
 /// # Safety
-/// As [`spmv_csr_scalar`], with `nnz == row_ptr[n_rows]`.
+/// As [`spmv_csr_scalar`](super::spmv_csr_scalar), with `nnz == row_ptr[n_rows]`.
 #[inline(always)]
 pub unsafe fn spmv_csr_merge<S: Semiring>(a: SpmvCsrMergeArgs<S::Value>)
 where

@@ -20,7 +20,7 @@
 //!
 //! "Row order" is increasing column, as the serial engine sums: the same
 //! bits for every semiring. The order-independent semirings (min, max, or:
-//! [`Semiring::ORDER_INDEPENDENT`]) give the serial engine's bits in every
+//! [`Semiring::ORDER_INDEPENDENT`](crate::semiring::Semiring::ORDER_INDEPENDENT)) give the serial engine's bits in every
 //! kernel; only plus-times may differ, in the last bits, where the order
 //! differs.
 //!
