@@ -20,12 +20,10 @@ use crate::args::{
 use crate::semiring::Semiring;
 #[cfg(target_arch = "nvptx64")]
 use crate::spgemm::{
-    spgemm_block, spgemm_copy, spgemm_dense, spgemm_hash, spgemm_replay_4, spgemm_replay_4_staged,
-    spgemm_replay_8, spgemm_replay_8_staged, spgemm_replay_long_4, spgemm_replay_long_8,
-    spgemm_short, spgemm_warp,
+    spgemm_block, spgemm_copy, spgemm_dense, spgemm_giant_columns, spgemm_giant_rows, spgemm_hash,
+    spgemm_replay_4, spgemm_replay_4_staged, spgemm_replay_8, spgemm_replay_8_staged,
+    spgemm_replay_long_4, spgemm_replay_long_8, spgemm_short, spgemm_warp,
 };
-#[cfg(target_arch = "nvptx64")]
-use crate::spgemm_long::{spgemm_giant_columns, spgemm_giant_rows};
 #[cfg(target_arch = "nvptx64")]
 use crate::spmm::{
     spmm_csr_block, spmm_csr_block_fused, spmm_csr_block_vec, spmm_csr_block_vec_fused,
@@ -70,9 +68,10 @@ pub const REGISTER_CAPS: &[(&str, Option<&[&str]>, &str, u32)] = &[
 ];
 
 /// Entry points that are not stamped per semiring (`crate::util`: the spin,
-/// offsets narrowed, buffers compared and dense operands transposed; and the
-/// SpGEMM classification, binning and scan in `crate::spgemm`, and the
-/// long rows' sums, Bᵀ and gather in `crate::spgemm_long`): the PTX
+/// offsets narrowed, buffers compared and dense operands transposed; and
+/// SpGEMM's classification, binning and long rows' sums in
+/// `crate::spgemm::classify`, scan in `crate::spgemm::scan`, and Bᵀ and
+/// gather in `crate::spgemm::giant`): the PTX
 /// declares these and the [`KERNELS`], nothing else.
 pub const UTILITY_KERNELS: &[&str] = &[
     "spin_ns",

@@ -14,10 +14,9 @@
 //! | [`kernels`]  | all        | entry-point stamping and the table of kernels |
 //! | [`merge_path`] | all      | merge-path search, walk and fix-up of the load-balanced CSR SpMV |
 //! | `device`     | nvptx64    | thread indices, warp shuffles and votes, shared memory, atomics |
-//! | `spmv`       | nvptx64    | SpMV kernel bodies: CSR (scalar, vector, merge path, adaptive), COO, ELL, SELL, BSR |
-//! | `spgemm`     | nvptx64    | SpGEMM: row classes, warp hash-table and dense-accumulator row kernels, prefix sum |
-//! | `spgemm_long` | nvptx64   | SpGEMM's long rows of A: their classification, and giant rows through Bᵀ |
-//! | `spmm`       | nvptx64    | SpMM kernel bodies: CSR × dense, warp-tiled (row-major) and thread per row (any layout) |
+//! | `spmv/`      | nvptx64    | SpMV kernel bodies, a module per format and strategy: CSR (scalar, vector, merge path, adaptive), COO, ELL, SELL, BSR |
+//! | `spgemm/`    | nvptx64    | SpGEMM: classification and binning, prefix sums, a module per row class, giant rows through Bᵀ, the plan's replay; its `mod.rs` maps host steps to entry points |
+//! | `spmm/`      | nvptx64    | SpMM kernel bodies: CSR × dense, block kernels (row-major) with their fix-up, and thread per row (any layout) |
 //!
 //! `GUIDE.md` (beside `Cargo.toml`) shows how to write a kernel or add a
 //! semiring and run it on the GPU.
@@ -50,8 +49,6 @@ pub mod semiring;
 pub mod device;
 #[cfg(target_arch = "nvptx64")]
 pub mod spgemm;
-#[cfg(target_arch = "nvptx64")]
-pub mod spgemm_long;
 #[cfg(target_arch = "nvptx64")]
 pub mod spmm;
 #[cfg(target_arch = "nvptx64")]

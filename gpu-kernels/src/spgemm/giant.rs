@@ -1,17 +1,8 @@
-//! SpGEMM's long rows of A: what no single thread, warp or block should
-//! walk alone.
-//!
-//! **Classifying long rows.** `spgemm_classify` gives a lane each row; a
-//! row of A longer than [`SPGEMM_LANE_MAX`] entries is summed before it,
-//! a warp a chunk of [`SPGEMM_LONG_CHUNK`] entries (`spgemm_long_rows`
-//! lists the chunks, `spgemm_long_products` sums them with integer
-//! atomics, so the sums are exact whatever the order).
-//!
-//! **Giant rows.** A row of C whose row of A is long and whose products
-//! are a large share of B's entries (class [`SPGEMM_CLASS_GIANT`]; a row of A
+//! Giant rows: a row of C whose row of A is long and whose products are
+//! a large share of B's entries (class [`SPGEMM_CLASS_GIANT`]; a row of A
 //! with every column is the extreme: its row of C is `Bᵀ·x`) is computed
-//! column by column of Bᵀ instead of walking its products: a block on such
-//! a row walks all of A's entries in order, and that walk, not the
+//! column by column of Bᵀ instead of walking its products: a block on
+//! such a row walks all of A's entries in order, and that walk, not the
 //! products, sets the product's time. Up to [`SPGEMM_GIANT_BATCH`] giant
 //! rows go at once: `spgemm_giant_gather` spreads their entries of A over
 //! B's rows (a bit a row in `x_mask[k]`, the entry's position in
@@ -26,11 +17,8 @@
 //! [`SPGEMM_CLASS_GIANT`]: crate::args::SPGEMM_CLASS_GIANT
 //! [`SPGEMM_GIANT_BATCH`]: crate::args::SPGEMM_GIANT_BATCH
 
-use crate::args::{
-    SPGEMM_LANE_MAX, SPGEMM_LONG_CHUNK, SpgemmClassifyArgs, SpgemmGatherArgs, SpgemmGiantArgs,
-    SpgemmTransposeArgs,
-};
-use crate::device::atomic::{atomic_add_u32, atomic_add_u64, atomic_max_u32, atomic_or_u32};
+use crate::args::{SpgemmGatherArgs, SpgemmGiantArgs, SpgemmTransposeArgs};
+use crate::device::atomic::{atomic_add_u32, atomic_or_u32};
 use crate::device::shared;
 use crate::device::thread::{
     WARP_SIZE, block_dim_x, block_idx_x, global_warp_id, grid_dim_x, grid_size_1d, grid_warps,
@@ -38,99 +26,9 @@ use crate::device::thread::{
 };
 use crate::device::warp::{self, Shuffle};
 use crate::semiring::Semiring;
-use crate::spgemm::{block_exclusive_scan, warp_sort};
 
-/// Lists the chunks of the rows of `row_start..row_end` longer than
-/// [`SPGEMM_LANE_MAX`] ([`SpgemmClassifyArgs`]).
-///
-/// Launch: 1D, any grid.
-///
-/// It zeroes the long rows' `long_products` and `long_span`.
-///
-/// # Safety
-/// A valid CSR; `long_count` zeroed; `long_chunks` room for every chunk
-/// (`Σ ⌈len / SPGEMM_LONG_CHUNK⌉` over the long rows).
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn spgemm_long_rows(a: SpgemmClassifyArgs) {
-    let n = a.row_end - a.row_start;
-    let mut r = index_1d();
-    while r < n {
-        let i = (a.row_start + r) as usize;
-        // SAFETY: `i` is a row of A; the chunks fit by the contract.
-        unsafe {
-            let ap = a.a_row_ptr.as_ptr();
-            let len = *ap.add(i + 1) - *ap.add(i);
-            if len > SPGEMM_LANE_MAX {
-                *a.long_products.as_mut_ptr().add(r as usize) = 0;
-                *a.long_span.as_mut_ptr().add(2 * r as usize) = 0;
-                *a.long_span.as_mut_ptr().add(2 * r as usize + 1) = 0;
-                let chunks = len.div_ceil(SPGEMM_LONG_CHUNK);
-                let at = atomic_add_u32(a.long_count.as_mut_ptr(), chunks);
-                for c in 0..chunks {
-                    *a.long_chunks.as_mut_ptr().add((at + c) as usize) =
-                        (u64::from(r) << 32) | u64::from(c);
-                }
-            }
-        }
-        r = r.saturating_add(grid_size_1d());
-    }
-}
-
-/// Sums the products and span of each listed chunk into its row's
-/// `long_products` and `long_span` ([`SpgemmClassifyArgs`]), a warp a
-/// chunk.
-///
-/// Launch: 1D, block size a multiple of 32, any grid.
-///
-/// # Safety
-/// After [`spgemm_long_rows`]; A and B valid, A's columns < B's rows.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn spgemm_long_products(a: SpgemmClassifyArgs) {
-    let lane = lane_id();
-    // SAFETY: written by `spgemm_long_rows` before this launch.
-    let count = unsafe { *a.long_count.as_mut_ptr() };
-    let mut w = global_warp_id();
-    while w < count {
-        // SAFETY: `w` < the chunks listed; rows and entries in range; the
-        // loop and the shuffles are warp-uniform.
-        unsafe {
-            let chunk = *a.long_chunks.as_mut_ptr().add(w as usize);
-            let r = (chunk >> 32) as u32;
-            let i = (a.row_start + r) as usize;
-            let ap = a.a_row_ptr.as_ptr();
-            let s = *ap.add(i) + chunk as u32 * SPGEMM_LONG_CHUNK;
-            let e = (*ap.add(i + 1)).min(s + SPGEMM_LONG_CHUNK);
-            let (bp, bc) = (a.b_row_ptr.as_ptr(), a.b_col_idx.as_ptr());
-            let mut products = 0u64;
-            let (mut lo, mut hi) = (u32::MAX, 0u32);
-            let mut q = s + lane;
-            while q < e {
-                let k = *a.a_col_idx.as_ptr().add(q as usize) as usize;
-                let (bs, be) = (*bp.add(k), *bp.add(k + 1));
-                if be > bs {
-                    products += u64::from(be - bs);
-                    lo = lo.min(*bc.add(bs as usize));
-                    hi = hi.max(*bc.add(be as usize - 1));
-                }
-                q += WARP_SIZE;
-            }
-            let mut d = 1;
-            while d < WARP_SIZE {
-                products += warp::shuffle_xor(products, d);
-                lo = lo.min(warp::shuffle_xor(lo, d));
-                hi = hi.max(warp::shuffle_xor(hi, d));
-                d *= 2;
-            }
-            if lane == 0 && products != 0 {
-                atomic_add_u64(a.long_products.as_mut_ptr().add(r as usize), products);
-                let span = a.long_span.as_mut_ptr().add(2 * r as usize);
-                atomic_max_u32(span, !lo);
-                atomic_max_u32(span.add(1), hi);
-            }
-        }
-        w += grid_warps();
-    }
-}
+use super::register::warp_sort;
+use super::scan::block_exclusive_scan;
 
 /// Counts each column's entries of B ([`SpgemmTransposeArgs`]).
 ///

@@ -1,0 +1,308 @@
+//! The dense class: rows of more than [`SPGEMM_BLOCK_MAX`](crate::args::SPGEMM_BLOCK_MAX) products, a
+//! block a row, through a bitmap of the row's span.
+//!
+//! `spgemm_dense` gives a block a row, and each of its 8 warps a part of
+//! the row's span (whole words of 32 columns), which it alone touches: it
+//! walks the row's products in the serial order as the table does,
+//! keeping those in its columns (found by two searches side by side in
+//! each row of B), with the loads of four steps of 32 products in flight
+//! at once, and sets a bit for each column met. When a value for every
+//! column of the span fits shared memory, that walk also sums them there,
+//! and the bitmap read out gives the row in column order. A span beyond
+//! shared memory (R-MAT's dense rows meet most of B's columns, a few
+//! percent of them each) would need a value for every column in global
+//! memory, scattered and slow; instead its first walk only sets bits, the
+//! block's scan of the words' counts gives each column's rank among the
+//! row's, and a second walk sums each value at its rank, a second bitmap
+//! marking the entries begun. The bitmaps take 4 bytes every 32 columns,
+//! so B's whole width fits shared memory up to hundreds of thousands of
+//! columns.
+
+use crate::args::{
+    SPGEMM_DENSE_SHARED, SPGEMM_NUMERIC, SPGEMM_UNSTAGE, SpgemmRowsArgs, spgemm_dense_arrays,
+};
+use crate::device::atomic::{atomic_max_u32, atomic_min_u32, atomic_or_u32};
+use crate::device::shared;
+use crate::device::thread::{
+    WARP_SIZE, block_dim_x, block_idx_x, grid_dim_x, require, sync_threads, thread_idx_x, warp_id,
+};
+use crate::device::warp::Shuffle;
+use crate::semiring::Semiring;
+
+use super::row::{EMPTY, a_row, accumulate, c_start, walk_products};
+use super::scan::block_exclusive_scan;
+use super::stage::unstage_rows;
+
+/// Steps of a walk by entry whose loads `spgemm_dense` issues together: a
+/// dense row's warp walks thousands of steps, each waiting on its loads of
+/// B when taken alone; four in flight hide most of that for 8 registers
+/// (16 in `f64`), within the 64 that keep four blocks an SM. Tried
+/// `prefetch.global.L1` before the walk: 0.94×, as the kernel's shared
+/// memory leaves little L1 for the lines.
+const DENSE_WALK_IN_FLIGHT: usize = 4;
+
+/// Rows of any length, a block each, through a presence bitmap of the
+/// row's span (symbolic or numeric, [`SpgemmRowsArgs`]): see the module
+/// documentation. When the span fits `shared_words` words, the bitmap
+/// (and in the numeric phase a second bitmap of the entries begun and the
+/// words' running counts) is in shared memory, and the values sum there
+/// by column when the span fits `shared_values`, else by rank (in shared
+/// memory when the row's length fits, else in place in C). A span beyond
+/// `shared_words` takes block `b`'s slot of the scratch (`slot_words` words, whose bits
+/// must start zeroed and are left so, and a value per column). Phase
+/// [`SPGEMM_STAGE`](crate::args::SPGEMM_STAGE) is the numeric one into the staging area, writing the
+/// rows' lengths too; [`SPGEMM_UNSTAGE`] copies the rows to C, a block a
+/// row. Tried summing dense rows by columns of C through Bᵀ: 0.27–0.51×,
+/// as a thread walking down a column waits on each load.
+///
+/// Launch: 1D, block size a multiple of 32 (at most 1024), a grid of at
+/// most as many blocks as scratch slots (any grid when every span fits
+/// shared memory), [`crate::args::spgemm_dense_shared_bytes`] of dynamic
+/// shared memory for the phase's `shared_words` and `shared_values` (the
+/// numeric layout for [`SPGEMM_STAGE`](crate::args::SPGEMM_STAGE); none for [`SPGEMM_UNSTAGE`]).
+///
+/// # Safety
+/// [`SpgemmRowsArgs`] valid for the phase; listed rows have ≥ 1 product;
+/// `slot_words ≥ ⌈B's columns / 32⌉ + 1`, the slots' words zero.
+#[inline(always)]
+pub unsafe fn spgemm_dense<S: Semiring>(a: SpgemmRowsArgs<S::Value>)
+where
+    S::Value: Shuffle,
+{
+    require(block_dim_x().is_multiple_of(WARP_SIZE));
+    let (tid, wid) = (thread_idx_x(), warp_id());
+    let warps = block_dim_x() / WARP_SIZE;
+    let threads = block_dim_x();
+    if a.numeric == SPGEMM_UNSTAGE {
+        // SAFETY: the contract of the phase.
+        unsafe { unstage_rows(&a) };
+        return;
+    }
+    let numeric = a.numeric != 0;
+    let arrays = spgemm_dense_arrays(numeric) as usize;
+    let (words, shared_words) = (a.slot_words as usize, a.shared_words as usize);
+    // Slot `b` of the scratch is this block's (none is given when every
+    // span fits shared memory: it is then never used).
+    let slot = block_idx_x() as usize * words;
+    let (slot_bits, slot_vals) = (
+        a.scratch_flags.as_mut_ptr().wrapping_add(slot),
+        a.scratch_values.as_mut_ptr().wrapping_add(32 * slot),
+    );
+    // Shared: [0] lowest column, [1] highest; the scan's 33 slots; then
+    // the arrays of words (bitmap, begun, counts), then the values.
+    let small = shared::dynamic::<u32>();
+    // SAFETY: within the launch's shared memory (see `spgemm_dense_shared_bytes`).
+    let (warp_sums, shared_bits, begun, counts, shared_vals) = unsafe {
+        let bits = shared::dynamic::<u8>()
+            .add(SPGEMM_DENSE_SHARED as usize)
+            .cast::<u32>();
+        (
+            small.add(4).cast::<u64>(),
+            bits,
+            bits.add(shared_words),
+            bits.add(2 * shared_words),
+            bits.add(arrays * shared_words).cast::<S::Value>(),
+        )
+    };
+    // The shared bitmaps start zeroed, and each row leaves them so.
+    let mut w = tid as usize;
+    while w < arrays.min(2) * shared_words {
+        // SAFETY: within the shared words.
+        unsafe { *shared_bits.add(w) = 0 };
+        w += threads as usize;
+    }
+    let mut b = block_idx_x();
+    while b < a.n_rows {
+        // SAFETY: the contract; every barrier is reached by the whole block
+        // (`b` is block-uniform).
+        unsafe {
+            let row = *a.rows.as_ptr().add(b as usize);
+            let (start, len_a) = a_row(&a, row);
+            let (ac, bp, bc) = (
+                a.a_col_idx.as_ptr().add(start as usize),
+                a.b_row_ptr.as_ptr(),
+                a.b_col_idx.as_ptr(),
+            );
+            if tid == 0 {
+                *small = u32::MAX;
+                *small.add(1) = 0;
+            }
+            sync_threads();
+            let mut j = tid;
+            while j < len_a {
+                let k = *ac.add(j as usize) as usize;
+                let (s, e) = (*bp.add(k), *bp.add(k + 1));
+                if e > s {
+                    atomic_min_u32(small, *bc.add(s as usize));
+                    atomic_max_u32(small.add(1), *bc.add(e as usize - 1));
+                }
+                j += threads;
+            }
+            sync_threads();
+            let (lo, hi) = (*small, *small.add(1));
+            let w0 = lo / 32;
+            let n_words = hi / 32 - w0 + 1;
+            let in_shared = n_words as usize <= shared_words;
+            let (bits, by_column) = if in_shared {
+                (shared_bits, shared_vals)
+            } else {
+                (slot_bits, slot_vals)
+            };
+            // Values by column when the span's fit (always in the slot),
+            // else by rank (the bitmap read before they are summed).
+            let direct = numeric && (!in_shared || 32 * n_words <= a.shared_values);
+            // This warp's columns: whole words, the span split in `warps`;
+            // no other warp touches them. Tried 2–4 parts a warp: R-MAT and
+            // MIT8 lost 19–42%, every part walking A's row again; parts
+            // balanced by sampled products gained nothing for 8 registers.
+            let per = n_words.div_ceil(warps);
+            let mine = (
+                (w0 + (wid * per).min(n_words)) * 32,
+                (w0 + ((wid + 1) * per).min(n_words)) * 32,
+            );
+            let word_bit = |col: u32| {
+                let idx = col - w0 * 32;
+                ((idx / 32) as usize, 1u32 << (idx % 32))
+            };
+            if mine.0 < mine.1 && direct {
+                let claim = |col: u32| {
+                    let (w, bit) = word_bit(col);
+                    let old = atomic_or_u32(bits.add(w), bit);
+                    (col - w0 * 32, old & bit == 0)
+                };
+                sum_products::<S>(&a, (start, len_a), mine, by_column, claim);
+            } else if mine.0 < mine.1 {
+                let mark = |col: u32, _| {
+                    if col != EMPTY {
+                        let (w, bit) = word_bit(col);
+                        atomic_or_u32(bits.add(w), bit);
+                    }
+                };
+                walk_products::<S, DENSE_WALK_IN_FLIGHT>(
+                    &a,
+                    false,
+                    (start, len_a),
+                    mine,
+                    mark,
+                    Some(mark),
+                );
+            }
+            sync_threads();
+            // Each thread counts a run of words; one scan places the runs.
+            let run = n_words.div_ceil(threads);
+            let (first, last) = ((tid * run).min(n_words), ((tid + 1) * run).min(n_words));
+            let mut before = 0u64;
+            for w in first..last {
+                before += u64::from((*bits.add(w as usize)).count_ones());
+            }
+            let (before, total) = block_exclusive_scan(before, warp_sums);
+            if a.numeric != SPGEMM_NUMERIC && tid == 0 {
+                *a.row_len.as_mut_ptr().add(row as usize) = total as u32;
+            }
+            if !numeric {
+                for w in first..last {
+                    *bits.add(w as usize) = 0;
+                }
+                sync_threads();
+                b += grid_dim_x();
+                continue;
+            }
+            let out = c_start(&a, row);
+            if !direct {
+                // By rank: a second walk sums each value at its column's
+                // rank (in shared memory when the row's length fits, else
+                // in C), the first product to reach it marking it begun.
+                let len = total as usize;
+                let in_c = len > a.shared_values as usize;
+                let by_rank = if in_c {
+                    a.c_values.as_mut_ptr().add(out)
+                } else {
+                    shared_vals
+                };
+                let mut at = before as u32;
+                for w in first..last {
+                    *counts.add(w as usize) = at;
+                    at += (*bits.add(w as usize)).count_ones();
+                }
+                sync_threads();
+                if mine.0 < mine.1 {
+                    let claim = |col: u32| {
+                        let (w, bit) = word_bit(col);
+                        let old = atomic_or_u32(begun.add(w), bit);
+                        let rank = *counts.add(w) + (*bits.add(w) & (bit - 1)).count_ones();
+                        (rank, old & bit == 0)
+                    };
+                    sum_products::<S>(&a, (start, len_a), mine, by_rank, claim);
+                }
+                sync_threads();
+                if !in_c {
+                    let mut r = tid as usize;
+                    while r < len {
+                        *a.c_values.as_mut_ptr().add(out + r) = *shared_vals.add(r);
+                        r += threads as usize;
+                    }
+                }
+            }
+            // Columns in order (and values summed by column), the bitmaps
+            // cleared for the next row.
+            let mut at = out + before as usize;
+            for w in first..last {
+                let word = *bits.add(w as usize);
+                if word == 0 {
+                    continue;
+                }
+                *bits.add(w as usize) = 0;
+                if !direct {
+                    *begun.add(w as usize) = 0;
+                }
+                let mut left = word;
+                while left != 0 {
+                    let idx = w * 32 + left.trailing_zeros();
+                    *a.c_col_idx.as_mut_ptr().add(at) = w0 * 32 + idx;
+                    if direct {
+                        *a.c_values.as_mut_ptr().add(at) = *by_column.add(idx as usize);
+                    }
+                    at += 1;
+                    left &= left - 1;
+                }
+            }
+            sync_threads();
+        }
+        b += grid_dim_x();
+    }
+}
+
+/// The numeric walk of `spgemm_dense` over a warp's columns `cols`:
+/// each product summed onto `vals[slot]`, `claim(col) → (slot, fresh)`
+/// as [`accumulate`] takes it.
+///
+/// # Safety
+/// As [`walk_products`] and [`accumulate`].
+#[inline(always)]
+unsafe fn sum_products<S: Semiring>(
+    a: &SpgemmRowsArgs<S::Value>,
+    row: (u32, u32),
+    cols: (u32, u32),
+    vals: *mut S::Value,
+    claim: impl FnMut(u32) -> (u32, bool) + Copy,
+) where
+    S::Value: Shuffle,
+{
+    // SAFETY: the caller's contract.
+    unsafe {
+        walk_products::<S, DENSE_WALK_IN_FLIGHT>(
+            a,
+            true,
+            row,
+            cols,
+            |col, v| {
+                accumulate::<S>(col, v, true, vals, claim);
+            },
+            Some(|col, p| {
+                let (slot, fresh) = { claim }(col);
+                let v = vals.add(slot as usize);
+                *v = if fresh { p } else { S::add(*v, p) };
+            }),
+        );
+    }
+}
