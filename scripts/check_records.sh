@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Keeps the records a manual: BENCHMARKS.md at most 300 lines, the tracked
 # files under docs/ at most 5 MB, no tracked file named or worded after the
-# work's checkpoints ("stop" and a number), and every relative link in
+# work's checkpoints ("stop" and a number) or sittings, and every relative link in
 # BENCHMARKS.md and docs/*.md pointing at a file that exists.
 # Run from the repository root: bash scripts/check_records.sh
 set -euo pipefail
@@ -30,6 +30,15 @@ if names=$(git ls-files | grep -i -E "${word} ?[0-9]+"); then
 fi
 if hits=$(git grep -I -n -i -E "$pattern"); then
     problem "tracked files mentioning a checkpoint ('${word} N'); say what the project does instead:"
+    echo "$hits" >&2
+fi
+
+# Nor after the sittings of the work (the words are built from pieces, as
+# above): the git
+# history keeps when things were done.
+sitting="sess""ion|clos""ing note"
+if hits=$(git grep -I -n -i -w -E "$sitting"); then
+    problem "tracked files mentioning a sitting of the work; say what the project does instead:"
     echo "$hits" >&2
 fi
 
