@@ -33,9 +33,8 @@ if hits=$(git grep -I -n -i -E "$pattern"); then
     echo "$hits" >&2
 fi
 
-# Nor after the sittings of the work (the words are built from pieces, as
-# above): the git
-# history keeps when things were done.
+# Nor after the sittings of the work (the words built from pieces, as
+# above): the git history keeps when things were done.
 sitting="sess""ion|clos""ing note"
 if hits=$(git grep -I -n -i -w -E "$sitting"); then
     problem "tracked files mentioning a sitting of the work; say what the project does instead:"
