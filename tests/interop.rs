@@ -310,3 +310,29 @@ mod ndarray_conversions {
         assert!(e.to_string().contains("exceeds"), "{e}");
     }
 }
+
+/// A NaN with a payload, −0 and −∞ come back with the same bits through
+/// every crate, moved or copied.
+#[test]
+fn special_values_keep_their_bits() {
+    use nalgebra_sparse::CsrMatrix;
+    use ndarray::Array2;
+    use spmx::format::Dense;
+    use sprs::{CsMat, CsMatI};
+
+    let nan = f64::from_bits(0x7ff8_0000_dead_beef);
+    let values = vec![nan, -0.0, f64::NEG_INFINITY];
+    let a = Csr::try_new(2, 3, vec![0, 2, 3], vec![0, 2, 1], values.clone()).unwrap();
+    let m = CsMatI::<f64, u32, usize>::from(a.clone());
+    let usize_indices: CsMat<f64> = m.to_other_types();
+    assert_identical(&Csr::try_from(usize_indices.view()).unwrap(), &a);
+    assert_identical(&Csr::try_from(m.to_csc()).unwrap(), &a);
+    assert_identical(&Csr::try_from(m).unwrap(), &a);
+    assert_identical(&Csr::try_from(CsrMatrix::from(a.clone())).unwrap(), &a);
+    let d = Dense::try_new(1, 3, values).unwrap();
+    let bits = |d: &Dense<f64>| d.as_slice().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    let back = Dense::try_from(Array2::from(d.clone())).unwrap();
+    assert_eq!(bits(&back), bits(&d));
+    let back = Dense::try_from(Array2::from(d.clone()).view()).unwrap();
+    assert_eq!(bits(&back), bits(&d));
+}

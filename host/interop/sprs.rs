@@ -43,7 +43,8 @@ impl<T: Scalar> Arrays<T> {
     fn moved(m: CsMatI<T, u32, usize>) -> Self {
         let (storage, shape) = (m.storage(), m.shape());
         let (mut ptr, idx, values) = m.into_raw_storage();
-        if let Some(&first) = ptr.first().filter(|&&first| first != 0) {
+        let first = ptr.first().copied().unwrap_or(0);
+        if first != 0 {
             ptr.iter_mut().for_each(|p| *p -= first);
         }
         Arrays {
