@@ -382,7 +382,7 @@ fn a_symlink_output_is_written_through_to_its_target_dangling_or_not() {
     assert_eq!(names_in(&sub), ["mid.mtx", "real.mtx"]);
     // A loop is an error, not a hang.
     std::os::unix::fs::symlink("loop.mtx", dir.path().join("loop.mtx")).unwrap();
-    let err = write_mtx(&dir.path().join("loop.mtx"), &other, Field::Real).unwrap_err();
+    let err = write_mtx(dir.path().join("loop.mtx"), &other, Field::Real).unwrap_err();
     assert!(err.to_string().contains("symbolic links"), "{err}");
 }
 
@@ -483,8 +483,8 @@ fn check_output_says_what_the_write_would() {
     // What can be written passes, and the probe leaves nothing.
     let before = names_in(d);
     check_output(Path::new("-")).unwrap();
-    check_output(&d.join("new.mtx")).unwrap();
-    check_output(&d.join("file")).unwrap();
+    check_output(d.join("new.mtx")).unwrap();
+    check_output(d.join("file")).unwrap();
     check_output(Path::new("/dev/null")).unwrap();
     assert_eq!(names_in(d), before);
 }

@@ -61,7 +61,7 @@ fn data(name: &str) -> PathBuf {
 }
 
 fn read(name: &str) -> MtxMatrix<f64> {
-    read_mtx(&data(name), &ReadOptions::default()).unwrap()
+    read_mtx(data(name), &ReadOptions::default()).unwrap()
 }
 
 /// Triplets in COO order.

@@ -106,6 +106,10 @@ impl<T: Scalar> Dense<T> {
     pub fn as_mut_slice(&mut self) -> &mut [T] {
         &mut self.data
     }
+    /// All elements, row-major, moved out (no copy).
+    pub fn into_vec(self) -> Vec<T> {
+        self.data
+    }
     /// Bytes held by the elements.
     pub fn storage_bytes(&self) -> usize {
         size_of_val(self.data.as_slice())

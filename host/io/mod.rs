@@ -203,6 +203,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn paths_may_be_given_as_str_string_or_path_buf() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.mtx");
+        let a = crate::Csr::try_new(2, 2, vec![0, 1, 2], vec![1, 0], vec![1.5, -0.0]).unwrap();
+        check_output(path.to_str().unwrap()).unwrap();
+        write_mtx(path.to_str().unwrap(), &a, Field::Real).unwrap();
+        let opts = ReadOptions::default();
+        let back = read_mtx::<f64>(path.to_string_lossy().into_owned(), &opts).unwrap();
+        assert!(back.coo.to_csr().identical(&a));
+        assert!(
+            read_mtx::<f64>(&path, &opts)
+                .unwrap()
+                .coo
+                .to_csr()
+                .identical(&a)
+        );
+        let dense = path.with_extension("dense.mtx");
+        write_dense_mtx(dense.clone(), 1, 2, &[1.0f64, 2.0], Field::Real).unwrap();
+        let mut w = MtxWriter::create(dense, 2, 2, 2, Field::Real).unwrap();
+        w.write_rows(&a).unwrap();
+        w.finish().unwrap();
+    }
+
+    #[test]
     fn printable_escapes_controls_and_bidi_and_borrows_clean_text() {
         assert!(matches!(printable("a b/ü…"), Cow::Borrowed("a b/ü…")));
         assert_eq!(

@@ -100,7 +100,8 @@ fn through_links(path: &Path) -> io::Result<PathBuf> {
 /// message: the directory does not exist, is not a directory or is not
 /// writable (a temporary file is created there and removed), or the target
 /// is a directory. `-` (standard output), devices and FIFOs always pass.
-pub fn check_output(path: &Path) -> Result<()> {
+pub fn check_output(path: impl AsRef<Path>) -> Result<()> {
+    let path = path.as_ref();
     let io_err = |source| Error::Io {
         path: path.to_path_buf(),
         source,

@@ -33,7 +33,8 @@ pub const STREAM_SLACK_BYTES: u64 = MAX_LINE_BYTES as u64;
 /// Reads a MatrixMarket file (gzip-compressed or not) into COO. A regular
 /// file's text is as long as the file; anything else (a device, a FIFO) is
 /// held to the budget of a stream (see [`read_mtx_from`]).
-pub fn read_mtx<T: Scalar>(path: &Path, opts: &ReadOptions) -> Result<MtxMatrix<T>> {
+pub fn read_mtx<T: Scalar>(path: impl AsRef<Path>, opts: &ReadOptions) -> Result<MtxMatrix<T>> {
+    let path = path.as_ref();
     let io_err = |source| Error::Io {
         path: path.to_path_buf(),
         source,

@@ -26,7 +26,7 @@ const FLUSH_BYTES: usize = 1 << 20;
 /// through to the file it names (which need not exist yet), and stays a
 /// link; devices and FIFOs are written in place. An error names `path` and
 /// the reason it cannot be written.
-pub fn write_mtx<T: Scalar>(path: &Path, m: &Csr<T>, field: Field) -> Result<()> {
+pub fn write_mtx<T: Scalar>(path: impl AsRef<Path>, m: &Csr<T>, field: Field) -> Result<()> {
     let mut writer = MtxWriter::create(path, m.nrows(), m.ncols(), m.nnz(), field)?;
     writer.write_rows(m)?;
     writer.finish()
@@ -60,14 +60,14 @@ impl MtxWriter {
     /// Opens `path` for a `nrows` × `ncols` matrix of `nnz` entries with
     /// values of `field`, and starts the text with its banner and size line.
     pub fn create(
-        path: &Path,
+        path: impl AsRef<Path>,
         nrows: usize,
         ncols: usize,
         nnz: usize,
         field: Field,
     ) -> Result<MtxWriter> {
         Ok(MtxWriter {
-            output: Output::create(path)?,
+            output: Output::create(path.as_ref())?,
             text: CoordinateText::start(nrows, ncols, nnz, field),
             broken: false,
         })
@@ -116,12 +116,13 @@ impl MtxWriter {
 /// array holds values. The destinations and the replacement are
 /// [`write_mtx`]'s.
 pub fn write_dense_mtx<T: Scalar>(
-    path: &Path,
+    path: impl AsRef<Path>,
     nrows: usize,
     ncols: usize,
     row_major: &[T],
     field: Field,
 ) -> Result<()> {
+    let path = path.as_ref();
     let invalid = |reason: String| Error::Io {
         path: path.to_path_buf(),
         source: io::Error::new(io::ErrorKind::InvalidInput, reason),
