@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::{TestScalar, arb_shape};
+use common::{TestScalar, arb_shape, reference};
 use proptest::prelude::*;
 use spmx::engine::cpu::spmv::{SERIAL_BELOW_WORK, spmv_coo_chunked, spmv_csc_chunked};
 use spmx::engine::serial::spmv as serial;
@@ -32,23 +32,6 @@ fn small<T: Scalar>(v: T) -> T {
     } else {
         T::from_f64((f.to_bits() % 17) as f64 - 8.0)
     }
-}
-
-/// y = A ⊗ x by a plain loop over the dense form of A (absent = `S::zero()`).
-fn reference<S: Semiring>(a: &Csr<S::Value>, x: &[S::Value]) -> Vec<S::Value>
-where
-    S::Value: Scalar,
-{
-    let d = Dense::from_csr(a, S::zero()).unwrap();
-    (0..a.nrows())
-        .map(|i| {
-            let mut acc = S::zero();
-            for (j, &xj) in x.iter().enumerate() {
-                acc = S::add(acc, S::mul(d.get(i, j), xj));
-            }
-            acc
-        })
-        .collect()
 }
 
 fn bits<T: TestScalar>(y: &[T]) -> Vec<u64> {
@@ -181,7 +164,7 @@ fn check_against_reference<S: Semiring>(a: &Csr<S::Value>, x: &[S::Value], p: Pa
 where
     S::Value: TestScalar,
 {
-    let reference = reference::<S>(a, x);
+    let reference = reference::spmv::<S>(a, x);
     let (want, want_any_zero) = (bits(&reference), bits_any_zero(&reference));
     let formats = AllFormats::new(a, p, S::zero());
     for engine in [Engine::Serial, Engine::Cpu] {
@@ -315,7 +298,11 @@ fn or_and_stored_zero_is_false_spmv() {
     };
     let formats = AllFormats::new(&a, p, false);
     for (x, want) in common::OR_AND_STORED_ZERO_SPMV {
-        assert_eq!(reference::<OrAnd>(&a, &x), want, "reference, x = {x:?}");
+        assert_eq!(
+            reference::spmv::<OrAnd>(&a, &x),
+            want,
+            "reference, x = {x:?}"
+        );
         for engine in [Engine::Serial, Engine::Cpu] {
             for (name, y) in formats.spmv::<OrAnd>(&x, engine) {
                 assert_eq!(y, want, "{name} on {engine}, x = {x:?}");

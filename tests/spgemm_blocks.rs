@@ -8,8 +8,8 @@ mod common;
 
 use common::{TestScalar, arb_csr_shaped, assert_identical};
 use proptest::prelude::*;
-use spmx::engine::spgemm_blocks::{self, RowBlocks};
 use spmx::engine::{Engine, serial};
+use spmx::ops::spgemm_blocks::{self, RowBlocks};
 use spmx::{Csr, Scalar, Semiring, generate};
 
 /// The blocks of `plan`, stacked, against the serial product.

@@ -38,9 +38,10 @@
 
 #[cfg(feature = "mpi")]
 use crate::engine::mpi::{self, DistCsr, Fetch, Ranks, RowPartition};
-use crate::engine::{Engine, Op, Resident};
+use crate::engine::{Engine, Op};
 use crate::error::{Error, Result};
 use crate::format::{Coo, Csr, try_with_capacity};
+use crate::ops::Resident;
 use gpu_kernels::{MinPlus, Semiring};
 
 /// The closure and how many products it took.
