@@ -428,3 +428,47 @@ fn numeric_row_planned<S: Semiring>(
     }
     c_vals.copy_from_slice(&ws.sums[..len]);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpu_kernels::{MinPlus, PlusTimes};
+
+    /// Each way of forming C, forced, on one thread and on several, gives
+    /// the bits of the product as chosen (which the integration tests hold
+    /// against the reference).
+    fn forced_passes_agree<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>)
+    where
+        S::Value: Scalar,
+    {
+        let want = spgemm::<S>(a, b);
+        let same = |c: &Csr<S::Value>| c.same_bits(&want);
+        for passes in [Passes::One, Passes::Two] {
+            assert!(
+                same(&spgemm_one_thread::<S>(a, b, Some(passes))),
+                "{passes:?}, one thread"
+            );
+            assert!(
+                same(&spgemm_in::<S>(a, b, Some(passes))),
+                "{passes:?}, every thread"
+            );
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(3)
+                .build()
+                .unwrap();
+            let three = pool.install(|| spgemm_in::<S>(a, b, Some(passes)));
+            assert!(same(&three), "{passes:?}, three threads");
+        }
+    }
+
+    #[test]
+    fn one_pass_and_two_passes_give_the_same_bits() {
+        let a = crate::generate::power_law(3000, 2000, 12.0, 2.2, 7).unwrap();
+        let b = crate::generate::uniform(2000, 2500, 0, 30, 8).unwrap();
+        forced_passes_agree::<PlusTimes<f64>>(&a, &b);
+        forced_passes_agree::<MinPlus<f64>>(&a, &b);
+        let wide = crate::engine::shared::accumulator::DENSE_ACCUMULATOR_MAX_COLS + 1000;
+        let b = crate::generate::uniform(2000, wide, 0, 60, 4).unwrap();
+        forced_passes_agree::<PlusTimes<f64>>(&a, &b);
+    }
+}
