@@ -3,8 +3,8 @@
 //! enough for the cpu engine to go parallel, both accumulators (narrow and
 //! wide B), C formed in one pass and in two (chosen by C's size; the forced
 //! ways are compared in the crate's unit tests), and thread-count
-//! independence. The cpu engine's `CpuSpgemmPlan` is checked against fresh serial products
-//! with new values.
+//! independence. The cpu engine's `CpuSpgemmPlan` is checked against the
+//! reference with new values.
 //!
 //! The reference (`common::reference::spgemm`) forms each row of C in a
 //! `BTreeMap`, adding products in the order Gustavson does (A's row left to
@@ -68,19 +68,19 @@ fn with_values<T: Scalar>(m: &Csr<T>, values: &[T]) -> Csr<T> {
     .unwrap()
 }
 
-/// A plan for A·B gives the fresh product, then the fresh serial product
-/// for new values of both, then for the first values again (its workspaces
+/// A plan for A·B gives the reference product, then the reference for new
+/// values of both, then for the first values again (its workspaces
 /// reused), bit for bit.
 fn check_plan<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>, a2: &[S::Value], b2: &[S::Value])
 where
     S::Value: TestScalar,
 {
     let mut plan = CpuSpgemmPlan::<S>::new(a, b);
-    assert_identical(plan.product(), &serial::spgemm::<S>(a, b));
-    let want = serial::spgemm::<S>(&with_values(a, a2), &with_values(b, b2));
+    assert_identical(plan.product(), &reference::spgemm::<S>(a, b));
+    let want = reference::spgemm::<S>(&with_values(a, a2), &with_values(b, b2));
     assert_identical(plan.numeric(a2, b2).unwrap(), &want);
     assert_identical(plan.product(), &want);
-    let want = serial::spgemm::<S>(a, b);
+    let want = reference::spgemm::<S>(a, b);
     assert_identical(plan.numeric(a.values(), b.values()).unwrap(), &want);
 }
 

@@ -191,9 +191,9 @@ where
 }
 
 /// The parallel COO path with a given chunk length, whatever the size
-/// (tests use small chunks to exercise it on small matrices).
+/// (the tests below use small chunks to exercise it on small matrices).
 #[track_caller]
-pub fn spmv_coo_chunked<S: Semiring>(
+fn spmv_coo_chunked<S: Semiring>(
     a: &Coo<S::Value>,
     x: &[S::Value],
     chunk_len: usize,
@@ -229,7 +229,7 @@ where
 /// The parallel CSC path with a given chunk length, whatever the size. A
 /// chunk may start or end inside a column.
 #[track_caller]
-pub fn spmv_csc_chunked<S: Semiring>(
+fn spmv_csc_chunked<S: Semiring>(
     a: &Csc<S::Value>,
     x: &[S::Value],
     chunk_len: usize,
@@ -372,4 +372,68 @@ where
                 }
             }
         });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpu_kernels::{MinPlus, OrAnd, PlusTimes};
+    use proptest::prelude::*;
+
+    /// A COO of up to 12×12 with duplicates in any order, values small
+    /// integers (so plus-times is exact in any order), an x, and a chunk
+    /// length.
+    fn arb_case() -> impl Strategy<Value = (Coo<f64>, Vec<f64>, usize)> {
+        (1..=12usize, 1..=12usize).prop_flat_map(|(m, n)| {
+            let entry = (0..m as u32, 0..n as u32, -8i8..=8);
+            (
+                prop::collection::vec(entry, 0..=40),
+                prop::collection::vec(-8i8..=8, n),
+                1..=7usize,
+            )
+                .prop_map(move |(entries, x, chunk)| {
+                    let mut coo = Coo::new(m, n).unwrap();
+                    for (r, c, v) in entries {
+                        coo.push_unchecked(r, c, f64::from(v));
+                    }
+                    (coo, x.into_iter().map(f64::from).collect(), chunk)
+                })
+        })
+    }
+
+    /// COO and CSC in chunks of `chunk` entries give what the one-thread
+    /// kernels give (which the engine tests hold against the reference),
+    /// up to the sign of a zero.
+    fn chunks_agree<S: Semiring>(coo: &Coo<S::Value>, x: &[S::Value], chunk: usize)
+    where
+        S::Value: Scalar,
+    {
+        let want = one_thread::spmv_coo::<S>(coo, x);
+        assert_eq!(
+            spmv_coo_chunked::<S>(coo, x, chunk),
+            want,
+            "COO, chunks of {chunk}"
+        );
+        let csc = Csc::from_csr(&coo.to_csr_with(S::add));
+        let want = one_thread::spmv_csc::<S>(&csc, x);
+        assert_eq!(
+            spmv_csc_chunked::<S>(&csc, x, chunk),
+            want,
+            "CSC, chunks of {chunk}"
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn chunked_coo_and_csc_agree_with_one_thread((coo, x, chunk) in arb_case()) {
+            chunks_agree::<PlusTimes<f64>>(&coo, &x, chunk);
+            chunks_agree::<MinPlus<f64>>(&coo, &x, chunk);
+            let mut bools = Coo::new(coo.nrows(), coo.ncols()).unwrap();
+            for ((&r, &c), &v) in coo.rows().iter().zip(coo.cols()).zip(coo.values()) {
+                bools.push_unchecked(r, c, v > 0.0);
+            }
+            let x: Vec<bool> = x.iter().map(|&v| v > 0.0).collect();
+            chunks_agree::<OrAnd>(&bools, &x, chunk);
+        }
+    }
 }
