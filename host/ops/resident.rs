@@ -38,6 +38,11 @@ impl<T: Scalar> Resident<T> {
         Ok(Resident { engine, kept })
     }
 
+    /// The engine the matrix is kept on (resolved: never auto).
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
     /// `self ⊗ b` over `S`, kept on the same engine; `None` when the cuda
     /// engine has no room for it beside its operands. `b` must be kept on
     /// the same engine.
