@@ -1,5 +1,5 @@
 //! The serial engine: every operation on the calling thread alone, each
-//! row formed by the kernels of [`shared`](super::shared) that the cpu
+//! row formed by the kernels of [`shared`] that the cpu
 //! engine runs on its chunks of rows, so the two give the same bits. Like
 //! every engine, it is tested against the plain reference in
 //! `tests/common/reference.rs`.
