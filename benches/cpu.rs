@@ -26,7 +26,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
-use spmx::engine::cpu::spgemm::SpgemmPlan;
+use spmx::engine::cpu::spgemm::CpuSpgemmPlan;
 use spmx::engine::{cpu, serial};
 use spmx::generate::{self, GenSpec, RmatParams};
 use spmx::io::{ReadOptions, read_mtx};
@@ -373,7 +373,7 @@ fn bench_spgemm(cases: &[&Case], o: &Options) {
         assert_same_bits(&cpu::spgemm::<S>(a, b), &want, &case.name);
         let (sa, sb) = (to_sprs(a), to_sprs(b));
         assert_sprs_close(&(&sa * &sb), &want, &case.name);
-        let mut plan = SpgemmPlan::<S>::new(a, b);
+        let mut plan = CpuSpgemmPlan::<S>::new(a, b);
         assert_same_bits(plan.product(), &want, &case.name);
         let [t_serial, t_cpu, t_sprs, t_plan] = race(
             o.runs,

@@ -4,31 +4,10 @@
 
 mod common;
 
-use common::{TestScalar, arb_csr_shaped, assert_identical};
+use common::{TestScalar, arb_csr_shaped, assert_identical, reference};
 use proptest::prelude::*;
 use spmx::engine::Engine;
-use spmx::{Csr, MinPlus, OrAnd, PlusTimes, Scalar, Semiring, generate, ops};
-use std::collections::BTreeMap;
-
-fn reference_add<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>) -> Csr<S::Value>
-where
-    S::Value: Scalar,
-{
-    let mut coo = spmx::Coo::new(a.nrows(), a.ncols()).unwrap();
-    for i in 0..a.nrows() {
-        let mut row = BTreeMap::new();
-        for m in [a, b] {
-            let (cols, vals) = m.row(i);
-            for (&c, &v) in cols.iter().zip(vals) {
-                row.entry(c).and_modify(|x| *x = S::add(*x, v)).or_insert(v);
-            }
-        }
-        for (c, v) in row {
-            coo.push(i, c as usize, v).unwrap();
-        }
-    }
-    coo.to_csr()
-}
+use spmx::{Csr, MinPlus, OrAnd, PlusTimes, Semiring, generate, ops};
 
 fn in_pool<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
     rayon::ThreadPoolBuilder::new()
@@ -42,7 +21,7 @@ fn check_add<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>)
 where
     S::Value: TestScalar,
 {
-    let want = reference_add::<S>(a, b);
+    let want = reference::ewise_add::<S>(a, b);
     for engine in [Engine::Serial, Engine::Cpu, Engine::Auto] {
         assert_identical(&ops::ewise_add::<S>(a, b, engine).unwrap(), &want);
     }

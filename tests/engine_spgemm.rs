@@ -1,48 +1,26 @@
 //! SpGEMM on every engine against a reference, for every semiring: random
 //! shapes (0×0, empty rows, a dense row, rectangular), generated inputs big
 //! enough for the cpu engine to go parallel, both accumulators (narrow and
-//! wide B), C formed in one pass and in two, and thread-count independence.
-//! The cpu engine's `SpgemmPlan` is checked against fresh serial products
-//! with new values.
+//! wide B), C formed in one pass and in two (chosen by C's size; the forced
+//! ways are compared in the crate's unit tests), and thread-count
+//! independence. The cpu engine's `CpuSpgemmPlan` is checked against the
+//! reference with new values.
 //!
-//! The reference forms each row of C in a `BTreeMap`, adding products in
-//! the order Gustavson does (A's row left to right): for any one entry of C
-//! the products therefore arrive in increasing k, so even floating-point
-//! plus-times must match bit for bit.
+//! The reference (`common::reference::spgemm`) forms each row of C in a
+//! `BTreeMap`, adding products in the order Gustavson does (A's row left to
+//! right): for any one entry of C the products therefore arrive in
+//! increasing k, so even floating-point plus-times must match bit for bit.
 
 mod common;
 
-use common::{TestScalar, arb_csr_shaped, assert_identical};
+use common::{TestScalar, arb_csr_shaped, assert_identical, reference};
 use proptest::prelude::*;
-use spmx::engine::cpu::spgemm::SpgemmPlan;
-use spmx::engine::serial::spgemm::Passes;
+use spmx::engine::cpu::spgemm::CpuSpgemmPlan;
+use spmx::engine::shared::accumulator::DENSE_ACCUMULATOR_MAX_COLS;
+use spmx::engine::shared::spgemm::Passes;
 use spmx::engine::{Engine, cpu, serial};
 use spmx::generate;
 use spmx::{Csr, MaxPlus, MinPlus, OrAnd, PlusTimes, Scalar, Semiring};
-use std::collections::BTreeMap;
-
-fn reference<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>) -> Csr<S::Value>
-where
-    S::Value: Scalar,
-{
-    let mut row_ptr = vec![0];
-    let (mut cols, mut vals) = (Vec::new(), Vec::new());
-    for i in 0..a.nrows() {
-        let mut row: BTreeMap<u32, S::Value> = BTreeMap::new();
-        let (ac, av) = a.row(i);
-        for (&k, &aik) in ac.iter().zip(av) {
-            let (bc, bv) = b.row(k as usize);
-            for (&j, &bkj) in bc.iter().zip(bv) {
-                let p = S::mul(aik, bkj);
-                row.entry(j).and_modify(|v| *v = S::add(*v, p)).or_insert(p);
-            }
-        }
-        cols.extend(row.keys());
-        vals.extend(row.values());
-        row_ptr.push(cols.len());
-    }
-    Csr::try_new(a.nrows(), b.ncols(), row_ptr, cols, vals).unwrap()
-}
 
 fn in_pool<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
     rayon::ThreadPoolBuilder::new()
@@ -57,13 +35,9 @@ fn check_all_engines<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>)
 where
     S::Value: TestScalar,
 {
-    let want = reference::<S>(a, b);
+    let want = reference::spgemm::<S>(a, b);
     assert_identical(&serial::spgemm::<S>(a, b), &want);
     assert_identical(&cpu::spgemm::<S>(a, b), &want);
-    for passes in [Passes::One, Passes::Two] {
-        assert_identical(&serial::spgemm::spgemm_in::<S>(a, b, Some(passes)), &want);
-        assert_identical(&cpu::spgemm::spgemm_in::<S>(a, b, Some(passes)), &want);
-    }
     for engine in [Engine::Auto, Engine::Serial, Engine::Cpu] {
         assert_identical(&a.spgemm_with::<S>(b, engine).unwrap(), &want);
     }
@@ -94,19 +68,19 @@ fn with_values<T: Scalar>(m: &Csr<T>, values: &[T]) -> Csr<T> {
     .unwrap()
 }
 
-/// A plan for A·B gives the fresh product, then the fresh serial product
-/// for new values of both, then for the first values again (its workspaces
+/// A plan for A·B gives the reference product, then the reference for new
+/// values of both, then for the first values again (its workspaces
 /// reused), bit for bit.
 fn check_plan<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>, a2: &[S::Value], b2: &[S::Value])
 where
     S::Value: TestScalar,
 {
-    let mut plan = SpgemmPlan::<S>::new(a, b);
-    assert_identical(plan.product(), &serial::spgemm::<S>(a, b));
-    let want = serial::spgemm::<S>(&with_values(a, a2), &with_values(b, b2));
+    let mut plan = CpuSpgemmPlan::<S>::new(a, b);
+    assert_identical(plan.product(), &reference::spgemm::<S>(a, b));
+    let want = reference::spgemm::<S>(&with_values(a, a2), &with_values(b, b2));
     assert_identical(plan.numeric(a2, b2).unwrap(), &want);
     assert_identical(plan.product(), &want);
-    let want = serial::spgemm::<S>(a, b);
+    let want = reference::spgemm::<S>(a, b);
     assert_identical(plan.numeric(a.values(), b.values()).unwrap(), &want);
 }
 
@@ -167,10 +141,8 @@ macro_rules! semiring_tests {
                 );
                 check_all_engines::<$S>(&a, &b);
                 let one = in_pool(1, || cpu::spgemm::<$S>(&a, &b));
-                for passes in [Passes::One, Passes::Two] {
-                    let three = in_pool(3, || cpu::spgemm::spgemm_in::<$S>(&a, &b, Some(passes)));
-                    assert_identical(&one, &three);
-                }
+                let three = in_pool(3, || cpu::spgemm::<$S>(&a, &b));
+                assert_identical(&one, &three);
                 let (a2, b2) = (new_values(&a, 1, $f), new_values(&b, 2, $f));
                 for threads in [1, 3] {
                     in_pool(threads, || check_plan::<$S>(&a, &b, &a2, &b2));
@@ -194,14 +166,14 @@ spmx::for_each_semiring!(every_semiring! {});
 fn or_and_stored_zero_is_false_spgemm() {
     let a = common::or_and_stored_zero();
     let want = common::or_and_stored_zero_squared();
-    assert_identical(&reference::<OrAnd>(&a, &a), &want);
+    assert_identical(&reference::spgemm::<OrAnd>(&a, &a), &want);
     check_all_engines::<OrAnd>(&a, &a);
 }
 
 /// B wider than the dense accumulator's limit: the hash accumulator runs.
 #[test]
 fn wide_b_uses_hash_accumulator_and_matches_reference() {
-    let wide = spmx::engine::serial::accumulator::DENSE_ACCUMULATOR_MAX_COLS + 1000;
+    let wide = DENSE_ACCUMULATOR_MAX_COLS + 1000;
     let a = generate::uniform(400, 300, 0, 40, 3).unwrap();
     let b = generate::uniform(300, wide, 0, 60, 4).unwrap();
     check_all_engines::<PlusTimes<f64>>(&a, &b);
@@ -213,7 +185,7 @@ fn wide_b_uses_hash_accumulator_and_matches_reference() {
 /// take them dense.
 #[test]
 fn wide_b_long_rows_go_dense_and_match_reference() {
-    let wide = spmx::engine::serial::accumulator::DENSE_ACCUMULATOR_MAX_COLS + 1000;
+    let wide = DENSE_ACCUMULATOR_MAX_COLS + 1000;
     let a = generate::uniform(50, 300, 0, 300, 5).unwrap();
     let b = generate::uniform(300, wide, 60, 120, 6).unwrap();
     check_all_engines::<PlusTimes<f64>>(&a, &b);
@@ -228,7 +200,7 @@ fn wide_b_long_rows_go_dense_and_match_reference() {
 /// its hash table, switching row by row within each thread's rows.
 #[test]
 fn wide_b_local_and_scattered_rows_match_reference() {
-    let n = spmx::engine::serial::accumulator::DENSE_ACCUMULATOR_MAX_COLS + 1000;
+    let n = DENSE_ACCUMULATOR_MAX_COLS + 1000;
     let mut b = spmx::Coo::new(n, n).unwrap();
     for i in 0..n {
         for j in i.saturating_sub(2)..(i + 3).min(n) {
@@ -259,7 +231,7 @@ fn wide_b_local_and_scattered_rows_match_reference() {
 /// either way as the reference forms it.
 #[test]
 fn products_choose_their_passes_by_the_estimated_size_of_c() {
-    use spmx::engine::serial::accumulator::DenseAccumulator;
+    use spmx::engine::shared::accumulator::DenseAccumulator;
     let a = generate::uniform(1000, 500, 80, 120, 10).unwrap();
     let b = generate::uniform(500, 500, 80, 120, 11).unwrap();
     let products =
@@ -299,7 +271,7 @@ fn one_dense_row_of_a() {
 /// Wide B (the hash accumulator in the fresh product) through a plan.
 #[test]
 fn plan_with_wide_b_matches_fresh_products() {
-    let wide = spmx::engine::serial::accumulator::DENSE_ACCUMULATOR_MAX_COLS + 1000;
+    let wide = DENSE_ACCUMULATOR_MAX_COLS + 1000;
     let a = generate::uniform(400, 300, 0, 40, 3).unwrap();
     let b = generate::uniform(300, wide, 0, 60, 4).unwrap();
     let (a2, b2) = (new_values(&a, 4, same), new_values(&b, 5, same));
@@ -310,7 +282,7 @@ fn plan_with_wide_b_matches_fresh_products() {
 fn plan_rejects_values_of_the_wrong_length_naming_the_operand() {
     let a = generate::uniform(30, 20, 1, 4, 1).unwrap();
     let b = generate::uniform(20, 10, 1, 4, 2).unwrap();
-    let mut plan = SpgemmPlan::<PlusTimes<f64>>::new(&a, &b);
+    let mut plan = CpuSpgemmPlan::<PlusTimes<f64>>::new(&a, &b);
     let before = plan.product().clone();
     let short = vec![1.0; a.nnz() - 1];
     let err = plan.numeric(&short, b.values()).unwrap_err();

@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{TestScalar, arb_csr_shaped};
+use common::{TestScalar, arb_csr_shaped, reference};
 use proptest::prelude::*;
 use spmx::engine::cpu::spmm::SERIAL_BELOW_WORK;
 use spmx::format::{Csr, Dense};
@@ -29,26 +29,6 @@ fn small<T: Scalar>(v: T) -> T {
     } else {
         T::from_f64((f.to_bits() % 17) as f64 - 8.0)
     }
-}
-
-/// C = A ⊗ B by a plain triple loop over the dense form of A.
-fn reference<S: Semiring>(a: &Csr<S::Value>, b: &Dense<S::Value>) -> Dense<S::Value>
-where
-    S::Value: Scalar,
-{
-    let d = Dense::from_csr(a, S::zero()).unwrap();
-    let (m, n, k) = (a.nrows(), a.ncols(), b.ncols());
-    let mut c = Vec::with_capacity(m * k);
-    for i in 0..m {
-        for t in 0..k {
-            let mut acc = S::zero();
-            for j in 0..n {
-                acc = S::add(acc, S::mul(d.get(i, j), b.get(j, t)));
-            }
-            c.push(acc);
-        }
-    }
-    Dense::try_new(m, k, c).unwrap()
 }
 
 #[track_caller]
@@ -79,7 +59,7 @@ fn check_against_reference<S: Semiring>(a: &Csr<S::Value>, b: &Dense<S::Value>)
 where
     S::Value: TestScalar,
 {
-    let want = reference::<S>(a, b);
+    let want = reference::spmm::<S>(a, b);
     for engine in [Engine::Serial, Engine::Cpu] {
         let got = ops::spmm::<S>(a, b, engine).unwrap();
         assert_same_bits(&got, &want, &format!("{} on {engine}", S::NAME));
@@ -121,7 +101,7 @@ fn or_and_stored_zero_is_false_spmm() {
     let [(x0, y0), (x1, y1)] = common::OR_AND_STORED_ZERO_SPMV;
     let b = Dense::try_new(2, 2, vec![x0[0], x1[0], x0[1], x1[1]]).unwrap();
     let want = Dense::try_new(2, 2, vec![y0[0], y1[0], y0[1], y1[1]]).unwrap();
-    assert_same_bits(&reference::<OrAnd>(&a, &b), &want, "reference");
+    assert_same_bits(&reference::spmm::<OrAnd>(&a, &b), &want, "reference");
     check_against_reference::<OrAnd>(&a, &b);
 }
 

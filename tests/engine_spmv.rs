@@ -4,7 +4,9 @@
 //!
 //! - Small random cases (proptest, values small integers so that plus-times
 //!   is exact in any order): every format and engine equals the reference bit
-//!   for bit; COO and CSC's chunked parallel path is forced with tiny chunks.
+//!   for bit (COO and CSC's chunked parallel path, forced with tiny
+//!   chunks, is checked against the one-thread kernels in the crate's unit
+//!   tests).
 //! - Large generated cases (above the cpu engine's thresholds, so its
 //!   parallel paths run): row-split formats give the serial bits, COO and CSC
 //!   give them for order-independent semirings and agree to rounding for
@@ -13,9 +15,9 @@
 
 mod common;
 
-use common::{TestScalar, arb_shape};
+use common::{TestScalar, arb_shape, reference};
 use proptest::prelude::*;
-use spmx::engine::cpu::spmv::{SERIAL_BELOW_WORK, spmv_coo_chunked, spmv_csc_chunked};
+use spmx::engine::cpu::spmv::SERIAL_BELOW_WORK;
 use spmx::engine::serial::spmv as serial;
 use spmx::format::{Bsr, Coo, Csc, Csr, Dense, Ell, Hyb, Sell};
 use spmx::ops::{self, SpmvFormat};
@@ -32,23 +34,6 @@ fn small<T: Scalar>(v: T) -> T {
     } else {
         T::from_f64((f.to_bits() % 17) as f64 - 8.0)
     }
-}
-
-/// y = A ⊗ x by a plain loop over the dense form of A (absent = `S::zero()`).
-fn reference<S: Semiring>(a: &Csr<S::Value>, x: &[S::Value]) -> Vec<S::Value>
-where
-    S::Value: Scalar,
-{
-    let d = Dense::from_csr(a, S::zero()).unwrap();
-    (0..a.nrows())
-        .map(|i| {
-            let mut acc = S::zero();
-            for (j, &xj) in x.iter().enumerate() {
-                acc = S::add(acc, S::mul(d.get(i, j), xj));
-            }
-            acc
-        })
-        .collect()
 }
 
 fn bits<T: TestScalar>(y: &[T]) -> Vec<u64> {
@@ -174,14 +159,14 @@ impl<T: Scalar> AllFormats<T> {
     }
 }
 
-/// Every format on both engines, and COO/CSC's chunked path with chunks of
-/// `chunk` entries, equal the dense reference bit for bit. Values must be
+/// Every format on both engines equals the dense reference bit for bit.
+/// Values must be
 /// small integers (exact sums).
-fn check_against_reference<S: Semiring>(a: &Csr<S::Value>, x: &[S::Value], p: Params, chunk: usize)
+fn check_against_reference<S: Semiring>(a: &Csr<S::Value>, x: &[S::Value], p: Params)
 where
     S::Value: TestScalar,
 {
-    let reference = reference::<S>(a, x);
+    let reference = reference::spmv::<S>(a, x);
     let (want, want_any_zero) = (bits(&reference), bits_any_zero(&reference));
     let formats = AllFormats::new(a, p, S::zero());
     for engine in [Engine::Serial, Engine::Cpu] {
@@ -199,39 +184,27 @@ where
             }
         }
     }
-    let coo = bits_any_zero(&spmv_coo_chunked::<S>(&formats.coo_shuffled, x, chunk));
-    assert_eq!(coo, want_any_zero, "{} coo chunks of {chunk}", S::NAME);
-    let csc = bits_any_zero(&spmv_csc_chunked::<S>(&formats.csc, x, chunk));
-    assert_eq!(csc, want_any_zero, "{} csc chunks of {chunk}", S::NAME);
 }
 
 /// A small random case: a matrix (from `common`'s strategy, squeezed to
-/// small integers), an x, format parameters and a chunk length.
-fn arb_case<T: TestScalar>(
-    map: fn(T) -> T,
-) -> impl Strategy<Value = (Csr<T>, Vec<T>, Params, usize)> {
+/// small integers), an x and format parameters.
+fn arb_case<T: TestScalar>(map: fn(T) -> T) -> impl Strategy<Value = (Csr<T>, Vec<T>, Params)> {
     arb_shape(24, 24).prop_flat_map(move |(m, n)| {
         (
             common::arb_csr_shaped::<T>(m, n),
             prop::collection::vec(T::arb(), n),
             arb_params(),
-            1..=7usize,
         )
-            .prop_map(move |(a, x, p, chunk)| {
+            .prop_map(move |(a, x, p)| {
                 let squeeze = |v| map(small(v));
-                (
-                    a.map(squeeze),
-                    x.into_iter().map(squeeze).collect(),
-                    p,
-                    chunk,
-                )
+                (a.map(squeeze), x.into_iter().map(squeeze).collect(), p)
             })
     })
 }
 
 /// COO with duplicate coordinates, in any order: each duplicate is a product
-/// of its own, on every engine and chunking.
-fn check_coo_duplicates<S: Semiring>(coo: &Coo<S::Value>, x: &[S::Value], chunk: usize)
+/// of its own, on every engine.
+fn check_coo_duplicates<S: Semiring>(coo: &Coo<S::Value>, x: &[S::Value])
 where
     S::Value: TestScalar,
 {
@@ -242,26 +215,23 @@ where
     for engine in [Engine::Serial, Engine::Cpu] {
         assert_eq!(bits(&coo.spmv_with::<S>(x, engine).unwrap()), bits(&want));
     }
-    let chunked = spmv_coo_chunked::<S>(coo, x, chunk);
-    assert_eq!(bits_any_zero(&chunked), bits_any_zero(&want));
 }
 
 fn arb_coo_with_duplicates<T: TestScalar>(
     map: fn(T) -> T,
-) -> impl Strategy<Value = (Coo<T>, Vec<T>, usize)> {
+) -> impl Strategy<Value = (Coo<T>, Vec<T>)> {
     (1..=12usize, 1..=12usize).prop_flat_map(move |(m, n)| {
         let entry = (0..m as u32, 0..n as u32, T::arb());
         (
             prop::collection::vec(entry, 0..=40),
             prop::collection::vec(T::arb(), n),
-            1..=5usize,
         )
-            .prop_map(move |(entries, x, chunk)| {
+            .prop_map(move |(entries, x)| {
                 let mut coo = Coo::new(m, n).unwrap();
                 for (r, c, v) in entries {
                     coo.push_unchecked(r, c, map(small(v)));
                 }
-                (coo, x.into_iter().map(|v| map(small(v))).collect(), chunk)
+                (coo, x.into_iter().map(|v| map(small(v))).collect())
             })
     })
 }
@@ -276,16 +246,16 @@ macro_rules! small_cases {
             proptest! {
                 #[test]
                 fn every_format_and_engine_equals_the_dense_reference(
-                    (a, x, p, chunk) in arb_case::<V>($map)
+                    (a, x, p) in arb_case::<V>($map)
                 ) {
-                    check_against_reference::<S>(&a, &x, p, chunk);
+                    check_against_reference::<S>(&a, &x, p);
                 }
 
                 #[test]
                 fn coo_duplicates_are_separate_products(
-                    (coo, x, chunk) in arb_coo_with_duplicates::<V>($map)
+                    (coo, x) in arb_coo_with_duplicates::<V>($map)
                 ) {
-                    check_coo_duplicates::<S>(&coo, &x, chunk);
+                    check_coo_duplicates::<S>(&coo, &x);
                 }
             }
         }
@@ -315,13 +285,17 @@ fn or_and_stored_zero_is_false_spmv() {
     };
     let formats = AllFormats::new(&a, p, false);
     for (x, want) in common::OR_AND_STORED_ZERO_SPMV {
-        assert_eq!(reference::<OrAnd>(&a, &x), want, "reference, x = {x:?}");
+        assert_eq!(
+            reference::spmv::<OrAnd>(&a, &x),
+            want,
+            "reference, x = {x:?}"
+        );
         for engine in [Engine::Serial, Engine::Cpu] {
             for (name, y) in formats.spmv::<OrAnd>(&x, engine) {
                 assert_eq!(y, want, "{name} on {engine}, x = {x:?}");
             }
         }
-        check_against_reference::<OrAnd>(&a, &x, p, 1);
+        check_against_reference::<OrAnd>(&a, &x, p);
     }
 }
 
@@ -560,8 +534,8 @@ fn odd_shapes_on_every_format() {
     };
     for a in &cases {
         let x: Vec<f64> = (0..a.ncols()).map(|j| j as f64 - 1.0).collect();
-        check_against_reference::<PlusTimes<f64>>(a, &x, p, 2);
-        check_against_reference::<MinPlus<f64>>(a, &x, p, 2);
+        check_against_reference::<PlusTimes<f64>>(a, &x, p);
+        check_against_reference::<MinPlus<f64>>(a, &x, p);
     }
 }
 

@@ -6,18 +6,18 @@
 
 mod common;
 
-use common::{TestScalar, arb_csr_shaped, assert_identical};
+use common::{TestScalar, arb_csr_shaped, assert_identical, reference};
 use proptest::prelude::*;
-use spmx::engine::spgemm_blocks::{self, RowBlocks};
-use spmx::engine::{Engine, serial};
+use spmx::engine::Engine;
+use spmx::ops::spgemm_blocks::{self, RowBlocks};
 use spmx::{Csr, Scalar, Semiring, generate};
 
-/// The blocks of `plan`, stacked, against the serial product.
+/// The blocks of `plan`, stacked, against the reference product.
 fn check_blocks<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>, plan: &RowBlocks, engine: Engine)
 where
     S::Value: TestScalar,
 {
-    let want = serial::spgemm::<S>(a, b);
+    let want = reference::spgemm::<S>(a, b);
     assert_eq!(plan.nnz(), want.nnz());
     let (mut row_ptr, mut cols, mut vals) = (vec![0], Vec::new(), Vec::new());
     let mut next = 0;
@@ -42,7 +42,8 @@ where
 
 /// A plan whose budget is a fifth of C's bytes, or `None` when C is empty.
 fn small_plan<T: Scalar>(a: &Csr<T>, b: &Csr<T>) -> Option<RowBlocks> {
-    let c = serial::spgemm::<spmx::PlusTimes<f64>>(&a.map(|v| v.to_f64()), &b.map(|v| v.to_f64()));
+    let c =
+        reference::spgemm::<spmx::PlusTimes<f64>>(&a.map(|v| v.to_f64()), &b.map(|v| v.to_f64()));
     let c_bytes = c.nnz() * (4 + size_of::<T>()) + 24 * (a.nrows() + 1);
     let budget = (c_bytes / 5).max(1000);
     RowBlocks::plan(a, b, budget).unwrap_or_else(|e| panic!("budget {budget}: {e}"))

@@ -1,4 +1,4 @@
-//! The mpi engine against the serial engine, under `mpirun` (feature `mpi`;
+//! The mpi engine against the reference, under `mpirun` (feature `mpi`;
 //! `cargo test --features mpi --test mpi`).
 //!
 //! One binary, two roles (so it has its own `main`, `harness = false`):
@@ -9,7 +9,8 @@
 //! - Started by `mpirun` (with `SPMX_MPI_WORKER` set), it is a *worker*:
 //!   every rank draws the same random matrices (rank 0's seed, printed) and
 //!   checks scatter and gather, SpGEMM (rows fetched and B replicated),
-//!   SpMV, SpMM and APSP against the serial engine bit for bit, for several
+//!   SpMV and SpMM against `common::reference`, and APSP against the serial
+//!   engine, bit for bit, for several
 //!   semirings, on odd shapes (0×0, empty rows, a dense row, rectangular),
 //!   with balanced, uneven and empty-rank partitions; then one rank fails
 //!   on purpose and every rank must return its error. The engine inside
@@ -19,11 +20,10 @@
 #[path = "../../tests/common/mod.rs"]
 mod common;
 
-use common::{TestScalar, arb_csr_shaped, assert_identical};
+use common::{TestScalar, arb_csr_shaped, assert_identical, reference};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use spmx::engine::mpi::{DistCsr, DistDense, Fetch, HaloCsr, Ranks, RowPartition, spgemm};
-use spmx::engine::serial;
 use spmx::format::{Csr, Dense};
 use spmx::{Engine, Error, OrAnd, PlusTimes, Scalar, Semiring};
 use std::path::Path;
@@ -158,7 +158,7 @@ fn cli_real_set() {
         let out = mpirun(3, spmx, &args, false);
         assert!(out.ok, "{name}: spmx under mpirun failed:\n{}", out.text);
         let got = spmx::io::read_mtx::<f64>(&c_path, &Default::default()).unwrap();
-        let want = serial::spgemm::<PlusTimes<f64>>(&a, &b);
+        let want = spmx::engine::serial::spgemm::<PlusTimes<f64>>(&a, &b);
         assert_identical(&got.coo.to_csr(), &want);
         println!(
             "  {name}: C = {how} on 3 ranks is the serial C ({} entries)",
@@ -360,7 +360,7 @@ where
             if let Some(whole) = da.gather(ranks).unwrap() {
                 assert_eq!(whole, a, "{what}: gather");
             }
-            let want = serial::spgemm::<S>(&a, &b);
+            let want = reference::spgemm::<S>(&a, &b);
             for fetch in [Fetch::Rows, Fetch::Replicate, Fetch::Auto] {
                 let c = spgemm::<S>(ranks, &da, &db, fetch).unwrap();
                 assert_eq!(c.rows(), &a_rows, "{what}: C is split like A");
@@ -373,7 +373,8 @@ where
     }
 }
 
-/// SpMV and SpMM with a random x and B, split two ways, against serial.
+/// SpMV and SpMM with a random x and B, split two ways, against the
+/// reference.
 fn dense_products<S: Semiring>(
     ranks: &Ranks,
     runner: &mut TestRunner,
@@ -403,9 +404,9 @@ fn dense_products<S: Semiring>(
                 plan.spmm::<S>(ranks, &dx).unwrap()
             };
             let want = if width == 1 {
-                serial::spmv::spmv_csr::<S>(a, x.as_slice())
+                reference::spmv::<S>(a, x.as_slice())
             } else {
-                serial::spmm::<S>(a, &x).unwrap().as_slice().to_vec()
+                reference::spmm::<S>(a, &x).as_slice().to_vec()
             };
             if let Some(got) = got.gather(ranks).unwrap() {
                 let bits = |v: &[S::Value]| v.iter().map(|x| x.bits()).collect::<Vec<_>>();

@@ -36,11 +36,12 @@
 //! edges, and one too large for memory is [`Error::TooLarge`] with the
 //! bytes.
 
+use crate::engine::Engine;
 #[cfg(feature = "mpi")]
 use crate::engine::mpi::{self, DistCsr, Fetch, Ranks, RowPartition};
-use crate::engine::{Engine, Op, Resident};
 use crate::error::{Error, Result};
 use crate::format::{Coo, Csr, try_with_capacity};
+use crate::ops::Resident;
 use gpu_kernels::{MinPlus, Semiring};
 
 /// The closure and how many products it took.
@@ -80,10 +81,10 @@ pub fn apsp_with_progress(
     engine: Engine,
     progress: &mut dyn FnMut(ApspProgress),
 ) -> Result<Apsp> {
-    let engine = engine.resolve(Op::Spgemm)?;
     let nonnegative = no_negative_weight(g);
     let expected = squarings_limit(g.nrows(), false);
     let mut d = Resident::new(first_distances(g)?, engine)?;
+    let engine = d.engine();
     for squaring in 1..=squarings_limit(g.nrows(), nonnegative) {
         let next = d.spgemm::<MinPlus<f64>>(&d)?.ok_or_else(|| {
             Error::TooLarge(format!(

@@ -3,18 +3,20 @@
 //!
 //! | engine   | what runs                              | status            |
 //! |----------|----------------------------------------|-------------------|
-//! | `serial` | plain Rust, one thread: the oracle     | built in          |
-//! | `cpu`    | rayon over all cores                   | built in          |
+//! | `serial` | the shared row kernels on one thread   | built in          |
+//! | `cpu`    | the same row kernels over all cores    | built in          |
 //! | `cuda`   | Rust PTX kernels through cudarc        | feature `gpu`     |
 //! | `mpi`    | rows partitioned across MPI ranks      | feature `mpi`     |
 //!
 //! [`Engine::Auto`] picks the fastest engine present at run time.
 //!
-//! [`spgemm`], [`spmm`], [`spmv`], [`ewise_add`] and [`transpose`] run one
-//! process's engines (serial, cpu, cuda) behind one call each, and
-//! [`Resident`] keeps a matrix where its engine multiplies: the layer that
-//! `ops` documents and checks arguments for, that the MPI ranks run on their
-//! blocks, and that applications keep chains of products on.
+//! Engines share their row kernels, checks and work splits through
+//! [`shared`], below all of them, never through one another. The public
+//! surface is [`crate::ops`], which checks arguments, resolves the engine
+//! and calls the engine's function.
+//!
+//! Every engine is tested against the plain reference in
+//! `tests/common/reference.rs`.
 
 /// `FromStr` by name (an error lists the names) and `Display` as the name,
 /// for an enum of named choices with `ALL` and `name()`: engines, kernels,
@@ -49,14 +51,10 @@ macro_rules! parse_by_name {
 pub mod cpu;
 #[cfg(feature = "gpu")]
 pub mod cuda;
-mod local;
 #[cfg(feature = "mpi")]
 pub mod mpi;
-pub mod partition;
 pub mod serial;
-pub mod spgemm_blocks;
-
-pub use local::{Resident, SpmvFormat, ewise_add, spgemm, spmm, spmv, transpose};
+pub mod shared;
 
 use crate::error::{Error, Result};
 

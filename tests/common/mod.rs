@@ -24,6 +24,8 @@
 //!   [`neg_inf_cycle_graph`] and [`inf_meets_neg_inf_graph`].
 //! - [`real_data_dir`]: the folder of real-world matrices,
 //!   `../shared/bench-data/real` or `$SPMX_REAL_DATA`.
+//! - [`reference`]: the plain SpMV, SpMM, SpGEMM and element-wise addition
+//!   every engine is tested against.
 //! - [`gpu`] (feature `gpu`): the GPU tests' helpers.
 //!
 //! Sizes stay small (tens of rows): shrinking is quick and hundreds of cases
@@ -32,6 +34,7 @@
 
 #[cfg(feature = "gpu")]
 pub mod gpu;
+pub mod reference;
 
 use proptest::prelude::*;
 use spmx::format::{Coo, Csr};

@@ -1,8 +1,9 @@
 //! Multicore element-wise addition C = A ⊕ B: rows split by the entries
-//! of both operands, each chunk merging its rows with the serial engine's
+//! of both operands, each chunk merging its rows with the shared
 //! [`merge_row`], the chunks then joined in row order (same bits as serial).
 
-use crate::engine::serial::ewise::{check_same_shape, merge_row};
+use crate::engine::shared::ewise::{check_same_shape, ewise_add_one_thread, merge_row};
+use crate::engine::shared::partition::balanced_row_chunks;
 use crate::format::Csr;
 use crate::scalar::Scalar;
 use gpu_kernels::Semiring;
@@ -19,7 +20,7 @@ where
 {
     check_same_shape(a, b);
     if a.nnz() + b.nnz() < SERIAL_BELOW_NNZ {
-        return crate::engine::serial::ewise::ewise_add::<S>(a, b);
+        return ewise_add_one_thread::<S>(a, b);
     }
     let work: Vec<usize> = a
         .row_ptr()
@@ -27,7 +28,7 @@ where
         .zip(b.row_ptr())
         .map(|(p, q)| p + q)
         .collect();
-    let chunks: Vec<MergedRows<S::Value>> = super::balanced_row_chunks(&work)
+    let chunks: Vec<MergedRows<S::Value>> = balanced_row_chunks(&work)
         .into_par_iter()
         .map(|rows| {
             let (mut lens, mut cols, mut vals) =

@@ -1,6 +1,6 @@
 //! Multicore SpGEMM: Gustavson over rayon, rows split into chunks of equal
-//! flops. Below [`SERIAL_BELOW_FLOPS`] products the serial engine runs
-//! instead (threads cost more than they save).
+//! flops. Below [`SERIAL_BELOW_FLOPS`] products the product runs on the
+//! calling thread, as the serial engine's (threads cost more than they save).
 //!
 //! In one pass or two, as in the serial engine ([`Passes`] says which),
 //! parallel over the same chunks; each thread holds one [`Workspace`] (its
@@ -13,8 +13,8 @@
 //! mapped by the thread that fills it, and C's arrays, the flop prefix
 //! (which becomes C's `row_ptr`) and the workspaces are made as
 //! [`fresh`] says, on huge pages where a process's first product would
-//! otherwise fault them in a small page at a time. Rows are formed by the serial
-//! engine's own [`rows_in_one_pass`], [`symbolic_rows`] and
+//! otherwise fault them in a small page at a time. Rows are formed by the
+//! shared row kernels [`rows_in_one_pass`], [`symbolic_rows`] and
 //! [`numeric_rows`] (each row by its class: a scaled copy of a row of B
 //! when A's row has one entry, a merge of two rows of B when it has two
 //! and B is wider than 2¹⁶ columns, else the dense accumulator, or for B
@@ -22,17 +22,20 @@
 //! the dense accumulator for the others), so every bit matches the serial
 //! engine whatever the thread count.
 //!
-//! [`SpgemmPlan`] keeps a product's patterns to recompute its values alone.
+//! [`CpuSpgemmPlan`] keeps a product's patterns to recompute its values alone.
 
-use crate::engine::serial;
-use crate::engine::serial::accumulator::{Accumulator, AccumulatorUser, with_accumulator};
-use crate::engine::serial::fresh::{self, Filling};
-use crate::engine::serial::spgemm::{
-    Passes, check_shapes, mostly_runs, numeric_rows, prefix_sum, row_flops, rows_in_one_pass,
-    symbolic_rows,
+use crate::engine::shared::accumulator::{Accumulator, AccumulatorUser, with_accumulator};
+use crate::engine::shared::fresh::{self, Filling};
+use crate::engine::shared::partition::{balanced_row_chunks, for_each_chunk, split_rows_mut};
+use crate::engine::shared::spgemm::{
+    Passes, check_shapes, mostly_runs, numeric_rows, prefix_sum, rows_in_one_pass,
+    spgemm_one_thread, symbolic_rows,
 };
-use crate::engine::serial::workspace::{Workspace, keep, take_kept};
-use crate::error::{Error, Result};
+/// Imported here, and kept at this path for the cuda engine until it
+/// imports them from [`shared::spgemm`](crate::engine::shared::spgemm).
+pub(crate) use crate::engine::shared::spgemm::{check_new_values, flops_prefix};
+use crate::engine::shared::workspace::{Workspace, keep, take_kept};
+use crate::error::Result;
 use crate::format::Csr;
 use crate::scalar::Scalar;
 use gpu_kernels::Semiring;
@@ -57,34 +60,6 @@ fn ops_products_below<T: Scalar>(a: &Csr<T>, b: &Csr<T>, limit: usize) -> bool {
     true
 }
 
-/// `prefix[i]`: the products of rows `0..i` of A·B, for every `i` in `0..=m`.
-/// One array, written on all threads (it becomes C's `row_ptr`).
-pub(crate) fn flops_prefix<T: Scalar>(a: &Csr<T>, b: &Csr<T>) -> Vec<usize> {
-    /// Rows a task counts: a row's count is a few loads.
-    const ROWS_PER_TASK: usize = 1 << 12;
-    let m = a.nrows();
-    let mut prefix = Filling::new(m + 1);
-    // prefix[0], then rows 0..m at 1..=m.
-    let ranges: Vec<Range<usize>> = std::iter::once(0..1)
-        .chain(
-            (1..=m)
-                .step_by(ROWS_PER_TASK)
-                .map(|s| s..(s + ROWS_PER_TASK).min(m + 1)),
-        )
-        .collect();
-    prefix
-        .parts(&ranges)
-        .into_par_iter()
-        .zip(ranges.par_iter())
-        .for_each(|(part, r)| match r.start {
-            0 => part.fill_with(|_| 0),
-            s => part.fill_with(|k| row_flops(a, b, s - 1 + k)),
-        });
-    let mut prefix = prefix.into_vec();
-    prefix_sum(&mut prefix);
-    prefix
-}
-
 // Tried: a first product of its size in two passes, so that no fresh
 // one-pass buffers are faulted in: no gain beyond the noise (the symbolic
 // pass costs about what those pages do).
@@ -99,9 +74,9 @@ where
 }
 
 /// [`spgemm`] in the given number of passes, or (`None`) as many as
-/// [`Passes::for_product`] chooses: tests and races compare the two ways.
+/// [`Passes::for_product`] chooses: the tests compare the two ways.
 #[track_caller]
-pub fn spgemm_in<S: Semiring>(
+pub(crate) fn spgemm_in<S: Semiring>(
     a: &Csr<S::Value>,
     b: &Csr<S::Value>,
     passes: Option<Passes>,
@@ -111,10 +86,10 @@ where
 {
     check_shapes(a, b);
     if rayon::current_num_threads() == 1 || ops_products_below(a, b, SERIAL_BELOW_FLOPS) {
-        return serial::spgemm::spgemm_in::<S>(a, b, passes);
+        return spgemm_one_thread::<S>(a, b, passes);
     }
     let prefix = flops_prefix(a, b);
-    let chunks = super::balanced_row_chunks(&prefix);
+    let chunks = balanced_row_chunks(&prefix);
     spgemm_by_products::<S>(a, b, prefix, &chunks, passes)
 }
 
@@ -218,12 +193,12 @@ where
     }
     // Where each chunk's entries went: (thread, range in its buffers).
     let mut placed = vec![(0, 0..0); chunks.len()];
-    let parts = super::split_rows_mut(&mut row_ptr[1..], chunks, 1)
+    let parts = split_rows_mut(&mut row_ptr[1..], chunks, 1)
         .into_iter()
         .zip(placed.iter_mut())
         .collect();
     let mut threads: Vec<_> = taken.iter_mut().enumerate().collect();
-    super::for_each_chunk(&mut threads, parts, |(t, ws), c, (lens, place)| {
+    for_each_chunk(&mut threads, parts, |(t, ws), c, (lens, place)| {
         let start = ws.cols.len();
         rows_in_one_pass::<S, A>(a, b, chunks[c].clone(), ws, lens);
         *place = (*t, start..ws.cols.len());
@@ -261,9 +236,9 @@ where
 {
     let mut accs: Vec<&mut A> = taken.iter_mut().map(|ws| &mut ws.acc).collect();
     // Symbolic: exact row lengths, chunk by chunk.
-    let parts = super::split_rows_mut(&mut row_ptr[1..], chunks, 1);
+    let parts = split_rows_mut(&mut row_ptr[1..], chunks, 1);
     let b_runs = mostly_runs(b);
-    super::for_each_chunk(&mut accs, parts, |acc, c, lens| {
+    for_each_chunk(&mut accs, parts, |acc, c, lens| {
         symbolic_rows(a, b, chunks[c].clone(), b_runs, *acc, lens);
     });
     prefix_sum(row_ptr);
@@ -275,7 +250,7 @@ where
         .zip(values.parts(&entry_chunks))
         .collect();
     let row_ptr = &*row_ptr;
-    super::for_each_chunk(&mut accs, parts, |acc, c, (cols, vals)| {
+    for_each_chunk(&mut accs, parts, |acc, c, (cols, vals)| {
         let (cols, vals) = (cols.zero_filled(), vals.zero_filled());
         numeric_rows::<S, A>(a, b, chunks[c].clone(), *acc, row_ptr, cols, vals);
     });
@@ -284,12 +259,12 @@ where
 
 /// A product C = A·B whose patterns are fixed and whose values change
 /// (AMG setup, iterative methods): the symbolic phase runs once, in
-/// [`SpgemmPlan::new`], and [`SpgemmPlan::numeric`] recomputes C's values
+/// [`CpuSpgemmPlan::new`], and [`CpuSpgemmPlan::numeric`] recomputes C's values
 /// from new values of A and B. Knowing C's pattern, a row needs no
 /// accumulator and no sort: each thread maps the row's columns to their
 /// positions in C and adds every product straight into its slot, in the
 /// serial engine's order, so C has the same bits as a fresh product.
-pub struct SpgemmPlan<S: Semiring>
+pub struct CpuSpgemmPlan<S: Semiring>
 where
     S::Value: Scalar,
 {
@@ -305,7 +280,7 @@ where
     workspaces: Vec<PlanWorkspace<S::Value>>,
 }
 
-/// A thread's workspace for [`SpgemmPlan::numeric`].
+/// A thread's workspace for [`CpuSpgemmPlan::numeric`].
 struct PlanWorkspace<T> {
     /// Column of B → its position in the current row of C.
     position: Vec<u32>,
@@ -315,7 +290,7 @@ struct PlanWorkspace<T> {
     sums: Vec<T>,
 }
 
-impl<S: Semiring> SpgemmPlan<S>
+impl<S: Semiring> CpuSpgemmPlan<S>
 where
     S::Value: Scalar,
 {
@@ -325,17 +300,17 @@ where
         check_shapes(a, b);
         let (c, chunks) = if ops_products_below(a, b, SERIAL_BELOW_FLOPS) {
             let rows = std::iter::once(0..a.nrows()).filter(|r| !r.is_empty());
-            (serial::spgemm::<S>(a, b), rows.collect())
+            (spgemm_one_thread::<S>(a, b, None), rows.collect())
         } else {
             let prefix = flops_prefix(a, b);
-            let chunks = super::balanced_row_chunks(&prefix);
+            let chunks = balanced_row_chunks(&prefix);
             let c = match rayon::current_num_threads() {
-                1 => serial::spgemm::<S>(a, b),
+                1 => spgemm_one_thread::<S>(a, b, None),
                 _ => spgemm_by_products::<S>(a, b, prefix, &chunks, None),
             };
             (c, chunks)
         };
-        SpgemmPlan {
+        CpuSpgemmPlan {
             a_row_ptr: a.row_ptr().to_vec(),
             a_col_idx: a.col_idx().to_vec(),
             b_row_ptr: b.row_ptr().to_vec(),
@@ -381,13 +356,13 @@ where
             .iter()
             .map(|r| c_row_ptr[r.start]..c_row_ptr[r.end])
             .collect();
-        let parts = super::split_rows_mut(&mut c_values, &entry_chunks, 1);
+        let parts = split_rows_mut(&mut c_values, &entry_chunks, 1);
         let (a, b) = (
             (&self.a_row_ptr[..], &self.a_col_idx[..], a_values),
             (&self.b_row_ptr[..], &self.b_col_idx[..], b_values),
         );
         let (chunks, c_row_ptr_ref, c_col_idx_ref) = (&self.chunks, &c_row_ptr, &c_col_idx);
-        super::for_each_chunk(&mut self.workspaces, parts, |ws, c, vals| {
+        for_each_chunk(&mut self.workspaces, parts, |ws, c, vals| {
             let base = c_row_ptr_ref[chunks[c].start];
             for i in chunks[c].clone() {
                 let slot = c_row_ptr_ref[i]..c_row_ptr_ref[i + 1];
@@ -404,23 +379,6 @@ where
     pub fn product(&self) -> &Csr<S::Value> {
         &self.c
     }
-}
-
-/// Ok when a plan's new values number as many as its operands' entries:
-/// `a` and `b` are (values given, entries), `call` names the plan's method
-/// in the error (an [`Error::Invalid`] naming the operand and both counts).
-pub(crate) fn check_new_values(call: &str, a: (usize, usize), b: (usize, usize)) -> Result<()> {
-    for (name, (got, want)) in [("A", a), ("B", b)] {
-        if got != want {
-            return Err(Error::Invalid {
-                format: "CSR",
-                reason: format!(
-                    "{call}: {got} values for {name}, whose pattern has {want} entries"
-                ),
-            });
-        }
-    }
-    Ok(())
 }
 
 /// A matrix as `(row_ptr, col_idx, values)`.
@@ -469,4 +427,48 @@ fn numeric_row_planned<S: Semiring>(
         }
     }
     c_vals.copy_from_slice(&ws.sums[..len]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpu_kernels::{MinPlus, PlusTimes};
+
+    /// Each way of forming C, forced, on one thread and on several, gives
+    /// the bits of the product as chosen (which the integration tests hold
+    /// against the reference).
+    fn forced_passes_agree<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>)
+    where
+        S::Value: Scalar,
+    {
+        let want = spgemm::<S>(a, b);
+        let same = |c: &Csr<S::Value>| c.same_bits(&want);
+        for passes in [Passes::One, Passes::Two] {
+            assert!(
+                same(&spgemm_one_thread::<S>(a, b, Some(passes))),
+                "{passes:?}, one thread"
+            );
+            assert!(
+                same(&spgemm_in::<S>(a, b, Some(passes))),
+                "{passes:?}, every thread"
+            );
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(3)
+                .build()
+                .unwrap();
+            let three = pool.install(|| spgemm_in::<S>(a, b, Some(passes)));
+            assert!(same(&three), "{passes:?}, three threads");
+        }
+    }
+
+    #[test]
+    fn one_pass_and_two_passes_give_the_same_bits() {
+        let a = crate::generate::power_law(3000, 2000, 12.0, 2.2, 7).unwrap();
+        let b = crate::generate::uniform(2000, 2500, 0, 30, 8).unwrap();
+        forced_passes_agree::<PlusTimes<f64>>(&a, &b);
+        forced_passes_agree::<MinPlus<f64>>(&a, &b);
+        let wide = crate::engine::shared::accumulator::DENSE_ACCUMULATOR_MAX_COLS + 1000;
+        let b = crate::generate::uniform(2000, wide, 0, 60, 4).unwrap();
+        forced_passes_agree::<PlusTimes<f64>>(&a, &b);
+    }
 }

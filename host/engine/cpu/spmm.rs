@@ -1,10 +1,11 @@
 //! Multicore SpMM, C = A ⊗ B (A CSR, B and C dense): rows of A split into
-//! chunks of equal nonzeros, each chunk computed by the serial engine's
+//! chunks of equal nonzeros, each chunk computed by the shared row kernel
 //! [`spmm_rows_into`] into its own rows of C, so the bits are the serial
 //! engine's whatever the thread count. Below [`SERIAL_BELOW_WORK`] products
 //! the serial loop runs instead.
 
-use crate::engine::serial::spmm::{check_shapes, spmm_rows_into};
+use crate::engine::shared::partition::{balanced_row_chunks, split_rows_mut};
+use crate::engine::shared::spmm::{check_shapes, spmm_rows_into};
 use crate::error::Result;
 use crate::format::{Csr, Dense};
 use crate::scalar::Scalar;
@@ -28,8 +29,8 @@ where
         spmm_rows_into::<S>(a, b, 0..a.nrows(), c.as_mut_slice());
         return Ok(c);
     }
-    let chunks = super::balanced_row_chunks(a.row_ptr());
-    super::split_rows_mut(c.as_mut_slice(), &chunks, k)
+    let chunks = balanced_row_chunks(a.row_ptr());
+    split_rows_mut(c.as_mut_slice(), &chunks, k)
         .into_par_iter()
         .zip(chunks.into_par_iter())
         .for_each(|(out, rows)| spmm_rows_into::<S>(a, b, rows, out));

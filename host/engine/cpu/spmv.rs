@@ -3,8 +3,8 @@
 //!
 //! **Row formats** (CSR, ELL, HYB, SELL, BSR, dense) split their rows — or
 //! slices, or block rows — into chunks of equal work (stored slots, padding
-//! included, since a kernel reads it) and compute each chunk with the serial
-//! engine's own `*_into` function: every row is summed exactly as the serial
+//! included, since a kernel reads it) and compute each chunk with the shared
+//! `*_into` function of its format: every row is summed exactly as the serial
 //! engine sums it, so the bits are the serial engine's whatever the thread
 //! count. SELL computes in sorted order and then scatters through the
 //! permutation, window by window (a row never leaves its window of σ rows).
@@ -22,9 +22,10 @@
 //! than the serial loop, and its bits may differ from the serial engine's
 //! by rounding.
 
-use crate::engine::serial::spmv::{
-    self as serial, bsr_block_rows_into, check_x_len, csr_row_dot, dense_rows_into, ell_rows_into,
-    hyb_rows_into, sell_slices_into,
+use crate::engine::shared::partition::{balanced_row_chunks, split_rows_mut};
+use crate::engine::shared::spmv::{
+    self as one_thread, bsr_block_rows_into, check_x_len, csr_row_dot, dense_rows_into,
+    ell_rows_into, hyb_rows_into, sell_slices_into,
 };
 use crate::format::{Bsr, Coo, Csc, Csr, Dense, Ell, Hyb, Sell};
 use crate::scalar::Scalar;
@@ -59,7 +60,7 @@ where
 {
     check_x_len(a.ncols(), x.len());
     if a.nnz() < SERIAL_BELOW_WORK {
-        return serial::spmv_csr::<S>(a, x);
+        return one_thread::spmv_csr::<S>(a, x);
     }
     let fill = |rows: Range<usize>, out: &mut [S::Value]| {
         for (i, yi) in rows.zip(out) {
@@ -78,7 +79,7 @@ where
 {
     check_x_len(a.ncols(), x.len());
     if a.col_idx().len() < SERIAL_BELOW_WORK {
-        return serial::spmv_ell::<S>(a, x);
+        return one_thread::spmv_ell::<S>(a, x);
     }
     // Every row holds `width` slots: equal rows are equal work.
     let prefix: Vec<usize> = (0..=a.nrows()).collect();
@@ -96,7 +97,7 @@ where
     check_x_len(a.ncols(), x.len());
     let n = a.nrows();
     if a.ell().col_idx().len() + a.overflow().nnz() < SERIAL_BELOW_WORK {
-        return serial::spmv_hyb::<S>(a, x);
+        return one_thread::spmv_hyb::<S>(a, x);
     }
     // Row i costs its `width` ELL slots plus its overflow entries.
     let mut prefix = vec![0usize; n + 1];
@@ -119,7 +120,7 @@ where
 {
     check_x_len(a.ncols(), x.len());
     if a.col_idx().len() < SERIAL_BELOW_WORK {
-        return serial::spmv_sell::<S>(a, x);
+        return one_thread::spmv_sell::<S>(a, x);
     }
     let (n, c) = (a.nrows(), a.slice_height());
     // A slice costs its slots, and slice_ptr is their prefix sum.
@@ -149,7 +150,7 @@ where
 {
     check_x_len(a.ncols(), x.len());
     if a.values().len() < SERIAL_BELOW_WORK {
-        return serial::spmv_bsr::<S>(a, x);
+        return one_thread::spmv_bsr::<S>(a, x);
     }
     let b = a.block_size();
     let nblock_rows = a.block_row_ptr().len() - 1;
@@ -168,7 +169,7 @@ where
 {
     check_x_len(a.ncols(), x.len());
     if a.as_slice().len() < SERIAL_BELOW_WORK {
-        return serial::spmv_dense::<S>(a, x);
+        return one_thread::spmv_dense::<S>(a, x);
     }
     let prefix: Vec<usize> = (0..=a.nrows()).collect();
     let fill = |rows, out: &mut [S::Value]| dense_rows_into::<S>(a, x, rows, out);
@@ -184,15 +185,15 @@ where
 {
     check_x_len(a.ncols(), x.len());
     if a.nnz() < SERIAL_BELOW_WORK {
-        return serial::spmv_coo::<S>(a, x);
+        return one_thread::spmv_coo::<S>(a, x);
     }
     spmv_coo_chunked::<S>(a, x, entry_chunk_len(a.nrows()))
 }
 
 /// The parallel COO path with a given chunk length, whatever the size
-/// (tests use small chunks to exercise it on small matrices).
+/// (the tests below use small chunks to exercise it on small matrices).
 #[track_caller]
-pub fn spmv_coo_chunked<S: Semiring>(
+fn spmv_coo_chunked<S: Semiring>(
     a: &Coo<S::Value>,
     x: &[S::Value],
     chunk_len: usize,
@@ -220,7 +221,7 @@ where
 {
     check_x_len(a.ncols(), x.len());
     if a.nnz() < SERIAL_BELOW_WORK {
-        return serial::spmv_csc::<S>(a, x);
+        return one_thread::spmv_csc::<S>(a, x);
     }
     spmv_csc_chunked::<S>(a, x, entry_chunk_len(a.nrows()))
 }
@@ -228,7 +229,7 @@ where
 /// The parallel CSC path with a given chunk length, whatever the size. A
 /// chunk may start or end inside a column.
 #[track_caller]
-pub fn spmv_csc_chunked<S: Semiring>(
+fn spmv_csc_chunked<S: Semiring>(
     a: &Csc<S::Value>,
     x: &[S::Value],
     chunk_len: usize,
@@ -265,8 +266,8 @@ fn split_by_work<V: Scalar>(
     fill: impl Fn(Range<usize>, &mut [V]) + Sync,
 ) -> Vec<V> {
     let mut y = vec![V::ZERO; len];
-    let chunks = super::balanced_row_chunks(work_prefix);
-    super::split_rows_mut(&mut y, &chunks, per_unit)
+    let chunks = balanced_row_chunks(work_prefix);
+    split_rows_mut(&mut y, &chunks, per_unit)
         .into_par_iter()
         .zip(chunks.into_par_iter())
         .for_each(|(out, units)| fill(units, out));
@@ -371,4 +372,68 @@ where
                 }
             }
         });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpu_kernels::{MinPlus, OrAnd, PlusTimes};
+    use proptest::prelude::*;
+
+    /// A COO of up to 12×12 with duplicates in any order, values small
+    /// integers (so plus-times is exact in any order), an x, and a chunk
+    /// length.
+    fn arb_case() -> impl Strategy<Value = (Coo<f64>, Vec<f64>, usize)> {
+        (1..=12usize, 1..=12usize).prop_flat_map(|(m, n)| {
+            let entry = (0..m as u32, 0..n as u32, -8i8..=8);
+            (
+                prop::collection::vec(entry, 0..=40),
+                prop::collection::vec(-8i8..=8, n),
+                1..=7usize,
+            )
+                .prop_map(move |(entries, x, chunk)| {
+                    let mut coo = Coo::new(m, n).unwrap();
+                    for (r, c, v) in entries {
+                        coo.push_unchecked(r, c, f64::from(v));
+                    }
+                    (coo, x.into_iter().map(f64::from).collect(), chunk)
+                })
+        })
+    }
+
+    /// COO and CSC in chunks of `chunk` entries give what the one-thread
+    /// kernels give (which the engine tests hold against the reference),
+    /// up to the sign of a zero.
+    fn chunks_agree<S: Semiring>(coo: &Coo<S::Value>, x: &[S::Value], chunk: usize)
+    where
+        S::Value: Scalar,
+    {
+        let want = one_thread::spmv_coo::<S>(coo, x);
+        assert_eq!(
+            spmv_coo_chunked::<S>(coo, x, chunk),
+            want,
+            "COO, chunks of {chunk}"
+        );
+        let csc = Csc::from_csr(&coo.to_csr_with(S::add));
+        let want = one_thread::spmv_csc::<S>(&csc, x);
+        assert_eq!(
+            spmv_csc_chunked::<S>(&csc, x, chunk),
+            want,
+            "CSC, chunks of {chunk}"
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn chunked_coo_and_csc_agree_with_one_thread((coo, x, chunk) in arb_case()) {
+            chunks_agree::<PlusTimes<f64>>(&coo, &x, chunk);
+            chunks_agree::<MinPlus<f64>>(&coo, &x, chunk);
+            let mut bools = Coo::new(coo.nrows(), coo.ncols()).unwrap();
+            for ((&r, &c), &v) in coo.rows().iter().zip(coo.cols()).zip(coo.values()) {
+                bools.push_unchecked(r, c, v > 0.0);
+            }
+            let x: Vec<bool> = x.iter().map(|&v| v > 0.0).collect();
+            chunks_agree::<OrAnd>(&bools, &x, chunk);
+        }
+    }
 }

@@ -6,6 +6,7 @@
 //! ranges are in row order and each chunk visits its rows in order, so the
 //! result is canonical and equal to the serial [`Csr::transpose`].
 
+use crate::engine::shared::partition::balanced_row_chunks;
 use crate::error::Result;
 use crate::format::{Csr, try_filled};
 use crate::scalar::Scalar;
@@ -19,7 +20,7 @@ pub const SERIAL_BELOW_NNZ: usize = 200_000;
 pub fn transpose<T: Scalar>(a: &Csr<T>) -> Result<Csr<T>> {
     // Per-chunk column counts cost chunks × ncols words: worth it only when
     // that is small against the entries.
-    let chunks = super::balanced_row_chunks(a.row_ptr());
+    let chunks = balanced_row_chunks(a.row_ptr());
     if a.nnz() < SERIAL_BELOW_NNZ || chunks.len() < 2 || chunks.len() * a.ncols() > a.nnz() {
         return a.try_transpose();
     }

@@ -4,8 +4,8 @@
 //! scatters it; results stay distributed and are gathered only to write.
 
 use super::Ranks;
-use crate::engine::partition::balanced_cuts;
-use crate::engine::serial::spgemm::row_flops;
+use crate::engine::shared::partition::balanced_cuts;
+use crate::engine::shared::spgemm::row_flops;
 use crate::error::{Error, Result};
 use crate::format::{Csr, Dense};
 use crate::scalar::Scalar;

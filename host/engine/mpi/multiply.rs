@@ -16,10 +16,9 @@
 //! on every rank alike.
 
 use super::{DistCsr, DistDense, Halo, Ranks, RowPartition};
-use crate::engine;
 use crate::error::Result;
 use crate::format::{Csr, Dense};
-use crate::ops::domain;
+use crate::ops::{dispatch, domain, spgemm_blocks};
 use crate::scalar::Scalar;
 use gpu_kernels::Semiring;
 
@@ -94,7 +93,7 @@ impl<T: Scalar> HaloCsr<T> {
             .check_block::<S>(ranks)
             .and_then(|()| domain::check_vector::<S>("x", x.local().as_slice(), first));
         let xs = self.halo.dense_rows(ranks, x.local().as_slice(), 1)?;
-        let y = in_domain.and_then(|()| engine::spmv::<S>(&self.block, &xs, ranks.inner()));
+        let y = in_domain.and_then(|()| dispatch::spmv::<S>(&self.block, &xs, ranks.inner()));
         let y = ranks.agree(y)?;
         let y = Dense::try_new(y.len(), 1, y)?;
         Ok(DistDense::from_local(self.rows.clone(), y))
@@ -116,7 +115,7 @@ impl<T: Scalar> HaloCsr<T> {
             .and_then(|()| domain::check_dense::<S>("B", b.local().as_slice(), k, first));
         let rows = self.halo.dense_rows(ranks, b.local().as_slice(), k)?;
         let bs = Dense::try_new(self.halo.needed().len(), k, rows)?;
-        let c = in_domain.and_then(|()| engine::spmm::<S>(&self.block, &bs, ranks.inner()));
+        let c = in_domain.and_then(|()| dispatch::spmm::<S>(&self.block, &bs, ranks.inner()));
         let c = ranks.agree(c)?;
         Ok(DistDense::from_local(self.rows.clone(), c))
     }
@@ -175,15 +174,30 @@ where
         Fetch::Replicate => true,
     };
     let c = if ranks.size() == 1 {
-        engine::spgemm::<S>(a.local(), b.local(), ranks.inner())
+        block_spgemm::<S>(a.local(), b.local(), ranks.inner())
     } else if replicate {
         let b = b.all_gather(ranks)?;
-        engine::spgemm::<S>(a.local(), &b, ranks.inner())
+        block_spgemm::<S>(a.local(), &b, ranks.inner())
     } else {
         let halo = Halo::new(ranks, a.local().col_idx(), b.rows())?;
         let b_rows = halo.sparse_rows(ranks, b.local())?;
-        engine::spgemm::<S>(&halo.renumber_columns(a.local()), &b_rows, ranks.inner())
+        block_spgemm::<S>(&halo.renumber_columns(a.local()), &b_rows, ranks.inner())
     };
     let c = ranks.agree(c)?;
     Ok(DistCsr::from_local(a.rows().clone(), c))
+}
+
+/// A rank's product of blocks on its engine (resolved when the ranks
+/// started), once its C is known to fit the rank's memory.
+#[track_caller]
+fn block_spgemm<S: Semiring>(
+    a: &Csr<S::Value>,
+    b: &Csr<S::Value>,
+    engine: crate::engine::Engine,
+) -> Result<Csr<S::Value>>
+where
+    S::Value: Scalar,
+{
+    spgemm_blocks::check_c_fits(a, b)?;
+    dispatch::spgemm::<S>(a, b, engine)
 }

@@ -11,10 +11,15 @@
 //! entry a product), then every row's products capped by B's width, then
 //! the symbolic pass over all rows on all threads.
 
-use super::cpu::{balanced_row_chunks, for_each_chunk, split_rows_mut};
-use super::serial::accumulator::{Accumulator, AccumulatorUser, with_accumulator};
-use super::serial::spgemm::{check_shapes, mostly_runs, prefix_sum, row_flops, symbolic_rows};
-use super::serial::workspace::{keep, take_kept};
+use crate::engine::shared::accumulator::{Accumulator, AccumulatorUser, with_accumulator};
+use crate::engine::shared::partition::{
+    balanced_cuts, balanced_row_chunks, for_each_chunk, nonempty_ranges, split_rows_mut,
+};
+use crate::engine::shared::spgemm::{
+    check_shapes, mostly_runs, prefix_sum, row_flops, symbolic_rows,
+};
+use crate::engine::shared::workspace::{keep, take_kept};
+use crate::engine::{Engine, Op};
 use crate::error::{Error, Result};
 use crate::format::{Csr, try_with_capacity};
 use crate::scalar::Scalar;
@@ -177,8 +182,8 @@ pub fn rows_by_products<T: Scalar>(
 ) -> Result<Vec<Range<usize>>> {
     check_shapes(a, b);
     let prefix = products_prefix(a, b)?;
-    let cuts = super::partition::balanced_cuts(&prefix, count.max(1));
-    Ok(super::partition::nonempty_ranges(&cuts))
+    let cuts = balanced_cuts(&prefix, count.max(1));
+    Ok(nonempty_ranges(&cuts))
 }
 
 /// `prefix[i]`: the products of rows `0..i` of A·B, for every `i` in
@@ -203,15 +208,16 @@ pub fn multiply_rows<S: gpu_kernels::Semiring>(
     a: &Csr<S::Value>,
     b: &Csr<S::Value>,
     blocks: &[Range<usize>],
-    engine: super::Engine,
+    engine: Engine,
     mut sink: impl FnMut(Range<usize>, Csr<S::Value>) -> Result<()>,
 ) -> Result<()>
 where
     S::Value: Scalar,
 {
     check_shapes(a, b);
+    let engine = engine.resolve(Op::Spgemm)?;
     for rows in blocks {
-        let c = super::local::spgemm_unchecked::<S>(&rows_of(a, rows.clone())?, b, engine)?;
+        let c = super::dispatch::spgemm::<S>(&rows_of(a, rows.clone())?, b, engine)?;
         sink(rows.clone(), c)?;
     }
     Ok(())

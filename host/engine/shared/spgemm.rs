@@ -1,4 +1,4 @@
-//! Serial SpGEMM, C = A ⊗ B over a semiring: Gustavson's row-by-row method,
+//! SpGEMM's row kernels, C = A ⊗ B over a semiring: Gustavson's row-by-row method,
 //! in one pass for a small C (each row formed once and appended to C's
 //! arrays, made for C's estimated size) or in two for a large one (a
 //! symbolic pass sizes every row of C, then the numeric pass forms each in
@@ -23,24 +23,19 @@
 use super::accumulator::{Accumulator, AccumulatorUser, RowShape, with_accumulator};
 use super::fresh::{self, Filling};
 use super::workspace::{KEEP_BUFFERS_MAX_BYTES, Workspace, keep, take_kept};
+use crate::error::{Error, Result};
 use crate::format::Csr;
 use crate::scalar::Scalar;
 use gpu_kernels::Semiring;
+use rayon::prelude::*;
 use std::ops::Range;
 
-/// Multiplies `a` by `b` over semiring `S`, one row at a time.
+/// C = A ⊗ B over `S` on the calling thread, in the given number of
+/// passes or (`None`) as many as [`Passes::for_product`] chooses: the
+/// serial engine, and the cpu engine's product too small to share (tests
+/// compare the two ways).
 #[track_caller]
-pub fn spgemm<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>) -> Csr<S::Value>
-where
-    S::Value: Scalar,
-{
-    spgemm_in::<S>(a, b, None)
-}
-
-/// [`spgemm`] in the given number of passes, or (`None`) as many as
-/// [`Passes::for_product`] chooses: tests and races compare the two ways.
-#[track_caller]
-pub fn spgemm_in<S: Semiring>(
+pub(crate) fn spgemm_one_thread<S: Semiring>(
     a: &Csr<S::Value>,
     b: &Csr<S::Value>,
     passes: Option<Passes>,
@@ -230,6 +225,51 @@ where
 #[inline]
 pub fn row_flops<T: Scalar>(a: &Csr<T>, b: &Csr<T>, i: usize) -> usize {
     a.row(i).0.iter().map(|&k| b.row_len(k as usize)).sum()
+}
+
+/// `prefix[i]`: the products of rows `0..i` of A·B, for every `i` in `0..=m`.
+/// One array, written on all threads (it becomes C's `row_ptr`).
+pub fn flops_prefix<T: Scalar>(a: &Csr<T>, b: &Csr<T>) -> Vec<usize> {
+    /// Rows a task counts: a row's count is a few loads.
+    const ROWS_PER_TASK: usize = 1 << 12;
+    let m = a.nrows();
+    let mut prefix = Filling::new(m + 1);
+    // prefix[0], then rows 0..m at 1..=m.
+    let ranges: Vec<Range<usize>> = std::iter::once(0..1)
+        .chain(
+            (1..=m)
+                .step_by(ROWS_PER_TASK)
+                .map(|s| s..(s + ROWS_PER_TASK).min(m + 1)),
+        )
+        .collect();
+    prefix
+        .parts(&ranges)
+        .into_par_iter()
+        .zip(ranges.par_iter())
+        .for_each(|(part, r)| match r.start {
+            0 => part.fill_with(|_| 0),
+            s => part.fill_with(|k| row_flops(a, b, s - 1 + k)),
+        });
+    let mut prefix = prefix.into_vec();
+    prefix_sum(&mut prefix);
+    prefix
+}
+
+/// Ok when a plan's new values number as many as its operands' entries:
+/// `a` and `b` are (values given, entries), `call` names the plan's method
+/// in the error (an [`Error::Invalid`] naming the operand and both counts).
+pub fn check_new_values(call: &str, a: (usize, usize), b: (usize, usize)) -> Result<()> {
+    for (name, (got, want)) in [("A", a), ("B", b)] {
+        if got != want {
+            return Err(Error::Invalid {
+                format: "CSR",
+                reason: format!(
+                    "{call}: {got} values for {name}, whose pattern has {want} entries"
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Row `i` of A·B as its accumulator `A` needs to know it before its

@@ -5,9 +5,10 @@ use crate::format::Csr;
 use crate::scalar::Scalar;
 use gpu_kernels::Semiring;
 
-/// `A ⊕ B`; panics unless the shapes agree.
+/// `A ⊕ B` on the calling thread (the serial engine, and the cpu engine's
+/// sum too small to share); panics unless the shapes agree.
 #[track_caller]
-pub fn ewise_add<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>) -> Csr<S::Value>
+pub fn ewise_add_one_thread<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>) -> Csr<S::Value>
 where
     S::Value: Scalar,
 {

@@ -1,4 +1,4 @@
-//! Serial SpMM, C = A ⊗ B over a semiring, with A sparse (CSR, m×n) and B
+//! SpMM's row kernels, C = A ⊗ B over a semiring, with A sparse (CSR, m×n) and B
 //! dense (n×k, row-major); C is dense (m×k, row-major).
 //!
 //! Row `i` of C is ⊕ over A's row `i` of `A(i,j) ⊗ B(j,:)`: a semiring axpy
@@ -35,9 +35,14 @@ pub fn check_shapes<T: Scalar>(a: &Csr<T>, b: &Dense<T>) {
     );
 }
 
-/// C = A ⊗ B. A C too large to allocate is [`Error::TooLarge`](crate::Error).
+/// C = A ⊗ B on the calling thread: the serial engine, and the cpu
+/// engine's product too small to share. A C too large to allocate is
+/// [`Error::TooLarge`](crate::Error).
 #[track_caller]
-pub fn spmm<S: Semiring>(a: &Csr<S::Value>, b: &Dense<S::Value>) -> Result<Dense<S::Value>>
+pub fn spmm_one_thread<S: Semiring>(
+    a: &Csr<S::Value>,
+    b: &Dense<S::Value>,
+) -> Result<Dense<S::Value>>
 where
     S::Value: Scalar,
 {

@@ -1,4 +1,4 @@
-//! Serial SpMV, y = A ⊗ x over a semiring, for every format, each computed
+//! SpMV's kernels, y = A ⊗ x over a semiring, for every format, each computed
 //! directly on its own layout (no conversion), so each format's traversal is
 //! checked against the others.
 //!
@@ -11,8 +11,10 @@
 //! visit each row's entries in increasing column order, so they give the
 //! same bits as CSR even for floating-point `+`; dense adds the semiring zero
 //! for absent entries, which changes nothing for finite `x`. COO adds in
-//! storage order. The `*_into` functions compute a range of rows (or slices,
-//! or block rows) into a slice, and are what the cpu engine runs on each of
+//! storage order. The `spmv_*` functions compute all rows on the calling
+//! thread (the serial engine, and the cpu engine on a matrix too small to
+//! share); the `*_into` functions compute a range of rows (or slices, or
+//! block rows) into a slice, and are what the cpu engine runs on each of
 //! its chunks, so its results match these bit for bit.
 
 use crate::format::{Bsr, Coo, Csc, Csr, Dense, ELL_PAD, Ell, Hyb, Sell};

@@ -1,0 +1,97 @@
+//! The reference every engine is tested against: SpMV, SpMM, SpGEMM and
+//! element-wise addition over any semiring, written as plainly as possible
+//! (a dense loop, or a `BTreeMap` per row), apart from the tuned engines.
+//!
+//! Sums follow the order the engines promise for one entry: SpMV and SpMM
+//! add A's row left to right; SpGEMM adds, for each entry of C, its
+//! products in increasing k (A's row left to right, as Gustavson does), so
+//! an engine that keeps that order must match bit for bit, even for
+//! floating-point plus-times.
+
+use spmx::format::{Coo, Csr, Dense};
+use spmx::{Scalar, Semiring};
+use std::collections::BTreeMap;
+
+/// y = A ⊗ x by a plain loop over the dense form of A (absent = `S::zero()`).
+pub fn spmv<S: Semiring>(a: &Csr<S::Value>, x: &[S::Value]) -> Vec<S::Value>
+where
+    S::Value: Scalar,
+{
+    let d = Dense::from_csr(a, S::zero()).unwrap();
+    (0..a.nrows())
+        .map(|i| {
+            let mut acc = S::zero();
+            for (j, &xj) in x.iter().enumerate() {
+                acc = S::add(acc, S::mul(d.get(i, j), xj));
+            }
+            acc
+        })
+        .collect()
+}
+
+/// C = A ⊗ B by a plain triple loop over the dense form of A.
+pub fn spmm<S: Semiring>(a: &Csr<S::Value>, b: &Dense<S::Value>) -> Dense<S::Value>
+where
+    S::Value: Scalar,
+{
+    let d = Dense::from_csr(a, S::zero()).unwrap();
+    let (m, n, k) = (a.nrows(), a.ncols(), b.ncols());
+    let mut c = Vec::with_capacity(m * k);
+    for i in 0..m {
+        for t in 0..k {
+            let mut acc = S::zero();
+            for j in 0..n {
+                acc = S::add(acc, S::mul(d.get(i, j), b.get(j, t)));
+            }
+            c.push(acc);
+        }
+    }
+    Dense::try_new(m, k, c).unwrap()
+}
+
+/// C = A ⊗ B, each row of C summed in a `BTreeMap` by column; an entry
+/// exists wherever some product does, even if its value is the zero.
+pub fn spgemm<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>) -> Csr<S::Value>
+where
+    S::Value: Scalar,
+{
+    let mut row_ptr = vec![0];
+    let (mut cols, mut vals) = (Vec::new(), Vec::new());
+    for i in 0..a.nrows() {
+        let mut row: BTreeMap<u32, S::Value> = BTreeMap::new();
+        let (ac, av) = a.row(i);
+        for (&k, &aik) in ac.iter().zip(av) {
+            let (bc, bv) = b.row(k as usize);
+            for (&j, &bkj) in bc.iter().zip(bv) {
+                let p = S::mul(aik, bkj);
+                row.entry(j).and_modify(|v| *v = S::add(*v, p)).or_insert(p);
+            }
+        }
+        cols.extend(row.keys());
+        vals.extend(row.values());
+        row_ptr.push(cols.len());
+    }
+    Csr::try_new(a.nrows(), b.ncols(), row_ptr, cols, vals).unwrap()
+}
+
+/// C = A ⊕ B: the union of the patterns, each row in a `BTreeMap`, an
+/// entry of both combined as `S::add(a, b)`.
+pub fn ewise_add<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>) -> Csr<S::Value>
+where
+    S::Value: Scalar,
+{
+    let mut coo = Coo::new(a.nrows(), a.ncols()).unwrap();
+    for i in 0..a.nrows() {
+        let mut row = BTreeMap::new();
+        for m in [a, b] {
+            let (cols, vals) = m.row(i);
+            for (&c, &v) in cols.iter().zip(vals) {
+                row.entry(c).and_modify(|x| *x = S::add(*x, v)).or_insert(v);
+            }
+        }
+        for (c, v) in row {
+            coo.push(i, c as usize, v).unwrap();
+        }
+    }
+    coo.to_csr()
+}
