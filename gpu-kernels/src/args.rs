@@ -62,9 +62,31 @@ macro_rules! dev_ptr_common {
     ($name:ident) => {
         impl<T> $name<T> {
             /// Wraps a device address (a `CUdeviceptr`).
-            pub const fn new(addr: u64) -> Self {
+            ///
+            /// # Safety
+            /// `addr` is in a live device allocation of the context the
+            /// kernel runs on, holding at least the elements of `T` a kernel
+            /// given this pointer will touch, for as long as it runs. (The
+            /// host's `Gpu::ptr` makes one from a buffer instead.)
+            pub const unsafe fn new(addr: u64) -> Self {
                 Self {
                     addr,
+                    _elem: PhantomData,
+                }
+            }
+            /// No address: for a buffer the kernel does not touch under the
+            /// other arguments given with it (a flag off, a count of zero).
+            pub const fn null() -> Self {
+                Self {
+                    addr: 0,
+                    _elem: PhantomData,
+                }
+            }
+            /// The same address, its elements read as `U` (a kernel that
+            /// moves 4-byte words of any 4-byte value type).
+            pub const fn cast<U>(self) -> $name<U> {
+                $name {
+                    addr: self.addr,
                     _elem: PhantomData,
                 }
             }

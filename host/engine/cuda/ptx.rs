@@ -42,7 +42,7 @@ struct Split {
 
 /// A PTX module with the entry point `name` alone, or `None` when the PTX
 /// has no such entry.
-pub fn entry_module(name: &str) -> Option<String> {
+pub(crate) fn entry_module(name: &str) -> Option<String> {
     static SPLIT: OnceLock<Split> = OnceLock::new();
     let split = SPLIT.get_or_init(split_ptx);
     let entry = split.entries.get(name)?;

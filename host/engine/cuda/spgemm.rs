@@ -58,6 +58,7 @@ use gpu_kernels::args::{
     spgemm_dense_shared_bytes, spgemm_hash_table_bytes, spgemm_hash_warps,
     spgemm_sort_shared_bytes,
 };
+use gpu_kernels::kernels::{Family, family, utility};
 
 use super::Gpu;
 use super::matrix::{DevCsr, download_csr, index};
@@ -65,17 +66,19 @@ use crate::Scalar;
 use crate::error::{Error, Result};
 use crate::format::Csr;
 
-/// The row kernels, by class (see `gpu_kernels::args::SPGEMM_CLASSES`;
+/// The row kernels for `S`, by class (see `gpu_kernels::args::SPGEMM_CLASSES`;
 /// the giant rows, the last class, go through Bᵀ instead).
-const FAMILIES: [&str; SPGEMM_CLASS_DENSE + 1] = [
-    "spgemm_copy",
-    "spgemm_warp",
-    "spgemm_short",
-    "spgemm_hash",
-    "spgemm_hash",
-    "spgemm_block",
-    "spgemm_dense",
-];
+fn row_kernels<S: Semiring>() -> [Family<S, SpgemmRowsArgs<S::Value>>; SPGEMM_CLASS_DENSE + 1] {
+    [
+        family::spgemm_copy(),
+        family::spgemm_warp(),
+        family::spgemm_short(),
+        family::spgemm_hash(),
+        family::spgemm_hash(),
+        family::spgemm_block(),
+        family::spgemm_dense(),
+    ]
+}
 
 /// Rows of the short or the hash class from which they are staged (both
 /// phases in one walk, `gpu_kernels::args::SPGEMM_STAGE`): fewer rows walk
@@ -289,7 +292,8 @@ impl<T: Scalar> DevProduct<T> {
         let grid = n
             .div_ceil(u64::from(Gpu::BLOCK))
             .clamp(1, u64::from(gpu.sm_count()) * 32);
-        gpu.launch_named("narrow_offsets", grid as u32, Gpu::BLOCK, 0, args)?;
+        // SAFETY: `n` offsets in and out; a grid-stride kernel.
+        unsafe { gpu.launch(utility::narrow_offsets(), grid as u32, Gpu::BLOCK, 0, args)? };
         Ok(DevCsr {
             n_rows: index(self.n_rows, "the number of rows")?,
             n_cols: index(self.n_cols, "the number of columns")?,
@@ -618,8 +622,7 @@ impl<'g, T: Scalar> Product<'g, T> {
         let gpu = self.gpu;
         let binned = binned.unwrap_or(&self.binned);
         let (counts, offsets) = (binned.counts, binned.offsets);
-        let (c_col_idx, c_values) = out.unwrap_or((DevPtrMut::new(0), DevPtrMut::new(0)));
-        let rows_addr = gpu.ptr(&binned.rows).addr();
+        let (c_col_idx, c_values) = out.unwrap_or((DevPtrMut::null(), DevPtrMut::null()));
         let size = size_of::<T>() as u32;
         let sms = gpu.sm_count();
         for class in 0..=SPGEMM_CLASS_DENSE {
@@ -629,7 +632,7 @@ impl<'g, T: Scalar> Product<'g, T> {
             if count == 0 || (class == SPGEMM_CLASS_COPY && !numeric) {
                 continue;
             }
-            let staged = self.staged.as_ref().filter(|s| s.holds(class));
+            let staged = self.staged.as_mut().filter(|s| s.holds(class));
             let phase = match (numeric, staged.is_some()) {
                 (false, false) => SPGEMM_SYMBOLIC,
                 (true, false) => SPGEMM_NUMERIC,
@@ -644,16 +647,16 @@ impl<'g, T: Scalar> Product<'g, T> {
                 b_row_ptr: gpu.ptr(&b.row_ptr),
                 b_col_idx: gpu.ptr(&b.col_idx),
                 b_values: gpu.ptr(&b.values),
-                rows: DevPtr::new(rows_addr + 4 * u64::from(offsets[class])),
+                rows: gpu.ptr_at(&binned.rows, offsets[class] as usize),
                 row_len: gpu.ptr_mut(&mut self.row_len),
                 c_row_ptr: gpu.ptr(&self.row_ptr),
                 c_col_idx,
                 c_values,
                 scratch_flags: gpu.ptr_mut(&mut self.scratch_flags),
                 scratch_values: gpu.ptr_mut(&mut self.scratch_values),
-                stage_ptr: DevPtr::new(0),
-                stage_col_idx: DevPtr::new(0),
-                stage_values: DevPtr::new(0),
+                stage_ptr: DevPtr::null(),
+                stage_col_idx: DevPtr::null(),
+                stage_values: DevPtr::null(),
                 c_base,
                 n_rows: count,
                 numeric: phase,
@@ -667,15 +670,15 @@ impl<'g, T: Scalar> Product<'g, T> {
                 },
             };
             if let Some(st) = staged {
-                let (ptr, cols, vals) =
-                    (gpu.ptr(&st.ptr), gpu.ptr(&st.col_idx), gpu.ptr(&st.values));
                 if numeric {
-                    (args.stage_ptr, args.stage_col_idx, args.stage_values) = (ptr, cols, vals);
+                    args.stage_ptr = gpu.ptr(&st.ptr);
+                    args.stage_col_idx = gpu.ptr(&st.col_idx);
+                    args.stage_values = gpu.ptr(&st.values);
                 } else {
                     // Staging writes its rows as a numeric phase would C's.
-                    args.c_row_ptr = ptr;
-                    args.c_col_idx = DevPtrMut::new(cols.addr());
-                    args.c_values = DevPtrMut::new(vals.addr());
+                    args.c_row_ptr = gpu.ptr(&st.ptr);
+                    args.c_col_idx = gpu.ptr_mut(&mut st.col_idx);
+                    args.c_values = gpu.ptr_mut(&mut st.values);
                     args.c_base = 0;
                 }
             }
@@ -715,35 +718,37 @@ impl<'g, T: Scalar> Product<'g, T> {
                     dense.bytes,
                 ),
             };
-            gpu.launch::<S, _>(FAMILIES[class], grid, block, shared, args)?;
+            // SAFETY: A's and B's arrays, `count` rows of the class listed
+            // at `rows`, their lengths (symbolic) or C's offsets (numeric)
+            // for the whole product, C's arrays large enough for the rows
+            // from `c_base` (the caller's), the scratch sized for the class
+            // at `new`, and the class's block, grid and shared memory above.
+            unsafe { gpu.launch(row_kernels::<S>()[class], grid, block, shared, args)? };
         }
-        let giant_rows = rows_addr + 4 * u64::from(offsets[SPGEMM_CLASS_GIANT]);
-        let out = (c_col_idx, c_values);
-        self.launch_giant::<S>(
-            a,
-            b,
-            giant_rows,
-            counts[SPGEMM_CLASS_GIANT],
-            numeric,
-            out,
-            c_base,
-        )
+        let first = offsets[SPGEMM_CLASS_GIANT];
+        let batches: Vec<_> = (0..counts[SPGEMM_CLASS_GIANT])
+            .step_by(SPGEMM_GIANT_BATCH as usize)
+            .map(|batch| {
+                let n = (counts[SPGEMM_CLASS_GIANT] - batch).min(SPGEMM_GIANT_BATCH);
+                (gpu.ptr_at(&binned.rows, (first + batch) as usize), n)
+            })
+            .collect();
+        self.launch_giant::<S>(a, b, &batches, numeric, (c_col_idx, c_values), c_base)
     }
 
-    /// Queues one phase of the `count` giant rows listed at `rows_addr`, a
-    /// batch at a time.
-    #[allow(clippy::too_many_arguments)]
+    /// Queues one phase of the giant rows, a batch at a time: `batches`
+    /// holds each batch's list of rows (at most `SPGEMM_GIANT_BATCH`) and
+    /// its length.
     fn launch_giant<S: Semiring<Value = T>>(
         &mut self,
         a: &DevCsr<T>,
         b: &DevCsr<T>,
-        rows_addr: u64,
-        count: u32,
+        batches: &[(DevPtr<u32>, u32)],
         numeric: bool,
         (c_col_idx, c_values): (DevPtrMut<u32>, DevPtrMut<T>),
         c_base: u64,
     ) -> Result<()> {
-        if count == 0 {
+        if batches.is_empty() {
             return Ok(());
         }
         let gpu = self.gpu;
@@ -753,9 +758,7 @@ impl<'g, T: Scalar> Product<'g, T> {
             .expect("a product with giant rows has their scratch");
         let sms = gpu.sm_count();
         let warps = SPGEMM_THREADS / 32;
-        for first in (0..count).step_by(SPGEMM_GIANT_BATCH as usize) {
-            let n_batch = (count - first).min(SPGEMM_GIANT_BATCH);
-            let rows = DevPtr::new(rows_addr + 4 * u64::from(first));
+        for &(rows, n_batch) in batches {
             let mut gather = SpgemmGatherArgs {
                 a_row_ptr: gpu.ptr(&a.row_ptr),
                 a_col_idx: gpu.ptr(&a.col_idx),
@@ -765,7 +768,11 @@ impl<'g, T: Scalar> Product<'g, T> {
                 n_batch,
                 clear: 0,
             };
-            gpu.launch_named("spgemm_giant_gather", sms * 8, SPGEMM_THREADS, 0, gather)?;
+            let gather_kernel = utility::spgemm_giant_gather();
+            // SAFETY: A's offsets and columns, `n_batch` rows listed at
+            // `rows`, and the batch's spread of B's rows (`Giant::new`'s
+            // sizes). A grid-stride kernel.
+            unsafe { gpu.launch(gather_kernel, sms * 8, SPGEMM_THREADS, 0, gather)? };
             let args = SpgemmGiantArgs {
                 a_values: gpu.ptr(&a.values),
                 b_values: gpu.ptr(&b.values),
@@ -787,16 +794,19 @@ impl<'g, T: Scalar> Product<'g, T> {
                 pad: 0,
             };
             let grid = b.n_cols.div_ceil(warps).clamp(1, sms * 64);
-            gpu.launch::<S, _>("spgemm_giant_columns", grid, SPGEMM_THREADS, 0, args)?;
-            gpu.launch::<S, _>(
-                "spgemm_giant_rows",
-                n_batch,
-                GIANT_ROW_THREADS,
-                SCAN_SHARED,
-                args,
-            )?;
-            gather.clear = 1;
-            gpu.launch_named("spgemm_giant_gather", sms * 8, SPGEMM_THREADS, 0, gather)?;
+            // SAFETY: the gathered batch, Bᵀ of B (`Giant::new`), its
+            // fold over B's `n_cols` columns into `out_*` (sized for them),
+            // and C's arrays as in `launch_rows`. Warps over columns, then a
+            // block of `GIANT_ROW_THREADS` a row with the scan's shared
+            // memory, as the kernels require.
+            unsafe {
+                let columns = family::spgemm_giant_columns::<S>();
+                gpu.launch(columns, grid, SPGEMM_THREADS, 0, args)?;
+                let rows = family::spgemm_giant_rows::<S>();
+                gpu.launch(rows, n_batch, GIANT_ROW_THREADS, SCAN_SHARED, args)?;
+                gather.clear = 1;
+                gpu.launch(gather_kernel, sms * 8, SPGEMM_THREADS, 0, gather)?;
+            }
         }
         Ok(())
     }
@@ -851,7 +861,7 @@ impl<T: Scalar> Giant<T> {
             b_row_ptr: gpu.ptr(&b.row_ptr),
             b_col_idx: gpu.ptr(&b.col_idx),
             col_count: gpu.ptr_mut(&mut col_count),
-            col_ptr: DevPtr::new(0),
+            col_ptr: DevPtr::null(),
             keys: gpu.ptr_mut(&mut bt_keys),
             n_rows: rows,
             n_cols: cols,
@@ -859,16 +869,27 @@ impl<T: Scalar> Giant<T> {
             pad: 0,
         };
         let grid = b.nnz.div_ceil(SPGEMM_THREADS).clamp(1, sms * 32);
-        gpu.launch_named("spgemm_transpose_count", grid, SPGEMM_THREADS, 0, args)?;
+        // SAFETY (the four launches): B's arrays, `cols` counts, `nnz`
+        // keys, and from the scatter on `cols + 1` offsets; grid-stride
+        // kernels over entries, rows (a warp each), columns (a warp, then a
+        // block each).
+        unsafe {
+            let kernel = utility::spgemm_transpose_count();
+            gpu.launch(kernel, grid, SPGEMM_THREADS, 0, args)?;
+        }
         let bt_ptr = exclusive_scan(gpu, &col_count, cols)?;
         args.col_ptr = gpu.ptr(&bt_ptr);
         let grid = rows.div_ceil(warps).clamp(1, sms * 64);
-        gpu.launch_named("spgemm_transpose_scatter", grid, SPGEMM_THREADS, 0, args)?;
+        unsafe {
+            let kernel = utility::spgemm_transpose_scatter();
+            gpu.launch(kernel, grid, SPGEMM_THREADS, 0, args)?;
+        }
         let grid = cols.div_ceil(warps).clamp(1, sms * 64);
-        gpu.launch_named("spgemm_transpose_sort", grid, SPGEMM_THREADS, 0, args)?;
+        let sort = utility::spgemm_transpose_sort();
+        unsafe { gpu.launch(sort, grid, SPGEMM_THREADS, 0, args)? };
         args.long = 1;
         let grid = cols.clamp(1, sms * 16);
-        gpu.launch_named("spgemm_transpose_sort", grid, SPGEMM_THREADS, 0, args)?;
+        unsafe { gpu.launch(sort, grid, SPGEMM_THREADS, 0, args)? };
         Ok(Giant {
             bt_ptr,
             bt_keys,
@@ -970,10 +991,10 @@ fn classify<T: Scalar>(
         products: gpu.ptr_mut(&mut products),
         rows: gpu.ptr_mut(&mut list),
         long_chunks: gpu.ptr_mut(&mut long_chunks),
-        long_count: DevPtrMut::new(gpu.ptr(&counts).addr() + 4 * SPGEMM_CLASSES as u64),
+        long_count: gpu.ptr_mut_at(&mut counts, SPGEMM_CLASSES),
         long_products: gpu.ptr_mut(&mut long_products),
         long_span: gpu.ptr_mut(&mut long_span),
-        stage_len: stage_len.map_or(DevPtrMut::new(0), |s| gpu.ptr_mut(s)),
+        stage_len: stage_len.map_or(DevPtrMut::null(), |s| gpu.ptr_mut(s)),
         giant_products,
         row_start: rows.start,
         row_end: rows.end,
@@ -982,11 +1003,18 @@ fn classify<T: Scalar>(
     };
     let sms = gpu.sm_count();
     let grid = n.div_ceil(SPGEMM_THREADS).clamp(1, sms * 32);
+    // SAFETY (the classification's launches): A's and B's arrays, `n`
+    // rows' classes, lengths and list, the counts, and the long rows'
+    // buffers sized above for A's entries when A has long rows (the long
+    // kernels run only then); grid-stride kernels.
     if long {
-        gpu.launch_named("spgemm_long_rows", grid, SPGEMM_THREADS, 0, args)?;
-        gpu.launch_named("spgemm_long_products", sms * 8, SPGEMM_THREADS, 0, args)?;
+        unsafe {
+            gpu.launch(utility::spgemm_long_rows(), grid, SPGEMM_THREADS, 0, args)?;
+            let products = utility::spgemm_long_products();
+            gpu.launch(products, sms * 8, SPGEMM_THREADS, 0, args)?;
+        }
     }
-    gpu.launch_named("spgemm_classify", grid, SPGEMM_THREADS, 0, args)?;
+    unsafe { gpu.launch(utility::spgemm_classify(), grid, SPGEMM_THREADS, 0, args)? };
     let counts_host: [u32; SPGEMM_CLASSES] = gpu.download(&counts)?[..SPGEMM_CLASSES]
         .try_into()
         .expect("a count a class");
@@ -998,7 +1026,8 @@ fn classify<T: Scalar>(
     let mut cursors = gpu.zeros::<u32>(SPGEMM_CLASSES)?;
     args.counts = gpu.ptr_mut(&mut cursors);
     args.offsets = offsets;
-    gpu.launch_named("spgemm_bin", grid, SPGEMM_THREADS, 0, args)?;
+    // SAFETY: as the classification, the cursors `SPGEMM_CLASSES` counts.
+    unsafe { gpu.launch(utility::spgemm_bin(), grid, SPGEMM_THREADS, 0, args)? };
     Ok(Binned {
         counts: counts_host,
         offsets,
@@ -1020,10 +1049,27 @@ fn exclusive_scan(gpu: &Gpu, input: &CudaSlice<u32>, n: u32) -> Result<CudaSlice
         n,
         n_tiles,
     };
-    gpu.launch_named("scan_tiles", n_tiles, SCAN_THREADS, SCAN_SHARED, args)?;
-    gpu.launch_named("scan_tile_sums", 1, SCAN_THREADS, SCAN_SHARED, args)?;
     let grid = n.div_ceil(SCAN_THREADS).clamp(1, gpu.sm_count() * 32);
-    gpu.launch_named("scan_add", grid, SCAN_THREADS, 0, args)?;
+    // SAFETY: `n` values in, `n + 1` offsets out, `n_tiles` tile sums; a
+    // block a tile, then one block, with the scan's shared memory, then a
+    // grid-stride add.
+    unsafe {
+        gpu.launch(
+            utility::scan_tiles(),
+            n_tiles,
+            SCAN_THREADS,
+            SCAN_SHARED,
+            args,
+        )?;
+        gpu.launch(
+            utility::scan_tile_sums(),
+            1,
+            SCAN_THREADS,
+            SCAN_SHARED,
+            args,
+        )?;
+        gpu.launch(utility::scan_add(), grid, SCAN_THREADS, 0, args)?;
+    }
     Ok(output)
 }
 

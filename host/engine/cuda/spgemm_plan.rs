@@ -42,6 +42,7 @@ use gpu_kernels::args::{
     REPLAY_REAL_SHIFT, REPLAY_RUNS_ON, REPLAY_WIDE_LANE, REPLAY_WIDE_TILE, SpgemmReplayArgs,
     replay_entry, replay_real, replay_short, replay_tile,
 };
+use gpu_kernels::kernels::{Family, family};
 use rayon::prelude::*;
 
 use super::Gpu;
@@ -121,6 +122,7 @@ where
     /// whenever they fit, however fast the row kernels would be, and
     /// replays them a warp a tile, staging C's entries.
     #[track_caller]
+    #[doc(hidden)]
     pub fn replaying(gpu: &'g Gpu, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<Self> {
         let mut plan = Self::recomputing(gpu, a, b)?;
         // 9 bytes a product at most (4, 4 more in a wide tile, and half a
@@ -140,6 +142,7 @@ where
     /// numeric phase reruns the row kernels (less memory, slower: about
     /// 0.23× the lists on most products, as it sorts every row again).
     #[track_caller]
+    #[doc(hidden)]
     pub fn recomputing(gpu: &'g Gpu, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<Self> {
         check_shapes(a, b);
         let (a, b) = (DevCsr::upload(gpu, a)?, DevCsr::upload(gpu, b)?);
@@ -170,6 +173,7 @@ where
 
     /// How the replay's warps take the tiles (`None` where the plan
     /// recomputes rows): [`Self::new`] keeps the fastest.
+    #[doc(hidden)]
     pub fn replay_grid(&self) -> Option<ReplayGrid> {
         self.lists.as_ref().map(|l| l.grid)
     }
@@ -178,6 +182,7 @@ where
     /// grid; only the time differs). A plan that recomputes rows, or
     /// [`ReplayGrid::TilesAWarp`] of other than 1, 2 or 4 tiles, is
     /// [`Error::Invalid`].
+    #[doc(hidden)]
     pub fn set_replay_grid(&mut self, grid: ReplayGrid) -> Result<()> {
         let lists = self.lists_to_set("set_replay_grid")?;
         match grid {
@@ -195,6 +200,7 @@ where
     /// Whether the replay's warps stage their tiles' entries in shared
     /// memory and copy them to C together, a sector at a time (`None`
     /// where the plan recomputes rows): [`Self::new`] keeps the faster.
+    #[doc(hidden)]
     pub fn replay_stages(&self) -> Option<bool> {
         self.lists.as_ref().map(|l| l.stages)
     }
@@ -202,6 +208,7 @@ where
     /// Stages C's entries in shared memory from now on, or has each lane
     /// store its own (C's bits are the same either way; only the time
     /// differs). A plan that recomputes rows is [`Error::Invalid`].
+    #[doc(hidden)]
     pub fn set_replay_stages(&mut self, stages: bool) -> Result<()> {
         self.lists_to_set("set_replay_stages")?.stages = stages;
         Ok(())
@@ -213,6 +220,7 @@ where
     /// replay, a warp walking each (`None` where the plan recomputes rows):
     /// [`Self::new`] keeps the faster. A plan without such lists has
     /// nothing beside the replay either way.
+    #[doc(hidden)]
     pub fn replay_long_beside(&self) -> Option<bool> {
         self.lists.as_ref().map(|l| l.long_beside)
     }
@@ -220,6 +228,7 @@ where
     /// Runs the long tiles' lists beside the replay from now on, or in it
     /// (C's bits are the same either way; only the time differs). A plan
     /// that recomputes rows is [`Error::Invalid`].
+    #[doc(hidden)]
     pub fn set_replay_long_beside(&mut self, beside: bool) -> Result<()> {
         self.lists_to_set("set_replay_long_beside")?.long_beside = beside;
         Ok(())
@@ -278,7 +287,7 @@ where
         let beside = lists.long_beside && n_long > 0;
         let replay_long = if beside { 0 } else { n_long };
         let optional =
-            |l: &Option<CudaSlice<u32>>| l.as_ref().map_or(DevPtr::new(0), |l| gpu.ptr(l));
+            |l: &Option<CudaSlice<u32>>| l.as_ref().map_or(DevPtr::null(), |l| gpu.ptr(l));
         let resident = lists.resident[usize::from(lists.stages)];
         let (threads, tile_run_shift) = lists.grid.launch(replay_long, n_tiles, resident);
         let (a_values, b_values) = (gpu.ptr(&self.a.values), gpu.ptr(&self.b.values));
@@ -299,9 +308,16 @@ where
             b_bits: lists.b_bits,
             tile_run_shift,
         };
-        let replay = || {
-            gpu.launch_threads_in_blocks::<S, _>(
-                replay_kernel(lists.lane, lists.stages),
+        // SAFETY (both launches): the lists of `ProductLists::new`, made
+        // from A's and B's structure and C's, whose values the kernels
+        // read and write: `n_tiles` tiles, `n_long` long ones, the words
+        // they index, `n_entries` entries of C; the grid and shared memory
+        // `ReplayGrid::launch` and `replay_shared_per_thread` give. The
+        // long tiles beside the replay are not in its grid (`replay_long`
+        // is 0), so no entry of C is written by both.
+        let replay = || unsafe {
+            gpu.launch_threads_in_blocks(
+                replay_kernel::<S>(lists.lane, lists.stages),
                 threads,
                 REPLAY_BLOCK,
                 replay_shared_per_thread::<S::Value>(lists.lane, lists.stages),
@@ -311,16 +327,18 @@ where
         if !beside {
             return replay();
         }
-        let (family, shared) = replay_long_kernel::<S::Value>(lists.lane);
+        let (kernel, shared) = replay_long_kernel::<S>(lists.lane);
         // A block a long tile; `n_long` is below `REPLAY_MAX_TILES`.
-        gpu.launch_beside::<S, _>(
-            family,
-            n_long as u32,
-            REPLAY_LONG_BLOCK,
-            shared,
-            args(n_long),
-            replay,
-        )
+        unsafe {
+            gpu.launch_beside(
+                kernel,
+                n_long as u32,
+                REPLAY_LONG_BLOCK,
+                shared,
+                args(n_long),
+                replay,
+            )
+        }
     }
 
     /// Keeps the fastest numeric phase, each timed (the least of three
@@ -441,7 +459,7 @@ where
         let optional = |l: &[u32]| (!l.is_empty()).then(|| gpu.upload(l)).transpose();
         let resident = |stages: bool| {
             let shared = replay_shared_per_thread::<S::Value>(lane, stages);
-            gpu.resident_threads::<S>(replay_kernel(lane, stages), REPLAY_BLOCK, shared)
+            gpu.resident_threads(replay_kernel::<S>(lane, stages), REPLAY_BLOCK, shared)
         };
         Ok(Some(ProductLists {
             lane,
@@ -473,6 +491,7 @@ fn replay_shared_per_thread<T>(lane: u64, stages: bool) -> u32 {
 
 /// Which warps replay which tiles of a plan's lists
 /// ([`SpgemmPlan::set_replay_grid`]).
+#[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ReplayGrid {
     /// Each warp replays this many tiles in a row (1, 2 or 4): its start
@@ -512,26 +531,29 @@ impl ReplayGrid {
 /// The kernel for the long tiles beside the replay, `lane` products a
 /// lane, and its dynamic shared memory: a slot of a tile's values a warp,
 /// a count a warp and the sum (16 bytes, for any value's alignment).
-fn replay_long_kernel<T>(lane: u64) -> (&'static str, u32) {
+fn replay_long_kernel<S: Semiring>(lane: u64) -> (Replay<S>, u32) {
     let warps = (REPLAY_LONG_BLOCK / 32) as usize;
-    let slot = replay_tile(lane) as usize * size_of::<T>();
+    let slot = replay_tile(lane) as usize * size_of::<S::Value>();
     let shared = warps * (slot + size_of::<u32>()) + 16;
-    let family = if lane == REPLAY_NARROW_LANE {
-        "spgemm_replay_long_4"
+    let kernel = if lane == REPLAY_NARROW_LANE {
+        family::spgemm_replay_long_4()
     } else {
-        "spgemm_replay_long_8"
+        family::spgemm_replay_long_8()
     };
-    (family, shared as u32)
+    (kernel, shared as u32)
 }
+
+/// A replay kernel's typed handle.
+type Replay<S> = Family<S, SpgemmReplayArgs<<S as Semiring>::Value>>;
 
 /// The replay kernel for `lane` products a lane, staging C's entries or
 /// not.
-fn replay_kernel(lane: u64, stages: bool) -> &'static str {
+fn replay_kernel<S: Semiring>(lane: u64, stages: bool) -> Replay<S> {
     match (lane == REPLAY_NARROW_LANE, stages) {
-        (true, false) => "spgemm_replay_4",
-        (true, true) => "spgemm_replay_4_staged",
-        (false, false) => "spgemm_replay_8",
-        (false, true) => "spgemm_replay_8_staged",
+        (true, false) => family::spgemm_replay_4(),
+        (true, true) => family::spgemm_replay_4_staged(),
+        (false, false) => family::spgemm_replay_8(),
+        (false, true) => family::spgemm_replay_8_staged(),
     }
 }
 

@@ -30,6 +30,7 @@ use gpu_kernels::args::{
     SpmvBsrArgs, SpmvCooArgs, SpmvCsrAdaptiveArgs, SpmvCsrArgs, SpmvCsrMergeArgs, SpmvEllArgs,
     SpmvEllNearArgs, SpmvSellArgs,
 };
+use gpu_kernels::kernels::family;
 use gpu_kernels::merge_path;
 
 use super::Gpu;
@@ -172,7 +173,7 @@ const ELL_MAX_OVER_MEAN: f64 = 1.125;
 ///   (`adaptive_block_nnz`), where the longest row passes
 ///   `SMALL_SPREAD_OVER_MEAN` × the mean: a group waits on its longest
 ///   row.
-pub fn choose(stats: &RowStats, nnz: usize) -> (SpmvKernel, u32) {
+pub(crate) fn choose(stats: &RowStats, nnz: usize) -> (SpmvKernel, u32) {
     let large = nnz >= LARGE_NNZ;
     let skewed = stats.max as f64 > 8.0 * stats.mean + 64.0;
     if skewed {
@@ -311,7 +312,9 @@ impl<T: Scalar> SpmvPlan<T> {
                 // Tried ELL built on the host, its padding uploaded: the cold
                 // call took 2–3× as long, 10–20 ms of it a serial `Csr::bandwidth`.
                 let csr = DevCsr::upload(gpu, a)?;
-                match DevEll::from_dev_csr(gpu, &csr, stats.max, a.bandwidth()) {
+                // SAFETY: `stats.max` is `a`'s longest row, and
+                // `Csr::bandwidth` its farthest entry from the diagonal.
+                match unsafe { DevEll::from_dev_csr(gpu, &csr, stats.max, a.bandwidth()) } {
                     Ok(ell) => Self::with(SpmvKernel::Ell, 1, a.ncols(), DevMatrix::Ell(ell)),
                     // `auto` took ELL for speed; where its slots do not fit
                     // beside the CSR, the kernel it takes for other large
@@ -487,6 +490,14 @@ impl<T: Scalar> SpmvPlan<T> {
         assert_eq!(x.len(), self.n_cols as usize, "x.len() != A.ncols()");
         assert_eq!(y.len(), self.n_rows as usize, "y.len() != A.nrows()");
         let (xp, yp) = (gpu.ptr(x), gpu.ptr_mut(y));
+        // SAFETY (every launch below): the plan's matrix, uploaded from a
+        // checked host matrix of this shape (its arrays, indices in range),
+        // `x` of `A.ncols()` and `y` of `A.nrows()` values (checked above),
+        // the plan's scratch sized for its matrix at `new`, and the
+        // geometry each kernel documents: grid-stride threads (a row, a
+        // `lanes` group a row, a slice's row, a block row, an entry), a
+        // block of `BLOCK` threads a row block with its staging for the
+        // adaptive kernel, a warp a part with its staging for the merge.
         match &self.matrix {
             DevMatrix::Csr(m) => {
                 let args = SpmvCsrArgs {
@@ -501,12 +512,12 @@ impl<T: Scalar> SpmvPlan<T> {
                     _pad: 0,
                 };
                 match self.kernel {
-                    SpmvKernel::CsrScalar => {
-                        gpu.launch_threads::<S, _>("spmv_csr_scalar", m.n_rows.into(), args)
-                    }
+                    SpmvKernel::CsrScalar => unsafe {
+                        gpu.launch_threads(family::spmv_csr_scalar::<S>(), m.n_rows.into(), args)
+                    },
                     SpmvKernel::CsrVector => {
                         let threads = u64::from(m.n_rows) * u64::from(self.lanes);
-                        gpu.launch_threads::<S, _>("spmv_csr_vector", threads, args)
+                        unsafe { gpu.launch_threads(family::spmv_csr_vector::<S>(), threads, args) }
                     }
                     SpmvKernel::CsrAdaptive => {
                         let blocks = self
@@ -527,7 +538,8 @@ impl<T: Scalar> SpmvPlan<T> {
                             block_nnz: blocks.block_nnz,
                         };
                         let shared = blocks.block_nnz * size_of::<T>() as u32 + (BLOCK + 1) * 4;
-                        gpu.launch::<S, _>("spmv_csr_adaptive", n_blocks, BLOCK, shared, args)
+                        let kernel = family::spmv_csr_adaptive::<S>();
+                        unsafe { gpu.launch(kernel, n_blocks, BLOCK, shared, args) }
                     }
                     _ => {
                         let carry = self.carry.as_mut().expect("merge plan has carries");
@@ -551,21 +563,24 @@ impl<T: Scalar> SpmvPlan<T> {
                             carry.items_per_part,
                             size_of::<T>() as u32,
                         ) / 32;
-                        gpu.launch_threads_shared::<S, _>("spmv_csr_merge", threads, stage, args)?;
-                        gpu.launch_threads::<S, _>("spmv_csr_merge_fixup", threads, args)
+                        unsafe {
+                            let merge = family::spmv_csr_merge::<S>();
+                            gpu.launch_threads_shared(merge, threads, stage, args)?;
+                            gpu.launch_threads(family::spmv_csr_merge_fixup::<S>(), threads, args)
+                        }
                     }
                 }
             }
             DevMatrix::Coo(m) => {
                 let zero = self.zero_y.as_ref().expect("COO plan has a zero y");
                 gpu.copy_device(zero, y)?;
-                coo_atomic::<S, T>(gpu, m, xp, yp)
+                unsafe { coo_atomic::<S, T>(gpu, m, xp, yp) }
             }
-            DevMatrix::Ell(e) => ell::<S, T>(gpu, e, xp, yp),
-            DevMatrix::Hyb(e, c) => {
+            DevMatrix::Ell(e) => unsafe { ell::<S, T>(gpu, e, xp, yp) },
+            DevMatrix::Hyb(e, c) => unsafe {
                 ell::<S, T>(gpu, e, xp, yp)?;
                 coo_atomic::<S, T>(gpu, c, xp, yp)
-            }
+            },
             DevMatrix::Sell(m) => {
                 let args = SpmvSellArgs {
                     perm: gpu.ptr(&m.perm),
@@ -581,7 +596,7 @@ impl<T: Scalar> SpmvPlan<T> {
                     _pad: 0,
                 };
                 let threads = u64::from(m.n_slices) * u64::from(m.c);
-                gpu.launch_threads::<S, _>("spmv_sell", threads, args)
+                unsafe { gpu.launch_threads(family::spmv_sell::<S>(), threads, args) }
             }
             DevMatrix::Bsr(m) => {
                 let args = SpmvBsrArgs {
@@ -596,7 +611,7 @@ impl<T: Scalar> SpmvPlan<T> {
                     b: m.b,
                     _pad: 0,
                 };
-                gpu.launch_threads::<S, _>("spmv_bsr", m.n_rows.into(), args)
+                unsafe { gpu.launch_threads(family::spmv_bsr::<S>(), m.n_rows.into(), args) }
             }
         }
     }
@@ -622,7 +637,12 @@ fn merge_items(n_rows: u32, nnz: u32, max_row: usize, sm_count: u32) -> u32 {
     per_part
 }
 
-fn ell<S, T: Scalar>(
+/// Queues `y = A ⊗ x` for ELL `e`.
+///
+/// # Safety
+/// `x` and `y` address buffers of `e`'s columns and rows that live until
+/// the launch is queued.
+unsafe fn ell<S, T: Scalar>(
     gpu: &Gpu,
     e: &DevEll<T>,
     x: gpu_kernels::args::DevPtr<T>,
@@ -643,7 +663,8 @@ where
                 n_rows,
                 width,
             };
-            gpu.launch_threads::<S, _>("spmv_ell", n_rows.into(), args)
+            // SAFETY: `e`'s slots, a thread a row; `x` and `y` the caller's.
+            unsafe { gpu.launch_threads(family::spmv_ell::<S>(), n_rows.into(), args) }
         }
         DevEllColumns::Near(offsets) => {
             let offsets = gpu.ptr(offsets);
@@ -655,12 +676,17 @@ where
                 n_rows,
                 width,
             };
-            gpu.launch_threads::<S, _>("spmv_ell_near", n_rows.into(), args)
+            // SAFETY: as `spmv_ell`, every offset within `ELL_NEAR_REACH`.
+            unsafe { gpu.launch_threads(family::spmv_ell_near::<S>(), n_rows.into(), args) }
         }
     }
 }
 
-fn coo_atomic<S, T: Scalar>(
+/// Queues `y ⊕= A ⊗ x` for COO `c`.
+///
+/// # Safety
+/// As [`ell`].
+unsafe fn coo_atomic<S, T: Scalar>(
     gpu: &Gpu,
     c: &DevCoo<T>,
     x: gpu_kernels::args::DevPtr<T>,
@@ -678,7 +704,8 @@ where
         nnz: c.nnz,
         n_rows: c.n_rows,
     };
-    gpu.launch_threads::<S, _>("spmv_coo_atomic", c.nnz.into(), args)
+    // SAFETY: `c`'s entries, a thread each; `x` and `y` the caller's.
+    unsafe { gpu.launch_threads(family::spmv_coo_atomic::<S>(), c.nnz.into(), args) }
 }
 
 /// `y = A ⊗ x` on the GPU for a matrix already planned: uploads `x`, runs,
