@@ -19,7 +19,7 @@ use cudarc::nvrtc::Ptx;
 use gpu_kernels::args::{DevPtr, DevPtrMut, KernelArgs, SHARED_DEFAULT_MAX, SpinArgs};
 use gpu_kernels::kernels::{self, Launchable, utility};
 
-use super::ptx::{PTX, entry_module};
+use super::ptx::{entry_module, load_error};
 use crate::error::{Error, Result};
 
 /// Environment variable choosing the device ordinal (default 0).
@@ -471,7 +471,7 @@ impl Gpu {
         let module = self
             .ctx
             .load_module(Ptx::from_src(ptx))
-            .map_err(|e| unavailable(ptx_load_error(&self.ctx, name, e)))?;
+            .map_err(|e| unavailable(load_error(&self.ctx, name, e)))?;
         let f = module
             .load_function(name)
             .map_err(|e| driver(&format!("loading kernel {name} from the PTX"), e))?;
@@ -763,45 +763,6 @@ fn grid_stride_launch(threads: u64, block: u32, sm_count: u32) -> (u32, u32) {
         .div_ceil(u64::from(block))
         .min(u64::from(u32::MAX / block));
     (grid as u32, block)
-}
-
-/// A PTX the driver cannot load: for a PTX ISA newer than the driver
-/// supports, both versions are named.
-fn ptx_load_error(ctx: &CudaContext, kernel: &str, e: DriverError) -> String {
-    let ptx_isa = PTX
-        .lines()
-        .find_map(|l| l.trim().strip_prefix(".version "))
-        .unwrap_or("?");
-    let target = PTX
-        .lines()
-        .find_map(|l| l.trim().strip_prefix(".target "))
-        .unwrap_or("?");
-    let mut version = 0;
-    // SAFETY: writes one int.
-    let driver = unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) };
-    let driver = if driver == CUresult::CUDA_SUCCESS {
-        format!("{}.{}", version / 1000, version % 1000 / 10)
-    } else {
-        "unknown".into()
-    };
-    let cc = ctx
-        .compute_capability()
-        .map_or("?".into(), |(a, b)| format!("sm_{a}{b}"));
-    let hint = match e.0 {
-        CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION => {
-            "the PTX is newer than this driver: update the driver, or build with an \
-             older PTX ISA"
-        }
-        CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU | CUresult::CUDA_ERROR_INVALID_PTX => {
-            "the PTX targets a newer GPU than this one: rebuild with SPMX_CUDA_ARCH set \
-             to this device's sm"
-        }
-        _ => "the driver refused the PTX",
-    };
-    format!(
-        "loading kernel {kernel} failed ({e:?}): PTX ISA {ptx_isa} for {target}, CUDA driver \
-         {driver}, device {cc}: {hint}"
-    )
 }
 
 #[cfg(test)]
