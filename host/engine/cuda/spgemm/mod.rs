@@ -197,13 +197,17 @@ where
 }
 
 /// C = A ⊗ B kept on the device (`u64` row offsets).
+///
+/// Its shape, offsets and entries are the crate's alone: `into_dev_csr`
+/// launches a kernel over them, which a product of another shape than its
+/// buffers would send out of bounds.
 pub struct DevProduct<T> {
-    pub n_rows: usize,
-    pub n_cols: usize,
-    pub row_ptr: CudaSlice<u64>,
-    pub col_idx: CudaSlice<u32>,
-    pub values: CudaSlice<T>,
-    pub nnz: usize,
+    pub(crate) n_rows: usize,
+    pub(crate) n_cols: usize,
+    pub(crate) row_ptr: CudaSlice<u64>,
+    pub(crate) col_idx: CudaSlice<u32>,
+    pub(crate) values: CudaSlice<T>,
+    pub(crate) nnz: usize,
     /// Products computed.
     pub products: u64,
     /// Rows of each class: copy, warp-sorted, short (sorted in registers),
