@@ -311,9 +311,13 @@ fn transpose<T: Scalar>(
         4 => utility::transpose_4(),
         _ => utility::transpose_8(),
     };
+    // Pool buffers may hold more than asked for: at least the matrix each.
+    let len = rows as usize * cols as usize;
     assert!(
-        input.len() == rows as usize * cols as usize && output.len() == input.len(),
-        "input.len() != rows × cols or output.len() != input.len()"
+        input.len() >= len && output.len() >= len,
+        "transpose: {rows} × {cols} values, buffers of {} and {}",
+        input.len(),
+        output.len()
     );
     let args = TransposeArgs {
         input: gpu.ptr(input).cast(),
