@@ -35,6 +35,8 @@
 #[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod reference;
+#[cfg(feature = "gpu")]
+pub mod spgemm_cases;
 
 use proptest::prelude::*;
 use spmx::format::{Coo, Csr};
