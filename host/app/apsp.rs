@@ -47,7 +47,9 @@ use gpu_kernels::{MinPlus, Semiring};
 /// The closure and how many products it took.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Apsp {
+    /// The shortest distance of every pair that is connected (absent: none).
     pub distances: Csr<f64>,
+    /// Min-plus squarings it took.
     pub squarings: usize,
 }
 
@@ -258,6 +260,7 @@ fn check_distances(d: &Csr<f64>, first_row: usize) -> Result<()> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct DistApsp {
     pub distances: DistCsr<f64>,
+    /// Min-plus squarings it took.
     pub squarings: usize,
 }
 
