@@ -114,7 +114,7 @@
 //! | `mpi` | no | the MPI engine (needs a system MPI) |
 //! | `sprs` | no | [`interop`]: sprs `CsMatI<T, u32, usize>` ⇄ [`Csr`], [`Csc`](format::Csc) |
 //! | `nalgebra` | no | [`interop`]: nalgebra-sparse `CsrMatrix<T>` ⇄ [`Csr`], `CscMatrix<T>` ⇄ [`Csc`](format::Csc) |
-//! | `ndarray` | no | [`interop`]: ndarray `Array2<T>` ⇄ [`Dense`](format::Dense), `Array1<T>` for SpMV |
+//! | `ndarray` | no | [`interop`]: ndarray `Array2<T>` ⇄ [`Dense`], `Array1<T>` for SpMV |
 
 #![warn(missing_docs)]
 

@@ -77,7 +77,7 @@ impl<T: Scalar> Csr<T> {
     /// An `nrows × ncols` matrix with no entries.
     ///
     /// # Panics
-    /// When a dimension exceeds [`MAX_DIM`](super::MAX_DIM).
+    /// When a dimension exceeds [`MAX_DIM`].
     #[track_caller]
     pub fn empty(nrows: usize, ncols: usize) -> Self {
         assert!(

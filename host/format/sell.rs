@@ -69,7 +69,7 @@ pub struct SellParts<T> {
     /// Longest row of each slice.
     pub slice_width: Vec<u32>,
     /// Each slot's column, slice after slice, column-major within a slice
-    /// ([`ELL_PAD`](super::ELL_PAD) where padded).
+    /// ([`ELL_PAD`] where padded).
     pub col_idx: Vec<u32>,
     /// Each slot's value, in the order of `col_idx`.
     pub values: Vec<T>,
@@ -273,7 +273,7 @@ impl<T: Scalar> Sell<T> {
         &self.slice_width
     }
     /// Each slot's column, slice after slice, column-major within a slice
-    /// ([`ELL_PAD`](super::ELL_PAD) where padded).
+    /// ([`ELL_PAD`] where padded).
     pub fn col_idx(&self) -> &[u32] {
         &self.col_idx
     }

@@ -75,7 +75,7 @@ use gpu_kernels::{OrAnd, PlusTimes, Semiring};
 
 /// The semiring an element type multiplies in by default: what the
 /// methods without a semiring (`a.spgemm(&b)`) and the
-/// [operators](operators) use.
+/// [`operators`] use.
 pub trait DefaultSemiring: Scalar {
     /// Plus-times for numbers, or-and for `bool`.
     type Semiring: Semiring<Value = Self>;

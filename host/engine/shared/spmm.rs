@@ -22,7 +22,7 @@ use std::ops::Range;
 /// Columns of C accumulated together in registers.
 pub const TILE: usize = 16;
 
-/// Ok when `a.ncols() == b.nrows()`, else [`Error::Mismatch`] naming both
+/// Ok when `a.ncols() == b.nrows()`, else [`Error::Mismatch`](crate::Error::Mismatch) naming both
 /// shapes (`spmm: A.ncols() != B.nrows() (2×3 times 4×5)`): what every
 /// public SpMM function of [`ops`](crate::ops) returns before any work.
 pub fn shapes_agree<T: Scalar>(a: &Csr<T>, b: &Dense<T>) -> Result<()> {
