@@ -9,7 +9,7 @@
 //! blocks under a forced small memory budget, enough short and hashed rows
 //! to be staged (in one product, in row blocks and in plans), the APSP
 //! pair, and repeated runs giving the same bits. A plan
-//! ([`SpgemmPlan`]) recomputed with new values equals a fresh product of
+//! ([`CudaSpgemmPlan`]) recomputed with new values equals a fresh product of
 //! them, on the same inputs.
 //!
 //! Without a GPU the GPU tests print why and pass; the error a user gets is
@@ -22,8 +22,8 @@ use common::gpu::{assert_same_bits, every_third_false, gpu, skewed};
 use common::{TestScalar, arb_csr_shaped, assert_identical};
 use proptest::prelude::*;
 use spmx::engine::cuda::Gpu;
+use spmx::engine::cuda::spgemm::plan::{CudaSpgemmPlan, ReplayGrid};
 use spmx::engine::cuda::spgemm::{SpgemmOptions, spgemm_blocks, spgemm_with};
-use spmx::engine::cuda::spgemm_plan::{ReplayGrid, SpgemmPlan};
 use spmx::engine::{Engine, Op};
 use spmx::format::Csr;
 use spmx::{MaxPlus, MinPlus, OrAnd, PlusTimes, Scalar, Semiring, app, ops};
@@ -542,9 +542,9 @@ where
 {
     let gpu = Gpu::get().unwrap();
     let plans = [
-        SpgemmPlan::<S>::new(gpu, a, b),
-        SpgemmPlan::<S>::replaying(gpu, a, b),
-        SpgemmPlan::<S>::recomputing(gpu, a, b),
+        CudaSpgemmPlan::<S>::new(gpu, a, b),
+        CudaSpgemmPlan::<S>::replaying(gpu, a, b),
+        CudaSpgemmPlan::<S>::recomputing(gpu, a, b),
     ];
     assert!(plans[1].as_ref().is_ok_and(|p| p.replays()));
     assert!(!plans[2].as_ref().is_ok_and(|p| p.replays()));
@@ -560,7 +560,7 @@ where
 /// C's entries staged and not, long lists in the replay and beside it.
 #[track_caller]
 fn check_numeric<S: Semiring>(
-    plan: &mut SpgemmPlan<S>,
+    plan: &mut CudaSpgemmPlan<S>,
     a: &Csr<S::Value>,
     b: &Csr<S::Value>,
     what: &str,
@@ -645,7 +645,7 @@ where
     let Some(gpu) = gpu(test) else { return };
     let p: Csr<S::Value> = skewed(4_000, 4_000, |i| 1 + 3_000 / (i + 1), 21);
     check_plan::<S>(&p, &p, "power-law squared");
-    let packed = SpgemmPlan::<S>::replaying(gpu, &p, &p).unwrap();
+    let packed = CudaSpgemmPlan::<S>::replaying(gpu, &p, &p).unwrap();
     assert!(packed.list_bytes() < 8 * products(&p, &p), "packed lists");
     // Over a B of more than 2²⁰ entries a packed word leaves 10 bits for an
     // offset of A: row 0 of A (every 4th column of 40 000) gives lists of
@@ -677,7 +677,7 @@ where
             &b,
             &format!("wide and packed tiles, {short} short rows"),
         );
-        let plan = SpgemmPlan::<S>::replaying(gpu, &a, &b).unwrap();
+        let plan = CudaSpgemmPlan::<S>::replaying(gpu, &a, &b).unwrap();
         // 4 bytes a product, and 4 more for most of row 0's 300 000.
         let wide = 4 * products(&a, &b) + 4 * 250_000;
         assert!(plan.list_bytes() > wide, "wide tiles");
@@ -739,7 +739,7 @@ fn plan_rejects_values_of_another_length() {
     };
     let a: Csr<f64> = skewed(50, 40, |i| i % 6, 1);
     let b: Csr<f64> = skewed(40, 30, |i| i % 4, 2);
-    let mut plan = SpgemmPlan::<PlusTimes<f64>>::replaying(gpu, &a, &b).unwrap();
+    let mut plan = CudaSpgemmPlan::<PlusTimes<f64>>::replaying(gpu, &a, &b).unwrap();
     assert!(plan.replays());
     let e = plan
         .set_values(&a.values()[1..], b.values())
@@ -770,7 +770,7 @@ fn plan_rejects_grids_it_cannot_replay_on() {
         return;
     };
     let a: Csr<f64> = skewed(50, 40, |i| i % 6, 1);
-    let mut plan = SpgemmPlan::<PlusTimes<f64>>::replaying(gpu, &a, &a.transpose()).unwrap();
+    let mut plan = CudaSpgemmPlan::<PlusTimes<f64>>::replaying(gpu, &a, &a.transpose()).unwrap();
     assert_eq!(plan.replay_grid(), Some(ReplayGrid::TilesAWarp(1)));
     for n in [0, 3, 8] {
         let e = plan
@@ -780,7 +780,7 @@ fn plan_rejects_grids_it_cannot_replay_on() {
         assert!(e.contains(&format!("{n} tiles a warp")), "{e}");
     }
     assert_eq!(plan.replay_grid(), Some(ReplayGrid::TilesAWarp(1)));
-    let mut rows = SpgemmPlan::<PlusTimes<f64>>::recomputing(gpu, &a, &a.transpose()).unwrap();
+    let mut rows = CudaSpgemmPlan::<PlusTimes<f64>>::recomputing(gpu, &a, &a.transpose()).unwrap();
     let e = rows
         .set_replay_grid(ReplayGrid::Resident)
         .unwrap_err()

@@ -175,11 +175,13 @@ where
             (0..n * width).map(slot).collect()
         };
         for bandwidth in [a.bandwidth(), usize::MAX] {
-            let dev = DevEll::from_dev_csr(gpu, &csr, width, bandwidth).unwrap();
-            let wide = matches!(dev.columns, DevEllColumns::Wide(_));
+            // SAFETY: `width` is `a`'s longest row and `bandwidth` at least
+            // its farthest entry from the diagonal.
+            let dev = unsafe { DevEll::from_dev_csr(gpu, &csr, width, bandwidth) }.unwrap();
+            let wide = matches!(dev.columns(), DevEllColumns::Wide(_));
             assert_eq!(wide, bandwidth == usize::MAX || !near);
             let order = host_order(!wide);
-            let columns: Vec<u32> = match &dev.columns {
+            let columns: Vec<u32> = match &dev.columns() {
                 DevEllColumns::Wide(c) => gpu.download(c).unwrap(),
                 DevEllColumns::Near(offsets) => {
                     let offsets = gpu.download(offsets).unwrap();
@@ -192,7 +194,7 @@ where
                 }
             };
             assert_eq!(columns, host.col_idx());
-            let values = gpu.download(&dev.values).unwrap();
+            let values = gpu.download(dev.values()).unwrap();
             let got: Vec<_> = order.iter().map(|&slot| values[slot].bits()).collect();
             let want: Vec<_> = host.values().iter().map(|v| v.bits()).collect();
             assert_eq!(got, want);

@@ -29,8 +29,8 @@ use super::timer::{Harness, is_plus_times};
 use crate::cusparse::{Cusparse, CusparseSpgemm, CusparseSpgemmReuse, CusparseValue};
 use spmx::engine::cpu;
 use spmx::engine::cuda::matrix::{DevCsr, download_csr};
+use spmx::engine::cuda::spgemm::plan::{CudaSpgemmPlan, ReplayGrid};
 use spmx::engine::cuda::spgemm::{SpgemmOptions, spgemm_blocks, spgemm_device, spgemm_with};
-use spmx::engine::cuda::spgemm_plan::{ReplayGrid, SpgemmPlan};
 use spmx::error::Result;
 use spmx::format::Csr;
 use spmx::{PlusTimes, Scalar, Semiring};
@@ -62,7 +62,7 @@ pub struct SpgemmBenchOptions {
     /// Race cuSPARSE too (plus-times only).
     pub cusparse: bool,
     /// Time the numeric phase alone: a plan made once per product (ours
-    /// [`SpgemmPlan`], cuSPARSE's [`CusparseSpgemmReuse`]), then only its
+    /// [`CudaSpgemmPlan`], cuSPARSE's [`CusparseSpgemmReuse`]), then only its
     /// numeric phase, as a solver that multiplies the same patterns with
     /// new values calls it.
     pub numeric: bool,
@@ -206,7 +206,7 @@ impl SpgemmBench {
             Outcome::failed(name, name.into(), vendor, Status::Skipped, e.to_string())
         };
         let planned = Instant::now();
-        let ours = match SpgemmPlan::<S>::new(gpu, a, b) {
+        let ours = match CudaSpgemmPlan::<S>::new(gpu, a, b) {
             Err(e) => skipped(OURS_NUMERIC, false, e),
             Ok(mut plan) => {
                 let grid = match plan.replay_grid() {

@@ -10,7 +10,17 @@
 //! kernel family is a line in `families` below. Entry points exist only in the nvptx64 build; the
 //! table exists everywhere, so the host can look kernels up by family,
 //! semiring and value type.
+//!
+//! The same lines stamp the typed handles the host launches with: for each
+//! family a function in [`family`] (`family::spmv_csr_vector::<S>()`, a
+//! [`Family<S, SpmvCsrArgs<S::Value>>`](Family)), and for each utility
+//! kernel one in [`utility`] (`utility::scan_add()`, a
+//! [`Utility<ScanArgs>`](Utility)). A handle carries its argument struct in
+//! its type, so launching a kernel with another kernel's struct does not
+//! compile; the nvptx64 build checks each handle's struct against its entry
+//! point's parameter.
 
+use crate::args::KernelArgs;
 #[cfg(target_arch = "nvptx64")]
 use crate::args::{
     SpgemmGiantArgs, SpgemmReplayArgs, SpgemmRowsArgs, SpmmBlockArgs, SpmmCsrThreadArgs,
@@ -34,6 +44,7 @@ use crate::spmv::{
     spmv_bsr, spmv_coo_atomic, spmv_csr_adaptive, spmv_csr_merge, spmv_csr_merge_fixup,
     spmv_csr_scalar, spmv_csr_vector, spmv_ell, spmv_ell_near, spmv_sell,
 };
+use core::marker::PhantomData;
 
 /// One PTX entry point: a kernel family stamped for one semiring.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,37 +78,141 @@ pub const REGISTER_CAPS: &[(&str, Option<&[&str]>, &str, u32)] = &[
     ("spgemm_replay_4_staged", Some(&["plus-times"]), "f64", 40),
 ];
 
-/// Entry points that are not stamped per semiring (`crate::util`: the spin,
-/// offsets narrowed, buffers compared and dense operands transposed; and
-/// SpGEMM's classification, binning and long rows' sums in
-/// `crate::spgemm::classify`, scan in `crate::spgemm::scan`, and Bᵀ and
-/// gather in `crate::spgemm::giant`): the PTX
-/// declares these and the [`KERNELS`], nothing else.
-pub const UTILITY_KERNELS: &[&str] = &[
-    "spin_ns",
-    "spgemm_long_rows",
-    "spgemm_long_products",
-    "spgemm_classify",
-    "spgemm_bin",
-    "spgemm_transpose_count",
-    "spgemm_transpose_scatter",
-    "spgemm_transpose_sort",
-    "spgemm_giant_gather",
-    "scan_tiles",
-    "scan_tile_sums",
-    "scan_add",
-    "narrow_offsets",
-    "words_differ",
-    "transpose_1",
-    "transpose_4",
-    "transpose_8",
-    "csr_to_ell_1",
-    "csr_to_ell_4",
-    "csr_to_ell_8",
-    "csr_to_ell_near_1",
-    "csr_to_ell_near_4",
-    "csr_to_ell_near_8",
-];
+/// A typed handle of kernel family `family` for semiring `S`, whose
+/// argument struct is `A` (`S::Value`'s instance of the family's struct):
+/// made only by the functions of [`family`], which `stamp_kernels!` writes
+/// from the same line that stamps the entry points.
+pub struct Family<S, A> {
+    family: &'static str,
+    _types: PhantomData<fn() -> (S, A)>,
+}
+
+/// A typed handle of a utility entry point (not stamped per semiring)
+/// whose argument struct is `A`: made only by the functions of [`utility`].
+pub struct Utility<A> {
+    name: &'static str,
+    _args: PhantomData<fn() -> A>,
+}
+
+/// What the host needs to launch a typed handle: its argument struct and
+/// the PTX entry point it names. Sealed: only [`Family`] and [`Utility`],
+/// whose struct is the entry point's, implement it.
+pub trait Launchable: sealed::Sealed + Copy + 'static {
+    /// The one argument struct the entry point takes.
+    type Args: KernelArgs;
+    /// The family (or the utility kernel's name).
+    fn family(self) -> &'static str;
+    /// The semiring the handle is for (`None` for a utility kernel).
+    fn semiring(self) -> Option<&'static str>;
+    /// The PTX entry point, or `None` where none was stamped (a semiring
+    /// or value type that [`for_each_semiring!`](crate::for_each_semiring)
+    /// does not list).
+    fn entry(self) -> Option<&'static str>;
+}
+
+impl<S, A> Clone for Family<S, A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S, A> Copy for Family<S, A> {}
+impl<A> Clone for Utility<A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<A> Copy for Utility<A> {}
+
+mod sealed {
+    pub trait Sealed {}
+    impl<S, A> Sealed for super::Family<S, A> {}
+    impl<A> Sealed for super::Utility<A> {}
+}
+
+impl<S: Semiring, A: KernelArgs> Launchable for Family<S, A> {
+    type Args = A;
+    fn family(self) -> &'static str {
+        self.family
+    }
+    fn semiring(self) -> Option<&'static str> {
+        Some(S::NAME)
+    }
+    fn entry(self) -> Option<&'static str> {
+        find::<S>(self.family).map(|k| k.name)
+    }
+}
+
+impl<A: KernelArgs> Launchable for Utility<A> {
+    type Args = A;
+    fn family(self) -> &'static str {
+        self.name
+    }
+    fn semiring(self) -> Option<&'static str> {
+        None
+    }
+    fn entry(self) -> Option<&'static str> {
+        Some(self.name)
+    }
+}
+
+/// Writes the typed handles of the utility kernels (in [`utility`]), the
+/// list of their names [`UTILITY_KERNELS`], and, in the nvptx64 build, a
+/// check that each entry point takes the struct its handle names.
+macro_rules! utility_kernels {
+    ($($($module:ident)::+ => $name:ident($args:ident),)*) => {
+        /// Typed handles of the entry points not stamped per semiring.
+        pub mod utility {
+            use super::Utility;
+            use core::marker::PhantomData;
+            $(
+                #[doc = concat!("The `", stringify!($name), "` entry point (`crate::",
+                    stringify!($($module)::+), "`), launched with [`", stringify!($args), "`].")]
+                pub const fn $name() -> Utility<crate::args::$args> {
+                    Utility { name: stringify!($name), _args: PhantomData }
+                }
+            )*
+        }
+
+        /// Entry points that are not stamped per semiring (`crate::util`: the
+        /// spin, offsets narrowed, buffers compared and dense operands
+        /// transposed; SpGEMM's classification, binning and long rows' sums
+        /// in `crate::spgemm::classify`, scan in `crate::spgemm::scan`, and
+        /// Bᵀ and gather in `crate::spgemm::giant`): the PTX declares these
+        /// and the [`KERNELS`], nothing else.
+        pub const UTILITY_KERNELS: &[&str] = &[$(stringify!($name)),*];
+
+        $(
+            #[cfg(target_arch = "nvptx64")]
+            const _: unsafe extern "ptx-kernel" fn(crate::args::$args) = crate::$($module)::+::$name;
+        )*
+    };
+}
+
+utility_kernels! {
+    util => spin_ns(SpinArgs),
+    spgemm::classify => spgemm_long_rows(SpgemmClassifyArgs),
+    spgemm::classify => spgemm_long_products(SpgemmClassifyArgs),
+    spgemm::classify => spgemm_classify(SpgemmClassifyArgs),
+    spgemm::classify => spgemm_bin(SpgemmClassifyArgs),
+    spgemm::giant => spgemm_transpose_count(SpgemmTransposeArgs),
+    spgemm::giant => spgemm_transpose_scatter(SpgemmTransposeArgs),
+    spgemm::giant => spgemm_transpose_sort(SpgemmTransposeArgs),
+    spgemm::giant => spgemm_giant_gather(SpgemmGatherArgs),
+    spgemm::scan => scan_tiles(ScanArgs),
+    spgemm::scan => scan_tile_sums(ScanArgs),
+    spgemm::scan => scan_add(ScanArgs),
+    util => narrow_offsets(NarrowArgs),
+    util => words_differ(CompareArgs),
+    util => transpose_1(TransposeArgs),
+    util => transpose_4(TransposeArgs),
+    util => transpose_8(TransposeArgs),
+    util => csr_to_ell_1(CsrToEllArgs),
+    util => csr_to_ell_4(CsrToEllArgs),
+    util => csr_to_ell_8(CsrToEllArgs),
+    util => csr_to_ell_near_1(CsrToEllArgs),
+    util => csr_to_ell_near_4(CsrToEllArgs),
+    util => csr_to_ell_near_8(CsrToEllArgs),
+}
 
 /// The entry point of `family` for semiring `S`, if it was stamped.
 pub fn find<S: Semiring>(family: &str) -> Option<&'static Kernel> {
@@ -149,8 +264,25 @@ macro_rules! stamp_kernels {
     ) => {
         $( stamp_kernels!(@entries $family $args $semirings); )*
 
+        /// Typed handles of the kernel families, one function a family.
+        pub mod family {
+            use super::Family;
+            use crate::semiring::Semiring;
+            use core::marker::PhantomData;
+            $(
+                #[doc = concat!("The `", stringify!($family), "` family for semiring `S`, \
+                    launched with [`", stringify!($args), "`].")]
+                pub const fn $family<S: Semiring>() -> Family<S, crate::args::$args<S::Value>> {
+                    Family { family: stringify!($family), _types: PhantomData }
+                }
+            )*
+        }
+
         /// Every stamped entry point, family by family.
         pub const KERNELS: &[Kernel] = stamp_kernels!(@table [] [$($family)*] $semirings);
+
+        /// Every kernel family, in the order of [`KERNELS`].
+        pub const FAMILIES: &[&str] = &[$(stringify!($family)),*];
     };
 
     (@entries $family:ident $args:ident [$($sr:ident $t:ident => $S:ty),* $(,)?]) => {$(
@@ -259,44 +391,13 @@ mod tests {
 
     #[test]
     fn every_family_is_stamped_for_every_semiring() {
-        let families = [
-            "spmv_csr_scalar",
-            "spmv_csr_vector",
-            "spmv_csr_merge",
-            "spmv_csr_merge_fixup",
-            "spmv_csr_adaptive",
-            "spmv_coo_atomic",
-            "spmv_ell",
-            "spmv_ell_near",
-            "spmv_sell",
-            "spmv_bsr",
-            "spmm_csr_block",
-            "spmm_csr_block_vec",
-            "spmm_csr_block_fused",
-            "spmm_csr_block_vec_fused",
-            "spmm_csr_fixup",
-            "spmm_csr_thread",
-            "spgemm_copy",
-            "spgemm_warp",
-            "spgemm_short",
-            "spgemm_hash",
-            "spgemm_block",
-            "spgemm_dense",
-            "spgemm_replay_4",
-            "spgemm_replay_8",
-            "spgemm_replay_4_staged",
-            "spgemm_replay_8_staged",
-            "spgemm_replay_long_4",
-            "spgemm_replay_long_8",
-            "spgemm_giant_columns",
-            "spgemm_giant_rows",
-        ];
+        let families = FAMILIES;
         macro_rules! stamped_for_each {
             ($($name:ident $sr:ident $atomic:ident [$($t:ident => $S:ty as $test:ident),+];)*) => {{
                 let mut instances = 0;
                 $($(
                     instances += 1;
-                    for family in families {
+                    for &family in families {
                         assert!(find::<$S>(family).is_some(), "{family} {}", stringify!($test));
                     }
                 )+)*

@@ -50,17 +50,3 @@ pub mod spmv {
         spmv_bsr, spmv_coo, spmv_csc, spmv_csr, spmv_dense, spmv_ell, spmv_hyb, spmv_sell,
     };
 }
-
-/// The old path of the SpGEMM shape check, for the cuda engine until it
-/// imports it from [`shared::spgemm`].
-#[cfg(feature = "gpu")]
-pub(crate) mod spgemm {
-    pub(crate) use crate::engine::shared::spgemm::check_shapes;
-}
-
-/// The old path of the SpMM shape check, for the cuda engine until it
-/// imports it from [`shared::spmm`].
-#[cfg(feature = "gpu")]
-pub(crate) mod spmm {
-    pub(crate) use crate::engine::shared::spmm::check_shapes;
-}

@@ -153,7 +153,7 @@ where
     /// numeric phase).
     #[cfg(feature = "gpu")]
     Cuda(
-        Box<crate::engine::cuda::spgemm_plan::SpgemmPlan<'static, S>>,
+        Box<crate::engine::cuda::spgemm::plan::CudaSpgemmPlan<'static, S>>,
         Csr<S::Value>,
     ),
 }
@@ -165,7 +165,7 @@ where
     /// Plans C = A ⊗ B on `engine` and computes it once. The serial engine
     /// has no plan of its own: serial and cpu are the cpu engine's plan
     /// (whose bits are the serial engine's); cuda is
-    /// [`engine::cuda::spgemm_plan`](crate::engine::cuda::spgemm_plan).
+    /// [`engine::cuda::spgemm::plan`](crate::engine::cuda::spgemm::plan).
     /// Shapes that do not fit are [`Error::Mismatch`](crate::Error), as
     /// for [`spgemm`].
     pub fn new(a: &Csr<S::Value>, b: &Csr<S::Value>, engine: Engine) -> Result<Self> {
@@ -174,8 +174,8 @@ where
         let engine = match engine.resolve(Op::Spgemm)? {
             #[cfg(feature = "gpu")]
             Engine::Cuda => {
-                use crate::engine::cuda::{Gpu, spgemm_plan};
-                let plan = spgemm_plan::SpgemmPlan::new(Gpu::get()?, a, b)?;
+                use crate::engine::cuda::{Gpu, spgemm::plan::CudaSpgemmPlan};
+                let plan = CudaSpgemmPlan::new(Gpu::get()?, a, b)?;
                 let c = plan.download()?;
                 PlanEngine::Cuda(Box::new(plan), c)
             }

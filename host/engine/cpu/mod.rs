@@ -13,8 +13,3 @@ pub mod transpose;
 
 pub use spgemm::spgemm;
 pub use spmm::spmm;
-
-/// The old path of the chunk helpers, for the cuda engine until it imports
-/// them from [`shared::partition`](super::shared::partition).
-#[cfg(feature = "gpu")]
-pub(crate) use super::shared::partition::{balanced_row_chunks, for_each_chunk, split_rows_mut};

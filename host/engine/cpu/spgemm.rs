@@ -31,9 +31,7 @@ use crate::engine::shared::spgemm::{
     Passes, check_shapes, mostly_runs, numeric_rows, prefix_sum, rows_in_one_pass,
     spgemm_one_thread, symbolic_rows,
 };
-/// Imported here, and kept at this path for the cuda engine until it
-/// imports them from [`shared::spgemm`](crate::engine::shared::spgemm).
-pub(crate) use crate::engine::shared::spgemm::{check_new_values, flops_prefix};
+use crate::engine::shared::spgemm::{check_new_values, flops_prefix};
 use crate::engine::shared::workspace::{Workspace, keep, take_kept};
 use crate::error::Result;
 use crate::format::Csr;

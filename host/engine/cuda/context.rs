@@ -16,11 +16,10 @@ use cudarc::driver::{
     DeviceRepr, DriverError, LaunchConfig, PushKernelArg, ValidAsZeroBits,
 };
 use cudarc::nvrtc::Ptx;
-use gpu_kernels::Semiring;
 use gpu_kernels::args::{DevPtr, DevPtrMut, KernelArgs, SHARED_DEFAULT_MAX, SpinArgs};
-use gpu_kernels::kernels;
+use gpu_kernels::kernels::{self, Launchable, utility};
 
-use super::ptx::{PTX, entry_module};
+use super::ptx::{entry_module, load_error};
 use crate::error::{Error, Result};
 
 /// Environment variable choosing the device ordinal (default 0).
@@ -40,12 +39,12 @@ pub struct Gpu {
     fork: CudaEvent,
     join: CudaEvent,
     functions: Mutex<HashMap<String, CudaFunction>>,
-    /// The kernels of `functions` by semiring and family, as
-    /// [`Gpu::launch`] asks for them: a launch finds its kernel by one
+    /// The kernels of `functions` by typed handle (its type, which names
+    /// the semiring, and its family), as [`Gpu::launch`] asks for them: a launch finds its kernel by one
     /// lookup, not by a search of the PTX's table of kernels and a second
     /// lookup by name (a few hundred nanoseconds, a few percent of a
     /// small product's numeric phase).
-    families: Mutex<HashMap<(TypeId, &'static str), CudaFunction>>,
+    handles: Mutex<HashMap<(TypeId, &'static str), CudaFunction>>,
     name: String,
     sm_count: u32,
     /// Shared memory of a multiprocessor, and the most one block may ask
@@ -229,7 +228,7 @@ impl Gpu {
             fork,
             join,
             functions: Mutex::new(HashMap::new()),
-            families: Mutex::new(HashMap::new()),
+            handles: Mutex::new(HashMap::new()),
             name,
             sm_count,
             shared_per_sm,
@@ -238,10 +237,11 @@ impl Gpu {
         };
         // The smallest kernel, loaded now: a PTX this driver or device
         // cannot take is an error here, where the engine is chosen.
-        gpu.function("spin_ns").map_err(|e| match e {
-            Error::Unavailable { reason, .. } => reason,
-            other => other.to_string(),
-        })?;
+        gpu.kernel_function(utility::spin_ns())
+            .map_err(|e| match e {
+                Error::Unavailable { reason, .. } => reason,
+                other => other.to_string(),
+            })?;
         Ok(gpu)
     }
 
@@ -364,7 +364,7 @@ impl Gpu {
     }
 
     /// Copies `dev[range]` into `host` (same length; waits for the stream).
-    pub fn download_into<T: DeviceRepr>(
+    pub(crate) fn download_into<T: DeviceRepr>(
         &self,
         dev: &CudaSlice<T>,
         range: std::ops::Range<usize>,
@@ -413,17 +413,46 @@ impl Gpu {
             .map_err(|e| self.run_error("running the queued kernels", e))
     }
 
-    /// The device address of a buffer, for a kernel argument struct.
+    /// The device address of a buffer, for a kernel argument struct. An
+    /// address, like `<[T]>::as_ptr`: making one is safe, and a launch
+    /// that hands it to a kernel is `unsafe` with the buffer's liveness in
+    /// its contract (see [`Gpu::launch`]). `DevPtr` cannot borrow the
+    /// buffer, since the kernels' argument structs are plain data that the
+    /// device build shares.
     pub fn ptr<T>(&self, buf: &CudaSlice<T>) -> DevPtr<T> {
         // Event tracking is off, so the guard records nothing.
         let (addr, _guard) = buf.device_ptr(&self.stream);
-        DevPtr::new(addr)
+        // SAFETY: the address of `buf`, a live allocation of this context
+        // holding `buf.len()` elements.
+        unsafe { DevPtr::new(addr) }
     }
 
-    /// The device address of a buffer a kernel writes.
+    /// The device address of a buffer a kernel writes (see [`Gpu::ptr`]).
     pub fn ptr_mut<T>(&self, buf: &mut CudaSlice<T>) -> DevPtrMut<T> {
         let (addr, _guard) = buf.device_ptr_mut(&self.stream);
-        DevPtrMut::new(addr)
+        // SAFETY: as in `ptr`.
+        unsafe { DevPtrMut::new(addr) }
+    }
+
+    /// The device address of `buf[start..]` (see [`Gpu::ptr`]).
+    ///
+    /// Panics if `start > buf.len()`.
+    #[track_caller]
+    pub(crate) fn ptr_at<T>(&self, buf: &CudaSlice<T>, start: usize) -> DevPtr<T> {
+        assert!(start <= buf.len(), "start > buf.len()");
+        let addr = self.ptr(buf).addr() + (start * size_of::<T>()) as u64;
+        // SAFETY: within `buf`, `buf.len() - start` elements before its end.
+        unsafe { DevPtr::new(addr) }
+    }
+
+    /// The device address of `buf[start..]` for a kernel to write (see
+    /// [`Gpu::ptr`]). Panics if `start > buf.len()`.
+    #[track_caller]
+    pub(crate) fn ptr_mut_at<T>(&self, buf: &mut CudaSlice<T>, start: usize) -> DevPtrMut<T> {
+        assert!(start <= buf.len(), "start > buf.len()");
+        let addr = self.ptr_mut(buf).addr() + (start * size_of::<T>()) as u64;
+        // SAFETY: as in `ptr_at`.
+        unsafe { DevPtrMut::new(addr) }
     }
 
     /// The kernel `name`, loaded on first use as a module of its own and
@@ -433,12 +462,16 @@ impl Gpu {
         if let Some(f) = cache.get(name) {
             return Ok(f.clone());
         }
-        let ptx = entry_module(name)
-            .ok_or_else(|| unavailable(format!("the PTX has no kernel {name}")))?;
+        let ptx = entry_module(name).ok_or_else(|| {
+            unavailable(format!(
+                "the PTX has no entry point {name}, which gpu_kernels::kernels lists: \
+                 it was built from other kernel sources than this spmx"
+            ))
+        })?;
         let module = self
             .ctx
             .load_module(Ptx::from_src(ptx))
-            .map_err(|e| unavailable(ptx_load_error(&self.ctx, name, e)))?;
+            .map_err(|e| unavailable(load_error(&self.ctx, name, e)))?;
         let f = module
             .load_function(name)
             .map_err(|e| driver(&format!("loading kernel {name} from the PTX"), e))?;
@@ -466,58 +499,74 @@ impl Gpu {
         Ok(f)
     }
 
-    /// Kernel `family` for semiring `S` (see [`Gpu::kernel_name`]), found
-    /// on first use and cached.
-    fn family_function<S: Semiring>(&self, family: &'static str) -> Result<CudaFunction> {
-        let key = (TypeId::of::<S>(), family);
-        let families = || self.families.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(f) = families().get(&key) {
+    /// The function of typed handle `kernel`, found on first use and cached
+    /// by its type and family: a launch finds it by one lookup.
+    fn kernel_function<K: Launchable>(&self, kernel: K) -> Result<CudaFunction> {
+        let key = (TypeId::of::<K>(), kernel.family());
+        let handles = || self.handles.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(f) = handles().get(&key) {
             return Ok(f.clone());
         }
-        let f = self.function(Gpu::kernel_name::<S>(family)?)?;
-        families().insert(key, f.clone());
+        let f = self.function(Gpu::kernel_name(kernel)?)?;
+        handles().insert(key, f.clone());
         Ok(f)
     }
 
-    /// The PTX entry point of kernel `family` for semiring `S`, or an error
-    /// saying the semiring has no GPU kernels.
-    pub fn kernel_name<S: Semiring>(family: &str) -> Result<&'static str> {
-        kernels::find::<S>(family).map(|k| k.name).ok_or_else(|| {
-            unavailable(format!(
-                "no GPU kernel {family} for semiring {}: add the semiring to \
-                 for_each_semiring! (gpu-kernels/src/semiring.rs)",
-                S::NAME
-            ))
+    /// The PTX entry point of `kernel`, or an error naming what was not
+    /// stamped: the semiring, or its value type.
+    pub(crate) fn kernel_name<K: Launchable>(kernel: K) -> Result<&'static str> {
+        kernel.entry().ok_or_else(|| {
+            let family = kernel.family();
+            let semiring = kernel.semiring().unwrap_or("?");
+            let values: Vec<_> = (kernels::KERNELS.iter())
+                .filter(|k| k.family == family && k.semiring == semiring)
+                .map(|k| k.value)
+                .collect();
+            unavailable(if values.is_empty() {
+                format!(
+                    "semiring {semiring} has no GPU kernels: add it to for_each_semiring! \
+                     (gpu-kernels/src/semiring.rs) to stamp {family} and every other family for it"
+                )
+            } else {
+                format!(
+                    "semiring {semiring} has GPU kernels for {} values only, not this value type: \
+                     add its instance to for_each_semiring! (gpu-kernels/src/semiring.rs)",
+                    values.join(" and ")
+                )
+            })
         })
     }
 
-    /// Queues kernel `family` for semiring `S` on `grid` blocks of `block`
-    /// threads with `shared` bytes of dynamic shared memory. A grid of zero
-    /// blocks launches nothing.
-    pub fn launch<S: Semiring, A: KernelArgs>(
+    /// Queues `kernel` on `grid` blocks of `block` threads with `shared`
+    /// bytes of dynamic shared memory. A grid of zero blocks launches
+    /// nothing.
+    ///
+    /// # Safety
+    /// The contract of every launch (this and the `launch_*` below), which
+    /// the driver cannot check:
+    /// - every device pointer of `args` that the kernel follows, given the
+    ///   counts in `args` and the geometry, addresses a buffer of this
+    ///   [`Gpu`] holding at least the elements the kernel reads or writes
+    ///   through it, and that buffer is alive when the launch is queued
+    ///   (dropping a buffer frees it in stream order, after the kernel);
+    /// - the index data the kernel follows (offsets, columns, row lists,
+    ///   classes) holds what the kernel's documentation requires (sorted,
+    ///   in range), and values are valid for their type (a `bool` is 0 or 1);
+    /// - the geometry is what the kernel's documentation requires (block
+    ///   size, shared memory, a grid-stride or fixed grid);
+    /// - no buffer a kernel writes is read or written through another of
+    ///   its pointers, or by a kernel running at once, unless the kernel's
+    ///   documentation allows it.
+    pub unsafe fn launch<K: Launchable>(
         &self,
-        family: &'static str,
+        kernel: K,
         grid: u32,
         block: u32,
         shared: u32,
-        args: A,
+        args: K::Args,
     ) -> Result<()> {
-        self.launch_family_on::<S, _>(&self.stream, family, grid, block, shared, args)
-    }
-
-    /// [`Gpu::launch`] on `stream`.
-    fn launch_family_on<S: Semiring, A: KernelArgs>(
-        &self,
-        stream: &CudaStream,
-        family: &'static str,
-        grid: u32,
-        block: u32,
-        shared: u32,
-        args: A,
-    ) -> Result<()> {
-        let f = self.family_function::<S>(family)?;
-        let name = || Gpu::kernel_name::<S>(family).unwrap_or(family);
-        self.launch_function(stream, &f, name, grid, block, shared, args)
+        // SAFETY: the caller's.
+        unsafe { self.launch_on(&self.stream, kernel, grid, block, shared, args) }
     }
 
     /// [`Gpu::launch`] on a stream beside spmx's, so that the kernel runs at
@@ -525,13 +574,19 @@ impl Gpu {
     /// before the work queued after, as if both were one kernel. For a few
     /// long tasks that would otherwise leave the GPU idle at the end of a
     /// launch, at the cost of two event records and waits.
-    pub fn launch_beside<S: Semiring, A: KernelArgs>(
+    ///
+    /// # Safety
+    /// As [`Gpu::launch`], where "a kernel running at once" includes every
+    /// kernel `beside` queues; and the buffers of `args` stay alive until
+    /// this returns (one freed inside `beside` would be freed on spmx's
+    /// stream before the join, while the kernel may still use it).
+    pub(crate) unsafe fn launch_beside<K: Launchable>(
         &self,
-        family: &'static str,
+        kernel: K,
         grid: u32,
         block: u32,
         shared: u32,
-        args: A,
+        args: K::Args,
         beside: impl FnOnce() -> Result<()>,
     ) -> Result<()> {
         let ordered = |what: &str, e| driver(&format!("ordering the streams ({what})"), e);
@@ -539,7 +594,8 @@ impl Gpu {
             .record(&self.stream)
             .map_err(|e| ordered("fork", e))?;
         self.side.wait(&self.fork).map_err(|e| ordered("fork", e))?;
-        self.launch_family_on::<S, _>(&self.side, family, grid, block, shared, args)?;
+        // SAFETY: the caller's.
+        unsafe { self.launch_on(&self.side, kernel, grid, block, shared, args)? };
         let queued = beside();
         self.join
             .record(&self.side)
@@ -550,123 +606,127 @@ impl Gpu {
         queued
     }
 
-    /// Queues the PTX entry point `name` (see [`Gpu::launch`]). The argument
-    /// struct must be the one the kernel declares.
-    pub fn launch_named<A: KernelArgs>(
-        &self,
-        name: &str,
-        grid: u32,
-        block: u32,
-        shared: u32,
-        args: A,
-    ) -> Result<()> {
-        let f = self.function(name)?;
-        self.launch_function(&self.stream, &f, || name, grid, block, shared, args)
-    }
-
-    /// Queues kernel `f` (named by `name` in an error) on `stream`; see
-    /// [`Gpu::launch`].
-    #[allow(clippy::too_many_arguments)]
-    fn launch_function<'n, A: KernelArgs>(
+    /// [`Gpu::launch`] on `stream`.
+    ///
+    /// # Safety
+    /// As [`Gpu::launch`].
+    unsafe fn launch_on<K: Launchable>(
         &self,
         stream: &CudaStream,
-        f: &CudaFunction,
-        name: impl Fn() -> &'n str,
+        kernel: K,
         grid: u32,
         block: u32,
         shared: u32,
-        args: A,
+        args: K::Args,
     ) -> Result<()> {
         if grid == 0 {
             return Ok(());
         }
+        let f = self.kernel_function(kernel)?;
         let cfg = LaunchConfig {
             grid_dim: (grid, 1, 1),
             block_dim: (block, 1, 1),
             shared_mem_bytes: shared,
         };
         let param = Param(args);
-        let mut builder = stream.launch_builder(f);
+        let mut builder = stream.launch_builder(&f);
         builder.arg(&param);
-        // SAFETY: `param` is the struct the entry point takes (the caller's
-        // contract), and its device pointers come from live buffers.
+        // SAFETY: `param` is the struct the entry point takes (the handle's
+        // type, checked against the entry in the nvptx64 build), and the
+        // caller upholds the rest of the launch contract.
         unsafe { builder.launch(cfg) }.map_err(|e| {
             unavailable(format!(
                 "launching kernel {} on {grid} blocks × {block} threads \
                  ({shared} B shared) failed: {e:?}",
-                name()
+                Gpu::kernel_name(kernel).unwrap_or(kernel.family())
             ))
         })?;
         Ok(())
     }
 
-    /// Queues grid-stride kernel `family` for semiring `S` with a thread
-    /// for each of `threads` work items (a capped grid is still correct) and
-    /// `shared_per_thread` bytes of dynamic shared memory a thread. Blocks
-    /// are [`Gpu::BLOCK`] threads, or smaller (down to one warp) when that
-    /// leaves fewer than two blocks per multiprocessor: a small problem then
-    /// spreads over every SM instead of a few.
-    pub fn launch_threads<S: Semiring, A: KernelArgs>(
+    /// Queues grid-stride `kernel` with a thread for each of `threads` work
+    /// items (a capped grid is still correct). Blocks are [`Gpu::BLOCK`]
+    /// threads, or smaller (down to one warp) when that leaves fewer than
+    /// two blocks per multiprocessor: a small problem then spreads over
+    /// every SM instead of a few.
+    ///
+    /// # Safety
+    /// As [`Gpu::launch`].
+    pub unsafe fn launch_threads<K: Launchable>(
         &self,
-        family: &'static str,
+        kernel: K,
         threads: u64,
-        args: A,
+        args: K::Args,
     ) -> Result<()> {
-        self.launch_threads_shared::<S, A>(family, threads, 0, args)
+        // SAFETY: the caller's.
+        unsafe { self.launch_threads_in_blocks(kernel, threads, Gpu::BLOCK, 0, args) }
     }
 
-    /// Threads of grid-stride kernel `family` for semiring `S`, in blocks of
-    /// `block` threads with `shared_per_thread` bytes of dynamic shared
-    /// memory a thread, that the device runs at once. Launched with no more
-    /// (through [`Gpu::launch_threads_in_blocks`]), each warp starts once
-    /// and loops over many items, instead of paying its start (its
-    /// arguments read, its lane's constants) once an item.
-    pub fn resident_threads<S: Semiring>(
+    /// Threads of grid-stride `kernel`, in blocks of `block` threads with
+    /// `shared_per_thread` bytes of dynamic shared memory a thread, that
+    /// the device runs at once. Launched with no more (through
+    /// [`Gpu::launch_threads_in_blocks`]), each warp starts once and loops
+    /// over many items, instead of paying its start (its arguments read,
+    /// its lane's constants) once an item.
+    pub(crate) fn resident_threads<K: Launchable>(
         &self,
-        family: &str,
+        kernel: K,
         block: u32,
         shared_per_thread: u32,
     ) -> Result<u64> {
-        let name = Gpu::kernel_name::<S>(family)?;
         let shared = (block * shared_per_thread) as usize;
-        let blocks = (self.function(name)?)
+        let blocks = (self.kernel_function(kernel)?)
             .occupancy_max_active_blocks_per_multiprocessor(block, shared, None)
-            .map_err(|e| driver(&format!("reading kernel {name}'s occupancy"), e))?;
+            .map_err(|e| {
+                let name = Gpu::kernel_name(kernel).unwrap_or(kernel.family());
+                driver(&format!("reading kernel {name}'s occupancy"), e)
+            })?;
         Ok(u64::from(blocks.max(1)) * u64::from(self.sm_count) * u64::from(block))
     }
 
     /// [`Gpu::launch_threads`] with `shared_per_thread` bytes of dynamic
     /// shared memory for each thread of a block.
-    pub fn launch_threads_shared<S: Semiring, A: KernelArgs>(
+    ///
+    /// # Safety
+    /// As [`Gpu::launch`].
+    pub unsafe fn launch_threads_shared<K: Launchable>(
         &self,
-        family: &'static str,
+        kernel: K,
         threads: u64,
         shared_per_thread: u32,
-        args: A,
+        args: K::Args,
     ) -> Result<()> {
-        self.launch_threads_in_blocks::<S, A>(family, threads, Gpu::BLOCK, shared_per_thread, args)
+        // SAFETY: the caller's.
+        unsafe {
+            self.launch_threads_in_blocks(kernel, threads, Gpu::BLOCK, shared_per_thread, args)
+        }
     }
 
     /// [`Gpu::launch_threads_shared`] in blocks of at most `block` threads
     /// (a multiple of 32) instead of [`Gpu::BLOCK`]: where a kernel's
     /// registers leave a part of a larger block's worth of them unused on
     /// each multiprocessor.
-    pub fn launch_threads_in_blocks<S: Semiring, A: KernelArgs>(
+    ///
+    /// # Safety
+    /// As [`Gpu::launch`].
+    pub(crate) unsafe fn launch_threads_in_blocks<K: Launchable>(
         &self,
-        family: &'static str,
+        kernel: K,
         threads: u64,
         block: u32,
         shared_per_thread: u32,
-        args: A,
+        args: K::Args,
     ) -> Result<()> {
         let (grid, block) = grid_stride_launch(threads, block, self.sm_count);
-        self.launch::<S, _>(family, grid, block, block * shared_per_thread, args)
+        // SAFETY: the caller's.
+        unsafe { self.launch(kernel, grid, block, block * shared_per_thread, args) }
     }
 
     /// Queues a kernel that holds the stream for `ns` nanoseconds (the
     /// `spin_ns` utility kernel): work queued behind it starts back to back.
     pub fn spin(&self, ns: u64) -> Result<()> {
-        self.launch_named("spin_ns", 1, 1, 0, SpinArgs { ns })
+        // SAFETY: `spin_ns` follows no pointer; one thread.
+        unsafe { self.launch(utility::spin_ns(), 1, 1, 0, SpinArgs { ns }) }
     }
 
     /// Out of device memory becomes [`Error::TooLarge`] with the numbers.
@@ -703,45 +763,6 @@ fn grid_stride_launch(threads: u64, block: u32, sm_count: u32) -> (u32, u32) {
         .div_ceil(u64::from(block))
         .min(u64::from(u32::MAX / block));
     (grid as u32, block)
-}
-
-/// A PTX the driver cannot load: for a PTX ISA newer than the driver
-/// supports, both versions are named.
-fn ptx_load_error(ctx: &CudaContext, kernel: &str, e: DriverError) -> String {
-    let ptx_isa = PTX
-        .lines()
-        .find_map(|l| l.trim().strip_prefix(".version "))
-        .unwrap_or("?");
-    let target = PTX
-        .lines()
-        .find_map(|l| l.trim().strip_prefix(".target "))
-        .unwrap_or("?");
-    let mut version = 0;
-    // SAFETY: writes one int.
-    let driver = unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) };
-    let driver = if driver == CUresult::CUDA_SUCCESS {
-        format!("{}.{}", version / 1000, version % 1000 / 10)
-    } else {
-        "unknown".into()
-    };
-    let cc = ctx
-        .compute_capability()
-        .map_or("?".into(), |(a, b)| format!("sm_{a}{b}"));
-    let hint = match e.0 {
-        CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION => {
-            "the PTX is newer than this driver: update the driver, or build with an \
-             older PTX ISA"
-        }
-        CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU | CUresult::CUDA_ERROR_INVALID_PTX => {
-            "the PTX targets a newer GPU than this one: rebuild with SPMX_CUDA_ARCH set \
-             to this device's sm"
-        }
-        _ => "the driver refused the PTX",
-    };
-    format!(
-        "loading kernel {kernel} failed ({e:?}): PTX ISA {ptx_isa} for {target}, CUDA driver \
-         {driver}, device {cc}: {hint}"
-    )
 }
 
 #[cfg(test)]

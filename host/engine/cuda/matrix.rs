@@ -5,9 +5,8 @@
 //! number, never truncated.
 
 use cudarc::driver::{CudaSlice, DeviceRepr};
-use gpu_kernels::args::{
-    CompareArgs, CsrToEllArgs, DevPtr, DevPtrMut, ELL_NEAR_REACH, ELL_NEAR_SLICE,
-};
+use gpu_kernels::args::{CompareArgs, CsrToEllArgs, ELL_NEAR_REACH, ELL_NEAR_SLICE};
+use gpu_kernels::kernels::utility;
 
 use super::Gpu;
 use crate::Scalar;
@@ -16,10 +15,10 @@ use crate::format::{Bsr, Coo, Csr, Ell, Sell};
 
 /// Largest count the kernels index: `u32`, less a warp, so that a lane's
 /// `k + 32` never wraps.
-pub const MAX_INDEX: usize = u32::MAX as usize - 64;
+pub(crate) const MAX_INDEX: usize = u32::MAX as usize - 64;
 
 /// `n` as a kernel index, or an error naming `what`.
-pub fn index(n: usize, what: &str) -> Result<u32> {
+pub(crate) fn index(n: usize, what: &str) -> Result<u32> {
     if n <= MAX_INDEX {
         Ok(n as u32)
     } else {
@@ -110,48 +109,47 @@ impl<T: Scalar> DevCsr<T> {
         let words = size_of::<T>() as u64 / 4;
         let pairs = [
             (
-                gpu.ptr(&self.row_ptr).addr(),
-                gpu.ptr(&other.row_ptr).addr(),
+                gpu.ptr(&self.row_ptr),
+                gpu.ptr(&other.row_ptr),
                 u64::from(self.n_rows) + 1,
             ),
+            (gpu.ptr(&self.col_idx), gpu.ptr(&other.col_idx), nnz),
             (
-                gpu.ptr(&self.col_idx).addr(),
-                gpu.ptr(&other.col_idx).addr(),
-                nnz,
-            ),
-            (
-                gpu.ptr(&self.values).addr(),
-                gpu.ptr(&other.values).addr(),
+                gpu.ptr(&self.values).cast(),
+                gpu.ptr(&other.values).cast(),
                 nnz * words,
             ),
         ];
         for (a, b, n) in pairs {
             let args = CompareArgs {
-                a: DevPtr::new(a),
-                b: DevPtr::new(b),
+                a,
+                b,
                 differ: gpu.ptr_mut(&mut differ),
                 n,
             };
             let grid = n
                 .div_ceil(u64::from(Gpu::BLOCK))
                 .clamp(1, u64::from(gpu.sm_count()) * 32);
-            gpu.launch_named("words_differ", grid as u32, Gpu::BLOCK, 0, args)?;
+            // SAFETY: `a` and `b` are the same array of two matrices of one
+            // shape and `nnz`, `n` words each; `differ` one word. A
+            // grid-stride kernel.
+            unsafe { gpu.launch(utility::words_differ(), grid as u32, Gpu::BLOCK, 0, args)? };
         }
         Ok(gpu.download(&differ)?[0] == 0)
     }
 }
 
 /// COO on the device (any entry order).
-pub struct DevCoo<T> {
-    pub n_rows: u32,
-    pub nnz: u32,
-    pub row_idx: CudaSlice<u32>,
-    pub col_idx: CudaSlice<u32>,
-    pub values: CudaSlice<T>,
+pub(crate) struct DevCoo<T> {
+    pub(crate) n_rows: u32,
+    pub(crate) nnz: u32,
+    pub(crate) row_idx: CudaSlice<u32>,
+    pub(crate) col_idx: CudaSlice<u32>,
+    pub(crate) values: CudaSlice<T>,
 }
 
 impl<T: Scalar> DevCoo<T> {
-    pub fn upload(gpu: &Gpu, a: &Coo<T>) -> Result<Self> {
+    pub(crate) fn upload(gpu: &Gpu, a: &Coo<T>) -> Result<Self> {
         index(a.ncols(), "the number of columns")?;
         Ok(DevCoo {
             n_rows: index(a.nrows(), "the number of rows")?,
@@ -162,17 +160,17 @@ impl<T: Scalar> DevCoo<T> {
         })
     }
 
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         (8 + size_of::<T>()) * self.nnz as usize
     }
 }
 
 /// ELL on the device, column-major, padding slots marked by column.
 pub struct DevEll<T> {
-    pub n_rows: u32,
-    pub width: u32,
-    pub columns: DevEllColumns,
-    pub values: CudaSlice<T>,
+    pub(crate) n_rows: u32,
+    pub(crate) width: u32,
+    pub(crate) columns: DevEllColumns,
+    pub(crate) values: CudaSlice<T>,
 }
 
 /// How a device ELL holds its slots' columns.
@@ -186,6 +184,18 @@ pub enum DevEllColumns {
     /// `ell_near_slot`): every entry within `ELL_NEAR_REACH` of the
     /// diagonal. Half the index bytes of `Wide`.
     Near(CudaSlice<u16>),
+}
+
+impl<T> DevEll<T> {
+    /// The slots' columns.
+    pub fn columns(&self) -> &DevEllColumns {
+        &self.columns
+    }
+
+    /// The slots' values.
+    pub fn values(&self) -> &CudaSlice<T> {
+        &self.values
+    }
 }
 
 impl<T: Scalar> DevEll<T> {
@@ -208,7 +218,18 @@ impl<T: Scalar> DevEll<T> {
     /// [`DevEllColumns::Near`] (16-bit offsets, slices of 32 rows);
     /// otherwise they are the very slots [`upload`](Self::upload) of it
     /// gives.
-    pub fn from_dev_csr(gpu: &Gpu, a: &DevCsr<T>, width: usize, bandwidth: usize) -> Result<Self> {
+    ///
+    /// # Safety
+    /// `width` is at least `a`'s longest row (the conversion writes a row's
+    /// entries in its `width` slots) and `bandwidth` at least the farthest
+    /// entry from the diagonal (near-diagonal slots hold 16-bit offsets,
+    /// which SpMV follows into `x`).
+    pub unsafe fn from_dev_csr(
+        gpu: &Gpu,
+        a: &DevCsr<T>,
+        width: usize,
+        bandwidth: usize,
+    ) -> Result<Self> {
         let n = a.n_rows as usize;
         let near = bandwidth <= ELL_NEAR_REACH as usize;
         let rows = if near {
@@ -225,31 +246,35 @@ impl<T: Scalar> DevEll<T> {
             DevEllColumns::Wide(gpu.output::<u32>(slots)?)
         };
         let ell_columns = match &mut columns {
-            DevEllColumns::Wide(c) => gpu.ptr_mut(c).addr(),
-            DevEllColumns::Near(c) => gpu.ptr_mut(c).addr(),
+            DevEllColumns::Wide(c) => gpu.ptr_mut(c).cast(),
+            DevEllColumns::Near(c) => gpu.ptr_mut(c).cast(),
         };
         let args = CsrToEllArgs {
             row_ptr: gpu.ptr(&a.row_ptr),
             col_idx: gpu.ptr(&a.col_idx),
-            values: DevPtr::new(gpu.ptr(&a.values).addr()),
-            ell_columns: DevPtrMut::new(ell_columns),
-            ell_values: DevPtrMut::new(gpu.ptr_mut(&mut values).addr()),
+            values: gpu.ptr(&a.values).cast(),
+            ell_columns,
+            ell_values: gpu.ptr_mut(&mut values).cast(),
             n_rows: a.n_rows,
             width: index(width, "the ELL width")?,
         };
-        let name = match (near, size_of::<T>()) {
-            (false, 1) => "csr_to_ell_1",
-            (false, 4) => "csr_to_ell_4",
-            (false, _) => "csr_to_ell_8",
-            (true, 1) => "csr_to_ell_near_1",
-            (true, 4) => "csr_to_ell_near_4",
-            (true, _) => "csr_to_ell_near_8",
+        let kernel = match (near, size_of::<T>()) {
+            (false, 1) => utility::csr_to_ell_1(),
+            (false, 4) => utility::csr_to_ell_4(),
+            (false, _) => utility::csr_to_ell_8(),
+            (true, 1) => utility::csr_to_ell_near_1(),
+            (true, 4) => utility::csr_to_ell_near_4(),
+            (true, _) => utility::csr_to_ell_near_8(),
         };
         if n > 0 {
             let grid = n
                 .div_ceil(Gpu::BLOCK as usize)
                 .min(gpu.sm_count() as usize * 32) as u32;
-            gpu.launch_named(name, grid, Gpu::BLOCK, 0, args)?;
+            // SAFETY: `a`'s arrays; `slots` = `rows · width` slots of
+            // columns and values, `width` at least `a`'s longest row (the
+            // caller's `width`, as documented), and the entry's value size
+            // `T`'s. A grid-stride kernel.
+            unsafe { gpu.launch(kernel, grid, Gpu::BLOCK, 0, args)? };
         }
         Ok(DevEll {
             n_rows: a.n_rows,
@@ -269,19 +294,19 @@ impl<T: Scalar> DevEll<T> {
 }
 
 /// SELL-C-σ on the device.
-pub struct DevSell<T> {
-    pub n_rows: u32,
-    pub c: u32,
-    pub n_slices: u32,
-    pub perm: CudaSlice<u32>,
-    pub slice_ptr: CudaSlice<u32>,
-    pub slice_width: CudaSlice<u32>,
-    pub col_idx: CudaSlice<u32>,
-    pub values: CudaSlice<T>,
+pub(crate) struct DevSell<T> {
+    pub(crate) n_rows: u32,
+    pub(crate) c: u32,
+    pub(crate) n_slices: u32,
+    pub(crate) perm: CudaSlice<u32>,
+    pub(crate) slice_ptr: CudaSlice<u32>,
+    pub(crate) slice_width: CudaSlice<u32>,
+    pub(crate) col_idx: CudaSlice<u32>,
+    pub(crate) values: CudaSlice<T>,
 }
 
 impl<T: Scalar> DevSell<T> {
-    pub fn upload(gpu: &Gpu, a: &Sell<T>) -> Result<Self> {
+    pub(crate) fn upload(gpu: &Gpu, a: &Sell<T>) -> Result<Self> {
         index(a.ncols(), "the number of columns")?;
         Ok(DevSell {
             n_rows: index(a.nrows(), "the number of rows")?,
@@ -295,25 +320,25 @@ impl<T: Scalar> DevSell<T> {
         })
     }
 
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         4 * (self.perm.len() + self.slice_ptr.len() + self.slice_width.len())
             + (4 + size_of::<T>()) * self.col_idx.len()
     }
 }
 
 /// BSR on the device, with each block's occupancy mask.
-pub struct DevBsr<T> {
-    pub n_rows: u32,
-    pub n_cols: u32,
-    pub b: u32,
-    pub block_row_ptr: CudaSlice<u32>,
-    pub block_col: CudaSlice<u32>,
-    pub values: CudaSlice<T>,
-    pub masks: CudaSlice<u64>,
+pub(crate) struct DevBsr<T> {
+    pub(crate) n_rows: u32,
+    pub(crate) n_cols: u32,
+    pub(crate) b: u32,
+    pub(crate) block_row_ptr: CudaSlice<u32>,
+    pub(crate) block_col: CudaSlice<u32>,
+    pub(crate) values: CudaSlice<T>,
+    pub(crate) masks: CudaSlice<u64>,
 }
 
 impl<T: Scalar> DevBsr<T> {
-    pub fn upload(gpu: &Gpu, a: &Bsr<T>) -> Result<Self> {
+    pub(crate) fn upload(gpu: &Gpu, a: &Bsr<T>) -> Result<Self> {
         index(a.values().len(), "the number of BSR slots")?;
         Ok(DevBsr {
             n_rows: index(a.nrows(), "the number of rows")?,
@@ -326,7 +351,7 @@ impl<T: Scalar> DevBsr<T> {
         })
     }
 
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         4 * (self.block_row_ptr.len() + self.block_col.len())
             + size_of::<T>() * self.values.len()
             + 8 * self.masks.len()

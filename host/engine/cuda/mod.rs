@@ -7,8 +7,7 @@
 //! | [`context`] | the process's [`Gpu`]: context, stream, module cache, launches, buffers |
 //! | [`matrix`]  | device copies of every format                              |
 //! | [`spmv`]    | SpMV: the kernel family, [`SpmvPlan`], automatic choice     |
-//! | [`spgemm`]  | SpGEMM: rows classified and binned, symbolic, prefix sum, numeric; row blocks when C does not fit |
-//! | [`spgemm_plan`] | SpGEMM planned once: every entry's products listed, the numeric phase replayed for new values |
+//! | [`spgemm`]  | SpGEMM: rows classified and binned, symbolic, prefix sum, numeric; row blocks when C does not fit; [`spgemm::plan`]: planned once, every entry's products listed, the numeric phase replayed for new values |
 //! | [`spmm`]    | SpMM: warp-tiled and thread-per-row kernels, [`SpmmPlan`], automatic choice |
 //! | [`ptx`]     | the embedded PTX and its table of entry points            |
 
@@ -16,7 +15,6 @@ pub mod context;
 pub mod matrix;
 pub mod ptx;
 pub mod spgemm;
-pub mod spgemm_plan;
 pub mod spmm;
 pub mod spmv;
 

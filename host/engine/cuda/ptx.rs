@@ -1,6 +1,6 @@
 //! The PTX of every GPU kernel, built from `gpu-kernels` by `build.rs` for
 //! `sm_80` (or `$SPMX_CUDA_ARCH`), the table of its entry points, and the
-//! PTX of one entry point alone.
+//! PTX of one entry point alone, and the error that says why a driver refused it.
 //!
 //! The driver compiles PTX to machine code when a module is loaded, every
 //! entry point of the module at once: for the whole PTX (over a hundred
@@ -11,6 +11,9 @@
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
+
+use cudarc::driver::sys::CUresult;
+use cudarc::driver::{CudaContext, DriverError};
 
 /// The PTX module: one `.entry` per element of [`KERNELS`]; empty when
 /// spmx was built without GPU kernels (see [`MISSING`]).
@@ -42,7 +45,7 @@ struct Split {
 
 /// A PTX module with the entry point `name` alone, or `None` when the PTX
 /// has no such entry.
-pub fn entry_module(name: &str) -> Option<String> {
+pub(crate) fn entry_module(name: &str) -> Option<String> {
     static SPLIT: OnceLock<Split> = OnceLock::new();
     let split = SPLIT.get_or_init(split_ptx);
     let entry = split.entries.get(name)?;
@@ -93,6 +96,45 @@ fn find_entry(ptx: &str) -> Option<usize> {
         return Some(0);
     }
     ptx.find("\n.visible .entry ").map(|at| at + 1)
+}
+
+/// A PTX the driver cannot load: for a PTX ISA newer than the driver
+/// supports, both versions are named.
+pub(super) fn load_error(ctx: &CudaContext, kernel: &str, e: DriverError) -> String {
+    let ptx_isa = PTX
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(".version "))
+        .unwrap_or("?");
+    let target = PTX
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(".target "))
+        .unwrap_or("?");
+    let mut version = 0;
+    // SAFETY: writes one int.
+    let driver = unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) };
+    let driver = if driver == CUresult::CUDA_SUCCESS {
+        format!("{}.{}", version / 1000, version % 1000 / 10)
+    } else {
+        "unknown".into()
+    };
+    let cc = ctx
+        .compute_capability()
+        .map_or("?".into(), |(a, b)| format!("sm_{a}{b}"));
+    let hint = match e.0 {
+        CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION => {
+            "the PTX is newer than this driver: update the driver, or build with an \
+             older PTX ISA"
+        }
+        CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU | CUresult::CUDA_ERROR_INVALID_PTX => {
+            "the PTX targets a newer GPU than this one: rebuild with SPMX_CUDA_ARCH set \
+             to this device's sm"
+        }
+        _ => "the driver refused the PTX",
+    };
+    format!(
+        "loading kernel {kernel} failed ({e:?}): PTX ISA {ptx_isa} for {target}, CUDA driver \
+         {driver}, device {cc}: {hint}"
+    )
 }
 
 #[cfg(test)]

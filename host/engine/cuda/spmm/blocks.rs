@@ -6,6 +6,7 @@
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{SPMM_BLOCK_STAGE, SPMM_LOCAL_PIECE, SpmmBlockArgs, SpmmFixupArgs};
+use gpu_kernels::kernels::family;
 
 use super::partition::{BlockShape, Partition, auto_fuses, partition_in_waves};
 use crate::Scalar;
@@ -159,8 +160,15 @@ impl<T: Scalar> Blocks<T> {
         let warps = (u64::from(self.n_blocks) * tiles).div_ceil(u64::from(shape.groups()));
         // A thread's share of its warp's staging: `groups · STAGE` entries.
         let stage = shape.groups() * SPMM_BLOCK_STAGE * (8 + value_bytes as u32) / 32;
-        let family = shape.family(self.fused);
-        gpu.launch_threads_shared::<S, _>(family, warps * 32, stage, args)?;
+        // SAFETY: A's columns and values, the blocks and rows of
+        // `partition_in_waves` for A, B of `A.ncols() × k` and C of
+        // `A.nrows() × k` values (`SpmmPlan::run` checks), the long rows'
+        // partial sums sized for their pieces; warps of `groups` row
+        // groups, each thread with its share of the staging.
+        unsafe {
+            let kernel = shape.kernel::<S>(self.fused);
+            gpu.launch_threads_shared(kernel, warps * 32, stage, args)?;
+        }
         if self.n_long > 0 && !self.fused {
             let fixup = SpmmFixupArgs {
                 partial: gpu.ptr(&self.partial),
@@ -171,7 +179,9 @@ impl<T: Scalar> Blocks<T> {
                 k,
             };
             let threads = u64::from(self.n_long) * u64::from(k);
-            gpu.launch_threads::<S, _>("spmm_csr_fixup", threads, fixup)?;
+            // SAFETY: the `n_long` long rows' pieces and partial sums
+            // above, C of `A.nrows() × k`; a grid-stride kernel.
+            unsafe { gpu.launch_threads(family::spmm_csr_fixup::<S>(), threads, fixup)? };
         }
         Ok(())
     }

@@ -15,7 +15,7 @@
 //!
 //! [`SpmmKernel::Auto`] picks from the layout ([`choose`]); the row-length
 //! statistics shape the blocks, and `k` the lanes a block's group takes
-//! ([`BlockShape::for_k`]), halved where most entries would otherwise be
+//! (`BlockShape::for_k`), halved where most entries would otherwise be
 //! in pieces summed through partial rows (`BlockShape::narrow`).
 //!
 //! The map across the two crates (kernel → where its host side lives →
@@ -31,14 +31,11 @@
 mod blocks;
 mod partition;
 
-pub use partition::BlockShape;
-
 use blocks::Blocks;
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
-use gpu_kernels::args::{
-    DevPtr, DevPtrMut, SPMM_THREAD_COLS, SpmmCsrThreadArgs, TRANSPOSE_THREADS, TransposeArgs,
-};
+use gpu_kernels::args::{SPMM_THREAD_COLS, SpmmCsrThreadArgs, TRANSPOSE_THREADS, TransposeArgs};
+use gpu_kernels::kernels::{family, utility};
 
 use super::Gpu;
 use super::matrix::{DevCsr, index};
@@ -118,7 +115,7 @@ parse_by_name!(SpmmKernel, "SpMM kernel");
 /// for column-major ones the same behind two transposes (`transposed`):
 /// a transpose streams B and C once at copy bandwidth, while `thread-row`
 /// leaves a long row to one thread and reads B a column at a time.
-pub fn choose(layout: DenseLayout) -> SpmmKernel {
+pub(crate) fn choose(layout: DenseLayout) -> SpmmKernel {
     match layout {
         DenseLayout::ColMajor => SpmmKernel::Transposed,
         DenseLayout::RowMajor => SpmmKernel::BlockRows,
@@ -292,7 +289,10 @@ impl<T: Scalar> SpmmPlan<T> {
             c_col_stride: c_cs,
         };
         let threads = u64::from(a.n_rows) * u64::from(self.k.div_ceil(SPMM_THREAD_COLS));
-        gpu.launch_threads::<S, _>("spmm_csr_thread", threads, args)
+        // SAFETY: A's arrays, B of `A.ncols() × k` and C of `A.nrows() × k`
+        // values (checked above) at the layout's strides; a grid-stride
+        // kernel, a thread for `SPMM_THREAD_COLS` columns of a row.
+        unsafe { gpu.launch_threads(family::spmm_csr_thread::<S>(), threads, args) }
     }
 }
 
@@ -306,21 +306,28 @@ fn transpose<T: Scalar>(
     cols: u32,
 ) -> Result<()> {
     let size = size_of::<T>();
-    let name = match size {
-        1 => "transpose_1",
-        4 => "transpose_4",
-        _ => "transpose_8",
+    let kernel = match size {
+        1 => utility::transpose_1(),
+        4 => utility::transpose_4(),
+        _ => utility::transpose_8(),
     };
+    assert!(
+        input.len() == rows as usize * cols as usize && output.len() == input.len(),
+        "input.len() != rows × cols or output.len() != input.len()"
+    );
     let args = TransposeArgs {
-        input: DevPtr::new(gpu.ptr(input).addr()),
-        output: DevPtrMut::new(gpu.ptr_mut(output).addr()),
+        input: gpu.ptr(input).cast(),
+        output: gpu.ptr_mut(output).cast(),
         rows,
         cols,
     };
     let tiles = u64::from(rows.div_ceil(32)) * u64::from(cols.div_ceil(32));
     let grid = tiles.clamp(1, u64::from(gpu.sm_count()) * 16) as u32;
     let shared = (32 * 33 * size) as u32;
-    gpu.launch_named(name, grid, TRANSPOSE_THREADS, shared, args)
+    // SAFETY: `rows × cols` values of `size` bytes in and out (checked),
+    // distinct buffers; blocks of `TRANSPOSE_THREADS` with a 32 × 33 tile
+    // of shared memory, as the kernel requires.
+    unsafe { gpu.launch(kernel, grid, TRANSPOSE_THREADS, shared, args) }
 }
 
 /// `C = A ⊗ B` on the GPU with row-major host operands and the automatic
@@ -329,7 +336,7 @@ pub fn spmm<S: Semiring>(a: &Csr<S::Value>, b: &Dense<S::Value>) -> Result<Dense
 where
     S::Value: Scalar,
 {
-    crate::engine::serial::spmm::check_shapes(a, b);
+    crate::engine::shared::spmm::check_shapes(a, b);
     let gpu = Gpu::get()?;
     let mut plan = SpmmPlan::new::<S>(gpu, a, b.ncols(), DenseLayout::RowMajor, SpmmKernel::Auto)?;
     run_once::<S>(&mut plan, b)

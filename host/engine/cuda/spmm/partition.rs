@@ -4,7 +4,9 @@
 //! a warp where they are few, else combined through partial rows of C);
 //! a block cost that fills one wave of the GPU's groups.
 
-use gpu_kernels::args::SPMM_LOCAL_PIECE;
+use gpu_kernels::Semiring;
+use gpu_kernels::args::{SPMM_LOCAL_PIECE, SpmmBlockArgs};
+use gpu_kernels::kernels::{Family, family};
 
 use crate::Scalar;
 use crate::format::Csr;
@@ -142,12 +144,12 @@ impl BlockShape {
 
     /// The kernel family: `_vec` for 16-byte loads, `_fused` where the
     /// last piece of a long row combines its pieces.
-    pub(super) fn family(self, fused: bool) -> &'static str {
+    pub(super) fn kernel<S: Semiring>(self, fused: bool) -> Family<S, SpmmBlockArgs<S::Value>> {
         match (self.vec, fused) {
-            (true, false) => "spmm_csr_block_vec",
-            (false, false) => "spmm_csr_block",
-            (true, true) => "spmm_csr_block_vec_fused",
-            (false, true) => "spmm_csr_block_fused",
+            (true, false) => family::spmm_csr_block_vec(),
+            (false, false) => family::spmm_csr_block(),
+            (true, true) => family::spmm_csr_block_vec_fused(),
+            (false, true) => family::spmm_csr_block_fused(),
         }
     }
 }

@@ -23,46 +23,36 @@
 //! | `ell`, `hyb` | `DevEll` (`ell`: made from `DevCsr` by `csr_to_ell_*`, or `csr_to_ell_near_*` where every entry is near the diagonal; `hyb`: and `DevCoo`) | `SpmvEllArgs` or `SpmvEllNearArgs` (and `SpmvCooArgs`) | `spmv_ell` or `spmv_ell_near` (and `spmv_coo_atomic`) |
 //! | `sell` | `DevSell` | `SpmvSellArgs` | `spmv_sell` |
 //! | `bsr` | `DevBsr` | `SpmvBsrArgs` | `spmv_bsr` |
+//!
+//! | host step | module | arguments | entry points |
+//! |---|---|---|---|
+//! | the plan: A uploaded in its kernel's format, the scratch made | [`SpmvPlan::new`] (here), `balance` (the adaptive kernel's row blocks, the merge kernel's parts) | — | `csr_to_ell_*`, `csr_to_ell_near_*` (`util`, through `DevEll::from_dev_csr`) |
+//! | the automatic choice | `choice` | — | — |
+//! | the launches | `launch` ([`SpmvPlan::run`]) | the table's above | the table's above |
+
+mod balance;
+mod choice;
+mod launch;
 
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
-use gpu_kernels::args::{
-    SpmvBsrArgs, SpmvCooArgs, SpmvCsrAdaptiveArgs, SpmvCsrArgs, SpmvCsrMergeArgs, SpmvEllArgs,
-    SpmvEllNearArgs, SpmvSellArgs,
-};
+use gpu_kernels::args::SpmvCsrMergeArgs;
 use gpu_kernels::merge_path;
 
 use super::Gpu;
 use super::matrix::{DevBsr, DevCoo, DevCsr, DevEll, DevEllColumns, DevSell, index};
 use crate::Scalar;
 use crate::error::{Error, Result};
-use crate::format::{Bsr, Coo, Csr, Ell, Hyb, RowStats, Sell};
+use crate::format::{Bsr, Coo, Csr, Ell, Hyb, Sell};
+use balance::{AdaptiveBlocks, MergeCarry, adaptive_block_nnz, adaptive_row_blocks, merge_items};
+use choice::choose;
+use choice::vector_lanes;
 
-/// Threads per block of the adaptive kernel (the others take
-/// [`Gpu::launch_threads`]'s).
-const BLOCK: u32 = 256;
 /// SELL slice height and sorting window, and BSR block size, when a plan
 /// converts from CSR (a SELL slice is one warp).
 const SELL_C: usize = 32;
 const SELL_SIGMA: usize = 256;
 const BSR_BLOCK: usize = 4;
-/// Entries a row block may hold in the adaptive kernel (its shared-memory
-/// staging area: 8 KiB of f32, 16 KiB of f64), and the length of a long
-/// row's pieces: eight per thread, so that the staging loads keep many
-/// requests in flight. A small matrix takes fewer ([`adaptive_block_nnz`]).
-const ADAPTIVE_NNZ: u32 = 8 * BLOCK;
-/// Row blocks the adaptive kernel's blocks shrink for on a small matrix,
-/// down to a thread's entry each: four for each SM of a 132-SM GPU. A
-/// small matrix is bound by the latency of its loads, which more warps an
-/// SM hide better than more loads a thread. A fixed count, not the
-/// device's: the row blocks fix the order of a sum, so the bits of `y`
-/// then do not depend on the GPU.
-const ADAPTIVE_MIN_BLOCKS: usize = 512;
-/// Merge-path items (row ends plus entries) per warp of the merge kernel,
-/// at most: 8 per lane, enough to amortize the binary search that starts
-/// each lane. Small matrices take fewer (down to 1 per lane) so that their
-/// parts still fill the GPU: there, latency is the cost.
-const MERGE_ITEMS: u32 = 256;
 
 /// A GPU SpMV kernel, named as on the command line (`--kernel`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -124,139 +114,6 @@ impl SpmvKernel {
 
 parse_by_name!(SpmvKernel, "SpMV kernel");
 
-/// Entries from which a matrix counts as large: enough work to fill the
-/// GPU many times over, so that the kernels' bandwidth matters more than
-/// their latency.
-const LARGE_NNZ: usize = 2_000_000;
-
-/// Spread of row lengths (coefficient of variation) below which rows
-/// count as nearly equal: a stencil's boundary rows alone (Poisson: under
-/// 0.1), not rows of random lengths.
-const EQUAL_ROWS_CV: f64 = 0.2;
-
-/// Longest row, over the mean, above which a small matrix takes the
-/// adaptive kernel: a group of lanes a row waits on its longest row, while
-/// the adaptive kernel's blocks stage every entry at once.
-const SMALL_SPREAD_OVER_MEAN: f64 = 3.0;
-
-/// Longest row, over the mean, up to which rows of nearly equal lengths
-/// take ELL: its padding then reads at most an eighth more than CSR's
-/// entries (a band's or a stencil's boundary rows pad a few slots).
-const ELL_MAX_OVER_MEAN: f64 = 1.125;
-
-/// The kernel [`SpmvKernel::Auto`] runs for a matrix of `nnz` entries
-/// whose rows have `stats`, and its lanes per row:
-///
-/// - Skewed rows (the longest over 8 × the mean + 64): the adaptive
-///   kernel, whatever the size. It packs the short rows and cuts each long
-///   row into pieces that spread over the GPU, where a thread or warp per
-///   row would leave most lanes waiting on the long rows; on every skewed
-///   matrix of the tuning suites it beat the merge path, whose search and
-///   carries cost more than the pieces' sums.
-/// - Regular rows, large matrix: rows of nearly equal lengths (bands,
-///   stencils), the longest within `ELL_MAX_OVER_MEAN` of the mean, as
-///   ELL, a thread per row: column-major slots make every load of a warp
-///   one contiguous run, with no row pointers and no staging; CSR a
-///   thread a row reads each warp's rows as separate runs, which stops
-///   paying once rows pass a few entries. Where every entry lies near the
-///   diagonal, as in bands and stencils, the plan stores each slot's
-///   column as a 16-bit offset from its row (see `DevEllColumns`): the
-///   kernel is bound by the bytes it streams, and that is a quarter of
-///   them in f32. Otherwise the adaptive kernel:
-///   a warp of threads, a row each, waits on its longest row, so short
-///   rows of spread lengths (the tuning suite's short uniform rows) run
-///   faster packed into row blocks.
-/// - Regular rows, small matrix (latency-bound): a group of lanes per row
-///   as wide as the mean row fills, four loads in flight per lane; but
-///   the adaptive kernel, in blocks small enough to spread over the GPU
-///   (`adaptive_block_nnz`), where the longest row passes
-///   `SMALL_SPREAD_OVER_MEAN` × the mean: a group waits on its longest
-///   row.
-pub fn choose(stats: &RowStats, nnz: usize) -> (SpmvKernel, u32) {
-    let large = nnz >= LARGE_NNZ;
-    let skewed = stats.max as f64 > 8.0 * stats.mean + 64.0;
-    if skewed {
-        return (SpmvKernel::CsrAdaptive, 1);
-    }
-    let equal = stats.cv < EQUAL_ROWS_CV && stats.max as f64 <= ELL_MAX_OVER_MEAN * stats.mean;
-    match (large, equal) {
-        (true, true) => (SpmvKernel::Ell, 1),
-        (true, false) => (SpmvKernel::CsrAdaptive, 1),
-        (false, _) if stats.max as f64 > SMALL_SPREAD_OVER_MEAN * stats.mean => {
-            (SpmvKernel::CsrAdaptive, 1)
-        }
-        (false, _) => (SpmvKernel::CsrVector, vector_lanes(stats.mean)),
-    }
-}
-
-/// Lanes per row for the vector kernel: the largest power of two (2..=32)
-/// not above the mean row length.
-fn vector_lanes(mean: f64) -> u32 {
-    let mut lanes = 2;
-    while lanes < 32 && f64::from(lanes * 2) <= mean {
-        lanes *= 2;
-    }
-    lanes
-}
-
-/// Entries a row block of the adaptive kernel holds at most for a matrix
-/// of `nnz` entries: `ADAPTIVE_NNZ`, or a smaller power of two (at least
-/// `BLOCK`) where that leaves fewer than `ADAPTIVE_MIN_BLOCKS` blocks.
-fn adaptive_block_nnz(nnz: usize) -> u32 {
-    let per_block = nnz / ADAPTIVE_MIN_BLOCKS;
-    (per_block.next_power_of_two() as u32).clamp(BLOCK, ADAPTIVE_NNZ)
-}
-
-/// Cuts `a`'s entries into the adaptive kernel's row blocks: consecutive
-/// rows while they number at most `BLOCK` and hold at most `piece`
-/// entries together; a longer row in pieces of `piece` entries. Returns
-/// the `n_blocks + 1` bounds, each a row and its starting entry,
-/// flattened.
-fn adaptive_row_blocks<T: Scalar>(a: &Csr<T>, piece: usize) -> Vec<u32> {
-    let row_ptr = a.row_ptr();
-    let mut bounds = vec![0u32, 0];
-    let mut first = 0;
-    while first < a.nrows() {
-        let mut last = first + 1;
-        if a.row_len(first) <= piece {
-            let limit = row_ptr[first] + piece;
-            while last < a.nrows() && last - first < BLOCK as usize && row_ptr[last + 1] <= limit {
-                last += 1;
-            }
-        } else {
-            for start in (row_ptr[first] + piece..row_ptr[last]).step_by(piece) {
-                bounds.extend([first as u32, start as u32]);
-            }
-        }
-        bounds.extend([last as u32, row_ptr[last] as u32]);
-        first = last;
-    }
-    bounds
-}
-
-/// The adaptive kernel's row blocks, and the scratch of its long rows'
-/// pieces.
-struct AdaptiveBlocks<T> {
-    /// Entries a block holds at most ([`adaptive_block_nnz`]).
-    block_nnz: u32,
-    /// Pairs (row, entry): `n_blocks + 1` bounds.
-    bounds: CudaSlice<u32>,
-    /// A partial sum per block (read for pieces only).
-    partial: CudaSlice<T>,
-    /// A count per block, zero between launches (the kernel leaves it so).
-    done: CudaSlice<u32>,
-}
-
-/// The merge kernel's parts: their size, and a carry slot (row and partial
-/// sum) for each.
-struct MergeCarry<T> {
-    items_per_part: u32,
-    rows: CudaSlice<u32>,
-    sums: CudaSlice<T>,
-    /// `parts + 1`: the row of each part's first item.
-    part_rows: CudaSlice<u32>,
-}
-
 /// A on the device, in the format its kernel reads.
 enum DevMatrix<T> {
     Csr(DevCsr<T>),
@@ -311,7 +168,9 @@ impl<T: Scalar> SpmvPlan<T> {
                 // Tried ELL built on the host, its padding uploaded: the cold
                 // call took 2–3× as long, 10–20 ms of it a serial `Csr::bandwidth`.
                 let csr = DevCsr::upload(gpu, a)?;
-                match DevEll::from_dev_csr(gpu, &csr, stats.max, a.bandwidth()) {
+                // SAFETY: `stats.max` is `a`'s longest row, and
+                // `Csr::bandwidth` its farthest entry from the diagonal.
+                match unsafe { DevEll::from_dev_csr(gpu, &csr, stats.max, a.bandwidth()) } {
                     Ok(ell) => Self::with(SpmvKernel::Ell, 1, a.ncols(), DevMatrix::Ell(ell)),
                     // `auto` took ELL for speed; where its slots do not fit
                     // beside the CSR, the kernel it takes for other large
@@ -475,210 +334,6 @@ impl<T: Scalar> SpmvPlan<T> {
             DevMatrix::Bsr(m) => m.bytes(),
         }
     }
-
-    /// Queues `y = A ⊗ x` on the GPU's stream (`x` has A's column count
-    /// of entries, `y` its row count). Every entry of `y` is written.
-    pub fn run<S: Semiring<Value = T>>(
-        &mut self,
-        gpu: &Gpu,
-        x: &CudaSlice<T>,
-        y: &mut CudaSlice<T>,
-    ) -> Result<()> {
-        assert_eq!(x.len(), self.n_cols as usize, "x.len() != A.ncols()");
-        assert_eq!(y.len(), self.n_rows as usize, "y.len() != A.nrows()");
-        let (xp, yp) = (gpu.ptr(x), gpu.ptr_mut(y));
-        match &self.matrix {
-            DevMatrix::Csr(m) => {
-                let args = SpmvCsrArgs {
-                    row_ptr: gpu.ptr(&m.row_ptr),
-                    col_idx: gpu.ptr(&m.col_idx),
-                    values: gpu.ptr(&m.values),
-                    x: xp,
-                    y: yp,
-                    n_rows: m.n_rows,
-                    n_cols: m.n_cols,
-                    lanes: self.lanes,
-                    _pad: 0,
-                };
-                match self.kernel {
-                    SpmvKernel::CsrScalar => {
-                        gpu.launch_threads::<S, _>("spmv_csr_scalar", m.n_rows.into(), args)
-                    }
-                    SpmvKernel::CsrVector => {
-                        let threads = u64::from(m.n_rows) * u64::from(self.lanes);
-                        gpu.launch_threads::<S, _>("spmv_csr_vector", threads, args)
-                    }
-                    SpmvKernel::CsrAdaptive => {
-                        let blocks = self
-                            .adaptive
-                            .as_mut()
-                            .expect("adaptive plan has row blocks");
-                        let n_blocks = (blocks.bounds.len() / 2 - 1) as u32;
-                        let args = SpmvCsrAdaptiveArgs {
-                            row_ptr: args.row_ptr,
-                            col_idx: args.col_idx,
-                            values: args.values,
-                            x: xp,
-                            y: yp,
-                            blocks: gpu.ptr(&blocks.bounds),
-                            partial: gpu.ptr_mut(&mut blocks.partial),
-                            done: gpu.ptr_mut(&mut blocks.done),
-                            n_blocks,
-                            block_nnz: blocks.block_nnz,
-                        };
-                        let shared = blocks.block_nnz * size_of::<T>() as u32 + (BLOCK + 1) * 4;
-                        gpu.launch::<S, _>("spmv_csr_adaptive", n_blocks, BLOCK, shared, args)
-                    }
-                    _ => {
-                        let carry = self.carry.as_mut().expect("merge plan has carries");
-                        let parts = carry.rows.len() as u32;
-                        let args = SpmvCsrMergeArgs {
-                            row_ptr: args.row_ptr,
-                            col_idx: args.col_idx,
-                            values: args.values,
-                            x: xp,
-                            y: yp,
-                            carry_row: gpu.ptr_mut(&mut carry.rows),
-                            carry_val: gpu.ptr_mut(&mut carry.sums),
-                            part_rows: gpu.ptr(&carry.part_rows),
-                            n_rows: m.n_rows,
-                            nnz: m.nnz,
-                            n_parts: parts,
-                            items_per_part: carry.items_per_part,
-                        };
-                        let threads = u64::from(parts) * 32;
-                        let stage = SpmvCsrMergeArgs::<T>::stage_bytes(
-                            carry.items_per_part,
-                            size_of::<T>() as u32,
-                        ) / 32;
-                        gpu.launch_threads_shared::<S, _>("spmv_csr_merge", threads, stage, args)?;
-                        gpu.launch_threads::<S, _>("spmv_csr_merge_fixup", threads, args)
-                    }
-                }
-            }
-            DevMatrix::Coo(m) => {
-                let zero = self.zero_y.as_ref().expect("COO plan has a zero y");
-                gpu.copy_device(zero, y)?;
-                coo_atomic::<S, T>(gpu, m, xp, yp)
-            }
-            DevMatrix::Ell(e) => ell::<S, T>(gpu, e, xp, yp),
-            DevMatrix::Hyb(e, c) => {
-                ell::<S, T>(gpu, e, xp, yp)?;
-                coo_atomic::<S, T>(gpu, c, xp, yp)
-            }
-            DevMatrix::Sell(m) => {
-                let args = SpmvSellArgs {
-                    perm: gpu.ptr(&m.perm),
-                    slice_ptr: gpu.ptr(&m.slice_ptr),
-                    slice_width: gpu.ptr(&m.slice_width),
-                    col_idx: gpu.ptr(&m.col_idx),
-                    values: gpu.ptr(&m.values),
-                    x: xp,
-                    y: yp,
-                    n_rows: m.n_rows,
-                    c: m.c,
-                    n_slices: m.n_slices,
-                    _pad: 0,
-                };
-                let threads = u64::from(m.n_slices) * u64::from(m.c);
-                gpu.launch_threads::<S, _>("spmv_sell", threads, args)
-            }
-            DevMatrix::Bsr(m) => {
-                let args = SpmvBsrArgs {
-                    block_row_ptr: gpu.ptr(&m.block_row_ptr),
-                    block_col: gpu.ptr(&m.block_col),
-                    values: gpu.ptr(&m.values),
-                    masks: gpu.ptr(&m.masks),
-                    x: xp,
-                    y: yp,
-                    n_rows: m.n_rows,
-                    n_cols: m.n_cols,
-                    b: m.b,
-                    _pad: 0,
-                };
-                gpu.launch_threads::<S, _>("spmv_bsr", m.n_rows.into(), args)
-            }
-        }
-    }
-}
-
-/// Merge-path items per part (warp) for a CSR of `n_rows` rows, `nnz`
-/// entries and longest row `max_row`: `MERGE_ITEMS`, or fewer (a multiple
-/// of 32, at least 64) when that would leave fewer than 16 warps for each
-/// of the `sm_count` multiprocessors — but never so few that the longest
-/// row spans more than 128 parts, whose carries the fix-up sums one warp
-/// step per 32.
-fn merge_items(n_rows: u32, nnz: u32, max_row: usize, sm_count: u32) -> u32 {
-    let items = u64::from(n_rows) + u64::from(nnz);
-    let wanted_parts = 16 * u64::from(sm_count.max(1));
-    let floor = (max_row as u64).div_ceil(128).max(64);
-    let mut per_part = MERGE_ITEMS;
-    while per_part > 64
-        && u64::from(per_part / 2) >= floor
-        && items / u64::from(per_part) < wanted_parts
-    {
-        per_part /= 2;
-    }
-    per_part
-}
-
-fn ell<S, T: Scalar>(
-    gpu: &Gpu,
-    e: &DevEll<T>,
-    x: gpu_kernels::args::DevPtr<T>,
-    y: gpu_kernels::args::DevPtrMut<T>,
-) -> Result<()>
-where
-    S: Semiring<Value = T>,
-{
-    let (values, n_rows, width) = (gpu.ptr(&e.values), e.n_rows, e.width);
-    match &e.columns {
-        DevEllColumns::Wide(cols) => {
-            let col_idx = gpu.ptr(cols);
-            let args = SpmvEllArgs {
-                col_idx,
-                values,
-                x,
-                y,
-                n_rows,
-                width,
-            };
-            gpu.launch_threads::<S, _>("spmv_ell", n_rows.into(), args)
-        }
-        DevEllColumns::Near(offsets) => {
-            let offsets = gpu.ptr(offsets);
-            let args = SpmvEllNearArgs {
-                offsets,
-                values,
-                x,
-                y,
-                n_rows,
-                width,
-            };
-            gpu.launch_threads::<S, _>("spmv_ell_near", n_rows.into(), args)
-        }
-    }
-}
-
-fn coo_atomic<S, T: Scalar>(
-    gpu: &Gpu,
-    c: &DevCoo<T>,
-    x: gpu_kernels::args::DevPtr<T>,
-    y: gpu_kernels::args::DevPtrMut<T>,
-) -> Result<()>
-where
-    S: Semiring<Value = T>,
-{
-    let args = SpmvCooArgs {
-        row_idx: gpu.ptr(&c.row_idx),
-        col_idx: gpu.ptr(&c.col_idx),
-        values: gpu.ptr(&c.values),
-        x,
-        y,
-        nnz: c.nnz,
-        n_rows: c.n_rows,
-    };
-    gpu.launch_threads::<S, _>("spmv_coo_atomic", c.nnz.into(), args)
 }
 
 /// `y = A ⊗ x` on the GPU for a matrix already planned: uploads `x`, runs,
@@ -698,6 +353,8 @@ where
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use super::balance::*;
+    use super::choice::*;
     use super::*;
     use crate::format::Coo;
 

@@ -1,0 +1,175 @@
+//! Kernel arguments: the `#[repr(C)]` structs the host fills and every GPU
+//! kernel receives, one definition for both sides.
+//!
+//! Conventions, so that the host can launch any kernel the same way:
+//! - a kernel takes exactly one parameter, an argument struct passed by
+//!   value (PTX: `.param .align 8 .b8 name[size]`); the host passes a pointer
+//!   to the struct's bytes;
+//! - device memory appears as [`DevPtr`] / [`DevPtrMut`], a 64-bit device
+//!   address (what the driver API calls a `CUdeviceptr`), never as a host
+//!   pointer type;
+//! - structs have no padding (checked by `kernel_args!` or beside the
+//!   struct), so their bytes are fully initialised when the host copies them;
+//! - `T` is the semiring's value type: `f32`, `f64` or `bool`. A `bool` is
+//!   one byte on the device as on the host, `0` or `1`, so a host `&[bool]`
+//!   uploads as it is;
+//! - every index array is `u32` (row pointers included): the host narrows
+//!   its `usize` offsets and refuses a matrix whose offsets do not fit.
+//!
+//! | struct               | kernel families                          | bytes |
+//! |----------------------|------------------------------------------|-------|
+//! | [`SpmvCsrArgs`]      | `spmv_csr_scalar`, `spmv_csr_vector`     | 56    |
+//! | [`SpmvCsrMergeArgs`] | `spmv_csr_merge`, `spmv_csr_merge_fixup` | 80    |
+//! | [`SpmvCsrAdaptiveArgs`] | `spmv_csr_adaptive`                   | 72    |
+//! | [`SpmvCooArgs`]      | `spmv_coo_atomic`                        | 48    |
+//! | [`SpmvEllArgs`]      | `spmv_ell`                               | 40    |
+//! | [`SpmvEllNearArgs`]  | `spmv_ell_near`                          | 40    |
+//! | [`SpmvSellArgs`]     | `spmv_sell`                              | 72    |
+//! | [`SpmvBsrArgs`]      | `spmv_bsr`                               | 64    |
+//! | [`SpmmFixupArgs`]    | `spmm_csr_fixup`                         | 40    |
+//! | [`SpmmCsrThreadArgs`] | `spmm_csr_thread`                       | 64    |
+//! | [`SpmmBlockArgs`]    | `spmm_csr_block`, `spmm_csr_block_vec` (and `_fused`) | 88 |
+//! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_warp`, `spgemm_short`, `spgemm_hash`, `spgemm_block`, `spgemm_dense` | 160 |
+//! | [`SpgemmReplayArgs`] | `spgemm_replay_4`, `_8` (and `_staged`), `spgemm_replay_long_4`, `_8` | 104 |
+//! | [`SpgemmGiantArgs`]  | `spgemm_giant_columns`, `spgemm_giant_rows` | 128 |
+//! | [`SpgemmClassifyArgs`] | `spgemm_long_rows`, `spgemm_long_products`, `spgemm_classify`, `spgemm_bin` (utility) | 168 |
+//! | [`SpgemmTransposeArgs`] | `spgemm_transpose_count`, `_scatter`, `_sort` (utility) | 56 |
+//! | [`SpgemmGatherArgs`] | `spgemm_giant_gather` (utility)          | 48    |
+//! | [`TransposeArgs`]    | `transpose_1`, `transpose_4`, `transpose_8` (utility) | 24 |
+//! | [`CsrToEllArgs`]     | `csr_to_ell_1`, `_4`, `_8`, `csr_to_ell_near_1`, `_4`, `_8` (utility) | 48 |
+//! | [`ScanArgs`]         | `scan_tiles`, `scan_tile_sums`, `scan_add` (utility) | 32 |
+//!
+//! The structs live by operation, as the kernels do: [`spmv`], [`spmm`],
+//! [`spgemm`] (its row classes, replay, long and giant rows, scan), and
+//! [`util`] (the utility kernels': spin, narrowing, comparison, transposes,
+//! CSR to ELL). Each is re-exported here, so `crate::args::Name` names
+//! every one.
+//!
+//! Launch contracts (block and grid shape, what `y` must hold) are in each
+//! kernel's documentation in the kernel modules and in `GUIDE.md`.
+
+use core::marker::PhantomData;
+
+/// A device address of read-only `T` elements.
+#[repr(transparent)]
+pub struct DevPtr<T> {
+    addr: u64,
+    _elem: PhantomData<fn() -> T>,
+}
+
+/// A device address of `T` elements the kernel writes.
+#[repr(transparent)]
+pub struct DevPtrMut<T> {
+    addr: u64,
+    _elem: PhantomData<fn() -> T>,
+}
+
+macro_rules! dev_ptr_common {
+    ($name:ident) => {
+        impl<T> $name<T> {
+            /// Wraps a device address (a `CUdeviceptr`).
+            ///
+            /// # Safety
+            /// `addr` is in a live device allocation of the context the
+            /// kernel runs on, holding at least the elements of `T` a kernel
+            /// given this pointer will touch, for as long as it runs. (The
+            /// host's `Gpu::ptr` makes one from a buffer instead.)
+            pub const unsafe fn new(addr: u64) -> Self {
+                Self {
+                    addr,
+                    _elem: PhantomData,
+                }
+            }
+            /// No address: for a buffer the kernel does not touch under the
+            /// other arguments given with it (a flag off, a count of zero).
+            pub const fn null() -> Self {
+                Self {
+                    addr: 0,
+                    _elem: PhantomData,
+                }
+            }
+            /// The same address, its elements read as `U` (a kernel that
+            /// moves 4-byte words of any 4-byte value type).
+            pub const fn cast<U>(self) -> $name<U> {
+                $name {
+                    addr: self.addr,
+                    _elem: PhantomData,
+                }
+            }
+            /// The device address.
+            pub const fn addr(self) -> u64 {
+                self.addr
+            }
+        }
+        impl<T> Clone for $name<T> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<T> Copy for $name<T> {}
+        impl<T> core::fmt::Debug for $name<T> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                write!(f, "{}({:#x})", stringify!($name), self.addr)
+            }
+        }
+    };
+}
+dev_ptr_common!(DevPtr);
+dev_ptr_common!(DevPtrMut);
+
+impl<T> DevPtr<T> {
+    /// The address as a pointer (meaningful on the device only).
+    #[inline(always)]
+    pub fn as_ptr(self) -> *const T {
+        self.addr as *const T
+    }
+}
+
+impl<T> DevPtrMut<T> {
+    /// The address as a pointer (meaningful on the device only).
+    #[inline(always)]
+    pub fn as_mut_ptr(self) -> *mut T {
+        self.addr as *mut T
+    }
+}
+
+/// A kernel argument struct: plain data, `#[repr(C)]`, no padding, so that
+/// copying its bytes to the device as a kernel parameter is sound. The host
+/// engine can implement its launch traits for every `KernelArgs` at once.
+///
+/// # Safety
+/// Implement only for `#[repr(C)]` structs of integers, floats and device
+/// pointers, with no padding bytes.
+pub unsafe trait KernelArgs: Copy + 'static {}
+
+/// Shared memory a block may take without asking the driver for more.
+pub const SHARED_DEFAULT_MAX: u32 = 48 * 1024;
+
+/// Implements `Clone`, `Copy` and [`KernelArgs`] for an argument struct and
+/// checks its size (so that it has no padding) for every value type.
+macro_rules! kernel_args {
+    ($($name:ident = $bytes:literal;)*) => {$(
+        impl<T> Clone for $name<T> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<T> Copy for $name<T> {}
+        // SAFETY: repr(C) of 8-byte device addresses followed by u32s, whose
+        // sizes add up to the size asserted below: no padding.
+        unsafe impl<T: 'static> $crate::args::KernelArgs for $name<T> {}
+        const _: () = assert!(core::mem::size_of::<$name<f32>>() == $bytes);
+        const _: () = assert!(core::mem::size_of::<$name<f64>>() == $bytes);
+        const _: () = assert!(core::mem::size_of::<$name<bool>>() == $bytes);
+    )*};
+}
+
+pub mod spgemm;
+pub mod spmm;
+pub mod spmv;
+pub mod util;
+
+pub use spgemm::*;
+pub use spmm::*;
+pub use spmv::*;
+pub use util::*;

@@ -1,0 +1,529 @@
+//! SpGEMM's argument structs and constants: the row kernels of each class
+//! and phase, the replay of a plan's product lists, the classification
+//! and binning, the long and giant rows (Bᵀ, gather) and the prefix sum.
+
+use super::{DevPtr, DevPtrMut, KernelArgs, SHARED_DEFAULT_MAX};
+
+kernel_args! {
+    SpgemmRowsArgs = 160;
+    SpgemmReplayArgs = 104;
+    SpgemmGiantArgs = 128;
+}
+
+/// One class of rows of C = A ⊗ B, symbolic or numeric phase. The kernels
+/// of one class take the rows listed in `rows` (the host's binning) and,
+/// in the symbolic phase (`numeric == 0`), write each row's exact length
+/// to `row_len[row]`; in the numeric phase they write the row's entries,
+/// sorted by column and without duplicates, at `c_row_ptr[row] − c_base`
+/// in `c_col_idx` / `c_values` (so that a block of rows of C can live in a
+/// buffer of its own). A, B and C's offsets are `u32` for A and B (at most
+/// 2³² − 64 entries each), `u64` for C.
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpgemmRowsArgs<T> {
+    pub a_row_ptr: DevPtr<u32>,
+    pub a_col_idx: DevPtr<u32>,
+    pub a_values: DevPtr<T>,
+    pub b_row_ptr: DevPtr<u32>,
+    pub b_col_idx: DevPtr<u32>,
+    pub b_values: DevPtr<T>,
+    /// The rows of this class, `n_rows` values.
+    pub rows: DevPtr<u32>,
+    /// Symbolic: the length of each row of C (indexed by row).
+    pub row_len: DevPtrMut<u32>,
+    /// Numeric: C's `n + 1` offsets.
+    pub c_row_ptr: DevPtr<u64>,
+    pub c_col_idx: DevPtrMut<u32>,
+    pub c_values: DevPtrMut<T>,
+    /// `spgemm_dense`: a slot of `slot_words` presence words, zero between
+    /// rows (and `32 · slot_words` values), for each block of the grid,
+    /// for spans wider than its shared memory; none when every span fits.
+    pub scratch_flags: DevPtrMut<u32>,
+    pub scratch_values: DevPtrMut<T>,
+    /// `spgemm_short`, `spgemm_hash` and `spgemm_dense`, phase
+    /// [`SPGEMM_UNSTAGE`]: where the staged rows lie (`stage_ptr[row]`
+    /// into `stage_col_idx` / `stage_values`).
+    pub stage_ptr: DevPtr<u64>,
+    pub stage_col_idx: DevPtr<u32>,
+    pub stage_values: DevPtr<T>,
+    /// The offset in C of `c_col_idx[0]`.
+    pub c_base: u64,
+    pub n_rows: u32,
+    /// [`SPGEMM_SYMBOLIC`] or [`SPGEMM_NUMERIC`]; `spgemm_short`,
+    /// `spgemm_hash` and `spgemm_dense` also [`SPGEMM_STAGE`] and
+    /// [`SPGEMM_UNSTAGE`].
+    pub numeric: u32,
+    pub slot_words: u32,
+    /// `spgemm_dense`: words of each of the phase's arrays in shared
+    /// memory (a row whose column span fits uses them instead of its
+    /// slot).
+    pub shared_words: u32,
+    /// `spgemm_hash`: slots of each warp's table (a power of two); a
+    /// hashed row takes the least power of two of them that holds twice
+    /// its products. (At an offset of a multiple of 8: as the upper half
+    /// of an 8-byte word, its load cost the kernel 6 registers.)
+    pub table_slots: u32,
+    /// `spgemm_dense`: values in shared memory after the arrays (see the
+    /// kernel).
+    pub shared_values: u32,
+}
+
+/// [`SpgemmRowsArgs::numeric`]: each row's length to `row_len`.
+pub const SPGEMM_SYMBOLIC: u32 = 0;
+/// [`SpgemmRowsArgs::numeric`]: each row's entries to C.
+pub const SPGEMM_NUMERIC: u32 = 1;
+/// [`SpgemmRowsArgs::numeric`], `spgemm_short`, `spgemm_hash` and
+/// `spgemm_dense` only: both phases at once, each row's entries to
+/// `c_row_ptr[row]` of a staging area whose offsets are bounds
+/// (`SpgemmClassifyArgs::stage_len`), and its length to `row_len`. A row costs one walk of its products
+/// instead of two (two instead of three for a long row summed by rank).
+pub const SPGEMM_STAGE: u32 = 2;
+/// [`SpgemmRowsArgs::numeric`], `spgemm_short`, `spgemm_hash` and
+/// `spgemm_dense` only: the staged rows copied to their places in C.
+pub const SPGEMM_UNSTAGE: u32 = 3;
+
+/// The numeric phase of a planned product C = A ⊗ B (`spgemm_replay_4`,
+/// `spgemm_replay_8`), whose products the plan has listed per entry of C,
+/// in C's order and each entry's in the serial order, as one stream of
+/// `u32` words cut into tiles of [`replay_tile`]`(lane)` products, a
+/// warp's work, `lane` (4 or 8, the kernel's) a lane. A word holds an
+/// offset of A's position above B's position in the low `b_bits`;
+/// [`REPLAY_PAD`] words fill the tiles' ends, after the count
+/// [`replay_real`] gives. A product's A position is its tile's `tile_a`
+/// plus the word's offset, 4 bytes a product; in a tile whose A positions
+/// span too far for the offset's bits, marked [`REPLAY_WIDE_TILE`], the
+/// offset is 0 and `wide_a` holds the positions instead, 8 bytes a
+/// product. Where each lane's entries begin is in `lane_flags`, 2 bytes a
+/// lane. A list of at most [`replay_short`]`(lane)` products lies in one
+/// tile; a longer one may run on through the next tiles.
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpgemmReplayArgs<T> {
+    pub a_values: DevPtr<T>,
+    pub b_values: DevPtr<T>,
+    /// `n_tiles × replay_tile(lane)` words.
+    pub words: DevPtr<u32>,
+    /// Per tile: the number of entries whose lists start before it (the
+    /// entry of its first flag, [`replay_entry`]) and its words before its
+    /// pads ([`replay_real`]), with [`REPLAY_LONG_TILE`] set on the
+    /// tiles listed in `long_tiles`, [`REPLAY_RUNS_ON`] on those whose
+    /// last list runs on into the next tile and [`REPLAY_WIDE_TILE`] on
+    /// those whose A positions are in `wide_a`.
+    pub tile_entry: DevPtr<u64>,
+    /// Per tile: its lowest A position, or, in a wide tile, its place
+    /// among the wide tiles.
+    pub tile_a: DevPtr<u32>,
+    /// The wide tiles' A positions, `replay_tile(lane)` each (a pad's 0).
+    pub wide_a: DevPtr<u32>,
+    /// Per tile, 32: each lane's [`replay_bounds`] and [`replay_before`].
+    /// The host finds them once; the replay, finding them itself from a
+    /// flag bit in each word, spent a seventh of its instructions on them.
+    pub lane_flags: DevPtr<u16>,
+    /// The tiles whose last list runs on through more than
+    /// [`REPLAY_LONG_TILES`] tiles (`n_long`), replayed first, or by a
+    /// kernel of their own (`spgemm_replay_long_4`) beside the others.
+    pub long_tiles: DevPtr<u32>,
+    /// C's values, `n_entries` of them, overwritten.
+    pub c_values: DevPtrMut<T>,
+    pub n_entries: u64,
+    pub n_tiles: u64,
+    pub n_long: u64,
+    /// Bits of B's position in a word, 1 to 31.
+    pub b_bits: u32,
+    /// A warp replays 2^`tile_run_shift` tiles in a row (0 to 4) after the
+    /// long tiles (one a warp each): its start is paid once for them.
+    pub tile_run_shift: u32,
+}
+
+/// Products in a tile of a plan's lists ([`SpgemmReplayArgs`]) for
+/// `lane` products a lane (4 or 8): a warp's, read in 16-byte loads and
+/// folded in registers.
+pub const fn replay_tile(lane: u64) -> u64 {
+    32 * lane
+}
+
+/// The longest list that never crosses a tile of `lane` products a lane
+/// ([`SpgemmReplayArgs`]; the tile's end is padded instead): a list that
+/// crosses is finished by its first tile's warp after its own tile, one
+/// more round of loads, which a list of more products pays for. A quarter
+/// of a tile, so that padding stays under a third of the products.
+pub const fn replay_short(lane: u64) -> u64 {
+    replay_tile(lane) / 4
+}
+
+/// Products a lane of a plan's replay computes where its lists hold
+/// fewer than [`REPLAY_NARROW_BELOW`] products an entry on average
+/// (`spgemm_replay_4`), else [`REPLAY_WIDE_LANE`] (`spgemm_replay_8`).
+pub const REPLAY_NARROW_LANE: u64 = 4;
+/// See [`REPLAY_NARROW_LANE`].
+pub const REPLAY_WIDE_LANE: u64 = 8;
+/// The mean list length below which a plan replays 4 products a lane:
+/// lists of one or two products then fill twice the warps, in fewer
+/// registers; longer lists at 8 a lane pad less and pass fewer sums from
+/// lane to lane. Tried 2: slower on tune (R-MAT 0.86–0.93×).
+pub const REPLAY_NARROW_BELOW: u64 = 3;
+
+/// Tiles past its own through which a tile's last list may run before
+/// that tile is replayed first ([`SpgemmReplayArgs::long_tiles`]): its
+/// warp then walks the list alone, and started last it would be the
+/// launch's tail.
+pub const REPLAY_LONG_TILES: u64 = 2;
+
+/// A bound on a plan's tiles ([`SpgemmReplayArgs::n_tiles`]): the replay
+/// numbers tiles and warps in `u32`, which keeps its loop's state in
+/// fewer registers, and a warp's number plus the grid's stays below 2³².
+pub const REPLAY_MAX_TILES: u64 = 1 << 31;
+
+/// Threads in a block of the replay. A multiprocessor's registers hold 36
+/// warps of `spgemm_replay_8` in f64 (56 a thread): 9 blocks of 128
+/// threads, but only 4 of 256; at 40 registers (`spgemm_replay_4`) or 48
+/// (`spgemm_replay_8` in f32) blocks of either size fill the same warps.
+pub const REPLAY_BLOCK: u32 = 128;
+
+/// Threads in a block of `spgemm_replay_long_4` and `_8`, which read a
+/// tile a warp at once: 16 tiles, so that most long lists end in the
+/// first round (a circuit's ground node: 11 tiles of 128 products).
+pub const REPLAY_LONG_BLOCK: u32 = 512;
+
+/// A word of [`SpgemmReplayArgs::words`] that is no product, after its
+/// tile's [`replay_real`] words: flagged in [`replay_bounds`], so that it
+/// ends the sum before it, and of positions within A's and B's values
+/// (the tile's lowest or `wide_a`'s 0, and B's first), so that the replay
+/// reads it as it reads a product, with no test.
+pub const REPLAY_PAD: u32 = 0;
+
+/// The lowest bit, in a lane's [`SpgemmReplayArgs::lane_flags`], of
+/// [`replay_before`]; [`replay_bounds`] lie below.
+pub const REPLAY_BEFORE_SHIFT: u32 = 8;
+
+/// A lane's words that begin an entry's list or are pads, word `u` at bit
+/// `u`: where the sum before them ends. From its
+/// [`SpgemmReplayArgs::lane_flags`].
+pub const fn replay_bounds(flags: u16) -> u32 {
+    (flags & ((1 << REPLAY_BEFORE_SHIFT) - 1)) as u32
+}
+
+/// The entries whose lists begin in a tile's lanes before a lane (at most
+/// `31 × 8`), from the lane's [`SpgemmReplayArgs::lane_flags`].
+pub const fn replay_before(flags: u16) -> u32 {
+    (flags >> REPLAY_BEFORE_SHIFT) as u32
+}
+
+/// The mark, in [`SpgemmReplayArgs::tile_entry`], of a tile replayed first.
+pub const REPLAY_LONG_TILE: u64 = 1 << 63;
+
+/// The mark, in [`SpgemmReplayArgs::tile_entry`], of a tile whose last list
+/// runs on into the next tile (so that no warp reads ahead to find out).
+pub const REPLAY_RUNS_ON: u64 = 1 << 62;
+
+/// The mark, in [`SpgemmReplayArgs::tile_entry`], of a tile whose A
+/// positions are in [`SpgemmReplayArgs::wide_a`].
+pub const REPLAY_WIDE_TILE: u64 = 1 << 61;
+
+/// The lowest bit, in [`SpgemmReplayArgs::tile_entry`], of the 9 that
+/// count a tile's words before its pads (1 to 256); the entry is below.
+pub const REPLAY_REAL_SHIFT: u32 = 52;
+
+/// The entry of a tile's first flag, from its
+/// [`SpgemmReplayArgs::tile_entry`] word.
+pub const fn replay_entry(info: u64) -> u64 {
+    info & ((1 << REPLAY_REAL_SHIFT) - 1)
+}
+
+/// A tile's words before its pads, from its
+/// [`SpgemmReplayArgs::tile_entry`] word.
+pub const fn replay_real(info: u64) -> u32 {
+    (info >> REPLAY_REAL_SHIFT) as u32 & 0x1ff
+}
+
+/// Products (and entries of A) a row may have for one warp to sort them
+/// in registers (`spgemm_warp`): the shortest rows, where a sort of 32
+/// keys by shuffles costs less than clearing and reading out a table.
+pub const SPGEMM_WARP_MAX: u32 = 32;
+/// Products a row of at most [`SPGEMM_WARP_MAX`] entries of A may have for
+/// one warp to sort them in registers (`spgemm_short`, four a lane) when
+/// its span is too wide for a table indexed by column: random short rows,
+/// whose products are mostly distinct, where a table's clearing, probes
+/// and gathering cost more than a wider sort.
+pub const SPGEMM_SHORT_MAX: u32 = 128;
+/// Slots of `spgemm_hash`'s table, one a warp in shared memory (6 KB in
+/// `f64`, so 8 warps a block fit the default 48 KB): rows up to 256
+/// products, or any row whose span fits, which is a band or a stencil's.
+pub const SPGEMM_HASH_SLOTS: u32 = 512;
+/// Slots of the wide class's table, one a warp (`spgemm_hash` launched
+/// with fewer warps a block): rows of up to [`SPGEMM_BLOCK_MAX`] products
+/// whose span fits it, indexed by column, so read out in order with no
+/// sort (a FEM matrix's). A warp walking such a row alone waits on no
+/// barrier, where a block sorting it waits on many. Rows whose span does
+/// not fit stay with the block's sort (a warp sorting up to 1024 hashed
+/// columns is slower), and longer rows with the dense kernel's 8 warps (a
+/// warp alone on thousands of products is slower).
+pub const SPGEMM_WIDE_SLOTS: u32 = 2048;
+/// Products (and entries of A) a row may have for one block to sort them
+/// in shared memory (`spgemm_block`): the middle rows, too many products
+/// for a warp's table, too few to pay a dense accumulator's readout.
+pub const SPGEMM_BLOCK_MAX: u32 = 1024;
+/// Threads of a block of every SpGEMM row kernel but `spgemm_hash` (see
+/// [`spgemm_hash_warps`]).
+pub const SPGEMM_THREADS: u32 = 256;
+/// Row classes of [`SpgemmClassifyArgs`] (`SPGEMM_CLASS_*`), one for each
+/// row kernel in order, then the giant rows.
+pub const SPGEMM_CLASSES: usize = 8;
+/// At most one entry of A, or no products: `spgemm_copy`.
+pub const SPGEMM_CLASS_COPY: usize = 0;
+/// Up to [`SPGEMM_WARP_MAX`] products: `spgemm_warp`.
+pub const SPGEMM_CLASS_WARP: usize = 1;
+/// Up to [`SPGEMM_SHORT_MAX`] products of at most [`SPGEMM_WARP_MAX`]
+/// entries of A over a span wider than [`SPGEMM_HASH_SLOTS`]:
+/// `spgemm_short`.
+pub const SPGEMM_CLASS_SHORT: usize = 2;
+/// Rows that fit [`SPGEMM_HASH_SLOTS`] ([`spgemm_hash_fits`]):
+/// `spgemm_hash`.
+pub const SPGEMM_CLASS_HASH: usize = 3;
+/// Up to [`SPGEMM_BLOCK_MAX`] products over a span of at most
+/// [`SPGEMM_WIDE_SLOTS`]: `spgemm_hash` with the wide table.
+pub const SPGEMM_CLASS_WIDE: usize = 4;
+/// The other rows of up to [`SPGEMM_BLOCK_MAX`] products: `spgemm_block`.
+pub const SPGEMM_CLASS_BLOCK: usize = 5;
+/// The rest, the last class of the row kernels: `spgemm_dense`.
+pub const SPGEMM_CLASS_DENSE: usize = 6;
+
+/// Shared memory a group sorting up to `capacity` products needs: the
+/// products' keys (8 bytes) and values, and per entry of A its first
+/// product and where its row of B starts (4 + 4 bytes, one offset more).
+pub const fn spgemm_sort_shared_bytes(capacity: u32, value_size: u32) -> u32 {
+    let bytes = capacity * (8 + 4 + 4 + value_size) + 16;
+    bytes.div_ceil(8) * 8
+}
+
+/// Whether a row with `products` products whose columns lie in a span of
+/// `span` columns fits a table of `slots`: indexed directly by column when
+/// the span fits (and the products are not too many for one warp), else
+/// hashed at most half full (C's row has at most `products` entries), so
+/// that probes stay short.
+pub const fn spgemm_hash_fits(slots: u32, products: u64, span: u64) -> bool {
+    let slots = slots as u64;
+    (span <= slots && products <= SPGEMM_HASH_DIRECT_MAX * slots) || 2 * products <= slots
+}
+
+/// Products a row indexed directly may have, per slot of the table: a row
+/// with more is work enough for a block, and a warp alone on it would
+/// leave the device idle when such rows are few.
+pub const SPGEMM_HASH_DIRECT_MAX: u64 = 8;
+
+/// Bytes of a hash table of `slots` for values of `value_size` bytes: a
+/// column and a value a slot.
+pub const fn spgemm_hash_table_bytes(slots: u32, value_size: u32) -> u32 {
+    slots * (4 + value_size)
+}
+
+/// Warps a block of `spgemm_hash` with tables of `slots`: as many tables
+/// as fit [`SHARED_DEFAULT_MAX`], at most 8.
+pub const fn spgemm_hash_warps(slots: u32, value_size: u32) -> u32 {
+    let fit = SHARED_DEFAULT_MAX / spgemm_hash_table_bytes(slots, value_size);
+    if fit > 8 { 8 } else { fit }
+}
+
+/// Shared memory of `spgemm_dense` before its accumulator: two scalars,
+/// then 33 `u64` slots of a block-wide scan (rounded up to 8 bytes).
+pub const SPGEMM_DENSE_SHARED: u32 = 288;
+
+/// Arrays of words `spgemm_dense` keeps a row: its bitmap (symbolic); the
+/// bitmap, a second of the entries begun and the words' running counts
+/// (numeric).
+pub const fn spgemm_dense_arrays(numeric: bool) -> u32 {
+    if numeric { 3 } else { 1 }
+}
+
+/// Bytes of dynamic shared memory of `spgemm_dense` with arrays of `words`
+/// words (an even number, so that the values stay 8-byte aligned) and
+/// `values` values of `value_size` bytes.
+pub const fn spgemm_dense_shared_bytes(
+    numeric: bool,
+    words: u32,
+    values: u32,
+    value_size: u32,
+) -> u32 {
+    SPGEMM_DENSE_SHARED + spgemm_dense_arrays(numeric) * words * 4 + values * value_size
+}
+
+/// Shared memory of the scan kernels: 33 `u64` slots.
+pub const SCAN_SHARED: u32 = 8 * 33;
+
+/// The row classification of C = A ⊗ B (`spgemm_classify`) and the
+/// binning of rows by class (`spgemm_bin`), for rows
+/// `row_start..row_end`. Classify writes each row's class (`class[row −
+/// row_start]`), the lengths of class-0 rows (`row_len[row]`: its
+/// products), adds the class sizes to `counts` and the products to
+/// `products`. Bin lists the rows of class `c` from `rows[offsets[c]]` on
+/// (in no particular order), counting in `cursors` (zeroed).
+///
+/// Rows of A longer than [`SPGEMM_LANE_MAX`] are summed before classify:
+/// `spgemm_long_rows` lists their chunks of [`SPGEMM_LONG_CHUNK`] entries
+/// (`long_chunks`, `row − row_start` above, the chunk below; counted in
+/// `long_count`), and `spgemm_long_products` adds each chunk's products to
+/// `long_products[row − row_start]` and its span to `long_span` (two words
+/// a row: the lowest column inverted, `!lo`, and the highest; zeroed by
+/// `spgemm_long_rows`). Without long rows neither runs, and these three
+/// are never read.
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpgemmClassifyArgs {
+    pub a_row_ptr: DevPtr<u32>,
+    pub a_col_idx: DevPtr<u32>,
+    pub b_row_ptr: DevPtr<u32>,
+    pub b_col_idx: DevPtr<u32>,
+    pub class: DevPtrMut<u8>,
+    pub row_len: DevPtrMut<u32>,
+    /// [`SPGEMM_CLASSES`] counters (classify) or cursors (bin).
+    pub counts: DevPtrMut<u32>,
+    /// Classify: total products; bin: the row list.
+    pub products: DevPtrMut<u64>,
+    pub rows: DevPtrMut<u32>,
+    pub long_chunks: DevPtrMut<u64>,
+    pub long_count: DevPtrMut<u32>,
+    pub long_products: DevPtrMut<u64>,
+    pub long_span: DevPtrMut<u32>,
+    /// Classify, unless null: for each row, a bound on its length when it
+    /// is `spgemm_short`'s, `spgemm_hash`'s or `spgemm_dense`'s (the fewer
+    /// of its products and its span), else 0.
+    pub stage_len: DevPtrMut<u32>,
+    /// A row is giant (class [`SPGEMM_CLASS_GIANT`]) with at least
+    /// `giant_products` products and `giant_len` entries of A.
+    pub giant_products: u64,
+    pub row_start: u32,
+    pub row_end: u32,
+    pub giant_len: u32,
+    /// Bin: where each class's rows start in `rows`, and where the last
+    /// ends.
+    pub offsets: [u32; SPGEMM_CLASSES + 1],
+}
+
+/// Entries of A's row a lane of `spgemm_classify` walks alone. A longer
+/// row is summed first by warps, a chunk of [`SPGEMM_LONG_CHUNK`] each:
+/// one lane walking a row of a million entries would hold up the product.
+pub const SPGEMM_LANE_MAX: u32 = 256;
+/// Entries of A a warp of `spgemm_long_products` sums: 64 a lane, so
+/// that a row of a million entries spreads over the whole device.
+pub const SPGEMM_LONG_CHUNK: u32 = 2048;
+
+/// The class of giant rows, after the seven of the row kernels: rows of C
+/// computed a batch at a time column by column of Bᵀ (see
+/// [`SpgemmGiantArgs`]).
+pub const SPGEMM_CLASS_GIANT: usize = 7;
+/// Rows of C a giant pass takes at once: one a lane.
+pub const SPGEMM_GIANT_BATCH: u32 = 32;
+
+/// The transpose of B, for the giant rows: `spgemm_transpose_count` counts
+/// each column's entries into `col_count` (zeroed); the host scans them
+/// into `col_ptr`; `spgemm_transpose_scatter` writes each entry of B to
+/// its column as `row << 32 | position in B`, counting `col_count` back
+/// down to zero; `spgemm_transpose_sort` sorts each column's keys (so by
+/// row): columns of up to 32 entries a warp each when `long == 0`, the
+/// longer ones a block each when `long == 1`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SpgemmTransposeArgs {
+    pub b_row_ptr: DevPtr<u32>,
+    pub b_col_idx: DevPtr<u32>,
+    pub col_count: DevPtrMut<u32>,
+    /// `n_cols + 1` offsets of Bᵀ.
+    pub col_ptr: DevPtr<u64>,
+    /// B's entries in column order, `nnz(B)` of them.
+    pub keys: DevPtrMut<u64>,
+    pub n_rows: u32,
+    pub n_cols: u32,
+    pub long: u32,
+    pub pad: u32,
+}
+
+/// A batch of giant rows spread over B's rows (`spgemm_giant_gather`):
+/// for the `r`-th of `rows[..n_batch]`, each entry `q` of A's row, at
+/// column `k`, sets bit `r` of `x_mask[k]` and `x_pos[32·k + r] = q`; with
+/// `clear == 1` it zeroes those `x_mask` words again.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SpgemmGatherArgs {
+    pub a_row_ptr: DevPtr<u32>,
+    pub a_col_idx: DevPtr<u32>,
+    pub rows: DevPtr<u32>,
+    pub x_mask: DevPtrMut<u32>,
+    pub x_pos: DevPtrMut<u32>,
+    pub n_batch: u32,
+    pub clear: u32,
+}
+
+/// A batch of up to [`SPGEMM_GIANT_BATCH`] giant rows of C, spread by
+/// `spgemm_giant_gather` into `x_mask` / `x_pos`, against Bᵀ (`bt_ptr`,
+/// `bt_keys` from [`SpgemmTransposeArgs`]). `spgemm_giant_columns` folds
+/// each column `j` of Bᵀ in row order — the serial order of column `j` of
+/// every row of the batch — writing `out_mask[j]` (bit `r`: row `r` has
+/// column `j`) and, numeric, `out_values[32·j + r]`. `spgemm_giant_rows`
+/// then counts each row (symbolic: `row_len[row]`) or writes it in column
+/// order (numeric: at `c_row_ptr[row] − c_base` in `c_col_idx` /
+/// `c_values`).
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpgemmGiantArgs<T> {
+    pub a_values: DevPtr<T>,
+    pub b_values: DevPtr<T>,
+    pub bt_ptr: DevPtr<u64>,
+    pub bt_keys: DevPtr<u64>,
+    pub x_mask: DevPtr<u32>,
+    pub x_pos: DevPtr<u32>,
+    /// The batch's rows, `n_batch` of them.
+    pub rows: DevPtr<u32>,
+    pub out_mask: DevPtrMut<u32>,
+    pub out_values: DevPtrMut<T>,
+    pub row_len: DevPtrMut<u32>,
+    pub c_row_ptr: DevPtr<u64>,
+    pub c_col_idx: DevPtrMut<u32>,
+    pub c_values: DevPtrMut<T>,
+    pub c_base: u64,
+    /// B's columns.
+    pub n_cols: u32,
+    pub n_batch: u32,
+    /// 0: symbolic phase; 1: numeric.
+    pub numeric: u32,
+    pub pad: u32,
+}
+
+/// An exclusive prefix sum of `n` `u32` values into `n + 1` `u64` offsets,
+/// in three launches: `scan_tiles` (a block per tile of
+/// [`SCAN_TILE`] values: offsets within the tile and the tile's sum),
+/// `scan_tile_sums` (one block: the tiles' sums scanned in place, the total
+/// written to `output[n]`), `scan_add` (each offset plus its tile's start).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct ScanArgs {
+    pub input: DevPtr<u32>,
+    pub output: DevPtrMut<u64>,
+    pub tile_sums: DevPtrMut<u64>,
+    pub n: u32,
+    pub n_tiles: u32,
+}
+
+/// Values a block of `scan_tiles` (256 threads, 8 values a thread) scans.
+pub const SCAN_TILE: u32 = 2048;
+/// Threads of a block of the scan kernels.
+pub const SCAN_THREADS: u32 = 256;
+
+impl Clone for SpgemmClassifyArgs {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl Copy for SpgemmClassifyArgs {}
+// SAFETY: repr(C): fourteen 8-byte device addresses and a u64, then twelve
+// u32 (48 bytes, a multiple of 8): no padding, as the size check shows.
+unsafe impl KernelArgs for SpgemmClassifyArgs {}
+const _: () = assert!(core::mem::size_of::<SpgemmClassifyArgs>() == 168);
+// SAFETY: repr(C): five 8-byte device addresses and four u32: no padding.
+unsafe impl KernelArgs for SpgemmTransposeArgs {}
+const _: () = assert!(core::mem::size_of::<SpgemmTransposeArgs>() == 56);
+// SAFETY: repr(C): five 8-byte device addresses and two u32: no padding.
+unsafe impl KernelArgs for SpgemmGatherArgs {}
+const _: () = assert!(core::mem::size_of::<SpgemmGatherArgs>() == 48);
+// SAFETY: repr(C): three 8-byte addresses and two u32: no padding.
+unsafe impl KernelArgs for ScanArgs {}
+const _: () = assert!(core::mem::size_of::<ScanArgs>() == 32);
