@@ -259,6 +259,7 @@ fn check_distances(d: &Csr<f64>, first_row: usize) -> Result<()> {
 #[cfg(feature = "mpi")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct DistApsp {
+    /// This rank's rows of the closure's distances.
     pub distances: DistCsr<f64>,
     /// Min-plus squarings it took.
     pub squarings: usize,
