@@ -6,7 +6,8 @@
 //!
 //! The simple surface is a method on the matrix: `a.spgemm(&b)` multiplies
 //! in the value type's default semiring (plus-times for numbers, or-and for
-//! `bool`) on the best engine here. The expert layer names both:
+//! `bool`) on the best engine here, and [`operators`] write the same as
+//! `&a * &b`, `&a * &x` and `&a + &b`. The expert layer names both:
 //! `a.spgemm_with::<MinPlus<f64>>(&b, Engine::Cpu)`.
 //!
 //! Which (operation, format, engine) pairs exist:
