@@ -47,7 +47,9 @@ use gpu_kernels::{MinPlus, Semiring};
 /// The closure and how many products it took.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Apsp {
+    /// The shortest distance of every pair that is connected (absent: none).
     pub distances: Csr<f64>,
+    /// Min-plus squarings it took.
     pub squarings: usize,
 }
 
@@ -257,7 +259,9 @@ fn check_distances(d: &Csr<f64>, first_row: usize) -> Result<()> {
 #[cfg(feature = "mpi")]
 #[derive(Debug, Clone, PartialEq)]
 pub struct DistApsp {
+    /// This rank's rows of the closure's distances.
     pub distances: DistCsr<f64>,
+    /// Min-plus squarings it took.
     pub squarings: usize,
 }
 

@@ -195,9 +195,11 @@ impl<T: Scalar> Bsr<T> {
     pub fn shape(&self) -> (usize, usize) {
         (self.nrows, self.ncols)
     }
+    /// Rows.
     pub fn nrows(&self) -> usize {
         self.nrows
     }
+    /// Columns.
     pub fn ncols(&self) -> usize {
         self.ncols
     }

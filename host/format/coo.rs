@@ -120,12 +120,15 @@ impl<T: Scalar> Coo<T> {
         self.values.push(value);
     }
 
+    /// `(nrows, ncols)`.
     pub fn shape(&self) -> (usize, usize) {
         (self.nrows, self.ncols)
     }
+    /// Rows.
     pub fn nrows(&self) -> usize {
         self.nrows
     }
+    /// Columns.
     pub fn ncols(&self) -> usize {
         self.ncols
     }
@@ -133,12 +136,15 @@ impl<T: Scalar> Coo<T> {
     pub fn nnz(&self) -> usize {
         self.rows.len()
     }
+    /// Each entry's row.
     pub fn rows(&self) -> &[u32] {
         &self.rows
     }
+    /// Each entry's column.
     pub fn cols(&self) -> &[u32] {
         &self.cols
     }
+    /// Each entry's value.
     pub fn values(&self) -> &[T] {
         &self.values
     }

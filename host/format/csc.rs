@@ -126,9 +126,11 @@ impl<T: Scalar> Csc<T> {
     pub fn shape(&self) -> (usize, usize) {
         (self.nrows, self.ncols)
     }
+    /// Rows.
     pub fn nrows(&self) -> usize {
         self.nrows
     }
+    /// Columns.
     pub fn ncols(&self) -> usize {
         self.ncols
     }
@@ -136,12 +138,15 @@ impl<T: Scalar> Csc<T> {
     pub fn nnz(&self) -> usize {
         self.row_idx.len()
     }
+    /// `ncols + 1` offsets: column `j`'s entries are at `col_ptr[j]..col_ptr[j + 1]`.
     pub fn col_ptr(&self) -> &[usize] {
         &self.col_ptr
     }
+    /// Each entry's row, increasing within a column.
     pub fn row_idx(&self) -> &[u32] {
         &self.row_idx
     }
+    /// Each entry's value, in the order of `row_idx`.
     pub fn values(&self) -> &[T] {
         &self.values
     }

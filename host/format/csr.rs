@@ -75,6 +75,10 @@ impl<T: Scalar> Csr<T> {
     }
 
     /// An `nrows × ncols` matrix with no entries.
+    ///
+    /// # Panics
+    /// When a dimension exceeds [`MAX_DIM`].
+    #[track_caller]
     pub fn empty(nrows: usize, ncols: usize) -> Self {
         assert!(
             nrows <= MAX_DIM && ncols <= MAX_DIM,
@@ -93,9 +97,11 @@ impl<T: Scalar> Csr<T> {
     pub fn shape(&self) -> (usize, usize) {
         (self.nrows, self.ncols)
     }
+    /// Rows.
     pub fn nrows(&self) -> usize {
         self.nrows
     }
+    /// Columns.
     pub fn ncols(&self) -> usize {
         self.ncols
     }
@@ -103,12 +109,15 @@ impl<T: Scalar> Csr<T> {
     pub fn nnz(&self) -> usize {
         self.col_idx.len()
     }
+    /// `nrows + 1` offsets: row `i`'s entries are at `row_ptr[i]..row_ptr[i + 1]`.
     pub fn row_ptr(&self) -> &[usize] {
         &self.row_ptr
     }
+    /// Each entry's column, increasing within a row.
     pub fn col_idx(&self) -> &[u32] {
         &self.col_idx
     }
+    /// Each entry's value, in the order of `col_idx`.
     pub fn values(&self) -> &[T] {
         &self.values
     }
@@ -145,6 +154,9 @@ impl<T: Scalar> Csr<T> {
     }
 
     /// Rows `rows` as a matrix of their own (same columns), copied.
+    ///
+    /// # Panics
+    /// When `rows` is not within `0..nrows`, as a slice would.
     #[track_caller]
     pub fn rows(&self, rows: std::ops::Range<usize>) -> Csr<T> {
         assert!(
@@ -373,12 +385,16 @@ impl<T: Scalar> Csr<T> {
 /// Row-length statistics of a CSR matrix.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RowStats {
+    /// Entries of the shortest row.
     pub min: usize,
+    /// Entries of the longest row.
     pub max: usize,
+    /// Entries per row, on average.
     pub mean: f64,
     /// Coefficient of variation: standard deviation over mean (0 when
     /// every row has the same length, or there are no entries).
     pub cv: f64,
+    /// Rows without entries.
     pub empty_rows: usize,
 }
 

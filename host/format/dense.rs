@@ -75,13 +75,18 @@ impl<T: Scalar> Dense<T> {
     pub fn shape(&self) -> (usize, usize) {
         (self.nrows, self.ncols)
     }
+    /// Rows.
     pub fn nrows(&self) -> usize {
         self.nrows
     }
+    /// Columns.
     pub fn ncols(&self) -> usize {
         self.ncols
     }
     /// Element `(i, j)`.
+    ///
+    /// # Panics
+    /// When `(i, j)` lies outside the matrix, as a slice would.
     #[inline]
     #[track_caller]
     pub fn get(&self, i: usize, j: usize) -> T {

@@ -132,9 +132,11 @@ impl<T: Scalar> Hyb<T> {
     pub fn shape(&self) -> (usize, usize) {
         self.ell.shape()
     }
+    /// Rows.
     pub fn nrows(&self) -> usize {
         self.ell.nrows()
     }
+    /// Columns.
     pub fn ncols(&self) -> usize {
         self.ell.ncols()
     }

@@ -54,7 +54,9 @@ pub struct Sell<T> {
 /// The arrays of a [`Sell`], as [`Sell::try_new`] takes them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SellParts<T> {
+    /// Rows.
     pub nrows: usize,
+    /// Columns.
     pub ncols: usize,
     /// Rows per slice, `C ≥ 1`.
     pub c: usize,
@@ -66,7 +68,10 @@ pub struct SellParts<T> {
     pub slice_ptr: Vec<usize>,
     /// Longest row of each slice.
     pub slice_width: Vec<u32>,
+    /// Each slot's column, slice after slice, column-major within a slice
+    /// ([`ELL_PAD`] where padded).
     pub col_idx: Vec<u32>,
+    /// Each slot's value, in the order of `col_idx`.
     pub values: Vec<T>,
 }
 
@@ -231,9 +236,11 @@ impl<T: Scalar> Sell<T> {
     pub fn shape(&self) -> (usize, usize) {
         (self.nrows, self.ncols)
     }
+    /// Rows.
     pub fn nrows(&self) -> usize {
         self.nrows
     }
+    /// Columns.
     pub fn ncols(&self) -> usize {
         self.ncols
     }
@@ -249,6 +256,7 @@ impl<T: Scalar> Sell<T> {
     pub fn sigma(&self) -> usize {
         self.sigma
     }
+    /// Slices: `ceil(nrows / C)`.
     pub fn nslices(&self) -> usize {
         self.slice_width.len()
     }
@@ -264,9 +272,12 @@ impl<T: Scalar> Sell<T> {
     pub fn slice_width(&self) -> &[u32] {
         &self.slice_width
     }
+    /// Each slot's column, slice after slice, column-major within a slice
+    /// ([`ELL_PAD`] where padded).
     pub fn col_idx(&self) -> &[u32] {
         &self.col_idx
     }
+    /// Each slot's value, in the order of [`Sell::col_idx`].
     pub fn values(&self) -> &[T] {
         &self.values
     }

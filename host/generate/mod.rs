@@ -58,28 +58,45 @@ use crate::format::{Csr, MAX_DIM};
 pub enum GenSpec {
     /// See [`uniform()`].
     Uniform {
+        /// Rows.
         nrows: usize,
+        /// Columns.
         ncols: usize,
+        /// Fewest entries a row.
         min_per_row: usize,
+        /// Most entries a row.
         max_per_row: usize,
     },
     /// See [`rmat()`].
     Rmat(RmatParams),
     /// See [`poisson2d()`]; ignores the seed.
-    Poisson2d { n: usize },
+    Poisson2d {
+        /// Grid points along each side.
+        n: usize,
+    },
     /// See [`poisson3d()`]; ignores the seed.
-    Poisson3d { n: usize },
+    Poisson3d {
+        /// Grid points along each side.
+        n: usize,
+    },
     /// See [`banded()`].
     Banded {
+        /// Rows and columns.
         n: usize,
+        /// Diagonals below the main one.
         lower: usize,
+        /// Diagonals above the main one.
         upper: usize,
     },
     /// See [`power_law()`].
     PowerLaw {
+        /// Rows.
         nrows: usize,
+        /// Columns.
         ncols: usize,
+        /// Entries a row, on average.
         mean_row_len: f64,
+        /// The power law's exponent of row lengths.
         exponent: f64,
     },
 }

@@ -31,10 +31,15 @@ const EDGE_CHUNK: usize = 1 << 16;
 /// one gets `d = 1 − a − b − c`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RmatParams {
+    /// `2^scale` vertices.
     pub scale: u32,
+    /// Edges drawn per vertex.
     pub edge_factor: usize,
+    /// Probability of the top-left quadrant.
     pub a: f64,
+    /// Probability of the top-right quadrant.
     pub b: f64,
+    /// Probability of the bottom-left quadrant.
     pub c: f64,
 }
 

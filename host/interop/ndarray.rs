@@ -16,10 +16,11 @@
 
 use ::ndarray::{Array1, Array2, ArrayView1, ArrayView2};
 
-use crate::engine::{Engine, SpmvFormat};
+use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::format::{Dense, try_with_capacity};
 use crate::ops;
+use crate::ops::SpmvFormat;
 use crate::scalar::Scalar;
 use gpu_kernels::Semiring;
 

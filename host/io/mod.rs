@@ -94,6 +94,7 @@ pub enum IndexBase {
 /// Lenient-reading switches; the default is the strict standard reader.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ReadOptions {
+    /// The index of the first row and column in the file (1 in the standard).
     pub index_base: IndexBase,
     /// Skip entries whose row or column is out of range, counting them in
     /// [`MtxMatrix::dropped`], instead of failing.
@@ -103,14 +104,18 @@ pub struct ReadOptions {
 /// `coordinate` (sparse triplets) or `array` (dense, column-major).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Layout {
+    /// Sparse: one line per stored entry.
     Coordinate,
+    /// Dense: every element, column after column.
     Array,
 }
 
 /// The value type a file declares. `complex` is rejected as unsupported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Field {
+    /// Floating-point values.
     Real,
+    /// Integer values (read into the value type).
     Integer,
     /// No values: every stored entry reads as one.
     Pattern,
@@ -119,6 +124,7 @@ pub enum Field {
 /// The storage scheme a file declares. `hermitian` is rejected as unsupported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Symmetry {
+    /// Every entry stored as it is.
     General,
     /// Lower triangle stored; `(i, j)` also stands for `(j, i)`. An entry
     /// above the diagonal is mirrored the same way (as scipy does), so a
@@ -131,10 +137,15 @@ pub enum Symmetry {
 /// What a file's banner and size line declare.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
+    /// Sparse or dense.
     pub layout: Layout,
+    /// The value type.
     pub field: Field,
+    /// The storage scheme.
     pub symmetry: Symmetry,
+    /// Rows.
     pub nrows: usize,
+    /// Columns.
     pub ncols: usize,
     /// Entry lines the file holds: the size line's count for coordinate
     /// files, the stored triangle or the whole matrix for array files.
@@ -144,6 +155,7 @@ pub struct Header {
 /// A matrix as read from a MatrixMarket file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MtxMatrix<T> {
+    /// The file's banner and size line.
     pub header: Header,
     /// Entries in file order, symmetric storage expanded, duplicates kept.
     pub coo: Coo<T>,

@@ -6,7 +6,8 @@
 //!
 //! The simple surface is a method on the matrix: `a.spgemm(&b)` multiplies
 //! in the value type's default semiring (plus-times for numbers, or-and for
-//! `bool`) on the best engine here. The expert layer names both:
+//! `bool`) on the best engine here, and [`operators`] write the same as
+//! `&a * &b`, `&a * &x` and `&a + &b`. The expert layer names both:
 //! `a.spgemm_with::<MinPlus<f64>>(&b, Engine::Cpu)`.
 //!
 //! Which (operation, format, engine) pairs exist:
@@ -44,8 +45,11 @@
 //! `HaloCsr::spmv`, `HaloCsr::spmm`, `mpi::spgemm`); the functions here,
 //! which take whole matrices, answer [`Engine::Mpi`] with an error saying so.
 //!
-//! Shape mismatches are broken contracts and panic with the two shapes;
-//! an engine that cannot run here is an [`Error::Unavailable`](crate::Error).
+//! Every function here checks its operands' shapes before anything else
+//! and returns a mismatch as an [`Error::Mismatch`](crate::Error) naming
+//! both shapes (the crate's [error policy](crate#errors)); the operators of
+//! [`operators`] panic with the same text. An engine that cannot run here
+//! is an [`Error::Unavailable`](crate::Error).
 //! An input value outside the semiring's domain
 //! ([`Semiring::DOMAIN`]: max-times is defined on values ≥ 0) is an
 //! [`Error::Invalid`](crate::Error) naming the operand, its place and the
@@ -54,6 +58,7 @@
 
 pub(crate) mod dispatch;
 pub(crate) mod domain;
+pub mod operators;
 mod resident;
 pub mod spgemm_blocks;
 mod spmv_format;
@@ -61,15 +66,19 @@ mod spmv_format;
 pub use resident::Resident;
 pub use spmv_format::SpmvFormat;
 
-use crate::engine::shared::{spgemm::check_shapes, spmm::check_shapes as check_spmm_shapes};
+use crate::engine::shared::spmm::shapes_agree as spmm_shapes_agree;
+use crate::engine::shared::{ewise, spgemm::shapes_agree, spmv::x_len_agrees};
 use crate::engine::{Engine, Op, cpu};
 use crate::error::Result;
 use crate::format::{Bsr, Coo, Csc, Csr, Dense, Ell, Hyb, Sell};
 use crate::scalar::Scalar;
 use gpu_kernels::{OrAnd, PlusTimes, Semiring};
 
-/// The semiring an element type multiplies in by default.
+/// The semiring an element type multiplies in by default: what the
+/// methods without a semiring (`a.spgemm(&b)`) and the
+/// [`operators`] use.
 pub trait DefaultSemiring: Scalar {
+    /// Plus-times for numbers, or-and for `bool`.
     type Semiring: Semiring<Value = Self>;
 }
 impl DefaultSemiring for f64 {
@@ -82,10 +91,21 @@ impl DefaultSemiring for bool {
     type Semiring = OrAnd;
 }
 
-/// C = A ⊗ B over `S` on `engine`; a C larger than the memory available
+/// C = A ⊗ B over `S` on `engine`; A's columns other than B's rows are
+/// [`Error::Mismatch`](crate::Error), a C larger than the memory available
 /// is [`Error::TooLarge`](crate::Error) before any of it is made (see
 /// [`spgemm_blocks`]).
-#[track_caller]
+///
+/// ```
+/// use spmx::{Csr, Engine, MinPlus, ops};
+/// // Edge weights of a path 0 → 1 → 2: two hops cost 1 + 2.
+/// let a = Csr::try_new(3, 3, vec![0, 1, 2, 2], vec![1, 2], vec![1.0, 2.0])?;
+/// let c = ops::spgemm::<MinPlus<f64>>(&a, &a, Engine::Serial)?;
+/// assert_eq!(c.get(0, 2), Some(3.0));
+/// let e = ops::spgemm::<MinPlus<f64>>(&a, &Csr::empty(2, 3), Engine::Serial).unwrap_err();
+/// assert_eq!(e.to_string(), "spgemm: A.ncols() != B.nrows() (3×3 times 2×3)");
+/// # Ok::<(), spmx::Error>(())
+/// ```
 pub fn spgemm<S: Semiring>(
     a: &Csr<S::Value>,
     b: &Csr<S::Value>,
@@ -94,7 +114,7 @@ pub fn spgemm<S: Semiring>(
 where
     S::Value: Scalar,
 {
-    check_shapes(a, b);
+    shapes_agree(a, b)?;
     domain::check_operands::<S>(a, b)?;
     let engine = engine.resolve(Op::Spgemm)?;
     spgemm_blocks::check_c_fits(a, b)?;
@@ -147,9 +167,10 @@ where
     /// has no plan of its own: serial and cpu are the cpu engine's plan
     /// (whose bits are the serial engine's); cuda is
     /// [`engine::cuda::spgemm::plan`](crate::engine::cuda::spgemm::plan).
-    #[track_caller]
+    /// Shapes that do not fit are [`Error::Mismatch`](crate::Error), as
+    /// for [`spgemm`].
     pub fn new(a: &Csr<S::Value>, b: &Csr<S::Value>, engine: Engine) -> Result<Self> {
-        check_shapes(a, b);
+        shapes_agree(a, b)?;
         domain::check_operands::<S>(a, b)?;
         let engine = match engine.resolve(Op::Spgemm)? {
             #[cfg(feature = "gpu")]
@@ -199,14 +220,29 @@ where
 
 /// Products (multiply-add pairs) that C = A·B computes: Σᵢ Σ_{k∈A(i,:)} |B(k,:)|.
 /// Twice this is the usual flop count.
+///
+/// # Panics
+/// When `a.ncols() != b.nrows()`, with the message of the
+/// [`Error::Mismatch`](crate::Error) that [`spgemm`] returns (a count is
+/// not fallible; check with `spgemm` or the shapes first).
 #[track_caller]
 pub fn spgemm_products<T: Scalar>(a: &Csr<T>, b: &Csr<T>) -> usize {
-    check_shapes(a, b);
+    crate::engine::shared::spgemm::check_shapes(a, b);
     a.col_idx().iter().map(|&k| b.row_len(k as usize)).sum()
 }
 
-/// y = A ⊗ x over `S` on `engine`, for any format.
-#[track_caller]
+/// y = A ⊗ x over `S` on `engine`, for any format; an `x` of another
+/// length than A's columns is [`Error::Mismatch`](crate::Error).
+///
+/// ```
+/// use spmx::{Csr, Engine, PlusTimes, format::Ell, ops};
+/// let a = Csr::try_new(2, 2, vec![0, 2, 3], vec![0, 1, 1], vec![1.0, 2.0, 3.0])?;
+/// let ell = Ell::from_csr(&a)?;
+/// assert_eq!(ops::spmv::<PlusTimes<f64>>(&ell, &[1.0, 1.0], Engine::Cpu)?, vec![3.0, 3.0]);
+/// let e = ops::spmv::<PlusTimes<f64>>(&ell, &[1.0], Engine::Cpu).unwrap_err();
+/// assert_eq!(e.to_string(), "spmv: A.ncols() != x.len() (2×2 times a vector of 1)");
+/// # Ok::<(), spmx::Error>(())
+/// ```
 pub fn spmv<S: Semiring>(
     a: &impl SpmvFormat<S::Value>,
     x: &[S::Value],
@@ -215,6 +251,7 @@ pub fn spmv<S: Semiring>(
 where
     S::Value: Scalar,
 {
+    x_len_agrees(a.shape(), x.len())?;
     domain::check_vector::<S>("x", x, 0)?;
     domain::check_spmv_operand::<S>(a, x.len())?;
     dispatch::spmv::<S>(a, x, engine.resolve(Op::Spmv)?)
@@ -232,9 +269,13 @@ pub use crate::engine::cuda::{SpmmKernel, SpmvKernel};
 /// the kernel, the result downloaded).
 #[cfg(feature = "gpu")]
 pub struct KernelRun<R> {
+    /// The product.
     pub result: R,
+    /// The kernel that ran, with its shape.
     pub kernel: String,
+    /// A uploaded and converted to the kernel's format.
     pub plan: std::time::Duration,
+    /// Operands uploaded, the kernel, the result downloaded.
     pub multiply: std::time::Duration,
 }
 
@@ -258,9 +299,9 @@ fn kernel_run<P, R>(
     })
 }
 
-/// y = A ⊗ x over `S` on the cuda engine with `kernel`.
+/// y = A ⊗ x over `S` on the cuda engine with `kernel`; shapes checked
+/// as [`spmv`] does.
 #[cfg(feature = "gpu")]
-#[track_caller]
 pub fn spmv_kernel<S: Semiring>(
     a: &Csr<S::Value>,
     x: &[S::Value],
@@ -270,6 +311,7 @@ where
     S::Value: Scalar,
 {
     use crate::engine::cuda::{Gpu, SpmvPlan, spmv};
+    x_len_agrees(a.shape(), x.len())?;
     domain::check_csr::<S>("A", a)?;
     domain::check_vector::<S>("x", x, 0)?;
     kernel_run(
@@ -279,9 +321,9 @@ where
     )
 }
 
-/// C = A ⊗ B over `S` on the cuda engine with `kernel`: B and C row-major.
+/// C = A ⊗ B over `S` on the cuda engine with `kernel`: B and C
+/// row-major; shapes checked as [`spmm`] does.
 #[cfg(feature = "gpu")]
-#[track_caller]
 pub fn spmm_kernel<S: Semiring>(
     a: &Csr<S::Value>,
     b: &Dense<S::Value>,
@@ -291,7 +333,7 @@ where
     S::Value: Scalar,
 {
     use crate::engine::cuda::{DenseLayout, Gpu, SpmmPlan, spmm};
-    check_spmm_shapes(a, b);
+    spmm_shapes_agree(a, b)?;
     domain::check_spmm_operands::<S>(a, b)?;
     kernel_run(
         || SpmmPlan::new::<S>(Gpu::get()?, a, b.ncols(), DenseLayout::RowMajor, kernel),
@@ -300,9 +342,9 @@ where
     )
 }
 
-/// C = A ⊗ B over `S` on `engine`: A sparse (CSR), B and C dense. A C too
-/// large to allocate is [`Error::TooLarge`](crate::Error).
-#[track_caller]
+/// C = A ⊗ B over `S` on `engine`: A sparse (CSR), B and C dense. A's
+/// columns other than B's rows are [`Error::Mismatch`](crate::Error); a C
+/// too large to allocate is [`Error::TooLarge`](crate::Error).
 pub fn spmm<S: Semiring>(
     a: &Csr<S::Value>,
     b: &Dense<S::Value>,
@@ -311,7 +353,7 @@ pub fn spmm<S: Semiring>(
 where
     S::Value: Scalar,
 {
-    check_spmm_shapes(a, b);
+    spmm_shapes_agree(a, b)?;
     domain::check_spmm_operands::<S>(a, b)?;
     dispatch::spmm::<S>(a, b, engine.resolve(Op::Spmm)?)
 }
@@ -320,16 +362,15 @@ where
 macro_rules! spmv_methods {
     ($($format:ident)*) => {$(
         impl<T: DefaultSemiring> $format<T> {
-            /// `self · x` in `T`'s default semiring on the best engine here.
-            #[track_caller]
+            /// `self · x` in `T`'s default semiring on the best engine here
+            /// ([`spmv`]).
             pub fn spmv(&self, x: &[T]) -> Result<Vec<T>> {
                 spmv::<T::Semiring>(self, x, Engine::Auto)
             }
         }
 
         impl<T: Scalar> $format<T> {
-            /// `self ⊗ x` over semiring `S` on `engine`.
-            #[track_caller]
+            /// `self ⊗ x` over semiring `S` on `engine` ([`spmv`]).
             pub fn spmv_with<S: Semiring<Value = T>>(&self, x: &[T], engine: Engine) -> Result<Vec<T>> {
                 spmv::<S>(self, x, engine)
             }
@@ -339,8 +380,9 @@ macro_rules! spmv_methods {
 
 spmv_methods!(Coo Csr Csc Ell Hyb Sell Bsr Dense);
 
-/// C = A ⊕ B over `S` on `engine`: the union of the patterns.
-#[track_caller]
+/// C = A ⊕ B over `S` on `engine`: the union of the patterns, entries in
+/// both combined with `S::add`. Shapes that differ are
+/// [`Error::Mismatch`](crate::Error).
 pub fn ewise_add<S: Semiring>(
     a: &Csr<S::Value>,
     b: &Csr<S::Value>,
@@ -349,6 +391,7 @@ pub fn ewise_add<S: Semiring>(
 where
     S::Value: Scalar,
 {
+    ewise::same_shape(a, b)?;
     domain::check_operands::<S>(a, b)?;
     Ok(dispatch::ewise_add::<S>(
         a,
@@ -363,21 +406,20 @@ pub fn transpose<T: Scalar>(a: &Csr<T>, engine: Engine) -> Result<Csr<T>> {
 }
 
 impl<T: DefaultSemiring> Csr<T> {
-    /// `self · b` in `T`'s default semiring on the best engine here.
-    #[track_caller]
+    /// `self · b` in `T`'s default semiring on the best engine here
+    /// ([`spgemm`]; the operator `&a * &b` panics instead of an error).
     pub fn spgemm(&self, b: &Csr<T>) -> Result<Csr<T>> {
         spgemm::<T::Semiring>(self, b, Engine::Auto)
     }
-    /// `self · b` (B dense) in `T`'s default semiring on the best engine here.
-    #[track_caller]
+    /// `self · b` (B dense) in `T`'s default semiring on the best engine
+    /// here ([`spmm`]; the operator `&a * &b` panics instead of an error).
     pub fn spmm(&self, b: &Dense<T>) -> Result<Dense<T>> {
         spmm::<T::Semiring>(self, b, Engine::Auto)
     }
 }
 
 impl<T: Scalar> Csr<T> {
-    /// `self ⊗ b` over semiring `S` on `engine`.
-    #[track_caller]
+    /// `self ⊗ b` over semiring `S` on `engine` ([`spgemm`]).
     pub fn spgemm_with<S: Semiring<Value = T>>(
         &self,
         b: &Csr<T>,
@@ -385,8 +427,7 @@ impl<T: Scalar> Csr<T> {
     ) -> Result<Csr<T>> {
         spgemm::<S>(self, b, engine)
     }
-    /// `self ⊗ b` (B dense) over semiring `S` on `engine`.
-    #[track_caller]
+    /// `self ⊗ b` (B dense) over semiring `S` on `engine` ([`spmm`]).
     pub fn spmm_with<S: Semiring<Value = T>>(
         &self,
         b: &Dense<T>,
@@ -394,8 +435,8 @@ impl<T: Scalar> Csr<T> {
     ) -> Result<Dense<T>> {
         spmm::<S>(self, b, engine)
     }
-    /// `self ⊕ b` (pattern union, overlaps combined with `S::add`).
-    #[track_caller]
+    /// `self ⊕ b` (pattern union, overlaps combined with `S::add`) over
+    /// semiring `S` on `engine` ([`ewise_add`]).
     pub fn ewise_add_with<S: Semiring<Value = T>>(
         &self,
         b: &Csr<T>,

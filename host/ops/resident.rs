@@ -1,6 +1,7 @@
 //! [`Resident`]: a matrix kept where its engine multiplies, for chains of
 //! products that stay on the engine between steps (APSP's squarings).
 
+use crate::engine::shared::spgemm::product_shapes_agree;
 use crate::engine::{Engine, Op};
 use crate::error::Result;
 use crate::format::Csr;
@@ -13,7 +14,19 @@ use gpu_kernels::Semiring;
 /// [`into_csr`](Self::into_csr).
 pub struct Resident<T: Scalar> {
     engine: Engine,
+    /// `(nrows, ncols)`, wherever the matrix is kept.
+    shape: (usize, usize),
     kept: Kept<T>,
+}
+
+/// The error for two resident matrices kept on different engines (only
+/// cuda keeps them apart: serial and cpu both keep them on the host).
+#[cfg(feature = "gpu")]
+fn different_engines(op: &'static str, a: Engine, b: Engine) -> crate::Error {
+    crate::Error::mismatch(
+        op,
+        format!("operands kept on different engines ({a} and {b})"),
+    )
 }
 
 enum Kept<T: Scalar> {
@@ -27,6 +40,7 @@ impl<T: Scalar> Resident<T> {
     /// is present), uploaded for cuda.
     pub fn new(a: Csr<T>, engine: Engine) -> Result<Self> {
         let engine = engine.resolve(Op::Spgemm)?;
+        let shape = a.shape();
         let kept = match engine {
             #[cfg(feature = "gpu")]
             Engine::Cuda => {
@@ -35,7 +49,11 @@ impl<T: Scalar> Resident<T> {
             }
             _ => Kept::Host(a),
         };
-        Ok(Resident { engine, kept })
+        Ok(Resident {
+            engine,
+            shape,
+            kept,
+        })
     }
 
     /// The engine the matrix is kept on (resolved: never auto).
@@ -44,9 +62,11 @@ impl<T: Scalar> Resident<T> {
     }
 
     /// `self ⊗ b` over `S`, kept on the same engine; `None` when the cuda
-    /// engine has no room for it beside its operands. `b` must be kept on
-    /// the same engine.
+    /// engine has no room for it beside its operands. `b` kept on another
+    /// engine, or of a shape that does not fit, is
+    /// [`Error::Mismatch`](crate::Error).
     pub fn spgemm<S: Semiring<Value = T>>(&self, b: &Resident<T>) -> Result<Option<Self>> {
+        product_shapes_agree("spgemm", self.shape, b.shape)?;
         let kept = match (&self.kept, &b.kept) {
             (Kept::Host(a), Kept::Host(b)) => {
                 super::spgemm_blocks::check_c_fits(a, b)?;
@@ -62,17 +82,18 @@ impl<T: Scalar> Resident<T> {
                 }
             }
             #[cfg(feature = "gpu")]
-            _ => panic!("Resident::spgemm: operands kept on different engines"),
+            _ => return Err(different_engines("spgemm", self.engine, b.engine)),
         };
         Ok(kept.map(|kept| Resident {
             engine: self.engine,
+            shape: (self.shape.0, b.shape.1),
             kept,
         }))
     }
 
     /// Whether `self` and `other` have the same pattern and the same value
     /// bits (`-0.0` and `0.0` differ), compared where they are kept. `other`
-    /// must be kept on the same engine.
+    /// kept on another engine is [`Error::Mismatch`](crate::Error).
     pub fn same_bits(&self, other: &Resident<T>) -> Result<bool> {
         match (&self.kept, &other.kept) {
             (Kept::Host(a), Kept::Host(b)) => Ok(a.same_bits(b)),
@@ -86,7 +107,7 @@ impl<T: Scalar> Resident<T> {
                 }
             }
             #[cfg(feature = "gpu")]
-            _ => panic!("Resident::same_bits: operands kept on different engines"),
+            _ => Err(different_engines("same_bits", self.engine, other.engine)),
         }
     }
 

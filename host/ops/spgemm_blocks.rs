@@ -16,7 +16,7 @@ use crate::engine::shared::partition::{
     balanced_cuts, balanced_row_chunks, for_each_chunk, nonempty_ranges, split_rows_mut,
 };
 use crate::engine::shared::spgemm::{
-    check_shapes, mostly_runs, prefix_sum, row_flops, symbolic_rows,
+    mostly_runs, prefix_sum, row_flops, shapes_agree, symbolic_rows,
 };
 use crate::engine::shared::workspace::{keep, take_kept};
 use crate::engine::{Engine, Op};
@@ -54,9 +54,8 @@ pub fn c_budget() -> Option<usize> {
 
 /// Ok when C = A·B fits the memory available, else [`Error::TooLarge`]
 /// with C's entries, the bytes its arrays need and the bytes available.
-#[track_caller]
 pub fn check_c_fits<T: Scalar>(a: &Csr<T>, b: &Csr<T>) -> Result<()> {
-    check_shapes(a, b);
+    shapes_agree(a, b)?;
     let Some(budget) = fits_without_counting(a, b, CHECK_FROM_BYTES)
         .is_none()
         .then(c_budget)
@@ -111,9 +110,8 @@ impl RowBlocks {
     /// rows of C and of A (the other half for the engine's workspaces and
     /// what the caller does with a block). A single row of C too large for
     /// that is [`Error::TooLarge`].
-    #[track_caller]
     pub fn plan<T: Scalar>(a: &Csr<T>, b: &Csr<T>, budget: usize) -> Result<Option<Self>> {
-        check_shapes(a, b);
+        shapes_agree(a, b)?;
         if fits_without_counting(a, b, budget).is_some() {
             return Ok(None);
         }
@@ -157,7 +155,6 @@ impl RowBlocks {
     /// (its rows of C, as a matrix of their own) to `sink` as it finishes;
     /// an error from the engine or `sink` stops there. The blocks have the
     /// bits of the whole product's rows.
-    #[track_caller]
     pub fn multiply<S: gpu_kernels::Semiring>(
         &self,
         a: &Csr<S::Value>,
@@ -174,13 +171,12 @@ impl RowBlocks {
 
 /// `count` ranges of consecutive rows of A·B with about equal products
 /// each (fewer where A has fewer rows or rows of many products).
-#[track_caller]
 pub fn rows_by_products<T: Scalar>(
     a: &Csr<T>,
     b: &Csr<T>,
     count: usize,
 ) -> Result<Vec<Range<usize>>> {
-    check_shapes(a, b);
+    shapes_agree(a, b)?;
     let prefix = products_prefix(a, b)?;
     let cuts = balanced_cuts(&prefix, count.max(1));
     Ok(nonempty_ranges(&cuts))
@@ -203,7 +199,6 @@ fn products_prefix<T: Scalar>(a: &Csr<T>, b: &Csr<T>) -> Result<Vec<usize>> {
 /// of A, in order), handed to `sink` as a matrix of its own as it
 /// finishes; an error from the engine or `sink` stops there. The caller
 /// has made sure that each block's C fits in memory ([`RowBlocks`]).
-#[track_caller]
 pub fn multiply_rows<S: gpu_kernels::Semiring>(
     a: &Csr<S::Value>,
     b: &Csr<S::Value>,
@@ -214,7 +209,7 @@ pub fn multiply_rows<S: gpu_kernels::Semiring>(
 where
     S::Value: Scalar,
 {
-    check_shapes(a, b);
+    shapes_agree(a, b)?;
     let engine = engine.resolve(Op::Spgemm)?;
     for rows in blocks {
         let c = super::dispatch::spgemm::<S>(&rows_of(a, rows.clone())?, b, engine)?;

@@ -12,7 +12,14 @@ use gpu_kernels::Semiring;
 /// A matrix format SpMV runs on directly: one implementation per engine.
 /// Implemented for every format in [`crate::format`]; [`spmv`](super::spmv) dispatches
 /// on the engine, so a new engine is added here once for all formats.
+///
+/// The `spmv_*` methods take an `x` whose length [`spmv`](super::spmv)
+/// has checked against [`shape`](Self::shape) (returning the mismatch as
+/// an error); called directly with another length, they panic.
 pub trait SpmvFormat<T: Scalar> {
+    /// `(nrows, ncols)`: `x` takes one entry per column, `y` gives one per
+    /// row.
+    fn shape(&self) -> (usize, usize);
     /// y = A ⊗ x on the serial engine.
     fn spmv_serial<S: Semiring<Value = T>>(&self, x: &[T]) -> Vec<T>;
     /// y = A ⊗ x on the cpu engine.
@@ -28,6 +35,9 @@ pub trait SpmvFormat<T: Scalar> {
 macro_rules! spmv_format {
     ($($format:ident => $kernel:ident, $cuda:expr;)*) => {$(
         impl<T: Scalar> SpmvFormat<T> for $format<T> {
+            fn shape(&self) -> (usize, usize) {
+                $format::shape(self)
+            }
             #[cfg(feature = "gpu")]
             #[track_caller]
             fn spmv_cuda<S: Semiring<Value = T>>(&self, x: &[T]) -> Result<Vec<T>> {

@@ -190,10 +190,12 @@ impl<T: Scalar> DistCsr<T> {
         &self.rows
     }
 
+    /// Rows of the whole matrix, over all ranks.
     pub fn nrows(&self) -> usize {
         self.rows.nrows()
     }
 
+    /// Columns of the whole matrix.
     pub fn ncols(&self) -> usize {
         self.local.ncols()
     }

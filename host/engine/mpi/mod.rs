@@ -44,8 +44,11 @@ use std::time::{Duration, Instant};
 /// copied to itself, are not counted), and the time spent exchanging.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Traffic {
+    /// Bytes sent to other ranks.
     pub bytes_sent: u64,
+    /// Bytes received from other ranks.
     pub bytes_received: u64,
+    /// Time spent exchanging.
     pub exchange_time: Duration,
 }
 

@@ -93,6 +93,7 @@ pub struct WideAccumulator<T> {
 }
 
 impl<T: Scalar> WideAccumulator<T> {
+    /// An accumulator for rows of C of `ncols` columns.
     pub fn new(ncols: usize) -> Self {
         WideAccumulator {
             hash: HashAccumulator::default(),
@@ -154,6 +155,7 @@ impl<T: Scalar> Accumulator<T> for WideAccumulator<T> {
 
 /// A computation generic over the accumulator type (closures cannot be).
 pub trait AccumulatorUser<T: Scalar, R> {
+    /// Runs the computation with accumulators that `make` makes.
     fn run<A: Accumulator<T> + Send + 'static>(self, make: &(dyn Fn() -> A + Sync)) -> R;
 }
 

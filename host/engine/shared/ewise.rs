@@ -1,12 +1,15 @@
 //! Element-wise addition C = A ⊕ B under a semiring's `add`: the union of
 //! the two patterns, entries present in both combined with `S::add`.
 
+use crate::error::{Error, Result};
 use crate::format::Csr;
 use crate::scalar::Scalar;
 use gpu_kernels::Semiring;
 
 /// `A ⊕ B` on the calling thread (the serial engine, and the cpu engine's
-/// sum too small to share); panics unless the shapes agree.
+/// sum too small to share); panics unless the shapes agree
+/// ([`check_same_shape`]: [`ops::ewise_add`](crate::ops::ewise_add) has
+/// checked them already).
 #[track_caller]
 pub fn ewise_add_one_thread<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>) -> Csr<S::Value>
 where
@@ -24,15 +27,34 @@ where
     Csr::from_parts_unchecked(a.nrows(), a.ncols(), row_ptr, col_idx, values)
 }
 
-/// Panics unless A and B have the same shape.
+/// Ok when A and B have the same shape, else [`Error::Mismatch`] naming
+/// both (`ewise_add: A.shape() != B.shape() (2×3 and 3×2)`): what
+/// [`ops::ewise_add`](crate::ops::ewise_add) returns before any work.
+pub fn same_shape<T: Scalar>(a: &Csr<T>, b: &Csr<T>) -> Result<()> {
+    if a.shape() == b.shape() {
+        return Ok(());
+    }
+    Err(Error::mismatch(
+        "ewise_add",
+        format!(
+            "A.shape() != B.shape() ({}×{} and {}×{})",
+            a.nrows(),
+            a.ncols(),
+            b.nrows(),
+            b.ncols()
+        ),
+    ))
+}
+
+/// Panics with [`same_shape`]'s message unless A and B have the same
+/// shape: the engines' invariant, which
+/// [`ops::ewise_add`](crate::ops::ewise_add) has checked already (and
+/// returned as an error).
 #[track_caller]
 pub fn check_same_shape<T: Scalar>(a: &Csr<T>, b: &Csr<T>) {
-    assert!(
-        a.shape() == b.shape(),
-        "ewise_add: A.shape() != B.shape() ({:?} and {:?})",
-        a.shape(),
-        b.shape()
-    );
+    if let Err(e) = same_shape(a, b) {
+        panic!("{e}");
+    }
 }
 
 /// Appends the sorted union of two sorted rows.

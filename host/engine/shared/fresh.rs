@@ -309,6 +309,7 @@ pub struct Part<'f, T> {
 }
 
 impl<T: Copy + Default + Send + Sync> Filling<T> {
+    /// `len` elements, none written yet.
     pub fn new(len: usize) -> Self {
         Filling {
             vec: room(len),

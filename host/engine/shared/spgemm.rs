@@ -203,21 +203,36 @@ pub(crate) fn prefix_sum(row_ptr: &mut [usize]) {
     }
 }
 
-/// Panics unless `a.ncols() == b.nrows()`.
+/// Ok when `a.ncols() == b.nrows()`, else [`Error::Mismatch`] naming both
+/// shapes (`spgemm: A.ncols() != B.nrows() (2×3 times 4×2)`): what every
+/// public SpGEMM function of [`ops`](crate::ops) returns before any work.
+pub fn shapes_agree<T: Scalar, U: Scalar>(a: &Csr<T>, b: &Csr<U>) -> Result<()> {
+    product_shapes_agree("spgemm", a.shape(), b.shape())
+}
+
+/// Ok when A's columns are B's rows (shapes `(nrows, ncols)`), else
+/// [`Error::Mismatch`] of `op` naming both: the check of every product.
+pub fn product_shapes_agree(op: &'static str, a: (usize, usize), b: (usize, usize)) -> Result<()> {
+    if a.1 == b.0 {
+        return Ok(());
+    }
+    Err(Error::mismatch(
+        op,
+        format!(
+            "A.ncols() != B.nrows() ({}×{} times {}×{})",
+            a.0, a.1, b.0, b.1
+        ),
+    ))
+}
+
+/// Panics with [`shapes_agree`]'s message unless the shapes agree: the
+/// engines' invariant, which [`ops`](crate::ops) has checked already (and
+/// returned as an error).
 #[track_caller]
-pub fn check_shapes<T, U>(a: &Csr<T>, b: &Csr<U>)
-where
-    T: Scalar,
-    U: Scalar,
-{
-    assert!(
-        a.ncols() == b.nrows(),
-        "spgemm: A.ncols() != B.nrows() ({}×{} times {}×{})",
-        a.nrows(),
-        a.ncols(),
-        b.nrows(),
-        b.ncols()
-    );
+pub fn check_shapes<T: Scalar, U: Scalar>(a: &Csr<T>, b: &Csr<U>) {
+    if let Err(e) = shapes_agree(a, b) {
+        panic!("{e}");
+    }
 }
 
 /// Number of products row `i` of A·B computes: Σ over A(i,k) of |B(k,:)|.

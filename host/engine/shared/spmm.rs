@@ -22,17 +22,21 @@ use std::ops::Range;
 /// Columns of C accumulated together in registers.
 pub const TILE: usize = 16;
 
-/// Panics unless `a.ncols() == b.nrows()`.
+/// Ok when `a.ncols() == b.nrows()`, else [`Error::Mismatch`](crate::Error::Mismatch) naming both
+/// shapes (`spmm: A.ncols() != B.nrows() (2×3 times 4×5)`): what every
+/// public SpMM function of [`ops`](crate::ops) returns before any work.
+pub fn shapes_agree<T: Scalar>(a: &Csr<T>, b: &Dense<T>) -> Result<()> {
+    super::spgemm::product_shapes_agree("spmm", a.shape(), b.shape())
+}
+
+/// Panics with [`shapes_agree`]'s message unless the shapes agree: the
+/// engines' invariant, which [`ops`](crate::ops) has checked already (and
+/// returned as an error).
 #[track_caller]
 pub fn check_shapes<T: Scalar>(a: &Csr<T>, b: &Dense<T>) {
-    assert!(
-        a.ncols() == b.nrows(),
-        "spmm: A.ncols() != B.nrows() ({}×{} times {}×{})",
-        a.nrows(),
-        a.ncols(),
-        b.nrows(),
-        b.ncols()
-    );
+    if let Err(e) = shapes_agree(a, b) {
+        panic!("{e}");
+    }
 }
 
 /// C = A ⊗ B on the calling thread: the serial engine, and the cpu

@@ -17,12 +17,29 @@
 //! block rows) into a slice, and are what the cpu engine runs on each of
 //! its chunks, so its results match these bit for bit.
 
+use crate::error::{Error, Result};
 use crate::format::{Bsr, Coo, Csc, Csr, Dense, ELL_PAD, Ell, Hyb, Sell};
 use crate::scalar::Scalar;
 use gpu_kernels::Semiring;
 use std::ops::Range;
 
-/// Panics unless `x` has one entry per column of A.
+/// Ok when `x` has one entry per column of A (`shape`), else
+/// [`Error::Mismatch`] naming both (`spmv: A.ncols() != x.len() (2×3 times
+/// a vector of 4)`): what every public SpMV function of [`ops`](crate::ops)
+/// returns before any work.
+pub fn x_len_agrees((nrows, ncols): (usize, usize), x_len: usize) -> Result<()> {
+    if ncols == x_len {
+        return Ok(());
+    }
+    Err(Error::mismatch(
+        "spmv",
+        format!("A.ncols() != x.len() ({nrows}×{ncols} times a vector of {x_len})"),
+    ))
+}
+
+/// Panics unless `x` has one entry per column of A: the kernels'
+/// invariant, which [`ops`](crate::ops) has checked already (and returned
+/// as an error, [`x_len_agrees`]).
 #[track_caller]
 pub fn check_x_len(ncols: usize, x_len: usize) {
     assert!(

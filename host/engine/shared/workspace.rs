@@ -12,12 +12,14 @@ use std::sync::Mutex;
 
 /// One thread's SpGEMM workspace.
 pub struct Workspace<A, T> {
+    /// The thread's accumulator of one row of C.
     pub acc: A,
     /// Rows of C formed in one pass on several threads, before they are
     /// copied into C's own arrays (whose size is known only once every row
     /// is formed); made on huge pages where large (see
     /// [`fresh::kept_room`]).
     pub cols: Vec<u32>,
+    /// The values of the rows in `cols`.
     pub vals: Vec<T>,
 }
 
