@@ -50,14 +50,6 @@ macro_rules! parse_by_name {
 
 pub mod cpu;
 #[cfg(feature = "gpu")]
-// Its items, and links to the private helpers that its docs name, are
-// brought up to date as the engine is rewritten; then these go.
-#[allow(
-    missing_docs,
-    rustdoc::private_intra_doc_links,
-    rustdoc::broken_intra_doc_links,
-    rustdoc::redundant_explicit_links
-)]
 pub mod cuda;
 #[cfg(feature = "mpi")]
 pub mod mpi;

@@ -58,18 +58,25 @@ pub fn download_csr<T: Scalar, P: DeviceRepr + Into<u64>>(
 
 /// CSR on the device.
 pub struct DevCsr<T> {
+    /// Rows.
     pub n_rows: u32,
+    /// Columns.
     pub n_cols: u32,
+    /// Stored entries.
     pub nnz: u32,
     /// Entries of the longest row; `u32::MAX` when not known (a product
     /// built on the device): SpGEMM skips what only long rows need.
     pub longest_row: u32,
+    /// Row offsets, `n_rows + 1` of them.
     pub row_ptr: CudaSlice<u32>,
+    /// Column of each entry, sorted within a row.
     pub col_idx: CudaSlice<u32>,
+    /// Value of each entry.
     pub values: CudaSlice<T>,
 }
 
 impl<T: Scalar> DevCsr<T> {
+    /// `a` copied to the device; a size past `u32` is an error.
     pub fn upload(gpu: &Gpu, a: &Csr<T>) -> Result<Self> {
         Ok(DevCsr {
             n_rows: index(a.nrows(), "the number of rows")?,
@@ -199,6 +206,8 @@ impl<T> DevEll<T> {
 }
 
 impl<T: Scalar> DevEll<T> {
+    /// `a` copied to the device, its columns as 16-bit offsets where they
+    /// fit; a size past `u32` is an error.
     pub fn upload(gpu: &Gpu, a: &Ell<T>) -> Result<Self> {
         index(a.ncols(), "the number of columns")?;
         index(a.col_idx().len(), "the number of ELL slots")?;
@@ -284,6 +293,7 @@ impl<T: Scalar> DevEll<T> {
         })
     }
 
+    /// Device bytes the matrix takes (columns and values).
     pub fn bytes(&self) -> usize {
         let index_bytes = match &self.columns {
             DevEllColumns::Wide(_) => 4,

@@ -6,7 +6,7 @@
 //! entry point of the module at once: for the whole PTX (over a hundred
 //! kernels, some 2 MB) that is seconds on a machine whose compute cache is
 //! cold. So the [`Gpu`](super::Gpu) loads each kernel as a module of its
-//! own, on first use: [`entry_module`] cuts it out of [`PTX`] with the
+//! own, on first use: `entry_module` cuts it out of [`PTX`] with the
 //! declarations and helper functions every entry may call.
 
 use std::collections::HashMap;

@@ -48,7 +48,7 @@
 //! |---|---|
 //! | `mod.rs` | the entry points ([`spgemm`], [`spgemm_with`], [`spgemm_blocks`], [`spgemm_device`]) and the memory budget: A's rows cut into blocks whose C fits |
 //! | `classify` | classify, bin, prefix sum |
-//! | `symbolic` | the [`Product`](symbolic::Product) between its phases: symbolic and numeric over the classes, the dense kernel's memory, staging |
+//! | `symbolic` | the `Product` between its phases: symbolic and numeric over the classes, the dense kernel's memory, staging |
 //! | `rows` | the row classes' launches |
 //! | `giant` | the giant rows: Bᵀ, gather, fold |
 //! | [`plan`] | the planned product: product lists built on the host (`lists`), replayed on the device (`replay`) |
@@ -89,7 +89,9 @@ pub struct SpgemmOptions {
 /// A product and how it was computed.
 #[derive(Clone, Debug)]
 pub struct SpgemmRun<T> {
+    /// The product.
     pub c: Csr<T>,
+    /// How it was computed: row classes, row blocks, times.
     pub stats: SpgemmStats,
 }
 

@@ -13,7 +13,7 @@
 //! row-major on the device (`gpu_kernels::util`'s `transpose_*`), the
 //! row-major kernel, C transposed back, all in one [`SpmmPlan::run`].
 //!
-//! [`SpmmKernel::Auto`] picks from the layout ([`choose`]); the row-length
+//! [`SpmmKernel::Auto`] picks from the layout (`choose`); the row-length
 //! statistics shape the blocks, and `k` the lanes a block's group takes
 //! (`BlockShape::for_k`), halved where most entries would otherwise be
 //! in pieces summed through partial rows (`BlockShape::narrow`).
@@ -53,8 +53,10 @@ pub enum DenseLayout {
 }
 
 impl DenseLayout {
+    /// Every layout.
     pub const ALL: [DenseLayout; 2] = [DenseLayout::RowMajor, DenseLayout::ColMajor];
 
+    /// Its name on the command line (`row-major`, `col-major`).
     pub fn name(self) -> &'static str {
         match self {
             DenseLayout::RowMajor => "row-major",
@@ -68,7 +70,7 @@ parse_by_name!(DenseLayout, "layout");
 /// A GPU SpMM kernel, named as on the command line (`--kernel`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SpmmKernel {
-    /// Chosen by [`choose`].
+    /// Chosen by `choose`.
     Auto,
     /// Row-major: nnz-balanced blocks of whole rows (rows longer than a
     /// block cut into pieces, combined in order by a second launch), a
@@ -89,6 +91,7 @@ pub enum SpmmKernel {
 }
 
 impl SpmmKernel {
+    /// Every choice, `Auto` first.
     pub const ALL: [SpmmKernel; 5] = [
         SpmmKernel::Auto,
         SpmmKernel::BlockRows,
@@ -97,6 +100,7 @@ impl SpmmKernel {
         SpmmKernel::Transposed,
     ];
 
+    /// Its name on the command line (`--kernel`).
     pub fn name(self) -> &'static str {
         match self {
             SpmmKernel::Auto => "auto",
@@ -136,7 +140,7 @@ pub struct SpmmPlan<T> {
 
 impl<T: Scalar> SpmmPlan<T> {
     /// Uploads A for products with `k`-column operands in `layout`.
-    /// `Auto` is resolved by [`choose`]; a kernel for the other layout is
+    /// `Auto` is resolved by `choose`; a kernel for the other layout is
     /// refused, naming the kernels that read this one.
     pub fn new<S: Semiring<Value = T>>(
         gpu: &Gpu,

@@ -6,7 +6,7 @@
 //! it many times (what `spmx bench` times). [`run_once`] is the one-shot host
 //! call: upload, run, download.
 //!
-//! [`SpmvKernel::Auto`] picks from A's size and row lengths ([`choose`]
+//! [`SpmvKernel::Auto`] picks from A's size and row lengths (`choose`
 //! says how and why; the races behind it are in BENCHMARKS.md and, for
 //! older ones, in the git history of `docs/`).
 //!
@@ -57,7 +57,7 @@ const BSR_BLOCK: usize = 4;
 /// A GPU SpMV kernel, named as on the command line (`--kernel`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SpmvKernel {
-    /// Chosen from the row lengths by [`choose`].
+    /// Chosen from the row lengths by `choose`.
     Auto,
     /// CSR, a thread per row.
     CsrScalar,
@@ -83,6 +83,7 @@ pub enum SpmvKernel {
 }
 
 impl SpmvKernel {
+    /// Every choice, `Auto` first.
     pub const ALL: [SpmvKernel; 10] = [
         SpmvKernel::Auto,
         SpmvKernel::CsrScalar,
@@ -96,6 +97,7 @@ impl SpmvKernel {
         SpmvKernel::Bsr,
     ];
 
+    /// Its name on the command line (`--kernel`).
     pub fn name(self) -> &'static str {
         match self {
             SpmvKernel::Auto => "auto",
@@ -143,7 +145,7 @@ pub struct SpmvPlan<T> {
 impl<T: Scalar> SpmvPlan<T> {
     /// Uploads `a` in the format `kernel` reads: ELL made on the device
     /// from the uploaded CSR (`csr_to_ell_*`), the other formats converted
-    /// on the host first. `Auto` is resolved by [`choose`]; where it picks
+    /// on the host first. `Auto` is resolved by `choose`; where it picks
     /// ELL and the slots do not fit, csr-adaptive runs on the CSR instead.
     pub fn new<S: Semiring<Value = T>>(gpu: &Gpu, a: &Csr<T>, kernel: SpmvKernel) -> Result<Self> {
         let stats = a.row_stats();

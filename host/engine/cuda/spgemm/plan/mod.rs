@@ -61,7 +61,7 @@ use crate::format::Csr;
 /// C = A ⊗ B over `S` planned once, recomputed by [`numeric`](Self::numeric)
 /// for new values of A and B (see the module documentation). The plan owns
 /// A, B and C on the device; C is held whole there: one that does not fit
-/// is [`Error::TooLarge`] ([`spgemm_blocks`](super::spgemm::spgemm_blocks)
+/// is [`Error::TooLarge`] ([`spgemm_blocks`](crate::engine::cuda::spgemm::spgemm_blocks)
 /// multiplies it in row blocks).
 pub struct CudaSpgemmPlan<'g, S: Semiring>
 where
