@@ -235,6 +235,20 @@ impl Kernel {
     }
 }
 
+/// Whether the GPU has kernels for semiring `S` (its name and value type
+/// among [`KERNELS`]): the integer semirings have none.
+pub fn stamped<S: Semiring>() -> bool {
+    let value = value_name::<S::Value>();
+    KERNELS
+        .iter()
+        .any(|k| k.semiring == S::NAME && Some(k.value) == value)
+}
+
+/// Whether the GPU has kernels for values of `T` at all (f32, f64, bool).
+pub fn stamped_value<T: 'static>() -> bool {
+    value_name::<T>().is_some()
+}
+
 fn value_name<T: 'static>() -> Option<&'static str> {
     use core::any::TypeId;
     let t = TypeId::of::<T>();

@@ -15,7 +15,30 @@
 //! | `MinMax<T>`       | min | max | +∞    | −∞    | all      | minimax (bottleneck) paths |
 //! | `MaxMin<T>`       | max | min | −∞    | +∞    | all      | widest (maximum-capacity) paths |
 //!
-//! `T` is `f32` or `f64` (see [`Float`]).
+//! | `PlusPair<T>`     | +   | 1   | 0     | 1     | all      | counting (triangles, paths) |
+//!
+//! `T` is `f32` or `f64` (see [`Float`]) or, on the CPU engines, an
+//! integer type (see below); plus-pair is defined on the integer types
+//! only.
+//!
+//! **Integers.** Every semiring of the table but or-and is also defined
+//! on `i32`, `i64`, `u32` and `u64`, as GraphBLAS defines its integer
+//! semirings: `+` and `×` **wrap** on overflow (two's complement, as
+//! `wrapping_add` and `wrapping_mul`; no panic, no saturation), and ±∞
+//! become the type's `MAX` and `MIN` (`0` is the `MIN` of an unsigned
+//! type, so there max-plus's zero is 0, the same as its one). `MAX` is
+//! then an ordinary number, not infinity: under min-plus it is the
+//! identity of `min`, but a stored `MAX` (or an `x` of `MAX` in an SpMV)
+//! takes part in products, where `MAX + 1` wraps to `MIN`; leave an edge
+//! out, or give it a weight well below `MAX`, to mean "no edge". `min`
+//! and `max` are exact, and wrapping `+` is associative and commutative,
+//! so every integer semiring is [order-independent](Semiring::ORDER_INDEPENDENT)
+//! and all engines give the same values. Their `min` and `max` sums have
+//! a terminal value (min-plus's `MIN`, max-plus's `MAX`, …). Signed
+//! max-times is defined on values ≥ 0, unsigned max-times on every value.
+//! These value types have no GPU kernels (they are not in
+//! [`for_each_semiring!`](crate::for_each_semiring)): the serial, cpu and
+//! mpi engines run them.
 //!
 //! **Domains.** A semiring's laws hold on the values of its
 //! [`DOMAIN`](Semiring::DOMAIN), and the operations of `spmx::ops` refuse an
@@ -45,6 +68,9 @@
 
 use core::fmt::Debug;
 use core::ops::{Add, Mul};
+
+/// The integer instances (`impl Semiring for PlusTimes<i64>`, …) and their list.
+mod integer;
 
 /// An algebraic semiring over `Self::Value`.
 pub trait Semiring: Copy + Send + Sync + Default + Debug + 'static {
@@ -378,6 +404,16 @@ impl<T: Float> Semiring for MaxMin<T> {
         a.min(b)
     }
 }
+
+/// Counting semiring (GraphBLAS `PLUS_PAIR`, "plus-one"): every product
+/// is 1 (`mul(a, b) = 1`, whatever the values: a stored 0 counts too) and
+/// `add` is wrapping `+`, so an entry of A ⊗ B counts the k where both
+/// A(i,k) and B(k,j) are stored (paths of length two; masked by A itself,
+/// triangles). Integer types only. `zero` is 0, the identity of `add`;
+/// `mul` has no identity and `one` gives 1, what every product is. The
+/// count wraps past the type's `MAX`.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub struct PlusPair<T>(core::marker::PhantomData<T>);
 
 /// The one list of semirings, handed to `callback! { prefix … }` (a macro's
 /// name or path): a line

@@ -125,6 +125,29 @@ impl Engine {
             }),
         }
     }
+
+    /// [`resolve`](Self::resolve) for `op` over semiring `S`: `auto` takes
+    /// the GPU only where it has kernels for `S` (it has none for the
+    /// integer semirings, which run on the cpu engine), and `cuda` for
+    /// such an `S` is [`Error::Unavailable`] naming the semiring and its
+    /// value type.
+    pub fn resolve_for<S: gpu_kernels::semiring::Semiring>(self, op: Op) -> Result<Engine> {
+        if !op.on_cuda() || gpu_kernels::kernels::stamped::<S>() {
+            return self.resolve(op);
+        }
+        match self {
+            Engine::Auto => Ok(Engine::Cpu),
+            Engine::Cuda => Err(Error::Unavailable {
+                engine: "cuda",
+                reason: format!(
+                    "the GPU has no kernels for semiring {} over {}; use --engine cpu",
+                    S::NAME,
+                    std::any::type_name::<S::Value>()
+                ),
+            }),
+            other => other.resolve(op),
+        }
+    }
 }
 
 /// Operations, to ask an engine whether it runs them.

@@ -249,7 +249,7 @@ impl<T: Scalar> Csr<T> {
                 .values()
                 .iter()
                 .zip(other.values())
-                .all(|(x, y)| x.to_f64().to_bits() == y.to_f64().to_bits())
+                .all(|(x, y)| x.to_bits() == y.to_bits())
     }
 
     /// The transpose, by a counting sort on columns; the result is canonical
@@ -315,7 +315,7 @@ impl<T: Scalar> Csr<T> {
     /// NaN and 0 differs from −0: this is the test that a conversion or a
     /// round trip through a file changed nothing.
     pub fn identical(&self, other: &Csr<T>) -> bool {
-        let bits = |v: &T| v.to_f64().to_bits();
+        let bits = |v: &T| v.to_bits();
         self.shape() == other.shape()
             && self.row_ptr == other.row_ptr
             && self.col_idx == other.col_idx

@@ -1,6 +1,7 @@
 //! One line's fields and the number forms MatrixMarket uses, parsed by hand
-//! from bytes: indices and counts (unsigned decimal), integers (exact in
-//! `f64` or rejected). Reals go through [`Scalar::parse_real`](crate::Scalar::parse_real).
+//! from bytes: indices and counts (unsigned decimal). Values go through
+//! [`Scalar::parse_real`](crate::Scalar::parse_real) and
+//! [`Scalar::parse_integer`](crate::Scalar::parse_integer).
 
 use super::printable;
 
@@ -72,40 +73,6 @@ pub(super) fn parse_unsigned(text: &[u8]) -> Option<u64> {
     Some(v)
 }
 
-/// An integer value (optional sign, decimal digits), as the `f64` it
-/// equals. Integers `f64` cannot hold exactly are an error, not rounded.
-pub(super) fn parse_integer(text: &[u8]) -> Result<f64, String> {
-    let (negative, digits) = match text.first() {
-        Some(b'-') => (true, &text[1..]),
-        Some(b'+') => (false, &text[1..]),
-        _ => (false, text),
-    };
-    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
-        return Err(format!("`{}` is not an integer", show(text)));
-    }
-    let significant = &digits[digits.iter().take_while(|&&d| d == b'0').count()..];
-    let magnitude = if significant.len() <= 19 {
-        // Below 10¹⁹, so no overflow; past 2⁵³ only some values are exact.
-        let v = parse_unsigned(significant).unwrap_or(0);
-        let f = v as f64;
-        (f as u64 == v).then_some(f)
-    } else {
-        // Longer than any u64: exact only if the nearest f64 prints back
-        // as the same digits.
-        fast_float2::parse::<f64, _>(significant)
-            .ok()
-            .filter(|f| f.is_finite() && format!("{f:.0}").as_bytes() == significant)
-    };
-    match magnitude {
-        Some(m) if negative => Ok(-m),
-        Some(m) => Ok(m),
-        None => Err(format!(
-            "`{}` is an integer f64 cannot hold exactly (more than 53 significant bits)",
-            show(text)
-        )),
-    }
-}
-
 /// A field quoted in an error message: cut to a readable length, control
 /// characters escaped (see [`printable`]).
 pub(super) fn show(text: &[u8]) -> String {
@@ -136,20 +103,5 @@ mod tests {
         assert_eq!(parse_unsigned(b"+1"), None);
         assert_eq!(parse_unsigned(b""), None);
         assert_eq!(parse_unsigned(b"99999999999999999999999"), Some(u64::MAX));
-    }
-
-    #[test]
-    fn integers_are_exact_or_rejected() {
-        assert_eq!(parse_integer(b"-17"), Ok(-17.0));
-        assert_eq!(
-            parse_integer(b"+0009007199254740992"),
-            Ok(9007199254740992.0)
-        );
-        assert!(parse_integer(b"9007199254740993").is_err());
-        assert_eq!(parse_integer(b"1152921504606846976"), Ok(2f64.powi(60)));
-        assert_eq!(parse_integer(b"18446744073709551616"), Ok(2f64.powi(64)));
-        assert!(parse_integer(b"18446744073709551617").is_err());
-        assert!(parse_integer(b"1.0").is_err());
-        assert!(parse_integer(b"-").is_err());
     }
 }

@@ -21,6 +21,14 @@
 //! a time, [`write_dense_mtx`] a dense matrix as an `array` file, and
 //! [`check_output`] says beforehand whether a path can be written.
 //!
+//! Integer value types (`i32`, `i64`, `u32`, `u64`) are read and written
+//! exactly, never through `f64`: `integer` files, `pattern` files (as 1),
+//! and `real` files whose values are written as integers (`3`, not `3.0`;
+//! any other value is an error naming its line); a value outside the
+//! type's range is an error naming its line, as is a skew-symmetric
+//! mirror the type cannot hold (`-v` of an unsigned `v`). Floats read an
+//! `integer` file's values only where `f64` holds them exactly.
+//!
 //! Messages that quote a file's text or a name escape control characters
 //! with [`printable`], so a file cannot drive the terminal that shows them.
 //!

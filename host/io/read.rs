@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::fields::{Fields, data_fields, parse_integer, parse_unsigned, show};
+use super::fields::{Fields, data_fields, parse_unsigned, show};
 use super::header::{BANNER_WINDOW, check_banner_start, parse_banner, parse_size};
 use super::lines::{LineError, Lines, MAX_LINE_BYTES, decompressed};
 use super::{
@@ -14,7 +14,7 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::format::Coo;
-use crate::scalar::Scalar;
+use crate::scalar::{IntegerTextError, Scalar};
 
 /// Entries reserved up front when the input's size is unknown (a stream,
 /// gzip): a lying size line must not allocate, so larger matrices grow.
@@ -237,6 +237,10 @@ fn index(what: &str, text: &[u8]) -> Result<u64, BadLine> {
 /// NaN is. Cheap for the usual value: finite and nonzero.
 #[inline]
 fn note_value<T: Scalar>(value: T, text: &[u8], line: u64, notes: &mut ReadNotes) {
+    if T::INTEGER {
+        // Read exactly or refused: nothing to note.
+        return;
+    }
     let v = value.to_f64();
     if v != 0.0 && v.is_finite() {
         return;
@@ -254,6 +258,34 @@ fn note_value<T: Scalar>(value: T, text: &[u8], line: u64, notes: &mut ReadNotes
             notes.underflowed += 1;
         }
     }
+}
+
+/// The value `text` of a `real` or `integer` file as a `T`, or why not
+/// (the caller names the line). An integer type reads integer text in
+/// either (a `real` file only where its values are written as integers:
+/// `3`, not `3.0`); a float reads a real, or an integer `f64` holds
+/// exactly.
+#[inline]
+fn parse_value<T: Scalar>(field: Field, text: &[u8]) -> Result<T, String> {
+    if field == Field::Real && !T::INTEGER {
+        return T::parse_real(text).ok_or_else(|| format!("`{}` is not a real number", show(text)));
+    }
+    T::parse_integer(text).map_err(|e| {
+        let (text, ty) = (show(text), std::any::type_name::<T>());
+        match e {
+            IntegerTextError::NotInteger if field == Field::Real => format!(
+                "`{text}` is not an integer: a real file is read as {ty} only where its values \
+                 are written as integers"
+            ),
+            IntegerTextError::NotInteger => format!("`{text}` is not an integer"),
+            IntegerTextError::Inexact => format!(
+                "`{text}` is an integer f64 cannot hold exactly (more than 53 significant bits)"
+            ),
+            IntegerTextError::OutOfRange { min, max } => {
+                format!("`{text}` is outside {ty}'s range {min}..={max}")
+            }
+        }
+    })
 }
 
 /// The entry pass, with what every line is checked against.
@@ -363,18 +395,11 @@ impl EntryReader<'_> {
         let col = index("column", col_text)?;
         let (value, value_text) = match h.field {
             Field::Pattern => (T::from_f64(1.0), &b"1"[..]),
-            Field::Real => {
+            Field::Real | Field::Integer => {
                 let text = fields.next().ok_or_else(wrong_count)?;
-                let v = T::parse_real(text).ok_or_else(|| {
-                    BadLine::Malformed(format!("value `{}` is not a real number", show(text)))
-                })?;
-                (v, text)
-            }
-            Field::Integer => {
-                let text = fields.next().ok_or_else(wrong_count)?;
-                let v = parse_integer(text)
+                let v = parse_value::<T>(h.field, text)
                     .map_err(|reason| BadLine::Malformed(format!("value {reason}")))?;
-                (T::from_f64(v), text)
+                (v, text)
             }
         };
         if fields.next().is_some() {
@@ -450,7 +475,15 @@ impl EntryReader<'_> {
             Symmetry::General => {}
             Symmetry::Symmetric if i != j => coo.push_unchecked(j, i, v),
             Symmetry::Symmetric => {}
-            Symmetry::SkewSymmetric if i != j => coo.push_unchecked(j, i, T::from_f64(-v.to_f64())),
+            Symmetry::SkewSymmetric if i != j => {
+                let mirror = v.negated().ok_or_else(|| {
+                    format!(
+                        "the skew-symmetric mirror of {v:?} is its negation, which {} cannot hold",
+                        std::any::type_name::<T>()
+                    )
+                })?;
+                coo.push_unchecked(j, i, mirror);
+            }
             Symmetry::SkewSymmetric => {
                 let base = u32::from(self.opts.index_base == IndexBase::One);
                 return Err(format!(
@@ -497,12 +530,8 @@ impl EntryReader<'_> {
                     ),
                 ));
             }
-            let value = match h.field {
-                Field::Integer => parse_integer(text).map(T::from_f64),
-                _ => T::parse_real(text)
-                    .ok_or_else(|| format!("`{}` is not a real number", show(text))),
-            }
-            .map_err(|reason| self.error(no, format!("value {reason}")))?;
+            let value = parse_value::<T>(h.field, text)
+                .map_err(|reason| self.error(no, format!("value {reason}")))?;
             note_value(value, text, no, notes);
             // i < nrows ≤ u32::MAX while entries remain.
             self.push_expanded(&mut coo, i as u32, j as u32, value)

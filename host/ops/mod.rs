@@ -116,7 +116,7 @@ where
 {
     shapes_agree(a, b)?;
     domain::check_operands::<S>(a, b)?;
-    let engine = engine.resolve(Op::Spgemm)?;
+    let engine = engine.resolve_for::<S>(Op::Spgemm)?;
     spgemm_blocks::check_c_fits(a, b)?;
     dispatch::spgemm::<S>(a, b, engine)
 }
@@ -172,7 +172,7 @@ where
     pub fn new(a: &Csr<S::Value>, b: &Csr<S::Value>, engine: Engine) -> Result<Self> {
         shapes_agree(a, b)?;
         domain::check_operands::<S>(a, b)?;
-        let engine = match engine.resolve(Op::Spgemm)? {
+        let engine = match engine.resolve_for::<S>(Op::Spgemm)? {
             #[cfg(feature = "gpu")]
             Engine::Cuda => {
                 use crate::engine::cuda::{Gpu, spgemm::plan::CudaSpgemmPlan};
@@ -254,7 +254,7 @@ where
     x_len_agrees(a.shape(), x.len())?;
     domain::check_vector::<S>("x", x, 0)?;
     domain::check_spmv_operand::<S>(a, x.len())?;
-    dispatch::spmv::<S>(a, x, engine.resolve(Op::Spmv)?)
+    dispatch::spmv::<S>(a, x, engine.resolve_for::<S>(Op::Spmv)?)
 }
 
 /// The cuda engine's kernels, to choose one by name (the command line's
@@ -355,7 +355,7 @@ where
 {
     spmm_shapes_agree(a, b)?;
     domain::check_spmm_operands::<S>(a, b)?;
-    dispatch::spmm::<S>(a, b, engine.resolve(Op::Spmm)?)
+    dispatch::spmm::<S>(a, b, engine.resolve_for::<S>(Op::Spmm)?)
 }
 
 /// The `spmv` and `spmv_with` methods of each format.
@@ -396,7 +396,7 @@ where
     Ok(dispatch::ewise_add::<S>(
         a,
         b,
-        engine.resolve(Op::EwiseAdd)?,
+        engine.resolve_for::<S>(Op::EwiseAdd)?,
     ))
 }
 

@@ -39,7 +39,11 @@ impl<T: Scalar> Resident<T> {
     /// `a` kept for SpGEMM on `engine` (resolved: auto is cuda where a GPU
     /// is present), uploaded for cuda.
     pub fn new(a: Csr<T>, engine: Engine) -> Result<Self> {
-        let engine = engine.resolve(Op::Spgemm)?;
+        // Values the GPU has no kernels for stay on the cpu engine.
+        let engine = match engine {
+            Engine::Auto if !gpu_kernels::kernels::stamped_value::<T>() => Engine::Cpu,
+            _ => engine.resolve(Op::Spgemm)?,
+        };
         let shape = a.shape();
         let kept = match engine {
             #[cfg(feature = "gpu")]

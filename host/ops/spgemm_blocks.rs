@@ -210,7 +210,7 @@ where
     S::Value: Scalar,
 {
     shapes_agree(a, b)?;
-    let engine = engine.resolve(Op::Spgemm)?;
+    let engine = engine.resolve_for::<S>(Op::Spgemm)?;
     for rows in blocks {
         let c = super::dispatch::spgemm::<S>(&rows_of(a, rows.clone())?, b, engine)?;
         sink(rows.clone(), c)?;

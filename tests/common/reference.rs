@@ -1,6 +1,12 @@
 //! The reference every engine is tested against: SpMV, SpMM, SpGEMM and
 //! element-wise addition over any semiring, written as plainly as possible
-//! (a dense loop, or a `BTreeMap` per row), apart from the tuned engines.
+//! (a loop over each row's entries, or a `BTreeMap` per row), apart from
+//! the tuned engines.
+//!
+//! Only stored entries take part, as in the engines: an absent entry is
+//! no product (under plus-pair, or integer min-plus, whose `+` wraps,
+//! `zero ⊗ x` is not the zero, so a loop over the dense form of A would
+//! differ).
 //!
 //! Sums follow the order the engines promise for one entry: SpMV and SpMM
 //! add A's row left to right; SpGEMM adds, for each entry of C, its
@@ -12,36 +18,38 @@ use spmx::format::{Coo, Csr, Dense};
 use spmx::{Scalar, Semiring};
 use std::collections::BTreeMap;
 
-/// y = A ⊗ x by a plain loop over the dense form of A (absent = `S::zero()`).
+/// y = A ⊗ x by a plain loop over each row's stored entries, from
+/// `S::zero()`.
 pub fn spmv<S: Semiring>(a: &Csr<S::Value>, x: &[S::Value]) -> Vec<S::Value>
 where
     S::Value: Scalar,
 {
-    let d = Dense::from_csr(a, S::zero()).unwrap();
     (0..a.nrows())
         .map(|i| {
+            let (cols, vals) = a.row(i);
             let mut acc = S::zero();
-            for (j, &xj) in x.iter().enumerate() {
-                acc = S::add(acc, S::mul(d.get(i, j), xj));
+            for (&j, &aij) in cols.iter().zip(vals) {
+                acc = S::add(acc, S::mul(aij, x[j as usize]));
             }
             acc
         })
         .collect()
 }
 
-/// C = A ⊗ B by a plain triple loop over the dense form of A.
+/// C = A ⊗ B by a plain loop over each row's stored entries for every
+/// column of B.
 pub fn spmm<S: Semiring>(a: &Csr<S::Value>, b: &Dense<S::Value>) -> Dense<S::Value>
 where
     S::Value: Scalar,
 {
-    let d = Dense::from_csr(a, S::zero()).unwrap();
-    let (m, n, k) = (a.nrows(), a.ncols(), b.ncols());
+    let (m, k) = (a.nrows(), b.ncols());
     let mut c = Vec::with_capacity(m * k);
     for i in 0..m {
+        let (cols, vals) = a.row(i);
         for t in 0..k {
             let mut acc = S::zero();
-            for j in 0..n {
-                acc = S::add(acc, S::mul(d.get(i, j), b.get(j, t)));
+            for (&j, &aij) in cols.iter().zip(vals) {
+                acc = S::add(acc, S::mul(aij, b.get(j as usize, t)));
             }
             c.push(acc);
         }

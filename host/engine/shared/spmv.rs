@@ -10,7 +10,9 @@
 //! Order of the sums. The row formats (CSR, ELL, HYB, SELL, BSR) and CSC
 //! visit each row's entries in increasing column order, so they give the
 //! same bits as CSR even for floating-point `+`; dense adds the semiring zero
-//! for absent entries, which changes nothing for finite `x`. COO adds in
+//! for absent entries, which changes nothing for finite `x` (but every
+//! element of a dense matrix is an entry: under plus-pair it counts, and
+//! under integer min-plus its zero, `MAX`, wraps when added to). COO adds in
 //! storage order. The `spmv_*` functions compute all rows on the calling
 //! thread (the serial engine, and the cpu engine on a matrix too small to
 //! share); the `*_into` functions compute a range of rows (or slices, or
