@@ -355,8 +355,17 @@ fn max_times_domains() {
 #[test]
 fn cuda_refuses_integer_semirings() {
     let a = Csr::try_new(1, 1, vec![0, 1], vec![0], vec![2i64]).unwrap();
-    assert!(a.spgemm_with::<PlusTimes<i64>>(&a, Engine::Cuda).is_err());
+    let e = a
+        .spgemm_with::<PlusTimes<i64>>(&a, Engine::Cuda)
+        .unwrap_err();
+    assert!(e.to_string().contains("plus-times over i64"), "{e}");
     assert!(a.spmv_with::<PlusTimes<i64>>(&[3], Engine::Cuda).is_err());
+    assert_eq!(
+        Engine::Auto
+            .resolve_for::<PlusTimes<i64>>(spmx::engine::Op::Spgemm)
+            .unwrap(),
+        Engine::Cpu
+    );
     assert_eq!(
         a.spgemm_with::<PlusTimes<i64>>(&a, Engine::Auto)
             .unwrap()
