@@ -561,6 +561,7 @@ mod mpi_ranks {
             };
         }
         spmx::for_each_integer_semiring!(every_instance! {});
+        mismatches(&ranks);
         ranks.barrier();
         if ranks.is_root() {
             println!("integer semirings on {} rank(s): ok", ranks.size());
@@ -588,6 +589,53 @@ mod mpi_ranks {
             }
         }
         coo.to_csr_with(|first, _| first)
+    }
+
+    /// Shapes that do not fit are an `Error::Mismatch` on every rank (the
+    /// crate's error policy), never a panic that would leave the other
+    /// ranks waiting.
+    fn mismatches(ranks: &Ranks) {
+        type S = spmx::PlusTimes<i64>;
+        let root = ranks.is_root();
+        let (a, b) = (matrix::<S>(5, 7, 1), matrix::<S>(4, 3, 2));
+        let (a_rows, b_rows) = (
+            RowPartition::even(5, ranks.size()),
+            RowPartition::even(4, ranks.size()),
+        );
+        let da = DistCsr::scatter(ranks, root.then_some((&a, &a_rows))).unwrap();
+        let db = DistCsr::scatter(ranks, root.then_some((&b, &b_rows))).unwrap();
+        let is_mismatch = |e: spmx::Error, what: &str| {
+            assert!(matches!(e, spmx::Error::Mismatch { .. }), "{what}: {e}");
+        };
+        is_mismatch(
+            spgemm::<S>(ranks, &da, &db, Fetch::Auto).unwrap_err(),
+            "spgemm 5×7 times 4×3",
+        );
+        is_mismatch(
+            HaloCsr::new(ranks, &da, &b_rows).unwrap_err(),
+            "a partition of 4 rows for 7 columns",
+        );
+        let x_rows = RowPartition::even(7, ranks.size());
+        let plan = HaloCsr::new(ranks, &da, &x_rows).unwrap();
+        let x = Dense::try_new(7, 2, vec![1i64; 14]).unwrap();
+        let dx = DistDense::scatter(ranks, root.then_some((&x, &x_rows))).unwrap();
+        is_mismatch(
+            plan.spmv::<S>(ranks, &dx).unwrap_err(),
+            "spmv with two columns",
+        );
+        let other = RowPartition::from_cuts({
+            let mut cuts = vec![0; ranks.size()];
+            cuts.push(7);
+            cuts
+        })
+        .unwrap();
+        if ranks.size() > 1 {
+            let dx = DistDense::scatter(ranks, root.then_some((&x, &other))).unwrap();
+            is_mismatch(
+                plan.spmm::<S>(ranks, &dx).unwrap_err(),
+                "B split unlike the plan's operand",
+            );
+        }
     }
 
     /// Every split of `n` rows this checks: even, by entries, all on the last rank.

@@ -68,6 +68,8 @@ impl Traffic {
 /// it is dropped.
 pub struct Ranks {
     world: SimpleCommunicator,
+    /// The engine asked for inside the ranks (`auto` kept as asked).
+    asked: Engine,
     inner: Engine,
     traffic: Cell<Traffic>,
     // Dropped last: finalizes MPI.
@@ -94,6 +96,7 @@ impl Ranks {
         let local_rank = world.split_shared(0).rank() as usize;
         let mut ranks = Ranks {
             world,
+            asked: inner,
             inner: Engine::Cpu,
             traffic: Cell::new(Traffic::default()),
             _universe: universe,
@@ -121,6 +124,21 @@ impl Ranks {
     /// The engine computing inside this rank (never `auto` or `mpi`).
     pub fn inner(&self) -> Engine {
         self.inner
+    }
+
+    /// The engine computing `op` over `S` inside this rank: [`inner`](Self::inner),
+    /// except where that is cuda and the GPU has no kernels for `S` (the
+    /// integer semirings it lacks): then cpu if the ranks were started
+    /// with `auto`, else the cuda engine's error naming `S`. The same on
+    /// every rank.
+    pub fn inner_for<S: gpu_kernels::Semiring>(&self, op: crate::engine::Op) -> Result<Engine> {
+        if self.inner == Engine::Cuda && op.on_cuda() && !gpu_kernels::kernels::stamped::<S>() {
+            return match self.asked {
+                Engine::Auto => Ok(Engine::Cpu),
+                _ => Engine::Cuda.resolve_for::<S>(op),
+            };
+        }
+        Ok(self.inner)
     }
 
     /// Bytes exchanged with other ranks and time spent so far.

@@ -16,7 +16,8 @@
 //! on every rank alike.
 
 use super::{DistCsr, DistDense, Halo, Ranks, RowPartition};
-use crate::error::Result;
+use crate::engine::Op;
+use crate::error::{Error, Result};
 use crate::format::{Csr, Dense};
 use crate::ops::{dispatch, domain, spgemm_blocks};
 use crate::scalar::Scalar;
@@ -54,15 +55,17 @@ pub struct HaloCsr<T> {
 impl<T: Scalar> HaloCsr<T> {
     /// The plan for `a` times operands (x, or dense B) split by `operand`,
     /// which must cover `a`'s columns. Collective.
-    #[track_caller]
     pub fn new(ranks: &Ranks, a: &DistCsr<T>, operand: &RowPartition) -> Result<Self> {
-        assert_eq!(
-            operand.nrows(),
-            a.ncols(),
-            "the operand's partition covers {} rows, but A has {} columns",
-            operand.nrows(),
-            a.ncols()
-        );
+        if operand.nrows() != a.ncols() {
+            return Err(Error::mismatch(
+                "HaloCsr::new",
+                format!(
+                    "the operand's partition covers {} rows, but A has {} columns",
+                    operand.nrows(),
+                    a.ncols()
+                ),
+            ));
+        }
         let halo = Halo::new(ranks, a.local().col_idx(), operand)?;
         let block = halo.renumber_columns(a.local());
         Ok(HaloCsr {
@@ -80,20 +83,28 @@ impl<T: Scalar> HaloCsr<T> {
 
     /// y = A ⊗ x over `S`, x a column split like the plan's operand; y is
     /// split like A. Collective.
-    #[track_caller]
     pub fn spmv<S: Semiring<Value = T>>(
         &self,
         ranks: &Ranks,
         x: &DistDense<T>,
     ) -> Result<DistDense<T>> {
-        assert_eq!(x.local().ncols(), 1, "x must be one column");
-        self.check_operand(x);
+        if x.local().ncols() != 1 {
+            return Err(Error::mismatch(
+                "HaloCsr::spmv",
+                format!("x must be one column, not {}", x.local().ncols()),
+            ));
+        }
+        self.check_operand("HaloCsr::spmv", x)?;
         let first = self.operand.range(ranks.rank()).start;
         let in_domain = self
             .check_block::<S>(ranks)
             .and_then(|()| domain::check_vector::<S>("x", x.local().as_slice(), first));
         let xs = self.halo.dense_rows(ranks, x.local().as_slice(), 1)?;
-        let y = in_domain.and_then(|()| dispatch::spmv::<S>(&self.block, &xs, ranks.inner()));
+        let y = in_domain.and_then(|()| {
+            ranks
+                .inner_for::<S>(Op::Spmv)
+                .and_then(|e| dispatch::spmv::<S>(&self.block, &xs, e))
+        });
         let y = ranks.agree(y)?;
         let y = Dense::try_new(y.len(), 1, y)?;
         Ok(DistDense::from_local(self.rows.clone(), y))
@@ -101,13 +112,12 @@ impl<T: Scalar> HaloCsr<T> {
 
     /// C = A ⊗ B over `S`, B dense and split like the plan's operand; C is
     /// split like A. Collective.
-    #[track_caller]
     pub fn spmm<S: Semiring<Value = T>>(
         &self,
         ranks: &Ranks,
         b: &DistDense<T>,
     ) -> Result<DistDense<T>> {
-        self.check_operand(b);
+        self.check_operand("HaloCsr::spmm", b)?;
         let k = b.local().ncols();
         let first = self.operand.range(ranks.rank()).start;
         let in_domain = self
@@ -115,7 +125,11 @@ impl<T: Scalar> HaloCsr<T> {
             .and_then(|()| domain::check_dense::<S>("B", b.local().as_slice(), k, first));
         let rows = self.halo.dense_rows(ranks, b.local().as_slice(), k)?;
         let bs = Dense::try_new(self.halo.needed().len(), k, rows)?;
-        let c = in_domain.and_then(|()| dispatch::spmm::<S>(&self.block, &bs, ranks.inner()));
+        let c = in_domain.and_then(|()| {
+            ranks
+                .inner_for::<S>(Op::Spmm)
+                .and_then(|e| dispatch::spmm::<S>(&self.block, &bs, e))
+        });
         let c = ranks.agree(c)?;
         Ok(DistDense::from_local(self.rows.clone(), c))
     }
@@ -128,19 +142,21 @@ impl<T: Scalar> HaloCsr<T> {
         domain::check_csr_block::<S>("A", &self.block, first_row, |j| needed[j as usize] as usize)
     }
 
-    #[track_caller]
-    fn check_operand(&self, operand: &DistDense<T>) {
-        assert_eq!(
-            operand.rows(),
-            &self.operand,
-            "the operand is split differently from the plan's"
-        );
+    /// Ok when `operand` is split as the plan's operand is (the same on
+    /// every rank, so every rank returns the same).
+    fn check_operand(&self, op: &'static str, operand: &DistDense<T>) -> Result<()> {
+        if operand.rows() != &self.operand {
+            return Err(Error::mismatch(
+                op,
+                "the operand is split differently from the plan's",
+            ));
+        }
+        Ok(())
     }
 }
 
 /// C = A ⊗ B over `S`, A and B split by rows; C is split like A, each rank
 /// holding the rows of its block of A. Collective.
-#[track_caller]
 pub fn spgemm<S: Semiring>(
     ranks: &Ranks,
     a: &DistCsr<S::Value>,
@@ -150,13 +166,18 @@ pub fn spgemm<S: Semiring>(
 where
     S::Value: Scalar,
 {
-    assert_eq!(
-        a.ncols(),
-        b.nrows(),
-        "cannot multiply: A has {} columns, B has {} rows",
-        a.ncols(),
-        b.nrows()
-    );
+    if a.ncols() != b.nrows() {
+        return Err(Error::mismatch(
+            "mpi::spgemm",
+            format!(
+                "A.ncols() != B.nrows() ({}×{} times {}×{})",
+                a.nrows(),
+                a.ncols(),
+                b.nrows(),
+                b.ncols()
+            ),
+        ));
+    }
     if S::NON_NEGATIVE {
         let first_row = |m: &DistCsr<S::Value>| m.rows().range(ranks.rank()).start;
         let column = |j: u32| j as usize;
@@ -174,30 +195,30 @@ where
         Fetch::Replicate => true,
     };
     let c = if ranks.size() == 1 {
-        block_spgemm::<S>(a.local(), b.local(), ranks.inner())
+        block_spgemm::<S>(a.local(), b.local(), ranks)
     } else if replicate {
         let b = b.all_gather(ranks)?;
-        block_spgemm::<S>(a.local(), &b, ranks.inner())
+        block_spgemm::<S>(a.local(), &b, ranks)
     } else {
         let halo = Halo::new(ranks, a.local().col_idx(), b.rows())?;
         let b_rows = halo.sparse_rows(ranks, b.local())?;
-        block_spgemm::<S>(&halo.renumber_columns(a.local()), &b_rows, ranks.inner())
+        block_spgemm::<S>(&halo.renumber_columns(a.local()), &b_rows, ranks)
     };
     let c = ranks.agree(c)?;
     Ok(DistCsr::from_local(a.rows().clone(), c))
 }
 
-/// A rank's product of blocks on its engine (resolved when the ranks
-/// started), once its C is known to fit the rank's memory.
-#[track_caller]
+/// A rank's product of blocks on its engine ([`Ranks::inner_for`]), once
+/// its C is known to fit the rank's memory.
 fn block_spgemm<S: Semiring>(
     a: &Csr<S::Value>,
     b: &Csr<S::Value>,
-    engine: crate::engine::Engine,
+    ranks: &Ranks,
 ) -> Result<Csr<S::Value>>
 where
     S::Value: Scalar,
 {
+    let engine = ranks.inner_for::<S>(Op::Spgemm)?;
     spgemm_blocks::check_c_fits(a, b)?;
     dispatch::spgemm::<S>(a, b, engine)
 }
