@@ -26,9 +26,10 @@
 use crate::args::KernelArgs;
 #[cfg(target_arch = "nvptx64")]
 use crate::args::{
-    SpgemmGiantArgs, SpgemmNumericArgs, SpgemmReplayArgs, SpgemmStageArgs, SpgemmSymbolicArgs,
-    SpgemmUnstageArgs, SpmmBlockArgs, SpmmCsrThreadArgs, SpmmFixupArgs, SpmvBsrArgs, SpmvCooArgs,
-    SpmvCsrAdaptiveArgs, SpmvCsrArgs, SpmvCsrMergeArgs, SpmvEllArgs, SpmvEllNearArgs, SpmvSellArgs,
+    SpgemmGiantNumericArgs, SpgemmGiantSymbolicArgs, SpgemmNumericArgs, SpgemmReplayArgs,
+    SpgemmStageArgs, SpgemmSymbolicArgs, SpgemmUnstageArgs, SpmmBlockArgs, SpmmCsrThreadArgs,
+    SpmmFixupArgs, SpmvBsrArgs, SpmvCooArgs, SpmvCsrAdaptiveArgs, SpmvCsrArgs, SpmvCsrMergeArgs,
+    SpmvEllArgs, SpmvEllNearArgs, SpmvSellArgs,
 };
 use crate::semiring::Semiring;
 #[cfg(target_arch = "nvptx64")]
@@ -397,8 +398,10 @@ crate::for_each_semiring!(stamp_kernels! {
         spgemm_replay_8_staged(SpgemmReplayArgs),
         spgemm_replay_long_4(SpgemmReplayArgs),
         spgemm_replay_long_8(SpgemmReplayArgs),
-        spgemm_giant_columns(SpgemmGiantArgs),
-        spgemm_giant_rows(SpgemmGiantArgs),
+        spgemm_giant_columns_symbolic(SpgemmGiantSymbolicArgs) = spgemm_giant_columns,
+        spgemm_giant_columns_numeric(SpgemmGiantNumericArgs) = spgemm_giant_columns,
+        spgemm_giant_rows_symbolic(SpgemmGiantSymbolicArgs) = spgemm_giant_rows,
+        spgemm_giant_rows_numeric(SpgemmGiantNumericArgs) = spgemm_giant_rows,
     ]
 });
 

@@ -34,7 +34,8 @@
 //! | [`SpgemmStageArgs`]  | `spgemm_{short,hash,dense}_stage`        | 136   |
 //! | [`SpgemmUnstageArgs`] | `spgemm_unstage`, `spgemm_unstage_dense` | 72   |
 //! | [`SpgemmReplayArgs`] | `spgemm_replay_4`, `_8` (and `_staged`), `spgemm_replay_long_4`, `_8` | 104 |
-//! | [`SpgemmGiantArgs`]  | `spgemm_giant_columns`, `spgemm_giant_rows` | 128 |
+//! | [`SpgemmGiantSymbolicArgs`] | `spgemm_giant_columns_symbolic`, `spgemm_giant_rows_symbolic` | 56 |
+//! | [`SpgemmGiantNumericArgs`] | `spgemm_giant_columns_numeric`, `spgemm_giant_rows_numeric` | 112 |
 //! | [`SpgemmClassifyArgs`] | `spgemm_long_rows`, `spgemm_long_products`, `spgemm_classify`, `spgemm_bin` (utility) | 168 |
 //! | [`SpgemmTransposeArgs`] | `spgemm_transpose_count`, `_scatter`, `_sort` (utility) | 56 |
 //! | [`SpgemmGatherArgs`] | `spgemm_giant_gather` (utility)          | 48    |

@@ -12,7 +12,8 @@ kernel_args! {
     SpgemmStageArgs = 136;
     SpgemmUnstageArgs = 72;
     SpgemmReplayArgs = 104;
-    SpgemmGiantArgs = 128;
+    SpgemmGiantSymbolicArgs = 56;
+    SpgemmGiantNumericArgs = 112;
 }
 
 /// The phases of the row kernels of C = A ⊗ B (classes 0–6), each with
@@ -496,7 +497,7 @@ pub const SPGEMM_LONG_CHUNK: u32 = 2048;
 
 /// The class of giant rows, after the seven of the row kernels: rows of C
 /// computed a batch at a time column by column of Bᵀ (see
-/// [`SpgemmGiantArgs`]).
+/// [`SpgemmGiantNumericArgs`]).
 pub const SPGEMM_CLASS_GIANT: usize = 7;
 /// Rows of C a giant pass takes at once: one a lane.
 pub const SPGEMM_GIANT_BATCH: u32 = 32;
@@ -540,18 +541,39 @@ pub struct SpgemmGatherArgs {
     pub clear: u32,
 }
 
-/// A batch of up to [`SPGEMM_GIANT_BATCH`] giant rows of C, spread by
-/// `spgemm_giant_gather` into `x_mask` / `x_pos`, against Bᵀ (`bt_ptr`,
-/// `bt_keys` from [`SpgemmTransposeArgs`]). `spgemm_giant_columns` folds
-/// each column `j` of Bᵀ in row order — the serial order of column `j` of
-/// every row of the batch — writing `out_mask[j]` (bit `r`: row `r` has
-/// column `j`) and, numeric, `out_values[32·j + r]`. `spgemm_giant_rows`
-/// then counts each row (symbolic: `row_len[row]`) or writes it in column
-/// order (numeric: at `c_row_ptr[row] − c_base` in `c_col_idx` /
-/// `c_values`).
+/// The symbolic phase of a batch of up to [`SPGEMM_GIANT_BATCH`] giant
+/// rows of C, spread by `spgemm_giant_gather` into `x_mask`, against Bᵀ
+/// (`bt_ptr`, `bt_keys` from [`SpgemmTransposeArgs`]):
+/// `spgemm_giant_columns_symbolic` marks each column `j` of Bᵀ met by a
+/// row of the batch (`out_mask[j]`, bit `r`: row `r` has column `j`),
+/// `spgemm_giant_rows_symbolic` counts each row to `row_len[row]`. No
+/// value is read.
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpgemmGiantArgs<T> {
+pub struct SpgemmGiantSymbolicArgs<T> {
+    pub bt_ptr: DevPtr<u64>,
+    pub bt_keys: DevPtr<u64>,
+    pub x_mask: DevPtr<u32>,
+    /// The batch's rows, `n_batch` of them.
+    pub rows: DevPtr<u32>,
+    pub out_mask: DevPtrMut<u32>,
+    pub row_len: DevPtrMut<u32>,
+    /// B's columns.
+    pub n_cols: u32,
+    pub pad: u32,
+    /// The values' type (no value is read).
+    pub values: PhantomData<fn() -> T>,
+}
+
+/// The numeric phase of a batch of giant rows (see
+/// [`SpgemmGiantSymbolicArgs`]): `spgemm_giant_columns_numeric` folds each
+/// column `j` of Bᵀ in row order — the serial order of column `j` of
+/// every row of the batch — writing `out_mask[j]` and `out_values[32·j +
+/// r]`; `spgemm_giant_rows_numeric` writes each row in column order at
+/// `c_row_ptr[row] − c_base` in `c_col_idx` / `c_values`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpgemmGiantNumericArgs<T> {
     pub a_values: DevPtr<T>,
     pub b_values: DevPtr<T>,
     pub bt_ptr: DevPtr<u64>,
@@ -562,16 +584,12 @@ pub struct SpgemmGiantArgs<T> {
     pub rows: DevPtr<u32>,
     pub out_mask: DevPtrMut<u32>,
     pub out_values: DevPtrMut<T>,
-    pub row_len: DevPtrMut<u32>,
     pub c_row_ptr: DevPtr<u64>,
     pub c_col_idx: DevPtrMut<u32>,
     pub c_values: DevPtrMut<T>,
     pub c_base: u64,
     /// B's columns.
     pub n_cols: u32,
-    pub n_batch: u32,
-    /// 0: symbolic phase; 1: numeric.
-    pub numeric: u32,
     pub pad: u32,
 }
 

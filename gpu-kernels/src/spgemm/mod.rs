@@ -72,7 +72,7 @@
 //! | numeric phase, classes 0–6 (the same) | `SpgemmNumericArgs` | `spgemm_copy`; `spgemm_warp_numeric`, `spgemm_short_numeric`; `spgemm_hash_numeric`; `spgemm_block_numeric`; `spgemm_dense_numeric` (stamped) | [`copy`]; [`register`]; [`hash`]; [`block`]; [`dense`] |
 //! | staging, in the symbolic phase: short, hash, dense classes (the same) | `SpgemmStageArgs` | `spgemm_short_stage`, `spgemm_hash_stage`, `spgemm_dense_stage` (stamped) | [`register`]; [`hash`]; [`dense`] |
 //! | unstaging, in the numeric phase (the same) | `SpgemmUnstageArgs` | `spgemm_unstage` (short, hash), `spgemm_unstage_dense` (stamped) | [`stage`] |
-//! | giant rows, batch by batch (`launch_giant`) | `SpgemmGatherArgs`, `SpgemmGiantArgs` | `spgemm_giant_gather`, `spgemm_giant_columns`, `spgemm_giant_rows` (the last two stamped) | [`giant`] |
+//! | giant rows, batch by batch (`launch_giant`) | `SpgemmGatherArgs`, `SpgemmGiantSymbolicArgs` or `SpgemmGiantNumericArgs` | `spgemm_giant_gather`, `spgemm_giant_columns_{symbolic,numeric}`, `spgemm_giant_rows_{symbolic,numeric}` (the last four stamped) | [`giant`] |
 //! | row offsets (`exclusive_scan`) | `ScanArgs` | `scan_tiles`, `scan_tile_sums`, `scan_add` | [`scan`] |
 //! | the plan's numeric phase (`SpgemmPlan::numeric`) | `SpgemmReplayArgs` | `spgemm_replay_4`, `spgemm_replay_8`, their `_staged` (stamped) | [`replay`] |
 //! | the same, long tiles beside (`SpgemmPlan::numeric`) | `SpgemmReplayArgs` | `spgemm_replay_long_4`, `_8` (stamped) | [`replay_long`] |
