@@ -5,7 +5,10 @@
 //! and the host-visible table [`KERNELS`] naming them all.
 //!
 //! A family is a generic function `family::<S: Semiring>(args: Args<S::Value>)`
-//! in a kernel module (its body); the entry point only fixes `S`. The
+//! in a kernel module (its body); the entry point only fixes `S`. A body
+//! may serve several families, one for each argument struct it takes
+//! (`spgemm_hash_symbolic(SpgemmSymbolicArgs) = spgemm_hash`: SpGEMM's row
+//! kernels, a family per phase, each compiled for its phase alone). The
 //! semirings are [`for_each_semiring!`](crate::for_each_semiring)'s; a new
 //! kernel family is a line in `families` below. Entry points exist only in the nvptx64 build; the
 //! table exists everywhere, so the host can look kernels up by family,
@@ -23,7 +26,8 @@
 use crate::args::KernelArgs;
 #[cfg(target_arch = "nvptx64")]
 use crate::args::{
-    SpgemmGiantArgs, SpgemmReplayArgs, SpgemmRowsArgs, SpmmBlockArgs, SpmmCsrThreadArgs,
+    SpgemmGiantNumericArgs, SpgemmGiantSymbolicArgs, SpgemmNumericArgs, SpgemmReplayArgs,
+    SpgemmStageArgs, SpgemmSymbolicArgs, SpgemmUnstageArgs, SpmmBlockArgs, SpmmCsrThreadArgs,
     SpmmFixupArgs, SpmvBsrArgs, SpmvCooArgs, SpmvCsrAdaptiveArgs, SpmvCsrArgs, SpmvCsrMergeArgs,
     SpmvEllArgs, SpmvEllNearArgs, SpmvSellArgs,
 };
@@ -32,7 +36,8 @@ use crate::semiring::Semiring;
 use crate::spgemm::{
     spgemm_block, spgemm_copy, spgemm_dense, spgemm_giant_columns, spgemm_giant_rows, spgemm_hash,
     spgemm_replay_4, spgemm_replay_4_staged, spgemm_replay_8, spgemm_replay_8_staged,
-    spgemm_replay_long_4, spgemm_replay_long_8, spgemm_short, spgemm_warp,
+    spgemm_replay_long_4, spgemm_replay_long_8, spgemm_short, spgemm_unstage, spgemm_unstage_dense,
+    spgemm_warp,
 };
 #[cfg(target_arch = "nvptx64")]
 use crate::spmm::{
@@ -65,7 +70,10 @@ pub struct Kernel {
 /// loaded), where ptxas takes more than the kernel needs and the extra
 /// registers cost warps an SM holds, in blocks of 128: `spgemm_replay_4`
 /// fits 40 (48 warps, where ptxas's own 43–48 leave 40), spilling nothing,
-/// except max-min and min-max in f64 (8 bytes).
+/// except max-min and min-max in f64 (8 bytes); `spgemm_hash_numeric` and
+/// `_stage` in f32 fit the 40 of the kernel that served every phase
+/// (6 blocks of 8 warps an SM, where ptxas's own 44–46 leave 5), spilling
+/// nothing (max-times took 46 there, and keeps its own).
 pub const REGISTER_CAPS: &[(&str, Option<&[&str]>, &str, u32)] = &[
     ("spgemm_replay_4", None, "f32", 40),
     ("spgemm_replay_4_staged", None, "f32", 40),
@@ -76,7 +84,13 @@ pub const REGISTER_CAPS: &[(&str, Option<&[&str]>, &str, u32)] = &[
         40,
     ),
     ("spgemm_replay_4_staged", Some(&["plus-times"]), "f64", 40),
+    ("spgemm_hash_numeric", Some(HASH_CAPPED), "f32", 40),
+    ("spgemm_hash_stage", Some(HASH_CAPPED), "f32", 40),
 ];
+
+/// The semirings whose `spgemm_hash_numeric` and `_stage` in f32 are
+/// capped in [`REGISTER_CAPS`].
+const HASH_CAPPED: &[&str] = &["plus-times", "min-plus", "max-plus", "min-max", "max-min"];
 
 /// A typed handle of kernel family `family` for semiring `S`, whose
 /// argument struct is `A` (`S::Value`'s instance of the family's struct):
@@ -262,21 +276,26 @@ fn value_name<T: 'static>() -> Option<&'static str> {
 }
 
 /// Stamps entry points and the [`KERNELS`] table for the cross product of
-/// `families` (name and argument struct) and the semirings of
+/// `families` (name, argument struct, and the body when it is not the
+/// function of the family's name) and the semirings of
 /// [`for_each_semiring!`](crate::for_each_semiring) (each value type's
 /// instance).
 macro_rules! stamp_kernels {
     (
-        families: [$($family:ident($args:ident)),* $(,)?]
+        families: [$($family:ident($args:ident) $(= $body:ident)?),* $(,)?]
         $($name:ident $sr:ident $atomic:ident [$($t:ident => $S:ty as $test:ident),+];)*
     ) => {
-        stamp_kernels!(families: [$($family($args)),*], semirings: [$($($sr $t => $S),+),*]);
+        stamp_kernels!(
+            families: [$($family($args) $(= $body)?),*],
+            semirings: [$($($sr $t => $S),+),*]
+        );
     };
     (
-        families: [$($family:ident($args:ident)),* $(,)?],
+        families: [$($family:ident($args:ident) $(= $body:ident)?),* $(,)?],
         semirings: $semirings:tt $(,)?
     ) => {
-        $( stamp_kernels!(@entries $family $args $semirings); )*
+        // The body is the first of `$body` (when given) and `$family`.
+        $( stamp_kernels!(@entries $family $args [$($body)? $family] $semirings); )*
 
         /// Typed handles of the kernel families, one function a family.
         pub mod family {
@@ -299,21 +318,25 @@ macro_rules! stamp_kernels {
         pub const FAMILIES: &[&str] = &[$(stringify!($family)),*];
     };
 
-    (@entries $family:ident $args:ident [$($sr:ident $t:ident => $S:ty),* $(,)?]) => {$(
+    (
+        @entries $family:ident $args:ident [$body:ident $($_name:ident)?]
+        [$($sr:ident $t:ident => $S:ty),* $(,)?]
+    ) => {$(
         // The entry's symbol is `{family}_{semiring}_{value}` by `export_name`
         // (macro_rules cannot build the identifier on stable Rust); each
         // `fn entry` sits in an unnamed const of its own, so the Rust names
         // never clash. Exported symbols are kept whatever their visibility.
         #[cfg(target_arch = "nvptx64")]
         const _: () = {
-            #[doc = concat!("[`", stringify!($family), "`] over `", stringify!($S), "`.")]
+            #[doc = concat!("[`", stringify!($body), "`] over `", stringify!($S), "` (",
+                stringify!($family), ").")]
             ///
             /// # Safety
             /// Launched by the host under the family's launch contract.
             #[unsafe(export_name = concat!(stringify!($family), "_", stringify!($sr), "_", stringify!($t)))]
             pub unsafe extern "ptx-kernel" fn entry(args: $args<$t>) {
                 // SAFETY: the launch contract of the family, upheld by the host.
-                unsafe { $family::<$S>(args) }
+                unsafe { $body::<$S>(args) }
             }
         };
         // The value type in the name is the semiring's: checked on every target.
@@ -353,20 +376,32 @@ crate::for_each_semiring!(stamp_kernels! {
         spmm_csr_block_vec_fused(SpmmBlockArgs),
         spmm_csr_fixup(SpmmFixupArgs),
         spmm_csr_thread(SpmmCsrThreadArgs),
-        spgemm_copy(SpgemmRowsArgs),
-        spgemm_warp(SpgemmRowsArgs),
-        spgemm_short(SpgemmRowsArgs),
-        spgemm_hash(SpgemmRowsArgs),
-        spgemm_block(SpgemmRowsArgs),
-        spgemm_dense(SpgemmRowsArgs),
+        spgemm_copy(SpgemmNumericArgs),
+        spgemm_warp_symbolic(SpgemmSymbolicArgs) = spgemm_warp,
+        spgemm_warp_numeric(SpgemmNumericArgs) = spgemm_warp,
+        spgemm_short_symbolic(SpgemmSymbolicArgs) = spgemm_short,
+        spgemm_short_numeric(SpgemmNumericArgs) = spgemm_short,
+        spgemm_short_stage(SpgemmStageArgs) = spgemm_short,
+        spgemm_hash_symbolic(SpgemmSymbolicArgs) = spgemm_hash,
+        spgemm_hash_numeric(SpgemmNumericArgs) = spgemm_hash,
+        spgemm_hash_stage(SpgemmStageArgs) = spgemm_hash,
+        spgemm_block_symbolic(SpgemmSymbolicArgs) = spgemm_block,
+        spgemm_block_numeric(SpgemmNumericArgs) = spgemm_block,
+        spgemm_dense_symbolic(SpgemmSymbolicArgs) = spgemm_dense,
+        spgemm_dense_numeric(SpgemmNumericArgs) = spgemm_dense,
+        spgemm_dense_stage(SpgemmStageArgs) = spgemm_dense,
+        spgemm_unstage(SpgemmUnstageArgs),
+        spgemm_unstage_dense(SpgemmUnstageArgs),
         spgemm_replay_4(SpgemmReplayArgs),
         spgemm_replay_8(SpgemmReplayArgs),
         spgemm_replay_4_staged(SpgemmReplayArgs),
         spgemm_replay_8_staged(SpgemmReplayArgs),
         spgemm_replay_long_4(SpgemmReplayArgs),
         spgemm_replay_long_8(SpgemmReplayArgs),
-        spgemm_giant_columns(SpgemmGiantArgs),
-        spgemm_giant_rows(SpgemmGiantArgs),
+        spgemm_giant_columns_symbolic(SpgemmGiantSymbolicArgs) = spgemm_giant_columns,
+        spgemm_giant_columns_numeric(SpgemmGiantNumericArgs) = spgemm_giant_columns,
+        spgemm_giant_rows_symbolic(SpgemmGiantSymbolicArgs) = spgemm_giant_rows,
+        spgemm_giant_rows_numeric(SpgemmGiantNumericArgs) = spgemm_giant_rows,
     ]
 });
 

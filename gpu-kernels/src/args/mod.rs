@@ -29,9 +29,13 @@
 //! | [`SpmmFixupArgs`]    | `spmm_csr_fixup`                         | 40    |
 //! | [`SpmmCsrThreadArgs`] | `spmm_csr_thread`                       | 64    |
 //! | [`SpmmBlockArgs`]    | `spmm_csr_block`, `spmm_csr_block_vec` (and `_fused`) | 88 |
-//! | [`SpgemmRowsArgs`]   | `spgemm_copy`, `spgemm_warp`, `spgemm_short`, `spgemm_hash`, `spgemm_block`, `spgemm_dense` | 160 |
+//! | [`SpgemmSymbolicArgs`] | `spgemm_{warp,short,hash,block,dense}_symbolic` | 72 |
+//! | [`SpgemmNumericArgs`] | `spgemm_copy`, `spgemm_{warp,short,hash,block,dense}_numeric` | 128 |
+//! | [`SpgemmStageArgs`]  | `spgemm_{short,hash,dense}_stage`        | 136   |
+//! | [`SpgemmUnstageArgs`] | `spgemm_unstage`, `spgemm_unstage_dense` | 72   |
 //! | [`SpgemmReplayArgs`] | `spgemm_replay_4`, `_8` (and `_staged`), `spgemm_replay_long_4`, `_8` | 104 |
-//! | [`SpgemmGiantArgs`]  | `spgemm_giant_columns`, `spgemm_giant_rows` | 128 |
+//! | [`SpgemmGiantSymbolicArgs`] | `spgemm_giant_columns_symbolic`, `spgemm_giant_rows_symbolic` | 56 |
+//! | [`SpgemmGiantNumericArgs`] | `spgemm_giant_columns_numeric`, `spgemm_giant_rows_numeric` | 112 |
 //! | [`SpgemmClassifyArgs`] | `spgemm_long_rows`, `spgemm_long_products`, `spgemm_classify`, `spgemm_bin` (utility) | 168 |
 //! | [`SpgemmTransposeArgs`] | `spgemm_transpose_count`, `_scatter`, `_sort` (utility) | 56 |
 //! | [`SpgemmGatherArgs`] | `spgemm_giant_gather` (utility)          | 48    |
@@ -40,7 +44,7 @@
 //! | [`ScanArgs`]         | `scan_tiles`, `scan_tile_sums`, `scan_add` (utility) | 32 |
 //!
 //! The structs live by operation, as the kernels do: [`spmv`], [`spmm`],
-//! [`spgemm`] (its row classes, replay, long and giant rows, scan), and
+//! [`spgemm`] (its row classes, a struct per phase ([`SpgemmPhase`]), replay, long and giant rows, scan), and
 //! [`util`] (the utility kernels': spin, narrowing, comparison, transposes,
 //! CSR to ELL). Each is re-exported here, so `crate::args::Name` names
 //! every one.
@@ -155,8 +159,9 @@ macro_rules! kernel_args {
             }
         }
         impl<T> Copy for $name<T> {}
-        // SAFETY: repr(C) of 8-byte device addresses followed by u32s, whose
-        // sizes add up to the size asserted below: no padding.
+        // SAFETY: repr(C) of 8-byte device addresses and u64s (or a struct
+        // of them made here) followed by u32s (and a zero-sized marker),
+        // whose sizes add up to the size asserted below: no padding.
         unsafe impl<T: 'static> $crate::args::KernelArgs for $name<T> {}
         const _: () = assert!(core::mem::size_of::<$name<f32>>() == $bytes);
         const _: () = assert!(core::mem::size_of::<$name<f64>>() == $bytes);

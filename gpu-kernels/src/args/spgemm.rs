@@ -2,25 +2,99 @@
 //! and phase, the replay of a plan's product lists, the classification
 //! and binning, the long and giant rows (Bᵀ, gather) and the prefix sum.
 
+use core::marker::PhantomData;
+
 use super::{DevPtr, DevPtrMut, KernelArgs, SHARED_DEFAULT_MAX};
 
 kernel_args! {
-    SpgemmRowsArgs = 160;
+    SpgemmSymbolicArgs = 72;
+    SpgemmNumericArgs = 128;
+    SpgemmStageArgs = 136;
+    SpgemmUnstageArgs = 72;
     SpgemmReplayArgs = 104;
-    SpgemmGiantArgs = 128;
+    SpgemmGiantSymbolicArgs = 56;
+    SpgemmGiantNumericArgs = 112;
 }
 
-/// One class of rows of C = A ⊗ B, symbolic or numeric phase. The kernels
-/// of one class take the rows listed in `rows` (the host's binning) and,
-/// in the symbolic phase (`numeric == 0`), write each row's exact length
-/// to `row_len[row]`; in the numeric phase they write the row's entries,
-/// sorted by column and without duplicates, at `c_row_ptr[row] − c_base`
-/// in `c_col_idx` / `c_values` (so that a block of rows of C can live in a
-/// buffer of its own). A, B and C's offsets are `u32` for A and B (at most
-/// 2³² − 64 entries each), `u64` for C.
+/// The phases of the row kernels of C = A ⊗ B (classes 0–6), each with
+/// entry points and an argument struct of its own, so that a kernel
+/// compiled for one phase carries no other phase's code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpgemmPhase {
+    /// Each row's exact length to `row_len` ([`SpgemmSymbolicArgs`]).
+    Symbolic,
+    /// Each row's entries to C, sorted by column and without duplicates
+    /// ([`SpgemmNumericArgs`]).
+    Numeric,
+    /// `spgemm_short`, `spgemm_hash` and `spgemm_dense` only: both phases
+    /// at once, each row's entries to a staging area whose offsets are
+    /// bounds (`SpgemmClassifyArgs::stage_len`), and its length to
+    /// `row_len` ([`SpgemmStageArgs`]). A row costs one walk of its
+    /// products instead of two (two instead of three for a dense row
+    /// summed by rank).
+    Stage,
+    /// The staged rows copied to their places in C
+    /// ([`SpgemmUnstageArgs`]: `spgemm_unstage`, `spgemm_unstage_dense`).
+    Unstage,
+}
+
+impl SpgemmPhase {
+    /// Whether the phase writes rows' entries (numeric, staging).
+    pub const fn entries(self) -> bool {
+        matches!(self, Self::Numeric | Self::Stage)
+    }
+
+    /// Whether the phase writes rows' lengths (symbolic, staging).
+    pub const fn lengths(self) -> bool {
+        matches!(self, Self::Symbolic | Self::Stage)
+    }
+}
+
+/// The symbolic phase of one class of rows of C = A ⊗ B
+/// (`spgemm_{warp,short,hash,block,dense}_symbolic`): the rows listed in
+/// `rows` (the host's binning), each one's exact length to
+/// `row_len[row]`. Only A's and B's patterns are read. A's and B's offsets
+/// are `u32` (at most 2³² − 64 entries each).
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpgemmRowsArgs<T> {
+pub struct SpgemmSymbolicArgs<T> {
+    pub a_row_ptr: DevPtr<u32>,
+    pub a_col_idx: DevPtr<u32>,
+    pub b_row_ptr: DevPtr<u32>,
+    pub b_col_idx: DevPtr<u32>,
+    /// The rows of this class, `n_rows` values.
+    pub rows: DevPtr<u32>,
+    /// The length of each row of C (indexed by row).
+    pub row_len: DevPtrMut<u32>,
+    /// `spgemm_dense_symbolic`: a slot of `slot_words` presence words for
+    /// each block of the grid, zero (and left so), for spans wider than
+    /// its shared memory; none when every span fits.
+    pub scratch_flags: DevPtrMut<u32>,
+    pub n_rows: u32,
+    /// `spgemm_dense_symbolic`: words of each slot.
+    pub slot_words: u32,
+    /// `spgemm_hash_symbolic`: slots of each warp's table (a power of
+    /// two). (At an offset of a multiple of 8, as in every phase: as the
+    /// upper half of an 8-byte word, its load cost the kernel 6
+    /// registers.)
+    pub table_slots: u32,
+    /// `spgemm_dense_symbolic`: words of the bitmap in shared memory (a
+    /// row whose column span fits uses it instead of its slot).
+    pub shared_words: u32,
+    /// The values' type, whose size lays out the hash kernel's table;
+    /// no value is read.
+    pub values: PhantomData<fn() -> T>,
+}
+
+/// The numeric phase of one class of rows of C = A ⊗ B (`spgemm_copy`,
+/// `spgemm_{warp,short,hash,block,dense}_numeric`): the rows listed in
+/// `rows`, each one's entries, sorted by column and without duplicates,
+/// at `c_row_ptr[row] − c_base` in `c_col_idx` / `c_values` (so that a
+/// block of rows of C can live in a buffer of its own). A's and B's
+/// offsets are `u32`, C's `u64`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpgemmNumericArgs<T> {
     pub a_row_ptr: DevPtr<u32>,
     pub a_col_idx: DevPtr<u32>,
     pub a_values: DevPtr<T>,
@@ -29,58 +103,72 @@ pub struct SpgemmRowsArgs<T> {
     pub b_values: DevPtr<T>,
     /// The rows of this class, `n_rows` values.
     pub rows: DevPtr<u32>,
-    /// Symbolic: the length of each row of C (indexed by row).
-    pub row_len: DevPtrMut<u32>,
-    /// Numeric: C's `n + 1` offsets.
+    /// C's `n + 1` offsets.
     pub c_row_ptr: DevPtr<u64>,
     pub c_col_idx: DevPtrMut<u32>,
     pub c_values: DevPtrMut<T>,
-    /// `spgemm_dense`: a slot of `slot_words` presence words, zero between
-    /// rows (and `32 · slot_words` values), for each block of the grid,
-    /// for spans wider than its shared memory; none when every span fits.
+    /// `spgemm_dense_numeric`: a slot of `slot_words` presence words, zero
+    /// between rows (and `32 · slot_words` values), for each block of the
+    /// grid, for spans wider than its shared memory; none when every span
+    /// fits.
     pub scratch_flags: DevPtrMut<u32>,
     pub scratch_values: DevPtrMut<T>,
-    /// `spgemm_short`, `spgemm_hash` and `spgemm_dense`, phase
-    /// [`SPGEMM_UNSTAGE`]: where the staged rows lie (`stage_ptr[row]`
-    /// into `stage_col_idx` / `stage_values`).
-    pub stage_ptr: DevPtr<u64>,
-    pub stage_col_idx: DevPtr<u32>,
-    pub stage_values: DevPtr<T>,
     /// The offset in C of `c_col_idx[0]`.
     pub c_base: u64,
     pub n_rows: u32,
-    /// [`SPGEMM_SYMBOLIC`] or [`SPGEMM_NUMERIC`]; `spgemm_short`,
-    /// `spgemm_hash` and `spgemm_dense` also [`SPGEMM_STAGE`] and
-    /// [`SPGEMM_UNSTAGE`].
-    pub numeric: u32,
+    /// `spgemm_dense_numeric`: words of each slot.
     pub slot_words: u32,
-    /// `spgemm_dense`: words of each of the phase's arrays in shared
-    /// memory (a row whose column span fits uses them instead of its
-    /// slot).
-    pub shared_words: u32,
-    /// `spgemm_hash`: slots of each warp's table (a power of two); a
-    /// hashed row takes the least power of two of them that holds twice
-    /// its products. (At an offset of a multiple of 8: as the upper half
-    /// of an 8-byte word, its load cost the kernel 6 registers.)
+    /// `spgemm_hash_numeric`: slots of each warp's table (a power of two);
+    /// a hashed row takes the least power of two of them that holds twice
+    /// its entries.
     pub table_slots: u32,
-    /// `spgemm_dense`: values in shared memory after the arrays (see the
-    /// kernel).
+    /// `spgemm_dense_numeric`: words of each of the phase's arrays in
+    /// shared memory (a row whose column span fits uses them instead of
+    /// its slot).
+    pub shared_words: u32,
+    /// `spgemm_dense_numeric`: values in shared memory after the arrays
+    /// (see the kernel).
     pub shared_values: u32,
+    pub pad: u32,
 }
 
-/// [`SpgemmRowsArgs::numeric`]: each row's length to `row_len`.
-pub const SPGEMM_SYMBOLIC: u32 = 0;
-/// [`SpgemmRowsArgs::numeric`]: each row's entries to C.
-pub const SPGEMM_NUMERIC: u32 = 1;
-/// [`SpgemmRowsArgs::numeric`], `spgemm_short`, `spgemm_hash` and
-/// `spgemm_dense` only: both phases at once, each row's entries to
-/// `c_row_ptr[row]` of a staging area whose offsets are bounds
-/// (`SpgemmClassifyArgs::stage_len`), and its length to `row_len`. A row costs one walk of its products
-/// instead of two (two instead of three for a long row summed by rank).
-pub const SPGEMM_STAGE: u32 = 2;
-/// [`SpgemmRowsArgs::numeric`], `spgemm_short`, `spgemm_hash` and
-/// `spgemm_dense` only: the staged rows copied to their places in C.
-pub const SPGEMM_UNSTAGE: u32 = 3;
+/// The staging phase of the short, hash or dense class
+/// (`spgemm_{short,hash,dense}_stage`, [`SpgemmPhase::Stage`]): the
+/// numeric phase into the staging area, and each row's length.
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpgemmStageArgs<T> {
+    /// The numeric phase's arguments, C's being the staging area's: its
+    /// offsets (bounds on the rows' lengths) in `c_row_ptr`, its entries
+    /// in `c_col_idx` / `c_values`, `c_base` 0.
+    pub entries: SpgemmNumericArgs<T>,
+    /// The length of each row of C (indexed by row).
+    pub row_len: DevPtrMut<u32>,
+}
+
+/// The staged rows of one class copied to C ([`SpgemmPhase::Unstage`]):
+/// `spgemm_unstage` (a warp 32 rows: the short and hash classes) and
+/// `spgemm_unstage_dense` (a block a row). Row `row` lies at
+/// `stage_ptr[row]` in `stage_col_idx` / `stage_values`, and goes to
+/// `c_row_ptr[row] − c_base` in `c_col_idx` / `c_values`, its length
+/// C's.
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpgemmUnstageArgs<T> {
+    /// The rows of this class, `n_rows` values.
+    pub rows: DevPtr<u32>,
+    pub stage_ptr: DevPtr<u64>,
+    pub stage_col_idx: DevPtr<u32>,
+    pub stage_values: DevPtr<T>,
+    /// C's `n + 1` offsets.
+    pub c_row_ptr: DevPtr<u64>,
+    pub c_col_idx: DevPtrMut<u32>,
+    pub c_values: DevPtrMut<T>,
+    /// The offset in C of `c_col_idx[0]`.
+    pub c_base: u64,
+    pub n_rows: u32,
+    pub pad: u32,
+}
 
 /// The numeric phase of a planned product C = A ⊗ B (`spgemm_replay_4`,
 /// `spgemm_replay_8`), whose products the plan has listed per entry of C,
@@ -409,7 +497,7 @@ pub const SPGEMM_LONG_CHUNK: u32 = 2048;
 
 /// The class of giant rows, after the seven of the row kernels: rows of C
 /// computed a batch at a time column by column of Bᵀ (see
-/// [`SpgemmGiantArgs`]).
+/// [`SpgemmGiantNumericArgs`]).
 pub const SPGEMM_CLASS_GIANT: usize = 7;
 /// Rows of C a giant pass takes at once: one a lane.
 pub const SPGEMM_GIANT_BATCH: u32 = 32;
@@ -453,18 +541,39 @@ pub struct SpgemmGatherArgs {
     pub clear: u32,
 }
 
-/// A batch of up to [`SPGEMM_GIANT_BATCH`] giant rows of C, spread by
-/// `spgemm_giant_gather` into `x_mask` / `x_pos`, against Bᵀ (`bt_ptr`,
-/// `bt_keys` from [`SpgemmTransposeArgs`]). `spgemm_giant_columns` folds
-/// each column `j` of Bᵀ in row order — the serial order of column `j` of
-/// every row of the batch — writing `out_mask[j]` (bit `r`: row `r` has
-/// column `j`) and, numeric, `out_values[32·j + r]`. `spgemm_giant_rows`
-/// then counts each row (symbolic: `row_len[row]`) or writes it in column
-/// order (numeric: at `c_row_ptr[row] − c_base` in `c_col_idx` /
-/// `c_values`).
+/// The symbolic phase of a batch of up to [`SPGEMM_GIANT_BATCH`] giant
+/// rows of C, spread by `spgemm_giant_gather` into `x_mask`, against Bᵀ
+/// (`bt_ptr`, `bt_keys` from [`SpgemmTransposeArgs`]):
+/// `spgemm_giant_columns_symbolic` marks each column `j` of Bᵀ met by a
+/// row of the batch (`out_mask[j]`, bit `r`: row `r` has column `j`),
+/// `spgemm_giant_rows_symbolic` counts each row to `row_len[row]`. No
+/// value is read.
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpgemmGiantArgs<T> {
+pub struct SpgemmGiantSymbolicArgs<T> {
+    pub bt_ptr: DevPtr<u64>,
+    pub bt_keys: DevPtr<u64>,
+    pub x_mask: DevPtr<u32>,
+    /// The batch's rows, `n_batch` of them.
+    pub rows: DevPtr<u32>,
+    pub out_mask: DevPtrMut<u32>,
+    pub row_len: DevPtrMut<u32>,
+    /// B's columns.
+    pub n_cols: u32,
+    pub pad: u32,
+    /// The values' type (no value is read).
+    pub values: PhantomData<fn() -> T>,
+}
+
+/// The numeric phase of a batch of giant rows (see
+/// [`SpgemmGiantSymbolicArgs`]): `spgemm_giant_columns_numeric` folds each
+/// column `j` of Bᵀ in row order — the serial order of column `j` of
+/// every row of the batch — writing `out_mask[j]` and `out_values[32·j +
+/// r]`; `spgemm_giant_rows_numeric` writes each row in column order at
+/// `c_row_ptr[row] − c_base` in `c_col_idx` / `c_values`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpgemmGiantNumericArgs<T> {
     pub a_values: DevPtr<T>,
     pub b_values: DevPtr<T>,
     pub bt_ptr: DevPtr<u64>,
@@ -475,16 +584,12 @@ pub struct SpgemmGiantArgs<T> {
     pub rows: DevPtr<u32>,
     pub out_mask: DevPtrMut<u32>,
     pub out_values: DevPtrMut<T>,
-    pub row_len: DevPtrMut<u32>,
     pub c_row_ptr: DevPtr<u64>,
     pub c_col_idx: DevPtrMut<u32>,
     pub c_values: DevPtrMut<T>,
     pub c_base: u64,
     /// B's columns.
     pub n_cols: u32,
-    pub n_batch: u32,
-    /// 0: symbolic phase; 1: numeric.
-    pub numeric: u32,
     pub pad: u32,
 }
 

@@ -2,7 +2,7 @@
 //! a row, sorted in the block's shared memory (see the sorting in
 //! [`super`]).
 
-use crate::args::{SPGEMM_BLOCK_MAX, SpgemmRowsArgs};
+use crate::args::SPGEMM_BLOCK_MAX;
 use crate::device::shared;
 use crate::device::thread::{
     WARP_SIZE, block_dim_x, block_idx_x, grid_dim_x, lane_id, require, sync_threads, thread_idx_x,
@@ -10,7 +10,7 @@ use crate::device::thread::{
 use crate::device::warp::{self, lane_mask_lt};
 use crate::semiring::Semiring;
 
-use super::row::{a_row, c_start, key, key_col};
+use super::row::{Rows, RowsArgs, a_row, c_start, key, key_col};
 use super::scan::warp_inclusive_scan;
 
 /// A block's shared memory for sorting up to `capacity` products: see
@@ -55,14 +55,14 @@ impl<T> SortSpace<T> {
 /// block's own.
 #[inline(always)]
 unsafe fn sort_row<S: Semiring>(
-    a: &SpgemmRowsArgs<S::Value>,
+    a: &Rows<S::Value>,
     row: u32,
     space: &SortSpace<S::Value>,
     capacity: u32,
 ) {
     let (rank, size) = (thread_idx_x(), block_dim_x());
     let lane = lane_id();
-    let numeric = a.numeric != 0;
+    let numeric = a.phase.entries();
     // SAFETY: indices within A, B, C and `space` by the contract; barriers
     // reached by the whole block (every branch below is block-uniform, or
     // taken by the block's first warp as a whole).
@@ -165,7 +165,7 @@ unsafe fn sort_row<S: Semiring>(
                 written += heads.count_ones();
                 q0 += WARP_SIZE;
             }
-            if !numeric && lane == 0 {
+            if a.phase.lengths() && lane == 0 {
                 *a.row_len.as_mut_ptr().add(row as usize) = written;
             }
         }
@@ -208,7 +208,7 @@ unsafe fn sort_keys(keys: *mut u64, m: u32) {
 }
 
 /// Rows of up to [`SPGEMM_BLOCK_MAX`] products, a block each, sorted in
-/// the block's shared memory (symbolic or numeric, [`SpgemmRowsArgs`]).
+/// the block's shared memory (`spgemm_block_symbolic`, `_numeric`).
 /// Tried a bitonic sort with the keys in registers: less L1, yet slower,
 /// as 40 registers against 29 hold 6 blocks an SM instead of 8, and the
 /// kernel waits on barriers and latency.
@@ -219,8 +219,9 @@ unsafe fn sort_keys(keys: *mut u64, m: u32) {
 /// # Safety
 /// As [`spgemm_warp`](super::spgemm_warp), with at most [`SPGEMM_BLOCK_MAX`] products.
 #[inline(always)]
-pub unsafe fn spgemm_block<S: Semiring>(a: SpgemmRowsArgs<S::Value>) {
+pub unsafe fn spgemm_block<S: Semiring>(args: impl RowsArgs<S::Value>) {
     require(block_dim_x().is_multiple_of(WARP_SIZE));
+    let a = args.rows();
     let space = SortSpace::at(shared::dynamic::<u8>(), SPGEMM_BLOCK_MAX);
     let mut b = block_idx_x();
     while b < a.n_rows {

@@ -1,11 +1,11 @@
 //! The copy class: rows with at most one entry of A (or no products),
 //! whose row of C is B's row scaled.
 
-use crate::args::SpgemmRowsArgs;
+use crate::args::SpgemmNumericArgs;
 use crate::device::thread::{WARP_SIZE, global_warp_id, grid_warps, lane_id};
 use crate::semiring::Semiring;
 
-use super::row::{a_row, c_start};
+use super::row::{RowsArgs, a_row, c_start};
 
 /// Rows with at most one entry of A (or no products): C's row is B's row
 /// scaled, in B's order. Numeric phase only (classify wrote the lengths).
@@ -13,9 +13,10 @@ use super::row::{a_row, c_start};
 /// Launch: 1D, block size a multiple of 32, any grid; no shared memory.
 ///
 /// # Safety
-/// [`SpgemmRowsArgs`] valid for the numeric phase.
+/// [`SpgemmNumericArgs`] valid.
 #[inline(always)]
-pub unsafe fn spgemm_copy<S: Semiring>(a: SpgemmRowsArgs<S::Value>) {
+pub unsafe fn spgemm_copy<S: Semiring>(args: SpgemmNumericArgs<S::Value>) {
+    let a = args.rows();
     let lane = lane_id();
     let mut w = global_warp_id();
     while w < a.n_rows {

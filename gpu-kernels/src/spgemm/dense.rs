@@ -18,9 +18,7 @@
 //! so B's whole width fits shared memory up to hundreds of thousands of
 //! columns.
 
-use crate::args::{
-    SPGEMM_DENSE_SHARED, SPGEMM_NUMERIC, SPGEMM_UNSTAGE, SpgemmRowsArgs, spgemm_dense_arrays,
-};
+use crate::args::{SPGEMM_DENSE_SHARED, spgemm_dense_arrays};
 use crate::device::atomic::{atomic_max_u32, atomic_min_u32, atomic_or_u32};
 use crate::device::shared;
 use crate::device::thread::{
@@ -29,9 +27,8 @@ use crate::device::thread::{
 use crate::device::warp::Shuffle;
 use crate::semiring::Semiring;
 
-use super::row::{EMPTY, a_row, accumulate, c_start, walk_products};
+use super::row::{EMPTY, Rows, RowsArgs, a_row, accumulate, c_start, walk_products};
 use super::scan::block_exclusive_scan;
-use super::stage::unstage_rows;
 
 /// Steps of a walk by entry whose loads `spgemm_dense` issues together: a
 /// dense row's warp walks thousands of steps, each waiting on its loads of
@@ -42,43 +39,40 @@ use super::stage::unstage_rows;
 const DENSE_WALK_IN_FLIGHT: usize = 4;
 
 /// Rows of any length, a block each, through a presence bitmap of the
-/// row's span (symbolic or numeric, [`SpgemmRowsArgs`]): see the module
+/// row's span (`spgemm_dense_symbolic`, `_numeric`, `_stage`): see the module
 /// documentation. When the span fits `shared_words` words, the bitmap
 /// (and in the numeric phase a second bitmap of the entries begun and the
 /// words' running counts) is in shared memory, and the values sum there
 /// by column when the span fits `shared_values`, else by rank (in shared
 /// memory when the row's length fits, else in place in C). A span beyond
 /// `shared_words` takes block `b`'s slot of the scratch (`slot_words` words, whose bits
-/// must start zeroed and are left so, and a value per column). Phase
-/// [`SPGEMM_STAGE`](crate::args::SPGEMM_STAGE) is the numeric one into the staging area, writing the
-/// rows' lengths too; [`SPGEMM_UNSTAGE`] copies the rows to C, a block a
-/// row. Tried summing dense rows by columns of C through Bᵀ: 0.27–0.51×,
-/// as a thread walking down a column waits on each load.
+/// must start zeroed and are left so, and a value per column). Staging
+/// ([`SpgemmPhase::Stage`](crate::args::SpgemmPhase::Stage)) is the
+/// numeric phase into the staging area, writing the rows' lengths too;
+/// `spgemm_unstage_dense` copies the rows to C, a block a row. Tried
+/// summing dense rows by columns of C through Bᵀ: 0.27–0.51×, as a thread
+/// walking down a column waits on each load.
 ///
 /// Launch: 1D, block size a multiple of 32 (at most 1024), a grid of at
 /// most as many blocks as scratch slots (any grid when every span fits
 /// shared memory), [`crate::args::spgemm_dense_shared_bytes`] of dynamic
 /// shared memory for the phase's `shared_words` and `shared_values` (the
-/// numeric layout for [`SPGEMM_STAGE`](crate::args::SPGEMM_STAGE); none for [`SPGEMM_UNSTAGE`]).
+/// numeric layout for staging).
 ///
 /// # Safety
-/// [`SpgemmRowsArgs`] valid for the phase; listed rows have ≥ 1 product;
+/// The phase's struct valid; listed rows have ≥ 1 product;
 /// `slot_words ≥ ⌈B's columns / 32⌉ + 1`, the slots' words zero.
 #[inline(always)]
-pub unsafe fn spgemm_dense<S: Semiring>(a: SpgemmRowsArgs<S::Value>)
+pub unsafe fn spgemm_dense<S: Semiring>(args: impl RowsArgs<S::Value>)
 where
     S::Value: Shuffle,
 {
     require(block_dim_x().is_multiple_of(WARP_SIZE));
+    let a = args.rows();
     let (tid, wid) = (thread_idx_x(), warp_id());
     let warps = block_dim_x() / WARP_SIZE;
     let threads = block_dim_x();
-    if a.numeric == SPGEMM_UNSTAGE {
-        // SAFETY: the contract of the phase.
-        unsafe { unstage_rows(&a) };
-        return;
-    }
-    let numeric = a.numeric != 0;
+    let numeric = a.phase.entries();
     let arrays = spgemm_dense_arrays(numeric) as usize;
     let (words, shared_words) = (a.slot_words as usize, a.shared_words as usize);
     // Slot `b` of the scratch is this block's (none is given when every
@@ -196,7 +190,7 @@ where
                 before += u64::from((*bits.add(w as usize)).count_ones());
             }
             let (before, total) = block_exclusive_scan(before, warp_sums);
-            if a.numeric != SPGEMM_NUMERIC && tid == 0 {
+            if a.phase.lengths() && tid == 0 {
                 *a.row_len.as_mut_ptr().add(row as usize) = total as u32;
             }
             if !numeric {
@@ -280,7 +274,7 @@ where
 /// As [`walk_products`] and [`accumulate`].
 #[inline(always)]
 unsafe fn sum_products<S: Semiring>(
-    a: &SpgemmRowsArgs<S::Value>,
+    a: &Rows<S::Value>,
     row: (u32, u32),
     cols: (u32, u32),
     vals: *mut S::Value,

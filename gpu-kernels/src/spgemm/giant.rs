@@ -10,14 +10,19 @@
 //! warp, a lane a row, and folds the column's entries in row order — the
 //! serial engine's order for column `j` of every row of C, so the bits
 //! are the serial ones; `spgemm_giant_rows` counts or writes each row in
-//! column order. Bᵀ is built once a product (`spgemm_transpose_*`:
+//! column order. Both have an entry point per phase
+//! (`spgemm_giant_{columns,rows}_{symbolic,numeric}`), each body reading
+//! its phase's struct through [`Giant`]. Bᵀ is built once a product (`spgemm_transpose_*`:
 //! counts, a scan, a scatter, then each column's keys sorted, since the
 //! scatter's atomics place them in any order).
 //!
 //! [`SPGEMM_CLASS_GIANT`]: crate::args::SPGEMM_CLASS_GIANT
 //! [`SPGEMM_GIANT_BATCH`]: crate::args::SPGEMM_GIANT_BATCH
 
-use crate::args::{SpgemmGatherArgs, SpgemmGiantArgs, SpgemmTransposeArgs};
+use crate::args::{
+    DevPtr, DevPtrMut, SpgemmGatherArgs, SpgemmGiantNumericArgs, SpgemmGiantSymbolicArgs,
+    SpgemmPhase, SpgemmTransposeArgs,
+};
 use crate::device::atomic::{atomic_add_u32, atomic_or_u32};
 use crate::device::shared;
 use crate::device::thread::{
@@ -29,6 +34,86 @@ use crate::semiring::Semiring;
 
 use super::register::warp_sort;
 use super::scan::block_exclusive_scan;
+
+/// The argument struct of one phase of the giant rows' kernels
+/// ([`SpgemmGiantSymbolicArgs`], [`SpgemmGiantNumericArgs`]), which they
+/// read through [`Giant`], each entry point compiled for its phase.
+pub trait GiantArgs<T>: Copy {
+    /// The struct as the kernels read it.
+    fn giant(self) -> Giant<T>;
+}
+
+/// What the giant rows' kernels read in either phase: the phase's
+/// struct, the fields it lacks null or zero (never read in it), and the
+/// phase, a constant of the entry point.
+#[derive(Clone, Copy)]
+pub struct Giant<T> {
+    /// [`SpgemmPhase::Symbolic`] or [`SpgemmPhase::Numeric`].
+    pub phase: SpgemmPhase,
+    a_values: DevPtr<T>,
+    b_values: DevPtr<T>,
+    bt_ptr: DevPtr<u64>,
+    bt_keys: DevPtr<u64>,
+    x_mask: DevPtr<u32>,
+    x_pos: DevPtr<u32>,
+    rows: DevPtr<u32>,
+    out_mask: DevPtrMut<u32>,
+    out_values: DevPtrMut<T>,
+    row_len: DevPtrMut<u32>,
+    c_row_ptr: DevPtr<u64>,
+    c_col_idx: DevPtrMut<u32>,
+    c_values: DevPtrMut<T>,
+    c_base: u64,
+    n_cols: u32,
+}
+
+impl<T> GiantArgs<T> for SpgemmGiantSymbolicArgs<T> {
+    #[inline(always)]
+    fn giant(self) -> Giant<T> {
+        Giant {
+            phase: SpgemmPhase::Symbolic,
+            a_values: DevPtr::null(),
+            b_values: DevPtr::null(),
+            bt_ptr: self.bt_ptr,
+            bt_keys: self.bt_keys,
+            x_mask: self.x_mask,
+            x_pos: DevPtr::null(),
+            rows: self.rows,
+            out_mask: self.out_mask,
+            out_values: DevPtrMut::null(),
+            row_len: self.row_len,
+            c_row_ptr: DevPtr::null(),
+            c_col_idx: DevPtrMut::null(),
+            c_values: DevPtrMut::null(),
+            c_base: 0,
+            n_cols: self.n_cols,
+        }
+    }
+}
+
+impl<T> GiantArgs<T> for SpgemmGiantNumericArgs<T> {
+    #[inline(always)]
+    fn giant(self) -> Giant<T> {
+        Giant {
+            phase: SpgemmPhase::Numeric,
+            a_values: self.a_values,
+            b_values: self.b_values,
+            bt_ptr: self.bt_ptr,
+            bt_keys: self.bt_keys,
+            x_mask: self.x_mask,
+            x_pos: self.x_pos,
+            rows: self.rows,
+            out_mask: self.out_mask,
+            out_values: self.out_values,
+            row_len: DevPtrMut::null(),
+            c_row_ptr: self.c_row_ptr,
+            c_col_idx: self.c_col_idx,
+            c_values: self.c_values,
+            c_base: self.c_base,
+            n_cols: self.n_cols,
+        }
+    }
+}
 
 /// Counts each column's entries of B ([`SpgemmTransposeArgs`]).
 ///
@@ -206,7 +291,8 @@ pub unsafe extern "ptx-kernel" fn spgemm_giant_gather(a: SpgemmGatherArgs) {
 }
 
 /// Each column of Bᵀ folded for a batch of giant rows, a warp a column and
-/// a lane a row ([`SpgemmGiantArgs`]). The warp reads 32 of the column's
+/// a lane a row (`spgemm_giant_columns_symbolic`, `_numeric`). The warp
+/// reads 32 of the column's
 /// keys at once and skips those of rows of B no row of the batch meets.
 ///
 /// Launch: 1D, block size a multiple of 32, any grid.
@@ -215,12 +301,13 @@ pub unsafe extern "ptx-kernel" fn spgemm_giant_gather(a: SpgemmGatherArgs) {
 /// After [`spgemm_giant_gather`] of this batch; Bᵀ sorted; `out_mask`
 /// `n_cols` words, `out_values` `32 · n_cols` values.
 #[inline(always)]
-pub unsafe fn spgemm_giant_columns<S: Semiring>(a: SpgemmGiantArgs<S::Value>)
+pub unsafe fn spgemm_giant_columns<S: Semiring>(args: impl GiantArgs<S::Value>)
 where
     S::Value: Shuffle,
 {
+    let a = args.giant();
     let lane = lane_id();
-    let numeric = a.numeric != 0;
+    let numeric = a.phase.entries();
     let (ptr, keys) = (a.bt_ptr.as_ptr(), a.bt_keys.as_ptr());
     let (mask, pos) = (a.x_mask.as_ptr(), a.x_pos.as_ptr());
     let mut j = global_warp_id();
@@ -288,7 +375,8 @@ where
 }
 
 /// Each row of a giant batch counted (symbolic) or written in column
-/// order (numeric), a block a row ([`SpgemmGiantArgs`]): each thread takes
+/// order (numeric), a block a row (`spgemm_giant_rows_symbolic`,
+/// `_numeric`): each thread takes
 /// a run of columns, one scan places the runs.
 ///
 /// Launch: `n_batch` blocks, block size a multiple of 32 (at most 1024),
@@ -297,7 +385,8 @@ where
 /// # Safety
 /// After [`spgemm_giant_columns`] of this batch and phase.
 #[inline(always)]
-pub unsafe fn spgemm_giant_rows<S: Semiring>(a: SpgemmGiantArgs<S::Value>) {
+pub unsafe fn spgemm_giant_rows<S: Semiring>(args: impl GiantArgs<S::Value>) {
+    let a = args.giant();
     let (r, tid) = (block_idx_x(), thread_idx_x());
     let n = a.n_cols;
     let run = n.div_ceil(block_dim_x());
@@ -313,7 +402,7 @@ pub unsafe fn spgemm_giant_rows<S: Semiring>(a: SpgemmGiantArgs<S::Value>) {
             mine += u64::from(*mask.add(j as usize) & bit != 0);
         }
         let (before, total) = block_exclusive_scan(mine, shared::dynamic::<u64>());
-        if a.numeric != 0 {
+        if a.phase.entries() {
             let mut at = (*a.c_row_ptr.as_ptr().add(row) - a.c_base + before) as usize;
             for j in first..last {
                 if *mask.add(j as usize) & bit != 0 {

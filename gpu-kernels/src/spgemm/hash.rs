@@ -20,7 +20,6 @@
 
 use core::cell::Cell;
 
-use crate::args::{SPGEMM_STAGE, SPGEMM_UNSTAGE, SpgemmRowsArgs};
 use crate::device::atomic::atomic_cas_shared_u32;
 use crate::device::shared;
 use crate::device::thread::{
@@ -30,9 +29,8 @@ use crate::device::warp::{self, FULL_MASK, Shuffle, lane_mask_lt};
 use crate::semiring::Semiring;
 
 use super::register::warp_sort_regs;
-use super::row::{EMPTY, a_row, accumulate, c_start, walk_products};
+use super::row::{EMPTY, Rows, RowsArgs, a_row, accumulate, c_start, walk_products};
 use super::scan::warp_inclusive_scan;
-use super::stage::unstage;
 
 /// Steps of a walk by entry whose loads `spgemm_hash` issues together:
 /// one, since its rows of B are short (a band's take two steps an entry)
@@ -41,8 +39,8 @@ use super::stage::unstage;
 const HASH_WALK_IN_FLIGHT: usize = 1;
 
 /// Rows that fit a warp's table of `table_slots` ([`crate::args::spgemm_hash_fits`]),
-/// a warp each (symbolic or numeric, [`SpgemmRowsArgs`]): see the module
-/// documentation.
+/// a warp each (`spgemm_hash_symbolic`, `_numeric`, `_stage`; the staged
+/// rows copied by `spgemm_unstage`): see the module documentation.
 ///
 /// Tried a branch here for short rows of a span beyond the table:
 /// registers 40 → 53 (hence `spgemm_short`); and the wide class's table
@@ -52,19 +50,15 @@ const HASH_WALK_IN_FLIGHT: usize = 1;
 /// `warps a block · spgemm_hash_table_bytes(table_slots, size)`.
 ///
 /// # Safety
-/// [`SpgemmRowsArgs`] valid for the phase; the listed rows have ≥ 2
-/// entries of A and fit the table.
+/// The phase's struct valid; the listed rows have ≥ 2 entries of A and
+/// fit the table.
 #[inline(always)]
-pub unsafe fn spgemm_hash<S: Semiring>(a: SpgemmRowsArgs<S::Value>)
+pub unsafe fn spgemm_hash<S: Semiring>(args: impl RowsArgs<S::Value>)
 where
     S::Value: Shuffle,
 {
     require(block_dim_x().is_multiple_of(WARP_SIZE));
-    if a.numeric == SPGEMM_UNSTAGE {
-        // SAFETY: the contract.
-        unsafe { unstage(&a) };
-        return;
-    }
+    let a = args.rows();
     let slots = a.table_slots;
     let bytes = crate::args::spgemm_hash_table_bytes(slots, size_of::<S::Value>() as u32);
     // SAFETY: the launch gives each warp `bytes`: its columns, then values.
@@ -93,12 +87,8 @@ where
 /// The whole warp calls with the same `row`, which fits the table; the
 /// table is the warp's own.
 #[inline(always)]
-unsafe fn hash_row<S: Semiring>(
-    a: &SpgemmRowsArgs<S::Value>,
-    row: u32,
-    keys: *mut u32,
-    vals: *mut S::Value,
-) where
+unsafe fn hash_row<S: Semiring>(a: &Rows<S::Value>, row: u32, keys: *mut u32, vals: *mut S::Value)
+where
     S::Value: Shuffle,
 {
     let lane = lane_id();
@@ -142,7 +132,7 @@ unsafe fn hash_row<S: Semiring>(
         // twice its columns (in the numeric phase C's offsets give their
         // number, or a bound when staging; before, the products bound it),
         // so a short row clears and gathers a short table.
-        let columns = if a.numeric != 0 {
+        let columns = if a.phase.entries() {
             let p = a.c_row_ptr.as_ptr().add(row as usize);
             (*p.add(1) - *p) as u32
         } else {
@@ -163,7 +153,7 @@ unsafe fn hash_row<S: Semiring>(
 /// so.
 #[inline(always)]
 unsafe fn table_row<S: Semiring, const DIRECT: bool>(
-    a: &SpgemmRowsArgs<S::Value>,
+    a: &Rows<S::Value>,
     row: u32,
     (start, len_a): (u32, u32),
     keys: *mut u32,
@@ -174,7 +164,7 @@ unsafe fn table_row<S: Semiring, const DIRECT: bool>(
     S::Value: Shuffle,
 {
     let lane = lane_id();
-    let numeric = a.numeric != 0;
+    let numeric = a.phase.entries();
     // SAFETY: as in `hash_row`.
     unsafe {
         let bits = used.trailing_zeros();
@@ -250,7 +240,7 @@ unsafe fn table_row<S: Semiring, const DIRECT: bool>(
             warp::sync_warp(FULL_MASK);
             t0 += WARP_SIZE;
         }
-        if a.numeric == SPGEMM_STAGE && lane == 0 {
+        if a.phase.lengths() && lane == 0 {
             *a.row_len.as_mut_ptr().add(row as usize) = filled;
         }
         let out = c_start(a, row);
@@ -285,7 +275,7 @@ unsafe fn table_row<S: Semiring, const DIRECT: bool>(
 /// C has room for `n` entries at `out`.
 #[inline(always)]
 unsafe fn write_sorted<T: Copy, const R: usize>(
-    a: &SpgemmRowsArgs<T>,
+    a: &Rows<T>,
     out: usize,
     keys: *const u32,
     vals: *const T,

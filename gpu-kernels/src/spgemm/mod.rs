@@ -5,9 +5,16 @@
 //!
 //! The host runs two phases over the same row kernels: *symbolic* (the
 //! exact length of every row of C), a prefix sum of the lengths (C's row
-//! offsets), then *numeric* (the entries). Rows are classed by their
-//! product count, Σ over A(i,k) of |B(k,:)|, and the span of their
-//! columns (lowest to highest column of the B rows they meet):
+//! offsets), then *numeric* (the entries); or, for classes with many
+//! rows, *staging* (both at once, into a staging area) and *unstaging*
+//! (the staged rows copied to C). Each phase has its argument struct
+//! ([`SpgemmPhase`](crate::args::SpgemmPhase)) and its own entry points,
+//! `{family}_{phase}`: one body serves the phases of a class, reading its
+//! struct through [`row::Rows`], and each entry point is compiled with
+//! its phase a constant, so it carries no other phase's code. Rows are
+//! classed by their product count, Σ over A(i,k) of |B(k,:)|, and the
+//! span of their columns (lowest to highest column of the B rows they
+//! meet):
 //!
 //! | family         | rows                                         | one … per row | how                                  |
 //! |----------------|----------------------------------------------|---------------|--------------------------------------|
@@ -54,15 +61,18 @@
 //!
 //! # Map
 //!
-//! Host step (in `host/engine/cuda/spgemm.rs`, or `spgemm_plan.rs` for the
-//! replay) → argument struct in [`crate::args`] → entry points → module here:
+//! Host step (in `host/engine/cuda/spgemm/`, its `plan/` for the replay)
+//! → argument struct in [`crate::args`] → entry points → module here:
 //!
 //! | host step | arguments | entry points | module |
 //! |---|---|---|---|
 //! | classify, bin (`classify`) | `SpgemmClassifyArgs` | `spgemm_long_rows`, `spgemm_long_products` (long rows only), `spgemm_classify`, `spgemm_bin` | [`classify`] |
 //! | Bᵀ for giant rows (`Giant::new`) | `SpgemmTransposeArgs` | `spgemm_transpose_count`, `_scatter`, `_sort` | [`giant`] |
-//! | symbolic and numeric, classes 0–6 (`launch_rows`) | `SpgemmRowsArgs` | `spgemm_copy`; `spgemm_warp`, `spgemm_short`; `spgemm_hash` (hash and wide classes); `spgemm_block`; `spgemm_dense` (stamped) | [`copy`]; [`register`]; [`hash`]; [`block`]; [`dense`]; staging in [`stage`], shared helpers in [`row`] |
-//! | giant rows, batch by batch (`launch_giant`) | `SpgemmGatherArgs`, `SpgemmGiantArgs` | `spgemm_giant_gather`, `spgemm_giant_columns`, `spgemm_giant_rows` (the last two stamped) | [`giant`] |
+//! | symbolic phase, classes 1–6 (`rows.rs`, `launch_rows`) | `SpgemmSymbolicArgs` | `spgemm_warp_symbolic`, `spgemm_short_symbolic`; `spgemm_hash_symbolic` (hash and wide classes); `spgemm_block_symbolic`; `spgemm_dense_symbolic` (stamped) | [`register`]; [`hash`]; [`block`]; [`dense`]; shared helpers in [`row`] |
+//! | numeric phase, classes 0–6 (the same) | `SpgemmNumericArgs` | `spgemm_copy`; `spgemm_warp_numeric`, `spgemm_short_numeric`; `spgemm_hash_numeric`; `spgemm_block_numeric`; `spgemm_dense_numeric` (stamped) | [`copy`]; [`register`]; [`hash`]; [`block`]; [`dense`] |
+//! | staging, in the symbolic phase: short, hash, dense classes (the same) | `SpgemmStageArgs` | `spgemm_short_stage`, `spgemm_hash_stage`, `spgemm_dense_stage` (stamped) | [`register`]; [`hash`]; [`dense`] |
+//! | unstaging, in the numeric phase (the same) | `SpgemmUnstageArgs` | `spgemm_unstage` (short, hash), `spgemm_unstage_dense` (stamped) | [`stage`] |
+//! | giant rows, batch by batch (`launch_giant`) | `SpgemmGatherArgs`, `SpgemmGiantSymbolicArgs` or `SpgemmGiantNumericArgs` | `spgemm_giant_gather`, `spgemm_giant_columns_{symbolic,numeric}`, `spgemm_giant_rows_{symbolic,numeric}` (the last four stamped) | [`giant`] |
 //! | row offsets (`exclusive_scan`) | `ScanArgs` | `scan_tiles`, `scan_tile_sums`, `scan_add` | [`scan`] |
 //! | the plan's numeric phase (`SpgemmPlan::numeric`) | `SpgemmReplayArgs` | `spgemm_replay_4`, `spgemm_replay_8`, their `_staged` (stamped) | [`replay`] |
 //! | the same, long tiles beside (`SpgemmPlan::numeric`) | `SpgemmReplayArgs` | `spgemm_replay_long_4`, `_8` (stamped) | [`replay_long`] |
@@ -90,3 +100,4 @@ pub use replay::{
     spgemm_replay_4, spgemm_replay_4_staged, spgemm_replay_8, spgemm_replay_8_staged,
 };
 pub use replay_long::{spgemm_replay_long_4, spgemm_replay_long_8};
+pub use stage::{spgemm_unstage, spgemm_unstage_dense};

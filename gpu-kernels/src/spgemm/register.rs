@@ -13,17 +13,13 @@
 //! for sorting its repeats (a 7-point stencil squared, 49 products on 25
 //! columns, still gains: no table, more warps at once).
 
-use crate::args::{
-    SPGEMM_SHORT_MAX, SPGEMM_STAGE, SPGEMM_SYMBOLIC, SPGEMM_UNSTAGE, SPGEMM_WARP_MAX,
-    SpgemmRowsArgs,
-};
+use crate::args::{SPGEMM_SHORT_MAX, SPGEMM_WARP_MAX};
 use crate::device::thread::{WARP_SIZE, global_warp_id, grid_warps, lane_id};
 use crate::device::warp::{self, Shuffle, lane_mask_lt};
 use crate::semiring::Semiring;
 
-use super::row::{EMPTY, a_row, c_start, entry_of, key, key_col};
+use super::row::{EMPTY, Rows, RowsArgs, a_row, c_start, entry_of, key, key_col};
 use super::scan::warp_inclusive_scan;
-use super::stage::unstage;
 
 /// A row of at most 32 entries of A held a lane an entry: where the
 /// entry's row of B starts, that row's length and the entry's value (zero
@@ -80,14 +76,14 @@ unsafe fn column_heads<const R: usize>(col: &[u32; R]) -> [bool; R] {
 /// whose products are at most `32 · R`.
 #[inline(always)]
 unsafe fn register_row<S: Semiring, const R: usize>(
-    a: &SpgemmRowsArgs<S::Value>,
+    a: &Rows<S::Value>,
     row: u32,
     e: LaneEntries<S::Value>,
 ) where
     S::Value: Shuffle,
 {
     let lane = lane_id();
-    let numeric = a.numeric != SPGEMM_SYMBOLIC;
+    let numeric = a.phase.entries();
     // SAFETY: indices within B and C by the contract; every shuffle and
     // vote is reached by the whole warp (`R` is fixed, and the run loop's
     // condition is a vote).
@@ -210,7 +206,7 @@ unsafe fn register_row<S: Semiring, const R: usize>(
             }
             written += heads.count_ones();
         }
-        if a.numeric == SPGEMM_STAGE && lane == 0 {
+        if a.phase.lengths() && lane == 0 {
             *a.row_len.as_mut_ptr().add(row as usize) = written;
         }
     }
@@ -282,7 +278,7 @@ pub(super) unsafe fn warp_sort_regs<K: Shuffle + Ord, const R: usize>(k: &mut [K
 /// The whole warp calls with the same `row`, a row of A of at most 32
 /// entries.
 #[inline(always)]
-unsafe fn lane_entries<S: Semiring>(a: &SpgemmRowsArgs<S::Value>, row: u32) -> LaneEntries<S::Value>
+unsafe fn lane_entries<S: Semiring>(a: &Rows<S::Value>, row: u32) -> LaneEntries<S::Value>
 where
     S::Value: Shuffle,
 {
@@ -297,7 +293,7 @@ where
             let bp = a.b_row_ptr.as_ptr();
             b_start = *bp.add(k);
             b_len = *bp.add(k + 1) - b_start;
-            if a.numeric != SPGEMM_SYMBOLIC {
+            if a.phase.entries() {
                 value = *a.a_values.as_ptr().add((start + lane) as usize);
             }
         }
@@ -313,21 +309,23 @@ where
 }
 
 /// Rows of up to [`SPGEMM_WARP_MAX`] products, a warp each, sorted in the
-/// warp's registers ([`register_row`]; symbolic or numeric,
-/// [`SpgemmRowsArgs`]). Tried staging this class through the symbolic
-/// phase: slower than counting its columns by `match.any`.
+/// warp's registers ([`register_row`]; symbolic or numeric:
+/// `spgemm_warp_symbolic`, `spgemm_warp_numeric`). Tried staging this
+/// class through the symbolic phase: slower than counting its columns by
+/// `match.any`.
 ///
 /// Launch: 1D, block size a multiple of 32, any grid; no shared memory.
 ///
 /// # Safety
-/// [`SpgemmRowsArgs`] valid for the phase; the listed rows have ≥ 2
-/// entries of A and at most [`SPGEMM_WARP_MAX`] products.
+/// The phase's struct valid; the listed rows have ≥ 2 entries of A and
+/// at most [`SPGEMM_WARP_MAX`] products.
 #[inline(always)]
-pub unsafe fn spgemm_warp<S: Semiring>(a: SpgemmRowsArgs<S::Value>)
+pub unsafe fn spgemm_warp<S: Semiring>(args: impl RowsArgs<S::Value>)
 where
     S::Value: Shuffle,
 {
     const { assert!(SPGEMM_WARP_MAX == WARP_SIZE) };
+    let a = args.rows();
     let mut w = global_warp_id();
     while w < a.n_rows {
         // SAFETY: the contract (a row of at most 32 products has at most
@@ -346,24 +344,21 @@ where
 /// random short rows, whose products are mostly distinct columns, cost a
 /// sort with no table to clear, fill and gather, and no shared memory
 /// to bound the warps at once. Symbolic, numeric, or staged like
-/// `spgemm_hash` ([`SPGEMM_STAGE`], [`SPGEMM_UNSTAGE`]).
+/// `spgemm_hash` (`spgemm_short_symbolic`, `_numeric`, `_stage`; the
+/// staged rows copied by `spgemm_unstage`).
 ///
 /// Launch: 1D, block size a multiple of 32, any grid; no shared memory.
 ///
 /// # Safety
-/// [`SpgemmRowsArgs`] valid for the phase; the listed rows have at most
-/// 32 entries of A and [`SPGEMM_SHORT_MAX`] products.
+/// The phase's struct valid; the listed rows have at most 32 entries of
+/// A and [`SPGEMM_SHORT_MAX`] products.
 #[inline(always)]
-pub unsafe fn spgemm_short<S: Semiring>(a: SpgemmRowsArgs<S::Value>)
+pub unsafe fn spgemm_short<S: Semiring>(args: impl RowsArgs<S::Value>)
 where
     S::Value: Shuffle,
 {
     const { assert!(SPGEMM_SHORT_MAX == 4 * WARP_SIZE) };
-    if a.numeric == SPGEMM_UNSTAGE {
-        // SAFETY: the contract.
-        unsafe { unstage(&a) };
-        return;
-    }
+    let a = args.rows();
     let mut w = global_warp_id();
     while w < a.n_rows {
         // SAFETY: the contract; `w` is warp-uniform, and so is the row's

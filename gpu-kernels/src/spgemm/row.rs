@@ -1,14 +1,121 @@
-//! What the row kernels share: A's and C's rows, the sort key of a
-//! product, the walk over a row's products in the serial order, and the
-//! warp's sum of a batch of products onto its slots (a table's, a
-//! bitmap's).
+//! What the row kernels share: their view of each phase's argument
+//! struct, A's and C's rows, the sort key of a product, the walk over a
+//! row's products in the serial order, and the warp's sum of a batch of
+//! products onto its slots (a table's, a bitmap's).
 
-use crate::args::SpgemmRowsArgs;
+use crate::args::{
+    DevPtr, DevPtrMut, SpgemmNumericArgs, SpgemmPhase, SpgemmStageArgs, SpgemmSymbolicArgs,
+};
 use crate::device::thread::{WARP_SIZE, lane_id};
 use crate::device::warp::{self, FULL_MASK, Shuffle, lane_mask_gt, lane_mask_lt};
 use crate::semiring::Semiring;
 
 use super::scan::warp_inclusive_scan;
+
+/// The argument struct of one phase of the row kernels (symbolic,
+/// numeric, staging), which the kernels read through [`Rows`]: one body
+/// per class serves every phase, and each phase's entry point is compiled
+/// with its phase a constant, so that it carries no other phase's code.
+pub trait RowsArgs<T>: Copy {
+    /// The struct as the kernels read it.
+    fn rows(self) -> Rows<T>;
+}
+
+/// What a row kernel reads in any phase: the phase's argument struct, the
+/// fields that phase lacks null or zero (never read in it, the phase
+/// being [`Rows::phase`]), and the phase, a constant of the entry point.
+#[derive(Clone, Copy)]
+pub struct Rows<T> {
+    /// The phase: never [`SpgemmPhase::Unstage`], whose kernels read
+    /// their struct as it is.
+    pub phase: SpgemmPhase,
+    pub(super) a_row_ptr: DevPtr<u32>,
+    pub(super) a_col_idx: DevPtr<u32>,
+    pub(super) a_values: DevPtr<T>,
+    pub(super) b_row_ptr: DevPtr<u32>,
+    pub(super) b_col_idx: DevPtr<u32>,
+    pub(super) b_values: DevPtr<T>,
+    pub(super) rows: DevPtr<u32>,
+    pub(super) row_len: DevPtrMut<u32>,
+    pub(super) c_row_ptr: DevPtr<u64>,
+    pub(super) c_col_idx: DevPtrMut<u32>,
+    pub(super) c_values: DevPtrMut<T>,
+    pub(super) scratch_flags: DevPtrMut<u32>,
+    pub(super) scratch_values: DevPtrMut<T>,
+    pub(super) c_base: u64,
+    pub(super) n_rows: u32,
+    pub(super) slot_words: u32,
+    pub(super) table_slots: u32,
+    pub(super) shared_words: u32,
+    pub(super) shared_values: u32,
+}
+
+impl<T> RowsArgs<T> for SpgemmSymbolicArgs<T> {
+    #[inline(always)]
+    fn rows(self) -> Rows<T> {
+        Rows {
+            phase: SpgemmPhase::Symbolic,
+            a_row_ptr: self.a_row_ptr,
+            a_col_idx: self.a_col_idx,
+            a_values: DevPtr::null(),
+            b_row_ptr: self.b_row_ptr,
+            b_col_idx: self.b_col_idx,
+            b_values: DevPtr::null(),
+            rows: self.rows,
+            row_len: self.row_len,
+            c_row_ptr: DevPtr::null(),
+            c_col_idx: DevPtrMut::null(),
+            c_values: DevPtrMut::null(),
+            scratch_flags: self.scratch_flags,
+            scratch_values: DevPtrMut::null(),
+            c_base: 0,
+            n_rows: self.n_rows,
+            slot_words: self.slot_words,
+            table_slots: self.table_slots,
+            shared_words: self.shared_words,
+            shared_values: 0,
+        }
+    }
+}
+
+impl<T> RowsArgs<T> for SpgemmNumericArgs<T> {
+    #[inline(always)]
+    fn rows(self) -> Rows<T> {
+        Rows {
+            phase: SpgemmPhase::Numeric,
+            a_row_ptr: self.a_row_ptr,
+            a_col_idx: self.a_col_idx,
+            a_values: self.a_values,
+            b_row_ptr: self.b_row_ptr,
+            b_col_idx: self.b_col_idx,
+            b_values: self.b_values,
+            rows: self.rows,
+            row_len: DevPtrMut::null(),
+            c_row_ptr: self.c_row_ptr,
+            c_col_idx: self.c_col_idx,
+            c_values: self.c_values,
+            scratch_flags: self.scratch_flags,
+            scratch_values: self.scratch_values,
+            c_base: self.c_base,
+            n_rows: self.n_rows,
+            slot_words: self.slot_words,
+            table_slots: self.table_slots,
+            shared_words: self.shared_words,
+            shared_values: self.shared_values,
+        }
+    }
+}
+
+impl<T> RowsArgs<T> for SpgemmStageArgs<T> {
+    #[inline(always)]
+    fn rows(self) -> Rows<T> {
+        Rows {
+            phase: SpgemmPhase::Stage,
+            row_len: self.row_len,
+            ..self.entries.rows()
+        }
+    }
+}
 
 /// Key of a product: its column above, its number (A's order, then B's)
 /// below; sorting keys orders a row's products by column, ties in order.
@@ -27,7 +134,7 @@ pub(super) fn key_col(k: u64) -> u32 {
 /// # Safety
 /// `row` is a row of A.
 #[inline(always)]
-pub(super) unsafe fn a_row<T>(a: &SpgemmRowsArgs<T>, row: u32) -> (u32, u32) {
+pub(super) unsafe fn a_row<T>(a: &Rows<T>, row: u32) -> (u32, u32) {
     // SAFETY: the caller's contract.
     unsafe {
         let p = a.a_row_ptr.as_ptr().add(row as usize);
@@ -40,7 +147,7 @@ pub(super) unsafe fn a_row<T>(a: &SpgemmRowsArgs<T>, row: u32) -> (u32, u32) {
 /// # Safety
 /// Numeric phase, `row` a row of C.
 #[inline(always)]
-pub(super) unsafe fn c_start<T>(a: &SpgemmRowsArgs<T>, row: u32) -> usize {
+pub(super) unsafe fn c_start<T>(a: &Rows<T>, row: u32) -> usize {
     // SAFETY: the caller's contract.
     (unsafe { *a.c_row_ptr.as_ptr().add(row as usize) } - a.c_base) as usize
 }
@@ -72,7 +179,7 @@ pub(super) const EMPTY: u32 = u32::MAX;
 /// The whole warp calls with the same arguments; `start + len_a` within A.
 #[inline(always)]
 pub(super) unsafe fn walk_products<S: Semiring, const IN_FLIGHT: usize>(
-    a: &SpgemmRowsArgs<S::Value>,
+    a: &Rows<S::Value>,
     numeric: bool,
     (start, len_a): (u32, u32),
     cols: (u32, u32),

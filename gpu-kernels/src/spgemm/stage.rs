@@ -2,25 +2,57 @@
 //! each row's products twice (symbolic, then numeric) is most of its
 //! time. The host then has classify bound each row's length, lays out a
 //! staging area by those bounds, and runs the class's numeric phase in
-//! the symbolic one ([`SPGEMM_STAGE`](crate::args::SPGEMM_STAGE): the entries into the staging area,
-//! the lengths to `row_len`); the numeric phase copies the rows to C
-//! ([`SPGEMM_UNSTAGE`](crate::args::SPGEMM_UNSTAGE)), with the helpers here.
+//! the symbolic one ([`SpgemmPhase::Stage`](crate::args::SpgemmPhase::Stage),
+//! `spgemm_{short,hash,dense}_stage`: the entries into the staging area,
+//! the lengths to `row_len`); the numeric phase copies the rows to C with
+//! the kernels here ([`SpgemmPhase::Unstage`](crate::args::SpgemmPhase::Unstage)).
 
-use crate::args::SpgemmRowsArgs;
+use crate::args::SpgemmUnstageArgs;
 use crate::device::thread::{
     WARP_SIZE, block_dim_x, block_idx_x, global_warp_id, grid_dim_x, grid_warps, lane_id,
     thread_idx_x,
 };
 use crate::device::warp::{self, Shuffle};
+use crate::semiring::Semiring;
+
+/// The staged rows of the short and hash classes copied to C: see
+/// [`unstage`].
+///
+/// Launch: 1D, block size a multiple of 32, any grid; no shared memory.
+///
+/// # Safety
+/// [`SpgemmUnstageArgs`] valid: the listed rows staged and C's offsets
+/// computed from the lengths staging wrote.
+#[inline(always)]
+pub unsafe fn spgemm_unstage<S: Semiring>(a: SpgemmUnstageArgs<S::Value>)
+where
+    S::Value: Shuffle,
+{
+    // SAFETY: the contract.
+    unsafe { unstage(&a) }
+}
+
+/// The staged rows of the dense class copied to C, a block a row: see
+/// [`unstage_rows`].
+///
+/// Launch: 1D, any block size, any grid; no shared memory.
+///
+/// # Safety
+/// As [`spgemm_unstage`].
+#[inline(always)]
+pub unsafe fn spgemm_unstage_dense<S: Semiring>(a: SpgemmUnstageArgs<S::Value>) {
+    // SAFETY: the contract.
+    unsafe { unstage_rows(&a) }
+}
 
 /// Where staged row `b` of the list lies: `(from, to, len)`, its offset in
 /// the staging area, its offset in C and its length.
 ///
 /// # Safety
-/// `b` within the list; the rows staged ([`SPGEMM_STAGE`](crate::args::SPGEMM_STAGE)) and C's offsets
-/// computed from the lengths staging wrote.
+/// `b` within the list; the rows staged and C's offsets computed from
+/// the lengths staging wrote.
 #[inline(always)]
-unsafe fn staged_row<T>(a: &SpgemmRowsArgs<T>, b: u32) -> (usize, usize, usize) {
+unsafe fn staged_row<T>(a: &SpgemmUnstageArgs<T>, b: u32) -> (usize, usize, usize) {
     // SAFETY: the contract.
     unsafe {
         let row = *a.rows.as_ptr().add(b as usize) as usize;
@@ -40,7 +72,7 @@ unsafe fn staged_row<T>(a: &SpgemmRowsArgs<T>, b: u32) -> (usize, usize, usize) 
 /// As [`staged_row`], which gave the row.
 #[inline(always)]
 unsafe fn copy_staged<T: Copy>(
-    a: &SpgemmRowsArgs<T>,
+    a: &SpgemmUnstageArgs<T>,
     (from, to, len): (usize, usize, usize),
     first: usize,
     step: usize,
@@ -56,15 +88,14 @@ unsafe fn copy_staged<T: Copy>(
     }
 }
 
-/// Copies each listed row from the staging area to C ([`SPGEMM_UNSTAGE`](crate::args::SPGEMM_UNSTAGE)):
-/// a warp takes 32 rows, each lane looking up one row's places at once,
+/// Copies each listed row from the staging area to C: a warp takes 32 rows, each lane looking up one row's places at once,
 /// then copies them a row after another, a lane an entry. Looked up a row
 /// at a time, the rows' three dependent loads left the copy latency-bound.
 ///
 /// # Safety
 /// As [`staged_row`] for every listed row.
 #[inline(always)]
-pub(super) unsafe fn unstage<T: Copy + Shuffle>(a: &SpgemmRowsArgs<T>) {
+unsafe fn unstage<T: Copy + Shuffle>(a: &SpgemmUnstageArgs<T>) {
     let lane = lane_id();
     let mut base = global_warp_id() * WARP_SIZE;
     while base < a.n_rows {
@@ -89,13 +120,12 @@ pub(super) unsafe fn unstage<T: Copy + Shuffle>(a: &SpgemmRowsArgs<T>) {
     }
 }
 
-/// Copies each listed row from the staging area to C ([`SPGEMM_UNSTAGE`](crate::args::SPGEMM_UNSTAGE)),
-/// a block a row: dense rows, each as much copying as a block can share.
+/// Copies each listed row from the staging area to C, a block a row: dense rows, each as much copying as a block can share.
 ///
 /// # Safety
 /// As [`unstage`].
 #[inline(always)]
-pub(super) unsafe fn unstage_rows<T: Copy>(a: &SpgemmRowsArgs<T>) {
+unsafe fn unstage_rows<T: Copy>(a: &SpgemmUnstageArgs<T>) {
     let mut b = block_idx_x();
     while b < a.n_rows {
         // SAFETY: the contract.

@@ -228,7 +228,7 @@ mod tests {
         }
         assert!(PTX.contains(".target sm_"), "no .target line");
         // internalize + globaldce keep compiler_builtins out (MBs otherwise):
-        // the PTX is its entry points, about 31 KB each (the unrolled SpMM
+        // the PTX is its entry points, about 35 KB each (the unrolled SpMM
         // row blocks and the register sorts of SpGEMM's short rows are the
         // largest, 60–140 KB).
         let entries = KERNELS.len() + UTILITY_KERNELS.len();

@@ -2,11 +2,13 @@
 //! and each batch of giant rows gathered, folded over B's columns and
 //! written out (`gpu_kernels::spgemm::giant`).
 
+use std::marker::PhantomData;
+
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{
-    DevPtr, DevPtrMut, SCAN_SHARED, SPGEMM_THREADS, SpgemmGatherArgs, SpgemmGiantArgs,
-    SpgemmTransposeArgs,
+    DevPtr, DevPtrMut, SCAN_SHARED, SPGEMM_THREADS, SpgemmGatherArgs, SpgemmGiantNumericArgs,
+    SpgemmGiantSymbolicArgs, SpgemmTransposeArgs,
 };
 use gpu_kernels::kernels::{family, utility};
 
@@ -75,26 +77,6 @@ impl<'g, T: Scalar> Product<'g, T> {
             // `rows`, and the batch's spread of B's rows (`Giant::new`'s
             // sizes). A grid-stride kernel.
             unsafe { gpu.launch(gather_kernel, sms * 8, SPGEMM_THREADS, 0, gather)? };
-            let args = SpgemmGiantArgs {
-                a_values: gpu.ptr(&a.values),
-                b_values: gpu.ptr(&b.values),
-                bt_ptr: gpu.ptr(&giant.bt_ptr),
-                bt_keys: gpu.ptr(&giant.bt_keys),
-                x_mask: gpu.ptr(&giant.x_mask),
-                x_pos: gpu.ptr(&giant.x_pos),
-                rows,
-                out_mask: gpu.ptr_mut(&mut giant.out_mask),
-                out_values: gpu.ptr_mut(&mut giant.out_values),
-                row_len: gpu.ptr_mut(&mut self.row_len),
-                c_row_ptr: gpu.ptr(&self.row_ptr),
-                c_col_idx,
-                c_values,
-                c_base,
-                n_cols: b.n_cols,
-                n_batch,
-                numeric: u32::from(numeric),
-                pad: 0,
-            };
             let grid = b.n_cols.div_ceil(warps).clamp(1, sms * 64);
             // SAFETY: the gathered batch, Bᵀ of B (`Giant::new`), its
             // fold over B's `n_cols` columns into `out_*` (sized for them),
@@ -102,10 +84,45 @@ impl<'g, T: Scalar> Product<'g, T> {
             // block of `GIANT_ROW_THREADS` a row with the scan's shared
             // memory, as the kernels require.
             unsafe {
-                let columns = family::spgemm_giant_columns::<S>();
-                gpu.launch(columns, grid, SPGEMM_THREADS, 0, args)?;
-                let rows = family::spgemm_giant_rows::<S>();
-                gpu.launch(rows, n_batch, GIANT_ROW_THREADS, SCAN_SHARED, args)?;
+                if numeric {
+                    let args = SpgemmGiantNumericArgs {
+                        a_values: gpu.ptr(&a.values),
+                        b_values: gpu.ptr(&b.values),
+                        bt_ptr: gpu.ptr(&giant.bt_ptr),
+                        bt_keys: gpu.ptr(&giant.bt_keys),
+                        x_mask: gpu.ptr(&giant.x_mask),
+                        x_pos: gpu.ptr(&giant.x_pos),
+                        rows,
+                        out_mask: gpu.ptr_mut(&mut giant.out_mask),
+                        out_values: gpu.ptr_mut(&mut giant.out_values),
+                        c_row_ptr: gpu.ptr(&self.row_ptr),
+                        c_col_idx,
+                        c_values,
+                        c_base,
+                        n_cols: b.n_cols,
+                        pad: 0,
+                    };
+                    let columns = family::spgemm_giant_columns_numeric::<S>();
+                    gpu.launch(columns, grid, SPGEMM_THREADS, 0, args)?;
+                    let rows = family::spgemm_giant_rows_numeric::<S>();
+                    gpu.launch(rows, n_batch, GIANT_ROW_THREADS, SCAN_SHARED, args)?;
+                } else {
+                    let args = SpgemmGiantSymbolicArgs {
+                        bt_ptr: gpu.ptr(&giant.bt_ptr),
+                        bt_keys: gpu.ptr(&giant.bt_keys),
+                        x_mask: gpu.ptr(&giant.x_mask),
+                        rows,
+                        out_mask: gpu.ptr_mut(&mut giant.out_mask),
+                        row_len: gpu.ptr_mut(&mut self.row_len),
+                        n_cols: b.n_cols,
+                        pad: 0,
+                        values: PhantomData,
+                    };
+                    let columns = family::spgemm_giant_columns_symbolic::<S>();
+                    gpu.launch(columns, grid, SPGEMM_THREADS, 0, args)?;
+                    let rows = family::spgemm_giant_rows_symbolic::<S>();
+                    gpu.launch(rows, n_batch, GIANT_ROW_THREADS, SCAN_SHARED, args)?;
+                }
                 gather.clear = 1;
                 gpu.launch(gather_kernel, sms * 8, SPGEMM_THREADS, 0, gather)?;
             }

@@ -38,8 +38,11 @@
 //! |---|---|---|
 //! | classify, bin (`classify`) | `SpgemmClassifyArgs` | `spgemm_long_rows`, `spgemm_long_products`, `spgemm_classify`, `spgemm_bin` (`classify`) |
 //! | Bᵀ for giant rows (`Giant`) | `SpgemmTransposeArgs` | `spgemm_transpose_count`, `_scatter`, `_sort` (`giant`) |
-//! | symbolic and numeric, classes 0–6 (`launch_rows`) | `SpgemmRowsArgs` | `spgemm_copy`, `spgemm_warp`, `spgemm_short`, `spgemm_hash` (twice: its own class and the wide one), `spgemm_block`, `spgemm_dense` (stamped per semiring) |
-//! | giant rows, batch by batch (`launch_giant`) | `SpgemmGatherArgs`, `SpgemmGiantArgs` | `spgemm_giant_gather`, `spgemm_giant_columns`, `spgemm_giant_rows` (`giant`; the last two stamped) |
+//! | symbolic phase, classes 1–6 (`launch_rows`, by `RowClass`) | `SpgemmSymbolicArgs` | `spgemm_{warp,short,hash,block,dense}_symbolic` (`spgemm_hash_*` twice: its own class and the wide one; stamped per semiring) |
+//! | numeric phase, classes 0–6 (the same) | `SpgemmNumericArgs` | `spgemm_copy`, `spgemm_{warp,short,hash,block,dense}_numeric` |
+//! | staging many short, hash or dense rows, in the symbolic phase (the same) | `SpgemmStageArgs` | `spgemm_{short,hash,dense}_stage` |
+//! | their copy to C, in the numeric phase (the same) | `SpgemmUnstageArgs` | `spgemm_unstage` (short, hash), `spgemm_unstage_dense` |
+//! | giant rows, batch by batch (`launch_giant`) | `SpgemmGatherArgs`, `SpgemmGiantSymbolicArgs` or `SpgemmGiantNumericArgs` | `spgemm_giant_gather`, `spgemm_giant_columns_{symbolic,numeric}`, `spgemm_giant_rows_{symbolic,numeric}` (`giant`; the last four stamped) |
 //! | row offsets (`exclusive_scan`) | `ScanArgs` | `scan_tiles`, `scan_tile_sums`, `scan_add` |
 //! | a product kept on the device ([`DevProduct::into_dev_csr`]) | `NarrowArgs` | `narrow_offsets` (`gpu_kernels::util`) |
 //! | the plan's numeric phase ([`plan`]) | `SpgemmReplayArgs` | `spgemm_replay_4`, `spgemm_replay_8`, their `_staged`, and `spgemm_replay_long_4`, `_8` beside them (stamped) |
@@ -49,7 +52,7 @@
 //! | `mod.rs` | the entry points ([`spgemm`], [`spgemm_with`], [`spgemm_blocks`], [`spgemm_device`]) and the memory budget: A's rows cut into blocks whose C fits |
 //! | `classify` | classify, bin, prefix sum |
 //! | `symbolic` | the `Product` between its phases: symbolic and numeric over the classes, the dense kernel's memory, staging |
-//! | `rows` | the row classes' launches |
+//! | `rows` | the row classes (`RowClass`) and their launches, a struct and entry point per phase |
 //! | `giant` | the giant rows: Bᵀ, gather, fold |
 //! | [`plan`] | the planned product: product lists built on the host (`lists`), replayed on the device (`replay`) |
 

@@ -8,8 +8,7 @@ use std::ops::Range;
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::{
-    SHARED_DEFAULT_MAX, SPGEMM_CLASS_DENSE, SPGEMM_CLASS_GIANT, SPGEMM_CLASS_HASH,
-    SPGEMM_CLASS_SHORT, SPGEMM_DENSE_SHARED, spgemm_dense_arrays, spgemm_dense_shared_bytes,
+    SHARED_DEFAULT_MAX, SPGEMM_DENSE_SHARED, spgemm_dense_arrays, spgemm_dense_shared_bytes,
 };
 
 use crate::engine::cuda::Gpu;
@@ -18,11 +17,12 @@ use crate::engine::cuda::matrix::DevCsr;
 use super::RESERVE;
 use super::classify::{Binned, classify, exclusive_scan};
 use super::giant::{Giant, giant_rule};
+use super::rows::RowClass;
 use crate::Scalar;
 use crate::error::{Error, Result};
 
 /// Rows of the short or the hash class from which they are staged (both
-/// phases in one walk, `gpu_kernels::args::SPGEMM_STAGE`): fewer rows walk
+/// phases in one walk, `gpu_kernels::args::SpgemmPhase::Stage`): fewer rows walk
 /// twice in less time than the staging offsets' scan and its count
 /// brought back take.
 pub(super) const STAGE_MIN_ROWS: u32 = 1 << 16;
@@ -134,7 +134,7 @@ impl DenseShared {
 }
 
 /// The short, the hash or the dense class's rows of C (or several
-/// classes') computed whole in the symbolic phase (`SPGEMM_STAGE`): row `i` at
+/// classes') computed whole in the symbolic phase (`SpgemmPhase::Stage`): row `i` at
 /// `ptr[i]` (offsets of bounds on the rows' lengths), copied to C by the
 /// numeric phase.
 pub(super) struct Staged<T> {
@@ -166,13 +166,13 @@ impl<'g, T: Scalar> Product<'g, T> {
             Some(&mut stage_len),
             giant_rule,
         )?;
-        let giant = match binned.counts[SPGEMM_CLASS_GIANT] {
+        let giant = match binned.counts[RowClass::Giant.index()] {
             0 => None,
             _ => Some(Giant::new(gpu, b)?),
         };
         let slot_words = b.n_cols / 32 + 2;
         let slot_bytes = slot_words as usize * (4 + 32 * size_of::<T>());
-        let dense_rows = binned.counts[SPGEMM_CLASS_DENSE] as usize;
+        let dense_rows = binned.counts[RowClass::Dense.index()] as usize;
         let sms = gpu.sm_count() as usize;
         let dense_shared = [false, true].map(|numeric| DenseShared::new::<T>(gpu, b, numeric));
         // When every span fits the dense kernel's shared memory, its blocks
@@ -195,9 +195,9 @@ impl<'g, T: Scalar> Product<'g, T> {
         }
         let global_slots = if global { slots } else { 0 };
         let staged_classes = [
-            binned.counts[SPGEMM_CLASS_SHORT] >= STAGE_MIN_ROWS,
-            binned.counts[SPGEMM_CLASS_HASH] >= STAGE_MIN_ROWS,
-            binned.counts[SPGEMM_CLASS_DENSE] >= STAGE_MIN_LONG_ROWS,
+            binned.counts[RowClass::Short.index()] >= STAGE_MIN_ROWS,
+            binned.counts[RowClass::Hash.index()] >= STAGE_MIN_ROWS,
+            binned.counts[RowClass::Dense.index()] >= STAGE_MIN_LONG_ROWS,
         ];
         let staged = match staged_classes {
             [false, false, false] => None,
@@ -258,11 +258,11 @@ impl<'g, T: Scalar> Product<'g, T> {
 
 impl<T: Scalar> Staged<T> {
     /// Whether the rows of `class` are staged.
-    pub(super) fn holds(&self, class: usize) -> bool {
+    pub(super) fn holds(&self, class: RowClass) -> bool {
         match class {
-            SPGEMM_CLASS_SHORT => self.classes[0],
-            SPGEMM_CLASS_HASH => self.classes[1],
-            SPGEMM_CLASS_DENSE => self.classes[2],
+            RowClass::Short => self.classes[0],
+            RowClass::Hash => self.classes[1],
+            RowClass::Dense => self.classes[2],
             _ => false,
         }
     }
