@@ -133,6 +133,8 @@ pub use engine::Engine;
 pub use error::{Error, Result};
 pub use format::{Coo, Csr, Dense};
 pub use gpu_kernels::semiring::{self, *};
-pub use gpu_kernels::{for_each_integer_semiring, for_each_semiring};
+pub use gpu_kernels::{
+    for_each_gpu_integer_semiring, for_each_integer_semiring, for_each_semiring,
+};
 pub use ops::DefaultSemiring;
 pub use scalar::Scalar;

@@ -24,7 +24,7 @@ use spmx::engine::cuda::Gpu;
 use spmx::engine::cuda::spgemm::{SpgemmOptions, spgemm_blocks, spgemm_with};
 use spmx::engine::{Engine, Op};
 use spmx::format::Csr;
-use spmx::{MaxPlus, MinPlus, OrAnd, PlusTimes, Semiring, app, ops};
+use spmx::{MaxPlus, MinPlus, OrAnd, PlusPair, PlusTimes, Semiring, app, ops};
 
 /// C on the GPU equals C on the serial engine, bit for bit.
 #[track_caller]
@@ -57,6 +57,7 @@ where
 }
 
 common::gpu::every_gpu_semiring!(random, random_cases);
+common::gpu::every_gpu_semiring!(integers: random_integers, random_cases);
 
 /// Products per row around each class boundary (32: a warp sorts; 256: a
 /// warp's table of 512 slots; 1024: a warp's wide table or a block's sort;
@@ -223,6 +224,10 @@ common::gpu::every_gpu_semiring!(big, big_cases;
     min_plus_f32 => MinPlus<f32>,
     max_plus_f64 => MaxPlus<f64>,
     or_and => OrAnd,
+    plus_times_i64 => PlusTimes<i64>,
+    plus_pair_u32 => PlusPair<u32>,
+    min_plus_i32 => MinPlus<i32>,
+    max_plus_u64 => MaxPlus<u64>,
 );
 
 /// Products of the real set with at most this many products are checked

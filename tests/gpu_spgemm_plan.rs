@@ -170,6 +170,7 @@ where
 }
 
 common::gpu::every_gpu_semiring!(plan_random, plan_random_cases);
+common::gpu::every_gpu_semiring!(integers: plan_random_integers, plan_random_cases);
 
 /// Products of A·B (multiply-adds).
 fn products<T: Scalar>(a: &Csr<T>, b: &Csr<T>) -> usize {
@@ -269,6 +270,9 @@ common::gpu::every_gpu_semiring!(plan_big, plan_big_cases;
     plus_times_f64 => spmx::PlusTimes<f64>,
     min_plus_f64 => spmx::MinPlus<f64>,
     or_and => spmx::OrAnd,
+    plus_times_u64 => spmx::PlusTimes<u64>,
+    plus_pair_i32 => spmx::PlusPair<i32>,
+    max_plus_i64 => spmx::MaxPlus<i64>,
 );
 
 /// New values of another length than the plan's pattern are an error

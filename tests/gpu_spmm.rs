@@ -21,7 +21,7 @@ use proptest::prelude::*;
 use spmx::engine::cuda::{DenseLayout, Gpu, SpmmKernel, SpmmPlan};
 use spmx::engine::{Engine, Op};
 use spmx::format::{Csr, Dense};
-use spmx::{MaxPlus, MinPlus, OrAnd, PlusTimes, Semiring, ops};
+use spmx::{MaxPlus, MinPlus, OrAnd, PlusPair, PlusTimes, Semiring, ops};
 
 /// The column counts every kernel is tried with: one column, fewer than a
 /// 16-byte load, a warp's worth, one more (no vector loads), four warps'
@@ -156,6 +156,7 @@ where
 }
 
 common::gpu::every_gpu_semiring!(random, random_cases);
+common::gpu::every_gpu_semiring!(integers: random_integers, random_cases);
 
 /// A deterministic `n × k` B.
 fn b_for<T: spmx::Scalar>(n: usize, k: usize, seed: u64) -> Dense<T> {
@@ -209,6 +210,10 @@ common::gpu::every_gpu_semiring!(big, big_cases;
     min_plus_f64 => MinPlus<f64>,
     max_plus_f32 => MaxPlus<f32>,
     or_and => OrAnd,
+    plus_times_i32 => PlusTimes<i32>,
+    plus_pair_i64 => PlusPair<i64>,
+    min_plus_u64 => MinPlus<u64>,
+    max_plus_i64 => MaxPlus<i64>,
 );
 
 /// Every kernel on every real matrix: plus-times f32 with k = 32 and

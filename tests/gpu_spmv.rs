@@ -8,6 +8,10 @@
 //! so it must match within a few ulps of `Σ |a_ij · x_j|` per row, and
 //! float atomics (COO, HYB) may flush a subnormal sum to zero.
 //!
+//! The integer semirings (`random_integers`) must match bit for bit too
+//! (wrapping `+` is exact in any order); those without GPU kernels must be
+//! refused by the cuda engine.
+//!
 //! Without a GPU (or without feature `gpu`) the GPU tests print why and
 //! pass; the error a user gets is tested instead.
 #![cfg(feature = "gpu")]
@@ -22,7 +26,7 @@ use spmx::engine::cuda::matrix::{DevCsr, DevEll, DevEllColumns};
 use spmx::engine::cuda::{Gpu, SpmvKernel, SpmvPlan};
 use spmx::engine::{Engine, Op};
 use spmx::format::{Coo, Csr, ELL_PAD, Ell};
-use spmx::{MaxPlus, MinMax, MinPlus, OrAnd, PlusTimes, Scalar, Semiring, ops};
+use spmx::{MaxPlus, MinMax, MinPlus, OrAnd, PlusPair, PlusTimes, Scalar, Semiring, ops};
 
 /// Runs `kernel` on `a`, `x` with a poisoned `y`, and returns `y`.
 fn run_gpu<S: Semiring>(
@@ -111,6 +115,7 @@ where
 }
 
 common::gpu::every_gpu_semiring!(random, random_cases);
+common::gpu::every_gpu_semiring!(integers: random_integers, random_cases);
 
 /// Shapes that stress the mapping of rows to threads: a power-law row
 /// length distribution, one row holding most entries, rows of exactly 32
@@ -150,6 +155,10 @@ common::gpu::every_gpu_semiring!(big, big_cases;
     max_plus_f64 => MaxPlus<f64>,
     or_and => OrAnd,
     min_max_f32 => MinMax<f32>,
+    plus_times_i64 => PlusTimes<i64>,
+    plus_pair_u32 => PlusPair<u32>,
+    min_plus_i32 => MinPlus<i32>,
+    max_plus_u64 => MaxPlus<u64>,
 );
 
 /// ELL made on the device from CSR (what `ell` and `auto` upload) holds the

@@ -30,22 +30,8 @@ trait Int: TestScalar {
     fn non_negative(self) -> Self;
 }
 
-macro_rules! int_test_scalar {
+macro_rules! int {
     ($($t:ident),*) => {$(
-        impl TestScalar for $t {
-            fn arb() -> BoxedStrategy<Self> {
-                prop_oneof![
-                    4 => (-8i8..=8).prop_map(|v| <$t>::try_from(v).unwrap_or(v.unsigned_abs() as $t)),
-                    3 => any::<$t>(),
-                    1 => Just($t::MIN),
-                    1 => Just($t::MAX),
-                ]
-                .boxed()
-            }
-            fn bits(self) -> u64 {
-                self.to_bits()
-            }
-        }
         impl Int for $t {
             fn from_bits_mixed(bits: u64) -> Self {
                 if bits % 4 == 0 { bits as $t } else { (bits >> 8) as $t % 9 }
@@ -56,7 +42,7 @@ macro_rules! int_test_scalar {
         }
     )*};
 }
-int_test_scalar!(i32, i64, u32, u64);
+int!(i32, i64, u32, u64);
 
 /// `v` kept to `S`'s domain.
 fn in_domain<S: Semiring>(v: S::Value) -> S::Value
@@ -349,23 +335,50 @@ fn max_times_domains() {
     );
 }
 
-/// No GPU kernel is stamped for an integer semiring: `Engine::Cuda` is an
-/// error (here, or on a GPU machine, which names the semiring), never a
-/// wrong answer; `Engine::Auto` runs it.
+/// The GPU has no kernels for max-times, min-max and max-min over
+/// integers: `Engine::Cuda` is an error naming the semiring and its type
+/// (here, or on a GPU machine), never a wrong answer; `Engine::Auto` runs
+/// them on the cpu engine. Plus-times, min-plus, max-plus and plus-pair
+/// have kernels: `auto` takes the GPU for them where there is one
+/// (`tests/gpu_*.rs` check their values).
 #[test]
-fn cuda_refuses_integer_semirings() {
+fn cuda_refuses_integer_semirings_without_kernels() {
+    use spmx::engine::Op;
+    use spmx::{MaxMin, MinMax};
     let a = Csr::try_new(1, 1, vec![0, 1], vec![0], vec![2i64]).unwrap();
     let e = a
-        .spgemm_with::<PlusTimes<i64>>(&a, Engine::Cuda)
+        .spgemm_with::<MaxTimes<i64>>(&a, Engine::Cuda)
         .unwrap_err();
-    assert!(e.to_string().contains("plus-times over i64"), "{e}");
-    assert!(a.spmv_with::<PlusTimes<i64>>(&[3], Engine::Cuda).is_err());
+    assert!(e.to_string().contains("max-times over i64"), "{e}");
+    assert!(a.spmv_with::<MinMax<i64>>(&[3], Engine::Cuda).is_err());
+    let e = Engine::Cuda
+        .resolve_for::<MaxMin<u32>>(Op::Spmm)
+        .unwrap_err();
+    assert!(e.to_string().contains("max-min over u32"), "{e}");
     assert_eq!(
         Engine::Auto
-            .resolve_for::<PlusTimes<i64>>(spmx::engine::Op::Spgemm)
+            .resolve_for::<MaxTimes<i64>>(Op::Spgemm)
             .unwrap(),
         Engine::Cpu
     );
+    assert_eq!(
+        a.spgemm_with::<MaxTimes<i64>>(&a, Engine::Auto)
+            .unwrap()
+            .values(),
+        &[4]
+    );
+    // Where the GPU has kernels, auto goes where `resolve` sends any
+    // operation it runs: cuda on a GPU machine, else cpu.
+    for op in [Op::Spmv, Op::Spmm, Op::Spgemm] {
+        assert_eq!(
+            Engine::Auto.resolve_for::<PlusTimes<i64>>(op).unwrap(),
+            Engine::Auto.resolve(op).unwrap()
+        );
+        assert_eq!(
+            Engine::Auto.resolve_for::<PlusPair<u32>>(op).unwrap(),
+            Engine::Auto.resolve(op).unwrap()
+        );
+    }
     assert_eq!(
         a.spgemm_with::<PlusTimes<i64>>(&a, Engine::Auto)
             .unwrap()

@@ -8,7 +8,7 @@
 
 use super::engine_arg::EngineOpts;
 use super::files::{self, InputOpts};
-use super::semiring_arg::SemiringArg;
+use super::semiring_arg::{Instance, SemiringArg};
 use super::summary::{ReportOpts, Summary};
 use anyhow::Context;
 use clap::Args;
@@ -80,7 +80,8 @@ fn summary(
     elapsed: Duration,
 ) -> Summary {
     let graph = args.graph.display().to_string();
-    let mut s = Summary::new("apsp", &graph, SemiringArg::MinPlus, engine);
+    let min_plus = Instance::default_for(SemiringArg::MinPlus);
+    let mut s = Summary::new("apsp", &graph, min_plus, engine);
     s.line(
         "graph",
         format!("{} vertices, {} edges", g.nrows(), g.nnz()),
@@ -95,7 +96,7 @@ fn summary(
 /// parallel edges combined into the lightest, with a warning.
 fn read_graph(args: &ApspArgs) -> anyhow::Result<Csr<f64>> {
     let path = &args.graph;
-    let read = files::read(path, &args.input)?;
+    let read = files::read::<f64>(path, &args.input)?;
     if let Some(line) = read.notes.first_nan {
         anyhow::bail!(
             "{}:{line}: the weight is NaN: no path through that edge has a length",

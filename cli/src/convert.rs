@@ -59,7 +59,7 @@ pub fn round_trip(a: &Csr<f64>, args: &ConvertArgs) -> spmx::Result<Option<Csr<f
 
 pub fn run(args: &ConvertArgs) -> anyhow::Result<()> {
     files::check_output(&args.output)?;
-    let read = files::read(&args.input, &args.input_opts)?;
+    let read = files::read::<f64>(&args.input, &args.input_opts)?;
     let a = files::summed_csr(&read, &args.input)?;
     let converted = round_trip(&a, args).with_context(|| {
         format!(

@@ -8,8 +8,8 @@
 
 use anyhow::Context;
 use clap::Args;
-use spmx::Csr;
 use spmx::io::{self, Field, IndexBase, MtxMatrix, ReadOptions};
+use spmx::{Csr, Scalar};
 use std::fs::File;
 use std::path::Path;
 
@@ -38,10 +38,11 @@ impl InputOpts {
     }
 }
 
-/// Reads a MatrixMarket file (gzip or plain; `-`: standard input) as `f64`
-/// values, warning about what the file did not hold as read (see the
-/// module docs).
-pub fn read(path: &Path, opts: &InputOpts) -> anyhow::Result<MtxMatrix<f64>> {
+/// Reads a MatrixMarket file (gzip or plain; `-`: standard input) as `T`
+/// values (an integer type reads integers exactly, and refuses what it
+/// cannot hold), warning about what the file did not hold as read (see
+/// the module docs).
+pub fn read<T: Scalar>(path: &Path, opts: &InputOpts) -> anyhow::Result<MtxMatrix<T>> {
     let name = display(path);
     let result = if is_std_stream(path) {
         let bar = super::progress::start("reading standard input", None);
@@ -80,15 +81,17 @@ pub fn read(path: &Path, opts: &InputOpts) -> anyhow::Result<MtxMatrix<f64>> {
         (
             notes.overflowed,
             format!(
-                "{} too large for f64 read as ±inf",
-                count(notes.overflowed, "value", "values")
+                "{} too large for {} read as ±inf",
+                count(notes.overflowed, "value", "values"),
+                std::any::type_name::<T>()
             ),
         ),
         (
             notes.underflowed,
             format!(
-                "{} too small for f64 read as 0",
-                count(notes.underflowed, "nonzero value", "nonzero values")
+                "{} too small for {} read as 0",
+                count(notes.underflowed, "nonzero value", "nonzero values"),
+                std::any::type_name::<T>()
             ),
         ),
         (
@@ -108,13 +111,13 @@ pub fn read(path: &Path, opts: &InputOpts) -> anyhow::Result<MtxMatrix<f64>> {
 
 /// Reads a MatrixMarket file as CSR, warning about what the file did not
 /// hold as read, duplicate entries summed included.
-pub fn read_csr(path: &Path, opts: &InputOpts) -> anyhow::Result<Csr<f64>> {
+pub fn read_csr<T: Scalar>(path: &Path, opts: &InputOpts) -> anyhow::Result<Csr<T>> {
     summed_csr(&read(path, opts)?, path)
 }
 
 /// `m` (read from `path`) as CSR, its duplicate entries summed; the error
 /// when it does not fit in memory names the file.
-pub fn csr(m: &MtxMatrix<f64>, path: &Path) -> anyhow::Result<Csr<f64>> {
+pub fn csr<T: Scalar>(m: &MtxMatrix<T>, path: &Path) -> anyhow::Result<Csr<T>> {
     m.coo
         .try_to_csr()
         .with_context(|| format!("{}: cannot hold the matrix as CSR", display(path)))
@@ -139,7 +142,7 @@ pub fn check_output(path: &Path) -> anyhow::Result<()> {
 }
 
 /// [`csr`], warning how many duplicate entries were summed.
-pub fn summed_csr(m: &MtxMatrix<f64>, path: &Path) -> anyhow::Result<Csr<f64>> {
+pub fn summed_csr<T: Scalar>(m: &MtxMatrix<T>, path: &Path) -> anyhow::Result<Csr<T>> {
     let a = csr(m, path)?;
     let summed = m.coo.nnz() - a.nnz();
     if summed > 0 {

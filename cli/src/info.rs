@@ -10,7 +10,7 @@ use spmx::format::{Bsr, Csc, Hyb, Sell};
 use std::path::Path;
 
 pub fn run(path: &Path, input: &InputOpts) -> anyhow::Result<()> {
-    let read = files::read(path, input)?;
+    let read = files::read::<f64>(path, input)?;
     let h = read.header;
     let expanded = read.coo.nnz();
     // Everything is computed before anything prints: a matrix too large

@@ -7,11 +7,11 @@
 
 use super::engine_arg::EngineOpts;
 use super::operands::{self, Operand};
-use super::semiring_arg::{CliValue, SemiringArg, with_semiring};
+use super::semiring_arg::{CliValue, Instance, with_semiring};
 use super::summary::{ReportOpts, Summary};
 use spmx::engine::mpi::{DistCsr, DistDense, HaloCsr, Ranks, RowPartition, Traffic};
 use spmx::format::Dense;
-use spmx::{Csr, Engine, Scalar};
+use spmx::{Csr, Engine, Scalar, Semiring};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -160,6 +160,12 @@ pub enum DenseOp {
     Spmm,
 }
 
+/// What [`dense`] reads on rank 0: A and the dense operand, in the
+/// values of whichever semiring it runs.
+pub trait LoadDense {
+    fn load<T: CliValue>(&self) -> anyhow::Result<(Csr<T>, Operand<T>)>;
+}
+
 /// What rank 0 read, for the summary: A's shape and entries, the dense
 /// operand's columns and where it came from.
 pub struct DenseInputs {
@@ -205,7 +211,7 @@ pub fn refuse_gpu_kernel(given: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `spmx spmv` or `spmx spmm` with `--engine mpi`: rank 0 running `load`,
+/// `spmx spmv` or `spmx spmm` with `--engine mpi`: rank 0 loading `inputs`,
 /// A split by entries and the dense operand like A's rows (square A) or
 /// evenly, the exchange pattern built once, the product run with it, the
 /// result gathered to rank 0 and written there when `output` names a file.
@@ -213,26 +219,27 @@ pub fn refuse_gpu_kernel(given: bool) -> anyhow::Result<()> {
 pub fn dense(
     ranks: &Ranks,
     op: DenseOp,
-    semiring: SemiringArg,
+    instance: Instance,
     output: Option<&Path>,
-    load: impl FnOnce() -> anyhow::Result<(Csr<f64>, Operand)>,
+    inputs: &impl LoadDense,
 ) -> anyhow::Result<DenseRun> {
     if let Some(out) = output {
         on_root(ranks, || super::files::check_output(out))?;
     }
     let t0 = Instant::now();
-    let mut read = on_root(ranks, load)?;
-    let load = t0.elapsed();
-    let inputs = read.as_ref().map(|(a, d)| DenseInputs {
-        a_shape: a.shape(),
-        a_nnz: a.nnz(),
-        operand_cols: d.matrix.ncols(),
-        operand_source: d.source.clone(),
-    });
-    let (t, plan, multiply, mine) = with_semiring!(semiring, |S| {
+    let (load, inputs, t, plan, multiply, mine) = with_semiring!(instance, |S| {
+        let mut read = on_root(ranks, || inputs.load::<<S as Semiring>::Value>())?;
+        let load = t0.elapsed();
+        let inputs = read.as_ref().map(|(a, d)| DenseInputs {
+            a_shape: a.shape(),
+            a_nnz: a.nnz(),
+            operand_cols: d.matrix.ncols(),
+            operand_source: d.source.clone(),
+        });
         let root = on_root(ranks, || {
             let (a, d) = read.take().expect("rank 0 read the inputs");
-            Ok((CliValue::from_input(a)?, operands::dense::<S>(d.matrix)?))
+            let d = operands::dense::<S>(&d.matrix)?;
+            Ok((a, d))
         })?;
         let (result, plan, multiply, mine) =
             split_and_multiply(ranks, root, output.is_some(), |plan, d| match op {
@@ -243,10 +250,10 @@ pub fn dense(
         // failure there (say, no memory for the output) ends every rank.
         let t = Instant::now();
         on_root(ranks, || match (output, &result) {
-            (Some(out), Some(r)) => operands::write(out, r.shape(), r.as_slice(), semiring),
+            (Some(out), Some(r)) => operands::write(out, r.shape(), r.as_slice(), instance),
             _ => Ok(()),
         })?;
-        (t, plan, multiply, mine)
+        (load, inputs, t, plan, multiply, mine)
     });
     Ok(DenseRun {
         inputs,

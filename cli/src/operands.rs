@@ -1,17 +1,17 @@
 //! The dense operands and results of `spmv` and `spmm`: x or B read from a
 //! file or drawn from a seed, made dense in a semiring, and y or C written.
 //!
-//! Operands travel as `Csr<f64>` until the semiring is known, like every
-//! other CLI matrix ([`CliValue`] turns them into the semiring's values):
-//! a random operand stores every element; a file stores what it lists, and
-//! an absent element becomes the semiring's zero (+∞ for min-plus). Or-and
-//! takes a nonzero element as `true` and a 0 as `false`.
+//! Operands are read or drawn in the semiring's values ([`CliValue`]): a
+//! random operand stores every element; a file stores what it lists, and
+//! an absent element becomes the semiring's zero (+∞ for min-plus, `MAX`
+//! on integers). Or-and takes a nonzero element as `true` and a 0 as
+//! `false`.
 //! Results are written as MatrixMarket `array` files (column-major, as the
 //! format says), which any MatrixMarket reader reads as the same dense
 //! matrix.
 
 use super::files::{self, InputOpts};
-use super::semiring_arg::{CliValue, SemiringArg};
+use super::semiring_arg::{CliValue, Instance};
 use anyhow::Context;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -23,12 +23,12 @@ use std::path::Path;
 pub const DEFAULT_SEED: u64 = 2026;
 
 /// A dense operand as read or drawn, with a line saying where it came from.
-pub struct Operand {
-    pub matrix: Csr<f64>,
+pub struct Operand<T> {
+    pub matrix: Csr<T>,
     pub source: String,
 }
 
-impl Operand {
+impl<T: CliValue> Operand<T> {
     /// Reads `path`: a MatrixMarket array, or coordinate with absent
     /// elements meaning the semiring's zero. It must have `nrows` rows, and
     /// `ncols` columns when given.
@@ -38,8 +38,8 @@ impl Operand {
         nrows: usize,
         ncols: Option<usize>,
         what: &str,
-    ) -> anyhow::Result<Operand> {
-        let matrix = files::read_csr(path, input)?;
+    ) -> anyhow::Result<Operand<T>> {
+        let matrix = T::read_csr(path, input)?;
         let shape_ok = matrix.nrows() == nrows && ncols.is_none_or(|c| matrix.ncols() == c);
         anyhow::ensure!(
             shape_ok,
@@ -55,21 +55,22 @@ impl Operand {
         })
     }
 
-    /// `nrows × ncols` drawn from `seed` (see [`draw`]).
-    pub fn random(nrows: usize, ncols: usize, seed: u64) -> anyhow::Result<Operand> {
+    /// `nrows × ncols` drawn from `seed` (see [`draw`]), in `T`'s values
+    /// ([`CliValue::from_drawn`]).
+    pub fn random(nrows: usize, ncols: usize, seed: u64) -> anyhow::Result<Operand<T>> {
         Ok(Operand {
-            matrix: draw(nrows, ncols, seed)?,
-            source: format!("random on (0, 1], seed {seed}"),
+            matrix: T::from_drawn(draw(nrows, ncols, seed)?)?,
+            source: format!("random on {}, seed {seed}", T::DRAWN),
         })
     }
 }
 
-/// `m` as a dense matrix of `S`'s values, absent elements `S`'s zero.
-pub fn dense<S: Semiring>(m: Csr<f64>) -> spmx::Result<Dense<S::Value>>
+/// `m` as a dense matrix, absent elements `S`'s zero.
+pub fn dense<S: Semiring>(m: &Csr<S::Value>) -> spmx::Result<Dense<S::Value>>
 where
-    S::Value: CliValue,
+    S::Value: Scalar,
 {
-    Dense::from_csr(&S::Value::from_input(m)?, S::zero())
+    Dense::from_csr(m, S::zero())
 }
 
 /// `nrows × ncols` with every element stored, row-major from one ChaCha8
@@ -87,15 +88,15 @@ fn draw(nrows: usize, ncols: usize, seed: u64) -> anyhow::Result<Csr<f64>> {
 }
 
 /// Writes a dense result (row-major `values`, `nrows × ncols`) as a
-/// MatrixMarket `array` file: reals, or 0/1 integers for or-and.
+/// MatrixMarket `array` file: reals, or integers (0/1 for or-and).
 pub fn write<T: Scalar>(
     path: &Path,
     (nrows, ncols): (usize, usize),
     values: &[T],
-    semiring: SemiringArg,
+    instance: Instance,
 ) -> anyhow::Result<()> {
     let bar = super::progress::start(format!("writing {}", files::display(path)), None);
-    let result = spmx::io::write_dense_mtx(path, nrows, ncols, values, semiring.output_field());
+    let result = spmx::io::write_dense_mtx(path, nrows, ncols, values, instance.output_field());
     bar.finish_and_clear();
     Ok(result?)
 }

@@ -9,7 +9,7 @@ use super::engine_arg::EngineOpts;
 use super::files::{self, InputOpts};
 use super::operands::DEFAULT_SEED;
 use super::progress;
-use super::semiring_arg::{CliValue, SemiringArg, with_semiring};
+use super::semiring_arg::{CliValue, Instance, SemiringOpts, with_semiring};
 use super::summary::{ReportOpts, Summary};
 use anyhow::Context;
 use clap::Args;
@@ -37,9 +37,8 @@ pub struct SpgemmArgs {
     /// written in row blocks.
     #[arg(short, long)]
     output: Option<PathBuf>,
-    /// The semiring: what "add" and "multiply" mean.
-    #[arg(long, value_enum, default_value = "plus-times")]
-    semiring: SemiringArg,
+    #[command(flatten)]
+    semiring: SemiringOpts,
     #[command(flatten)]
     engine: EngineOpts,
     #[command(flatten)]
@@ -85,9 +84,10 @@ pub fn default_pair(seed: u64) -> spmx::Result<(Csr<f64>, Csr<f64>)> {
 }
 
 pub fn run(args: &SpgemmArgs) -> anyhow::Result<()> {
+    let instance = args.semiring.instance()?;
     #[cfg(feature = "mpi")]
     if args.engine.engine == Engine::Mpi {
-        return run_mpi(args);
+        return run_mpi(args, instance);
     }
     let engine = args.engine.start(spmx::engine::Op::Spgemm)?;
     if let Some(out) = &args.output {
@@ -95,21 +95,19 @@ pub fn run(args: &SpgemmArgs) -> anyhow::Result<()> {
     }
     args.report.check()?;
     let t0 = Instant::now();
-    let (a, b, source) = load(args)?;
-    let load = t0.elapsed();
-    let b_or_a = b.as_ref().unwrap_or(&a);
-    let products = ops::spgemm_products(&a, b_or_a);
-    let shapes = [(a.shape(), a.nnz()), (b_or_a.shape(), b_or_a.nnz())];
-
-    let product = with_semiring!(args.semiring, |S| {
-        let a = CliValue::from_input(a)?;
-        let b = b.map(CliValue::from_input).transpose()?;
-        multiply::<S>(&a, b.as_ref().unwrap_or(&a), engine, products, args)?
+    let (source, shapes, products, load, product) = with_semiring!(instance, |S| {
+        let (a, b, source) = load::<<S as Semiring>::Value>(args)?;
+        let load = t0.elapsed();
+        let b_or_a = b.as_ref().unwrap_or(&a);
+        let products = ops::spgemm_products(&a, b_or_a);
+        let shapes = [(a.shape(), a.nnz()), (b_or_a.shape(), b_or_a.nnz())];
+        let product = multiply::<S>(&a, b_or_a, engine, products, args, instance)?;
+        (source, shapes, products, load, product)
     });
 
     let [a, b] = shapes;
     let c = ((a.0.0, b.0.1), product.c_nnz);
-    let mut summary = summary(&source, args.semiring, engine, [a, b, c], products);
+    let mut summary = summary(&source, instance, engine, [a, b, c], products);
     let fastest = *product.runs.iter().min().expect("at least one run");
     match product.blocks {
         Some(blocks) => summary.line("blocks", blocks),
@@ -162,11 +160,12 @@ fn multiply<S: Semiring>(
     engine: Engine,
     products: usize,
     args: &SpgemmArgs,
+    instance: Instance,
 ) -> anyhow::Result<Product>
 where
     S::Value: Scalar,
 {
-    let field = args.semiring.output_field();
+    let field = instance.output_field();
     let planned = match args.memory.or_else(spgemm_blocks::c_budget) {
         Some(budget) => RowBlocks::plan(a, b, budget)?,
         None => None,
@@ -282,23 +281,27 @@ fn parse_bytes(text: &str) -> Result<usize, String> {
         })
 }
 
-/// A, B (`None`: B is A) and a line saying where they came from: the
-/// built-in pair, A squared, or A times B, B transposed if asked (their
-/// shapes checked).
-fn load(args: &SpgemmArgs) -> anyhow::Result<(Csr<f64>, Option<Csr<f64>>, String)> {
+/// A, B (`None`: B is A) in `T`'s values and a line saying where they
+/// came from: the built-in pair (its values [`CliValue::from_drawn`]), A
+/// squared, or A times B, B transposed if asked (their shapes checked).
+fn load<T: CliValue>(args: &SpgemmArgs) -> anyhow::Result<(Csr<T>, Option<Csr<T>>, String)> {
     let t = args.transpose_b;
     let (a, b, source) = match (&args.a, &args.b) {
         (None, _) => {
             let (a, b) = default_pair(args.seed)?;
             let how = if t { ", B transposed" } else { "" };
             (
-                a,
-                Some(b),
-                format!("built-in course pair, seed {}{how}", args.seed),
+                T::from_drawn(a)?,
+                Some(T::from_drawn(b)?),
+                format!(
+                    "built-in course pair (values on {}), seed {}{how}",
+                    T::DRAWN,
+                    args.seed
+                ),
             )
         }
         (Some(pa), None) => {
-            let a = files::read_csr(pa, &args.input)?;
+            let a = T::read_csr(pa, &args.input)?;
             let how = if t { "times its transpose" } else { "squared" };
             (a, None, format!("{} {how}", files::display(pa)))
         }
@@ -307,8 +310,8 @@ fn load(args: &SpgemmArgs) -> anyhow::Result<(Csr<f64>, Option<Csr<f64>>, String
                 !(files::is_std_stream(pa) && files::is_std_stream(pb)),
                 "A and B cannot both be `-`: standard input holds one matrix"
             );
-            let a = files::read_csr(pa, &args.input)?;
-            let b = files::read_csr(pb, &args.input)?;
+            let a = T::read_csr(pa, &args.input)?;
+            let b = T::read_csr(pb, &args.input)?;
             let how = if t { " transposed" } else { "" };
             (
                 a,
@@ -342,7 +345,7 @@ fn load(args: &SpgemmArgs) -> anyhow::Result<(Csr<f64>, Option<Csr<f64>>, String
 /// `--engine mpi`: rank 0 reads A and B and splits A by products, B by
 /// entries; C stays split like A and is gathered only to be written.
 #[cfg(feature = "mpi")]
-fn run_mpi(args: &SpgemmArgs) -> anyhow::Result<()> {
+fn run_mpi(args: &SpgemmArgs, instance: Instance) -> anyhow::Result<()> {
     use super::mpi;
     use spmx::engine::mpi::{DistCsr, Fetch, RowPartition, spgemm};
     mpi::run(&args.engine, |ranks| {
@@ -350,61 +353,56 @@ fn run_mpi(args: &SpgemmArgs) -> anyhow::Result<()> {
             mpi::on_root(ranks, || files::check_output(out))?;
         }
         let t0 = Instant::now();
-        let inputs = mpi::on_root(ranks, || {
-            let (a, b, source) = load(args)?;
-            let b_or_a = b.as_ref().unwrap_or(&a);
-            let products = ops::spgemm_products(&a, b_or_a);
-            let shapes = [(a.shape(), a.nnz()), (b_or_a.shape(), b_or_a.nnz())];
-            Ok((a, b, (source, products, shapes)))
-        })?;
-        let load = t0.elapsed();
         let p = ranks.size();
-        let (inputs, about) = match inputs {
-            Some((a, b, about)) => (Some((a, b)), Some(about)),
-            None => (None, None),
-        };
-        let (write, (c_shape, c_nnz), multiply, mine) = with_semiring!(args.semiring, |S| {
-            let root = match inputs {
-                Some((a, b)) => {
-                    let a = CliValue::from_input(a)?;
-                    let b = b.map(CliValue::from_input).transpose()?;
-                    Some((a, b))
-                }
-                None => None,
-            };
-            let root = root.as_ref().map(|(a, b)| {
-                let b = b.as_ref().unwrap_or(a);
-                let rows = (
-                    RowPartition::by_products(a, b, p),
-                    RowPartition::by_entries(b, p),
-                );
-                (a, b, rows)
-            });
-            let a = DistCsr::scatter(ranks, root.as_ref().map(|(a, _, (rows, _))| (*a, rows)))?;
-            let b = DistCsr::scatter(ranks, root.as_ref().map(|(_, b, (_, rows))| (*b, rows)))?;
-            drop(root);
-            let (c, multiply, mine) =
-                mpi::timed(ranks, || spgemm::<S>(ranks, &a, &b, Fetch::Auto))?;
-            let mine = mine.holding(a.rows().range(ranks.rank()), a.local().nnz());
-            let shape = ((c.nrows(), c.ncols()), c.nnz(ranks));
-            let t = Instant::now();
-            if let Some(out) = &args.output {
-                let c = c.gather(ranks)?;
-                mpi::on_root(ranks, || {
-                    let c = c.as_ref().expect("gathered on rank 0");
-                    files::write(out, c, args.semiring.output_field())
+        let (load, about, write, (c_shape, c_nnz), multiply, mine) =
+            with_semiring!(instance, |S| {
+                let inputs = mpi::on_root(ranks, || {
+                    let (a, b, source) = load::<<S as Semiring>::Value>(args)?;
+                    let b_or_a = b.as_ref().unwrap_or(&a);
+                    let products = ops::spgemm_products(&a, b_or_a);
+                    let shapes = [(a.shape(), a.nnz()), (b_or_a.shape(), b_or_a.nnz())];
+                    Ok((a, b, (source, products, shapes)))
                 })?;
-            }
-            (
-                args.output.as_ref().map(|_| t.elapsed()),
-                shape,
-                multiply,
-                mine,
-            )
-        });
+                let load = t0.elapsed();
+                let (root, about) = match inputs {
+                    Some((a, b, about)) => (Some((a, b)), Some(about)),
+                    None => (None, None),
+                };
+                let root = root.as_ref().map(|(a, b)| {
+                    let b = b.as_ref().unwrap_or(a);
+                    let rows = (
+                        RowPartition::by_products(a, b, p),
+                        RowPartition::by_entries(b, p),
+                    );
+                    (a, b, rows)
+                });
+                let a = DistCsr::scatter(ranks, root.as_ref().map(|(a, _, (rows, _))| (*a, rows)))?;
+                let b = DistCsr::scatter(ranks, root.as_ref().map(|(_, b, (_, rows))| (*b, rows)))?;
+                drop(root);
+                let (c, multiply, mine) =
+                    mpi::timed(ranks, || spgemm::<S>(ranks, &a, &b, Fetch::Auto))?;
+                let mine = mine.holding(a.rows().range(ranks.rank()), a.local().nnz());
+                let shape = ((c.nrows(), c.ncols()), c.nnz(ranks));
+                let t = Instant::now();
+                if let Some(out) = &args.output {
+                    let c = c.gather(ranks)?;
+                    mpi::on_root(ranks, || {
+                        let c = c.as_ref().expect("gathered on rank 0");
+                        files::write(out, c, instance.output_field())
+                    })?;
+                }
+                (
+                    load,
+                    about,
+                    args.output.as_ref().map(|_| t.elapsed()),
+                    shape,
+                    multiply,
+                    mine,
+                )
+            });
         let mut summary = about.map(|(source, products, [a, b])| {
             let shapes = [a, b, (c_shape, c_nnz)];
-            let mut s = summary(&source, args.semiring, Engine::Mpi, shapes, products);
+            let mut s = summary(&source, instance, Engine::Mpi, shapes, products);
             s.time("load", load).time("multiply", multiply);
             if let Some(w) = write {
                 s.time("write", w);
@@ -420,7 +418,7 @@ fn run_mpi(args: &SpgemmArgs) -> anyhow::Result<()> {
 /// and the work; the caller adds the times and the rate.
 fn summary(
     source: &str,
-    semiring: SemiringArg,
+    semiring: Instance,
     engine: Engine,
     [a, b, c]: [((usize, usize), usize); 3],
     products: usize,

@@ -4,7 +4,7 @@
 use super::engine_arg::EngineOpts;
 use super::files::{self, InputOpts};
 use super::operands::{self, DEFAULT_SEED, Operand};
-use super::semiring_arg::{CliValue, SemiringArg, with_semiring};
+use super::semiring_arg::{CliValue, SemiringOpts, with_semiring};
 use super::summary::{ReportOpts, Summary};
 use anyhow::Context;
 use clap::Args;
@@ -20,7 +20,7 @@ pub struct SpmmArgs {
     a: PathBuf,
     /// B (MatrixMarket) with n rows: an array file, or a coordinate file
     /// whose absent entries are the semiring's zero. Without it, B is
-    /// random n × k on (0, 1] from --seed.
+    /// random n × k on (0, 1] from --seed (integers: 1 to 100).
     #[arg(conflicts_with = "k")]
     b: Option<PathBuf>,
     /// Columns of the random B.
@@ -30,9 +30,8 @@ pub struct SpmmArgs {
     /// output).
     #[arg(short, long)]
     output: Option<PathBuf>,
-    /// The semiring: what "add" and "multiply" mean.
-    #[arg(long, value_enum, default_value = "plus-times")]
-    semiring: SemiringArg,
+    #[command(flatten)]
+    semiring: SemiringOpts,
     #[command(flatten)]
     engine: EngineOpts,
     #[command(flatten)]
@@ -51,9 +50,10 @@ pub struct SpmmArgs {
 }
 
 pub fn run(args: &SpmmArgs) -> anyhow::Result<()> {
+    let instance = args.semiring.instance()?;
     #[cfg(feature = "mpi")]
     if args.engine.engine == Engine::Mpi {
-        return run_mpi(args);
+        return run_mpi(args, instance);
     }
     let engine = args.engine.start(spmx::engine::Op::Spmm)?;
     #[cfg(feature = "gpu")]
@@ -67,27 +67,27 @@ pub fn run(args: &SpmmArgs) -> anyhow::Result<()> {
     }
     args.report.check()?;
     let t0 = Instant::now();
-    let (a, b) = load(args)?;
-    let load = t0.elapsed();
-    let ((m, n), nnz, k) = (a.shape(), a.nnz(), b.matrix.ncols());
-
-    let (write, multiply, kernel) = with_semiring!(args.semiring, |S| {
-        let a = CliValue::from_input(a)?;
-        let b = operands::dense::<S>(b.matrix)?;
-        let t = Instant::now();
-        let (c, kernel) = multiply::<S>(&a, &b, args, engine)?;
-        let multiply = t.elapsed();
-        let t = Instant::now();
-        if let Some(out) = &args.output {
-            operands::write(out, (m, k), c.as_slice(), args.semiring)?;
-        }
-        (t.elapsed(), multiply, kernel)
-    });
+    let (load, ((m, n), nnz, k), b_source, write, multiply, kernel) =
+        with_semiring!(instance, |S| {
+            let (a, b) = load::<<S as Semiring>::Value>(args)?;
+            let load = t0.elapsed();
+            let ((m, n), nnz, k) = (a.shape(), a.nnz(), b.matrix.ncols());
+            let bd = operands::dense::<S>(&b.matrix)?;
+            let t = Instant::now();
+            let (c, kernel) = multiply::<S>(&a, &bd, args, engine)?;
+            let multiply = t.elapsed();
+            let t = Instant::now();
+            if let Some(out) = &args.output {
+                operands::write(out, (m, k), c.as_slice(), instance)?;
+            }
+            let sizes = ((m, n), nnz, k);
+            (load, sizes, b.source, t.elapsed(), multiply, kernel)
+        });
 
     let flops = 2 * nnz * k;
-    let mut s = Summary::new("spmm", &args.a.display().to_string(), args.semiring, engine);
+    let mut s = Summary::new("spmm", &args.a.display().to_string(), instance, engine);
     s.shape("A", (m, n), nnz)
-        .line("B", format!("{n} × {k} dense ({})", b.source))
+        .line("B", format!("{n} × {k} dense ({b_source})"))
         .line("C", format!("{m} × {k} dense"));
     if let Some(kernel) = kernel {
         s.line("kernel", kernel);
@@ -122,9 +122,9 @@ where
     Ok((ops::spmm::<S>(a, b, engine)?, None))
 }
 
-/// A, and B read or drawn.
-fn load(args: &SpmmArgs) -> anyhow::Result<(Csr<f64>, Operand)> {
-    let a = files::read_csr(&args.a, &args.input)?;
+/// A, and B read or drawn, in `T`'s values.
+fn load<T: CliValue>(args: &SpmmArgs) -> anyhow::Result<(Csr<T>, Operand<T>)> {
+    let a = T::read_csr(&args.a, &args.input)?;
     let b = match &args.b {
         Some(path) => Operand::read(path, &args.input, a.ncols(), None, "B")?,
         None => {
@@ -140,7 +140,7 @@ fn load(args: &SpmmArgs) -> anyhow::Result<(Csr<f64>, Operand)> {
 /// like A's rows (square A) or evenly; each rank fetches the rows of B its
 /// columns reference (the pattern built once, timed as "plan").
 #[cfg(feature = "mpi")]
-fn run_mpi(args: &SpmmArgs) -> anyhow::Result<()> {
+fn run_mpi(args: &SpmmArgs, instance: super::semiring_arg::Instance) -> anyhow::Result<()> {
     use super::mpi;
     #[cfg(feature = "gpu")]
     mpi::refuse_gpu_kernel(args.kernel.is_some())?;
@@ -148,19 +148,14 @@ fn run_mpi(args: &SpmmArgs) -> anyhow::Result<()> {
         let run = mpi::dense(
             ranks,
             mpi::DenseOp::Spmm,
-            args.semiring,
+            instance,
             args.output.as_deref(),
-            || load(args),
+            args,
         )?;
         let mut summary = run.inputs.as_ref().map(|read| {
             let k = read.operand_cols;
             let flops = 2 * read.a_nnz * k;
-            let mut s = Summary::new(
-                "spmm",
-                &args.a.display().to_string(),
-                args.semiring,
-                Engine::Mpi,
-            );
+            let mut s = Summary::new("spmm", &args.a.display().to_string(), instance, Engine::Mpi);
             let (m, n) = read.a_shape;
             s.shape("A", (m, n), read.a_nnz)
                 .line("B", format!("{n} × {k} dense ({})", read.operand_source))
@@ -172,4 +167,11 @@ fn run_mpi(args: &SpmmArgs) -> anyhow::Result<()> {
         });
         mpi::print(ranks, summary.as_mut(), run.mine, &args.report)
     })
+}
+
+#[cfg(feature = "mpi")]
+impl super::mpi::LoadDense for SpmmArgs {
+    fn load<T: CliValue>(&self) -> anyhow::Result<(Csr<T>, Operand<T>)> {
+        load::<T>(self)
+    }
 }

@@ -6,7 +6,7 @@ use super::convert::FormatArg;
 use super::engine_arg::EngineOpts;
 use super::files::{self, InputOpts};
 use super::operands::{self, DEFAULT_SEED, Operand};
-use super::semiring_arg::{CliValue, SemiringArg, with_semiring};
+use super::semiring_arg::{CliValue, SemiringOpts, with_semiring};
 use super::summary::{ReportOpts, Summary};
 use anyhow::Context;
 use clap::Args;
@@ -28,15 +28,14 @@ pub struct SpmvArgs {
     a: PathBuf,
     /// x (MatrixMarket n × 1): an array file, or a coordinate file whose
     /// absent entries are the semiring's zero. Without it, x is random on
-    /// (0, 1] from --seed.
+    /// (0, 1] from --seed (integers: 1 to 100).
     x: Option<PathBuf>,
     /// Write y here, as a MatrixMarket `array` m × 1 file (`-`: standard
     /// output).
     #[arg(short, long)]
     output: Option<PathBuf>,
-    /// The semiring: what "add" and "multiply" mean.
-    #[arg(long, value_enum, default_value = "plus-times")]
-    semiring: SemiringArg,
+    #[command(flatten)]
+    semiring: SemiringOpts,
     /// Format SpMV runs on (A is read as CSR and converted; SELL is
     /// SELL-32-256, BSR has 4 × 4 blocks).
     #[arg(long, value_enum, default_value = "csr")]
@@ -70,9 +69,10 @@ struct Timing {
 }
 
 pub fn run(args: &SpmvArgs) -> anyhow::Result<()> {
+    let instance = args.semiring.instance()?;
     #[cfg(feature = "mpi")]
     if args.engine.engine == Engine::Mpi {
-        return run_mpi(args);
+        return run_mpi(args, instance);
     }
     let engine = args.engine.start(spmx::engine::Op::Spmv)?;
     #[cfg(feature = "gpu")]
@@ -86,24 +86,31 @@ pub fn run(args: &SpmvArgs) -> anyhow::Result<()> {
     }
     args.report.check()?;
     let t0 = Instant::now();
-    let (a, x) = load(args)?;
-    let load = t0.elapsed();
-    let ((m, n), nnz) = (a.shape(), a.nnz());
-
-    let (write, timing, value_bytes) = with_semiring!(args.semiring, |S| {
-        let a = CliValue::from_input(a)?;
-        let x = operands::dense::<S>(x.matrix)?;
-        let (y, timing) = spmv_as::<S>(&a, x.as_slice(), args, engine)?;
+    let (load, (m, n), nnz, x_source, write, timing, value_bytes) = with_semiring!(instance, |S| {
+        let (a, x) = load::<<S as Semiring>::Value>(args)?;
+        let load = t0.elapsed();
+        let ((m, n), nnz) = (a.shape(), a.nnz());
+        let xd = operands::dense::<S>(&x.matrix)?;
+        let (y, timing) = spmv_as::<S>(&a, xd.as_slice(), args, engine)?;
         let t = Instant::now();
         if let Some(out) = &args.output {
-            operands::write(out, (m, 1), &y, args.semiring)?;
+            operands::write(out, (m, 1), &y, instance)?;
         }
-        (t.elapsed(), timing, size_of::<<S as Semiring>::Value>())
+        let value_bytes = size_of::<<S as Semiring>::Value>();
+        (
+            load,
+            (m, n),
+            nnz,
+            x.source,
+            t.elapsed(),
+            timing,
+            value_bytes,
+        )
     });
 
-    let mut s = Summary::new("spmv", &args.a.display().to_string(), args.semiring, engine);
+    let mut s = Summary::new("spmv", &args.a.display().to_string(), instance, engine);
     s.shape("A", (m, n), nnz)
-        .line("x", format!("{n} entries ({})", x.source))
+        .line("x", format!("{n} entries ({x_source})"))
         .line("y", format!("{m} entries"));
     let format = match &timing.kernel {
         Some(kernel) => format!("GPU kernel {kernel}, on its own format"),
@@ -206,9 +213,9 @@ where
     ))
 }
 
-/// A, and x read or drawn.
-fn load(args: &SpmvArgs) -> anyhow::Result<(Csr<f64>, Operand)> {
-    let a = files::read_csr(&args.a, &args.input)?;
+/// A, and x read or drawn, in `T`'s values.
+fn load<T: CliValue>(args: &SpmvArgs) -> anyhow::Result<(Csr<T>, Operand<T>)> {
+    let a = T::read_csr(&args.a, &args.input)?;
     let x = match &args.x {
         Some(path) => Operand::read(path, &args.input, a.ncols(), Some(1), "x")?,
         None => Operand::random(a.ncols(), 1, args.seed)
@@ -221,7 +228,7 @@ fn load(args: &SpmvArgs) -> anyhow::Result<(Csr<f64>, Operand)> {
 /// rows (square A) or evenly; each rank fetches the entries of x its
 /// columns reference (the pattern built once, timed as "plan").
 #[cfg(feature = "mpi")]
-fn run_mpi(args: &SpmvArgs) -> anyhow::Result<()> {
+fn run_mpi(args: &SpmvArgs, instance: super::semiring_arg::Instance) -> anyhow::Result<()> {
     use super::mpi;
     anyhow::ensure!(
         args.format == FormatArg::Csr,
@@ -233,17 +240,12 @@ fn run_mpi(args: &SpmvArgs) -> anyhow::Result<()> {
         let run = mpi::dense(
             ranks,
             mpi::DenseOp::Spmv,
-            args.semiring,
+            instance,
             args.output.as_deref(),
-            || load(args),
+            args,
         )?;
         let mut summary = run.inputs.as_ref().map(|read| {
-            let mut s = Summary::new(
-                "spmv",
-                &args.a.display().to_string(),
-                args.semiring,
-                Engine::Mpi,
-            );
+            let mut s = Summary::new("spmv", &args.a.display().to_string(), instance, Engine::Mpi);
             let (m, n) = read.a_shape;
             s.shape("A", (m, n), read.a_nnz)
                 .line("x", format!("{n} entries ({})", read.operand_source))
@@ -254,4 +256,11 @@ fn run_mpi(args: &SpmvArgs) -> anyhow::Result<()> {
         });
         mpi::print(ranks, summary.as_mut(), run.mine, &args.report)
     })
+}
+
+#[cfg(feature = "mpi")]
+impl super::mpi::LoadDense for SpmvArgs {
+    fn load<T: CliValue>(&self) -> anyhow::Result<(Csr<T>, Operand<T>)> {
+        load::<T>(self)
+    }
 }

@@ -6,9 +6,9 @@
 //! JSON too.
 
 use super::engine_arg::EngineOpts;
-use super::semiring_arg::SemiringArg;
+use super::semiring_arg::Instance;
 use anyhow::Context;
-use clap::{Args, ValueEnum};
+use clap::Args;
 use spmx::Engine;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -44,11 +44,10 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// `op: source`, then the semiring and the engine that ran.
-    pub fn new(op: &str, source: &str, semiring: SemiringArg, engine: Engine) -> Self {
-        let semiring = semiring
-            .to_possible_value()
-            .map_or_else(|| format!("{semiring:?}"), |v| v.get_name().to_string());
+    /// `op: source`, then the semiring (with its value type where that
+    /// is not its default, [`Instance::describe`]) and the engine that ran.
+    pub fn new(op: &str, source: &str, semiring: Instance, engine: Engine) -> Self {
+        let semiring = semiring.describe();
         Summary {
             title: format!("{op}: {}", spmx::io::printable(source)),
             lines: vec![
@@ -156,11 +155,13 @@ fn per_second(amount: usize, t: Duration) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::semiring_arg::SemiringArg;
 
     #[test]
     fn json_escapes_quotes_backslashes_and_controls() {
         assert_eq!(json_string("a\"b\\c\u{1b}"), "\"a\\\"b\\\\c\\u001b\"");
-        let mut s = Summary::new("spgemm", "x", SemiringArg::PlusTimes, Engine::Cpu);
+        let plus_times = Instance::default_for(SemiringArg::PlusTimes);
+        let mut s = Summary::new("spgemm", "x", plus_times, Engine::Cpu);
         s.line("C", "1 × 1, 1 entries");
         let json = s.json();
         assert!(

@@ -9,10 +9,13 @@
 //! may serve several families, one for each argument struct it takes
 //! (`spgemm_hash_symbolic(SpgemmSymbolicArgs) = spgemm_hash`: SpGEMM's row
 //! kernels, a family per phase, each compiled for its phase alone). The
-//! semirings are [`for_each_semiring!`](crate::for_each_semiring)'s; a new
-//! kernel family is a line in `families` below. Entry points exist only in the nvptx64 build; the
-//! table exists everywhere, so the host can look kernels up by family,
-//! semiring and value type.
+//! semirings are [`for_each_semiring!`](crate::for_each_semiring)'s and
+//! [`for_each_gpu_integer_semiring!`](crate::for_each_gpu_integer_semiring)'s
+//! (whose signed plus-times and plus-pair run the unsigned entry points,
+//! [`SIGNED_AS_UNSIGNED`]); a new kernel family is a line in `families`
+//! below. Entry points exist only in the nvptx64 build; the table exists
+//! everywhere, so the host can look kernels up by family, semiring and
+//! value type.
 //!
 //! The same lines stamp the typed handles the host launches with: for each
 //! family a function in [`family`] (`family::spmv_csr_vector::<S>()`, a
@@ -60,7 +63,7 @@ pub struct Kernel {
     pub family: &'static str,
     /// [`Semiring::NAME`] (`min-plus`).
     pub semiring: &'static str,
-    /// The value type: `f32`, `f64` or `bool`.
+    /// The value type: `f32`, `f64`, `bool`, `i32`, `i64`, `u32` or `u64`.
     pub value: &'static str,
 }
 
@@ -119,8 +122,9 @@ pub trait Launchable: sealed::Sealed + Copy + 'static {
     /// The semiring the handle is for (`None` for a utility kernel).
     fn semiring(self) -> Option<&'static str>;
     /// The PTX entry point, or `None` where none was stamped (a semiring
-    /// or value type that [`for_each_semiring!`](crate::for_each_semiring)
-    /// does not list).
+    /// or value type that neither [`for_each_semiring!`](crate::for_each_semiring)
+    /// nor [`for_each_gpu_integer_semiring!`](crate::for_each_gpu_integer_semiring)
+    /// lists).
     fn entry(self) -> Option<&'static str>;
 }
 
@@ -228,12 +232,32 @@ utility_kernels! {
     util => csr_to_ell_near_8(CsrToEllArgs),
 }
 
+/// The semirings whose signed integer instances run the entry points of
+/// their unsigned ones (`i32` those of `u32`, `i64` those of `u64`): their
+/// `add`, `mul`, `zero`, `one` and `is_terminal` give the same bits on
+/// two's complement (wrapping `+` and `×`, 0 and 1; a test checks it), so
+/// a kernel over `u32` computes the bits a kernel over `i32` would, and
+/// the argument structs of the two have the same layout. Min-plus and
+/// max-plus compare, and are stamped per signedness.
+pub const SIGNED_AS_UNSIGNED: &[&str] = &["plus-times", "plus-pair"];
+
 /// The entry point of `family` for semiring `S`, if it was stamped.
 pub fn find<S: Semiring>(family: &str) -> Option<&'static Kernel> {
-    let value = value_name::<S::Value>();
+    let value = kernel_value::<S>();
     KERNELS
         .iter()
         .find(|k| k.family == family && k.semiring == S::NAME && Some(k.value) == value)
+}
+
+/// The value type of the entry points that run `S`: its own, or the
+/// unsigned one of the same width for a [`SIGNED_AS_UNSIGNED`] semiring.
+fn kernel_value<S: Semiring>() -> Option<&'static str> {
+    let value = value_name::<S::Value>()?;
+    Some(match value {
+        "i32" if SIGNED_AS_UNSIGNED.contains(&S::NAME) => "u32",
+        "i64" if SIGNED_AS_UNSIGNED.contains(&S::NAME) => "u64",
+        _ => value,
+    })
 }
 
 impl Kernel {
@@ -249,16 +273,18 @@ impl Kernel {
     }
 }
 
-/// Whether the GPU has kernels for semiring `S` (its name and value type
-/// among [`KERNELS`]): the integer semirings have none.
+/// Whether the GPU has kernels for semiring `S` (its name and value type,
+/// or the unsigned type serving it, among [`KERNELS`]): max-times,
+/// min-max and max-min over integers have none.
 pub fn stamped<S: Semiring>() -> bool {
-    let value = value_name::<S::Value>();
+    let value = kernel_value::<S>();
     KERNELS
         .iter()
         .any(|k| k.semiring == S::NAME && Some(k.value) == value)
 }
 
-/// Whether the GPU has kernels for values of `T` at all (f32, f64, bool).
+/// Whether the GPU has kernels for values of `T` at all (f32, f64, bool
+/// and the 32- and 64-bit integers), for some semiring.
 pub fn stamped_value<T: 'static>() -> bool {
     value_name::<T>().is_some()
 }
@@ -270,6 +296,10 @@ fn value_name<T: 'static>() -> Option<&'static str> {
         (TypeId::of::<f32>(), "f32"),
         (TypeId::of::<f64>(), "f64"),
         (TypeId::of::<bool>(), "bool"),
+        (TypeId::of::<i32>(), "i32"),
+        (TypeId::of::<i64>(), "i64"),
+        (TypeId::of::<u32>(), "u32"),
+        (TypeId::of::<u64>(), "u64"),
     ]
     .into_iter()
     .find_map(|(id, name)| (id == t).then_some(name))
@@ -278,16 +308,26 @@ fn value_name<T: 'static>() -> Option<&'static str> {
 /// Stamps entry points and the [`KERNELS`] table for the cross product of
 /// `families` (name, argument struct, and the body when it is not the
 /// function of the family's name) and the semirings of
-/// [`for_each_semiring!`](crate::for_each_semiring) (each value type's
-/// instance).
+/// [`for_each_semiring!`](crate::for_each_semiring) and then
+/// [`for_each_gpu_integer_semiring!`](crate::for_each_gpu_integer_semiring)
+/// (each value type's instance): the first list is gathered and handed on
+/// to the second, which stamps both.
 macro_rules! stamp_kernels {
     (
-        families: [$($family:ident($args:ident) $(= $body:ident)?),* $(,)?]
+        families: $families:tt
+        $($name:ident $sr:ident $atomic:ident [$($t:ident => $S:ty as $test:ident),+];)*
+    ) => {
+        crate::for_each_gpu_integer_semiring!(stamp_kernels! {
+            families: $families, first: [$($($sr $t => $S),+),*]
+        });
+    };
+    (
+        families: [$($family:ident($args:ident) $(= $body:ident)?),* $(,)?], first: [$($first:tt)*]
         $($name:ident $sr:ident $atomic:ident [$($t:ident => $S:ty as $test:ident),+];)*
     ) => {
         stamp_kernels!(
             families: [$($family($args) $(= $body)?),*],
-            semirings: [$($($sr $t => $S),+),*]
+            semirings: [$($first)*, $($($sr $t => $S),+),*]
         );
     };
     (
@@ -453,7 +493,63 @@ mod tests {
                 instances
             }};
         }
-        let instances: usize = crate::for_each_semiring!(stamped_for_each! {});
+        let instances: usize = crate::for_each_semiring!(stamped_for_each! {})
+            + crate::for_each_gpu_integer_semiring!(stamped_for_each! {});
         assert_eq!(KERNELS.len(), families.len() * instances);
+    }
+
+    /// Signed plus-times and plus-pair run the unsigned entry points; the
+    /// other integer semirings are stamped per type, or not at all.
+    #[test]
+    fn integer_semirings_find_their_entry_points() {
+        use crate::semiring::{MaxPlus, MaxTimes, MinMax, PlusPair};
+        let name = |k: Option<&Kernel>| k.map(|k| k.name);
+        assert_eq!(
+            name(find::<PlusTimes<i32>>("spmv_csr_vector")),
+            Some("spmv_csr_vector_plus_times_u32")
+        );
+        assert_eq!(
+            name(find::<PlusPair<i64>>("spgemm_hash")),
+            Some("spgemm_hash_plus_pair_u64")
+        );
+        assert_eq!(
+            name(find::<MinPlus<i64>>("spmm_csr_thread")),
+            Some("spmm_csr_thread_min_plus_i64")
+        );
+        assert_eq!(
+            name(find::<MaxPlus<u32>>("spgemm_dense")),
+            Some("spgemm_dense_max_plus_u32")
+        );
+        assert!(stamped::<PlusTimes<i64>>() && stamped::<MaxPlus<i32>>());
+        assert!(!stamped::<MaxTimes<u64>>() && !stamped::<MinMax<i32>>());
+        assert!(!stamped::<MaxMin<i64>>() && stamped_value::<i64>());
+    }
+
+    /// What [`SIGNED_AS_UNSIGNED`] relies on: each of its semirings gives
+    /// the same bits over a signed type as over the unsigned one of its
+    /// width, on small values, the extremes and values that overflow.
+    #[test]
+    fn signed_as_unsigned_semirings_give_the_same_bits() {
+        use crate::semiring::PlusPair;
+        macro_rules! same_bits {
+            ($sem:ident, $i:ty, $u:ty) => {{
+                type I = $sem<$i>;
+                type U = $sem<$u>;
+                assert!(SIGNED_AS_UNSIGNED.contains(&I::NAME));
+                let vals: [$i; 8] = [0, 1, -1, 2, 7, -40, <$i>::MAX, <$i>::MIN];
+                assert_eq!((I::zero() as $u, I::one() as $u), (U::zero(), U::one()));
+                for a in vals {
+                    assert_eq!(I::is_terminal(a), U::is_terminal(a as $u));
+                    for b in vals {
+                        assert_eq!(I::add(a, b) as $u, U::add(a as $u, b as $u));
+                        assert_eq!(I::mul(a, b) as $u, U::mul(a as $u, b as $u));
+                    }
+                }
+            }};
+        }
+        same_bits!(PlusTimes, i32, u32);
+        same_bits!(PlusTimes, i64, u64);
+        same_bits!(PlusPair, i32, u32);
+        same_bits!(PlusPair, i64, u64);
     }
 }

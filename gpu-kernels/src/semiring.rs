@@ -17,9 +17,8 @@
 //!
 //! | `PlusPair<T>`     | +   | 1   | 0     | 1     | all      | counting (triangles, paths) |
 //!
-//! `T` is `f32` or `f64` (see [`Float`]) or, on the CPU engines, an
-//! integer type (see below); plus-pair is defined on the integer types
-//! only.
+//! `T` is `f32` or `f64` (see [`Float`]) or an integer type (see below);
+//! plus-pair is defined on the integer types only.
 //!
 //! **Integers.** Every semiring of the table but or-and is also defined
 //! on `i32`, `i64`, `u32` and `u64`, as GraphBLAS defines its integer
@@ -36,9 +35,10 @@
 //! and all engines give the same values. Their `min` and `max` sums have
 //! a terminal value (min-plus's `MIN`, max-plus's `MAX`, …). Signed
 //! max-times is defined on values ≥ 0, unsigned max-times on every value.
-//! These value types have no GPU kernels (they are not in
-//! [`for_each_semiring!`](crate::for_each_semiring)): the serial, cpu and
-//! mpi engines run them.
+//! The serial, cpu and mpi engines run every one; the GPU runs
+//! plus-times, min-plus, max-plus and plus-pair on them (the list
+//! [`for_each_gpu_integer_semiring!`](crate::for_each_gpu_integer_semiring)),
+//! with the same wrapping arithmetic, so every engine gives the same bits.
 //!
 //! **Domains.** A semiring's laws hold on the values of its
 //! [`DOMAIN`](Semiring::DOMAIN), and the operations of `spmx::ops` refuse an

@@ -127,10 +127,10 @@ impl Engine {
     }
 
     /// [`resolve`](Self::resolve) for `op` over semiring `S`: `auto` takes
-    /// the GPU only where it has kernels for `S` (it has none for the
-    /// integer semirings, which run on the cpu engine), and `cuda` for
-    /// such an `S` is [`Error::Unavailable`] naming the semiring and its
-    /// value type.
+    /// the GPU only where it has kernels for `S` (for integers, plus-times,
+    /// min-plus, max-plus and plus-pair; max-times, min-max and max-min run
+    /// on the cpu engine), and `cuda` for an `S` without kernels is
+    /// [`Error::Unavailable`] naming the semiring and its value type.
     pub fn resolve_for<S: gpu_kernels::semiring::Semiring>(self, op: Op) -> Result<Engine> {
         if !op.on_cuda() || gpu_kernels::kernels::stamped::<S>() {
             return self.resolve(op);

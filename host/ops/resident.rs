@@ -39,7 +39,9 @@ impl<T: Scalar> Resident<T> {
     /// `a` kept for SpGEMM on `engine` (resolved: auto is cuda where a GPU
     /// is present), uploaded for cuda.
     pub fn new(a: Csr<T>, engine: Engine) -> Result<Self> {
-        // Values the GPU has no kernels for stay on the cpu engine.
+        // Values the GPU has no kernels for stay on the cpu engine (a
+        // semiring without kernels over stamped values, max-times over
+        // integers, is refused by `spgemm` on cuda, naming it).
         let engine = match engine {
             Engine::Auto if !gpu_kernels::kernels::stamped_value::<T>() => Engine::Cpu,
             _ => engine.resolve(Op::Spgemm)?,

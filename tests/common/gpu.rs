@@ -58,6 +58,28 @@ impl GpuValue for bool {
     const TINY: f64 = 0.0;
 }
 
+/// Integers: exact (wrapping `+` is exact in any order), so `EPS` and
+/// `TINY` are 0; the poison is a bit pattern of alternating nibbles, far
+/// from the test data's small values and from the extremes.
+macro_rules! int_gpu_value {
+    ($($t:ident: $poison:literal),*) => {$(
+        impl GpuValue for $t {
+            const POISON: $t = $poison as $t;
+            fn magnitude(self) -> f64 {
+                (self as f64).abs()
+            }
+            const EPS: f64 = 0.0;
+            const TINY: f64 = 0.0;
+        }
+    )*};
+}
+int_gpu_value!(
+    i32: 0x5a5a_5a5a_u32,
+    u32: 0x5a5a_5a5a_u32,
+    i64: 0x5a5a_5a5a_5a5a_5a5a_u64,
+    u64: 0x5a5a_5a5a_5a5a_5a5a_u64
+);
+
 /// How far two sums of `terms` values whose magnitudes add up to
 /// `magnitude` may differ when summed in different orders: a few ulps of
 /// the magnitude per term, plus the smallest normal per term (float
@@ -130,9 +152,27 @@ pub fn x_for<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
         .collect()
 }
 
+/// Runs `body` (a GPU test of `S`) where the GPU has kernels for `S`;
+/// elsewhere (max-times, min-max, max-min over integers) checks instead
+/// that the cuda engine refuses `S` for every operation, naming it, and
+/// that auto keeps it on the cpu engine.
+pub fn stamped_or_refused<S: spmx::Semiring>(test: &str, body: fn(&str)) {
+    use spmx::engine::{Engine, Op};
+    if gpu_kernels::kernels::stamped::<S>() {
+        return body(test);
+    }
+    for op in [Op::Spmv, Op::Spmm, Op::Spgemm] {
+        let e = Engine::Cuda.resolve_for::<S>(op).unwrap_err().to_string();
+        assert!(e.contains(S::NAME), "{test}: {e}");
+        assert_eq!(Engine::Auto.resolve_for::<S>(op).unwrap(), Engine::Cpu);
+    }
+}
+
 /// A module `$module` of one `#[test]` per semiring, each calling
 /// `$body::<S>(name)` (the name for skip messages): for every instance of
-/// [`spmx::for_each_semiring!`], or for those listed after a `;`.
+/// [`spmx::for_each_semiring!`], or for those listed after a `;`, or
+/// (`integers: $module, $body`) for every instance of
+/// [`spmx::for_each_integer_semiring!`] through [`stamped_or_refused`].
 #[allow(unused_macros)] // each test binary uses a subset of `common`
 macro_rules! every_gpu_semiring {
     ($module:ident, $body:ident) => {
@@ -141,6 +181,25 @@ macro_rules! every_gpu_semiring {
     (@all $module:ident, $body:ident;
      $($name:ident $sr:ident $atomic:ident [$($t:ident => $S:ty as $test:ident),+];)*) => {
         $crate::common::gpu::every_gpu_semiring!($module, $body; $($($test => $S),+),*);
+    };
+    (integers: $module:ident, $body:ident) => {
+        spmx::for_each_integer_semiring!($crate::common::gpu::every_gpu_semiring! { @integers $module, $body; });
+    };
+    (@integers $module:ident, $body:ident;
+     $($name:ident $sr:ident [$($t:ident => $S:ty as $test:ident),+];)*) => {
+        mod $module {
+            #[allow(unused_imports)]
+            use super::*;
+            $($(
+                #[test]
+                fn $test() {
+                    $crate::common::gpu::stamped_or_refused::<$S>(
+                        concat!(stringify!($module), "::", stringify!($test)),
+                        $body::<$S>,
+                    );
+                }
+            )+)*
+        }
     };
     ($module:ident, $body:ident; $($name:ident => $S:ty),+ $(,)?) => {
         mod $module {

@@ -15,7 +15,9 @@
 //! - [`TestScalar::arb`]: values per type. `f64`/`f32`: small integers in
 //!   `-8..=8` (exact under any summation order), `0.0` and `-0.0` (explicit
 //!   zeros, often), and arbitrary finite floats (normal and subnormal); never
-//!   NaN or ±∞. `bool`: either, so `false` is an explicit zero.
+//!   NaN or ±∞. `bool`: either, so `false` is an explicit zero. `i32`,
+//!   `i64`, `u32`, `u64`: small values, the whole range and the extremes,
+//!   so products and sums wrap often.
 //! - [`assert_identical`]: two CSR matrices with the same pattern and the
 //!   same values bit for bit (`-0.0` and `0.0` differ here, unlike `==`).
 //!
@@ -91,6 +93,26 @@ impl TestScalar for bool {
         u64::from(self)
     }
 }
+
+macro_rules! int_test_scalar {
+    ($($t:ident),*) => {$(
+        impl TestScalar for $t {
+            fn arb() -> BoxedStrategy<Self> {
+                prop_oneof![
+                    4 => (-8i8..=8).prop_map(|v| <$t>::try_from(v).unwrap_or(v.unsigned_abs() as $t)),
+                    3 => any::<$t>(),
+                    1 => Just($t::MIN),
+                    1 => Just($t::MAX),
+                ]
+                .boxed()
+            }
+            fn bits(self) -> u64 {
+                self.to_bits()
+            }
+        }
+    )*};
+}
+int_test_scalar!(i32, i64, u32, u64);
 
 /// A shape up to `max_rows × max_cols`, empty dimensions included.
 pub fn arb_shape(max_rows: usize, max_cols: usize) -> impl Strategy<Value = (usize, usize)> {

@@ -2,7 +2,8 @@
 //! friends: relaxed ordering (but the increment, a release), GPU scope,
 //! generic addresses. Each returns the value the location held before.
 //!
-//! - add: `u32`, `i32`, `u64`, `f32`, `f64` (native `atom.add`);
+//! - add: `u32`, `i32`, `u64`, `i64`, `f32`, `f64` (native `atom.add`;
+//!   `i64` through `.u64`, whose wrapping sum has the same bits);
 //! - and / or on `u32`, exchange on 32 and 64 bits, a wrapping increment
 //!   on `u32` that releases the thread's observed stores;
 //! - min / max: `u32`, `i32`, `u64`, `i64` native; `f32` / `f64` through the
@@ -22,7 +23,7 @@
 //! The pointer must be valid for reads and writes and aligned for its type;
 //! other threads may access it only atomically meanwhile.
 
-use crate::semiring::{Float, Semiring};
+use crate::semiring::Semiring;
 use core::arch::asm;
 
 macro_rules! atom_op {
@@ -56,6 +57,9 @@ atom_op! {
     atomic_add_i32(i32, reg32) = "atom.add.s32";
     /// `atomicAdd` on `u64` (wraps).
     atomic_add_u64(u64, reg64) = "atom.add.u64";
+    /// `atomicAdd` on `i64` (wraps): PTX adds 64 bits as `.u64` only, and
+    /// a two's-complement sum has the same bits.
+    atomic_add_i64(i64, reg64) = "atom.add.u64";
     /// `atomicAdd` on `f32`.
     atomic_add_f32(f32, reg32) = "atom.add.f32";
     /// `atomicAdd` on `f64` (sm_60 and later).
@@ -300,8 +304,9 @@ pub unsafe fn atomic_add<S: AtomicAdd>(p: *mut S::Value, v: S::Value) {
     unsafe { S::atomic_add(p, v) }
 }
 
-/// The floating-point types with native atomic add, min and max.
-pub trait AtomicFloat: Float {
+/// The value types with native atomic add, min and max: the floats and
+/// the 32- and 64-bit integers (whose add wraps).
+pub trait AtomicNative: Copy {
     /// # Safety
     /// See the module documentation.
     unsafe fn fetch_add(p: *mut Self, v: Self) -> Self;
@@ -313,9 +318,9 @@ pub trait AtomicFloat: Float {
     unsafe fn fetch_max(p: *mut Self, v: Self) -> Self;
 }
 
-macro_rules! atomic_float {
+macro_rules! atomic_native {
     ($($t:ty: $add:ident, $min:ident, $max:ident;)*) => {$(
-        impl AtomicFloat for $t {
+        impl AtomicNative for $t {
             #[inline(always)]
             unsafe fn fetch_add(p: *mut Self, v: Self) -> Self {
                 // SAFETY: the caller's contract.
@@ -335,9 +340,13 @@ macro_rules! atomic_float {
     )*};
 }
 
-atomic_float! {
+atomic_native! {
     f32: atomic_add_f32, atomic_min_f32, atomic_max_f32;
     f64: atomic_add_f64, atomic_min_f64, atomic_max_f64;
+    i32: atomic_add_i32, atomic_min_i32, atomic_max_i32;
+    u32: atomic_add_u32, atomic_min_u32, atomic_max_u32;
+    i64: atomic_add_i64, atomic_min_i64, atomic_max_i64;
+    u64: atomic_add_u64, atomic_min_u64, atomic_max_u64;
 }
 
 /// `bool`'s native atomic: or.
@@ -356,8 +365,9 @@ impl AtomicBool for bool {
 }
 
 /// [`AtomicAdd`] for every semiring of
-/// [`for_each_semiring!`](crate::for_each_semiring), by the atomic its line
-/// names.
+/// [`for_each_semiring!`](crate::for_each_semiring) and
+/// [`for_each_gpu_integer_semiring!`](crate::for_each_gpu_integer_semiring),
+/// by the atomic its line names.
 macro_rules! atomic_semirings {
     ($($name:ident $sr:ident $atomic:ident [$($t:ident => $S:ty as $test:ident),+];)*) => {$($(
         impl AtomicAdd for $S {
@@ -375,3 +385,4 @@ macro_rules! atomic_semirings {
 }
 
 crate::for_each_semiring!(atomic_semirings! {});
+crate::for_each_gpu_integer_semiring!(atomic_semirings! {});

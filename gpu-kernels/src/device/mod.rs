@@ -6,7 +6,7 @@
 //! | [`warp`]   | `shuffle_down` / `_up` / `_xor` / `_idx`, `ballot`, `all`, `any`, lane masks, `sync_warp`, semiring `reduce` |
 //! | [`shared`] | `dynamic::<T>()`: the launch-sized shared memory               |
 //! | [`memory`] | `fence_gpu`, `load_from_l2`: results passed between blocks of a running kernel; `load_streaming`, `load_readonly`: cache hints |
-//! | [`atomic`] | add (u32, i32, u64, f32, f64), min/max (integers and floats), and/or, exchange, wrapping increment, CAS, and `atomic_add::<S>`: a semiring's add done atomically |
+//! | [`atomic`] | add (u32, i32, u64, i64, f32, f64), min/max (integers and floats), and/or, exchange, wrapping increment, CAS, and `atomic_add::<S>`: a semiring's add done atomically |
 //!
 //! Compiled for `nvptx64` only. Warp-collective operations and barriers are
 //! `unsafe`: every thread they name must reach the same call, or the kernel

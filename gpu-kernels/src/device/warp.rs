@@ -5,7 +5,7 @@
 //! warp (mask `0xffff_ffff`, width 32); the `_sync` forms take CUDA's
 //! `(mask, value, lane, width)`, where `width` (a power of two ≤ 32) splits
 //! the warp into independent segments. Values of any [`Shuffle`] type move:
-//! 32-bit types in one shuffle, `f64`/`u64` as two 32-bit halves, `bool` as
+//! 32-bit types in one shuffle, `f64`/`u64`/`i64` as two 32-bit halves, `bool` as
 //! a 32-bit 0/1.
 //!
 //! # Safety
@@ -92,6 +92,7 @@ macro_rules! shuffle_64 {
 
 shuffle_64! {
     u64: |v| v, |b| b;
+    i64: |v: i64| v as u64, |b| b as i64;
     f64: f64::to_bits, f64::from_bits;
 }
 

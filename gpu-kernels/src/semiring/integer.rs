@@ -139,8 +139,9 @@ integer_semirings!(i32 signed true, i64 signed true, u32 signed false, u64 signe
 /// name or path) as [`for_each_semiring!`](crate::for_each_semiring) hands
 /// its list, without the atomic: a line per semiring, its type, its name
 /// with `_`, and each value type as `value => type as name` (the name of
-/// its tests). The CPU engines run these; no GPU kernel is stamped for
-/// them, as they are not in `for_each_semiring!`.
+/// its tests). The CPU engines run every one; the GPU those of
+/// [`for_each_gpu_integer_semiring!`](crate::for_each_gpu_integer_semiring)
+/// ([`kernels::stamped`](crate::kernels::stamped) says which).
 ///
 /// ```
 /// macro_rules! names {
@@ -162,6 +163,42 @@ macro_rules! for_each_integer_semiring {
             MinMax min_max [i32 => $crate::semiring::MinMax<i32> as min_max_i32, i64 => $crate::semiring::MinMax<i64> as min_max_i64, u32 => $crate::semiring::MinMax<u32> as min_max_u32, u64 => $crate::semiring::MinMax<u64> as min_max_u64];
             MaxMin max_min [i32 => $crate::semiring::MaxMin<i32> as max_min_i32, i64 => $crate::semiring::MaxMin<i64> as max_min_i64, u32 => $crate::semiring::MaxMin<u32> as max_min_u32, u64 => $crate::semiring::MaxMin<u64> as max_min_u64];
             PlusPair plus_pair [i32 => $crate::semiring::PlusPair<i32> as plus_pair_i32, i64 => $crate::semiring::PlusPair<i64> as plus_pair_i64, u32 => $crate::semiring::PlusPair<u32> as plus_pair_u32, u64 => $crate::semiring::PlusPair<u64> as plus_pair_u64];
+        }
+    };
+}
+
+/// The integer semirings the GPU has kernels for, in the format of
+/// [`for_each_semiring!`](crate::for_each_semiring) (the atomic is the
+/// device's native one): plus-times, min-plus, max-plus and plus-pair, the
+/// semirings of counting and of paths. `kernels.rs` stamps every kernel
+/// family for each instance listed.
+///
+/// Plus-times and plus-pair are listed on `u32` and `u64` only: wrapping
+/// `+` and `×` and the constants 0 and 1 have the same bits on `i32` as on
+/// `u32` (two's complement), so their signed instances run the unsigned
+/// entry points ([`kernels::SIGNED_AS_UNSIGNED`](crate::kernels::SIGNED_AS_UNSIGNED)),
+/// which keeps the PTX smaller. `min` and `max` compare signed and unsigned
+/// values differently, so min-plus and max-plus are stamped on all four.
+/// Max-times, min-max and max-min have no GPU kernels (the CPU engines run
+/// them).
+///
+/// ```
+/// macro_rules! names {
+///     ($($S:ident $sr:ident $atomic:ident [$($t:ident => $T:ty as $test:ident),+];)*) => {
+///         [$($(stringify!($test)),+),*]
+///     };
+/// }
+/// let names = gpu_kernels::for_each_gpu_integer_semiring!(names! {});
+/// assert_eq!((names.len(), names[0]), (12, "plus_times_u32"));
+/// ```
+#[macro_export]
+macro_rules! for_each_gpu_integer_semiring {
+    ($($callback:ident)::+ ! { $($prefix:tt)* }) => {
+        $($callback)::+! { $($prefix)*
+            PlusTimes plus_times fetch_add [u32 => $crate::semiring::PlusTimes<u32> as plus_times_u32, u64 => $crate::semiring::PlusTimes<u64> as plus_times_u64];
+            MinPlus min_plus fetch_min [i32 => $crate::semiring::MinPlus<i32> as min_plus_i32, i64 => $crate::semiring::MinPlus<i64> as min_plus_i64, u32 => $crate::semiring::MinPlus<u32> as min_plus_u32, u64 => $crate::semiring::MinPlus<u64> as min_plus_u64];
+            MaxPlus max_plus fetch_max [i32 => $crate::semiring::MaxPlus<i32> as max_plus_i32, i64 => $crate::semiring::MaxPlus<i64> as max_plus_i64, u32 => $crate::semiring::MaxPlus<u32> as max_plus_u32, u64 => $crate::semiring::MaxPlus<u64> as max_plus_u64];
+            PlusPair plus_pair fetch_add [u32 => $crate::semiring::PlusPair<u32> as plus_pair_u32, u64 => $crate::semiring::PlusPair<u64> as plus_pair_u64];
         }
     };
 }

@@ -58,19 +58,19 @@ impl<T: Copy, const M: usize> Chunk for Vec16<[T; M]> {
     }
 }
 
-/// A value type with a 16-byte chunk: 4 `f32`, 2 `f64`, 16 `bool`.
+/// A value type with a 16-byte chunk: 4 of a 32-bit type (`f32`, `i32`,
+/// `u32`), 2 of a 64-bit one, 16 `bool`.
 pub trait Packed: Copy {
     type Vec16: Chunk<Elem = Self>;
 }
-impl Packed for f32 {
-    type Vec16 = Vec16<[f32; 4]>;
+macro_rules! packed {
+    ($($t:ty: $n:literal),*) => {$(
+        impl Packed for $t {
+            type Vec16 = Vec16<[$t; $n]>;
+        }
+    )*};
 }
-impl Packed for f64 {
-    type Vec16 = Vec16<[f64; 2]>;
-}
-impl Packed for bool {
-    type Vec16 = Vec16<[bool; 16]>;
-}
+packed!(f32: 4, f64: 2, bool: 16, i32: 4, u32: 4, i64: 2, u64: 2);
 
 /// `acc ⊕= a ⊗ b`, value by value.
 #[inline(always)]
