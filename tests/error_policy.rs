@@ -87,6 +87,24 @@ fn spgemm_of_mismatched_shapes_is_an_error_everywhere() {
         want,
         "rows_by_products",
     );
+    // The cuda engine's own entry points check shapes before they look for
+    // a GPU, so the answer is the same with or without one.
+    #[cfg(feature = "gpu")]
+    {
+        use spmx::engine::cuda::spgemm as cuda;
+        assert_mismatch(
+            cuda::spgemm::<PlusTimes<f64>>(&a, &b),
+            "spgemm",
+            want,
+            "cuda::spgemm",
+        );
+        assert_mismatch(
+            cuda::spgemm_with::<MinPlus<f64>>(&a, &b, Default::default()),
+            "spgemm",
+            want,
+            "cuda::spgemm_with",
+        );
+    }
 }
 
 #[test]
@@ -124,6 +142,13 @@ fn spmm_of_mismatched_shapes_is_an_error_everywhere() {
         "spmm",
         want,
         "spmm_kernel",
+    );
+    #[cfg(feature = "gpu")]
+    assert_mismatch(
+        spmx::engine::cuda::spmm::spmm::<PlusTimes<f64>>(&a, &b),
+        "spmm",
+        want,
+        "cuda::spmm",
     );
 }
 

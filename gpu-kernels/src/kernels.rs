@@ -509,16 +509,16 @@ mod tests {
             Some("spmv_csr_vector_plus_times_u32")
         );
         assert_eq!(
-            name(find::<PlusPair<i64>>("spgemm_hash")),
-            Some("spgemm_hash_plus_pair_u64")
+            name(find::<PlusPair<i64>>("spgemm_hash_numeric")),
+            Some("spgemm_hash_numeric_plus_pair_u64")
         );
         assert_eq!(
             name(find::<MinPlus<i64>>("spmm_csr_thread")),
             Some("spmm_csr_thread_min_plus_i64")
         );
         assert_eq!(
-            name(find::<MaxPlus<u32>>("spgemm_dense")),
-            Some("spgemm_dense_max_plus_u32")
+            name(find::<MaxPlus<u32>>("spgemm_dense_numeric")),
+            Some("spgemm_dense_numeric_max_plus_u32")
         );
         assert!(stamped::<PlusTimes<i64>>() && stamped::<MaxPlus<i32>>());
         assert!(!stamped::<MaxTimes<u64>>() && !stamped::<MinMax<i32>>());

@@ -159,7 +159,7 @@ pub fn spgemm_blocks<S: Semiring>(
 where
     S::Value: Scalar,
 {
-    crate::engine::shared::spgemm::check_shapes(a, b);
+    crate::engine::shared::spgemm::shapes_agree(a, b)?;
     let gpu = Gpu::get()?;
     let (da, db) = (DevCsr::upload(gpu, a)?, DevCsr::upload(gpu, b)?);
     let mut product = Product::symbolic::<S>(gpu, &da, &db)?;
@@ -276,6 +276,11 @@ pub fn spgemm_device<S: Semiring>(
 where
     S::Value: Scalar,
 {
+    crate::engine::shared::spgemm::product_shapes_agree(
+        "spgemm",
+        (a.n_rows as usize, a.n_cols as usize),
+        (b.n_rows as usize, b.n_cols as usize),
+    )?;
     let (product, c) = whole::<S>(gpu, a, b)?;
     Ok(c.map(|(col_idx, values)| DevProduct {
         n_rows: a.n_rows as usize,
@@ -304,7 +309,7 @@ fn whole<'g, S: Semiring>(
 where
     S::Value: Scalar,
 {
-    assert_eq!(a.n_cols, b.n_rows, "spgemm: A's columns != B's rows");
+    debug_assert_eq!(a.n_cols, b.n_rows, "the callers check the shapes");
     let mut product = Product::symbolic::<S>(gpu, a, b)?;
     let nnz = product.nnz as usize;
     let entry = 4 + size_of::<S::Value>();

@@ -263,8 +263,19 @@ impl<T: Scalar> SpmmPlan<T> {
         c: &mut CudaSlice<T>,
     ) -> Result<()> {
         let (m, n, k) = self.shape();
-        assert_eq!(b.len(), n * k, "B must hold A.ncols() × k values");
-        assert_eq!(c.len(), m * k, "C must hold A.nrows() × k values");
+        if b.len() != n * k || c.len() != m * k {
+            return Err(Error::mismatch(
+                "spmm",
+                format!(
+                    "a plan for {m}×{n} times {n}×{k} needs B of {} and C of {} values, \
+                     not {} and {}",
+                    n * k,
+                    m * k,
+                    b.len(),
+                    c.len()
+                ),
+            ));
+        }
         let a = &self.a;
         if let Some((b_rows, c_rows)) = self.row_major.as_mut() {
             let blocks = self.blocks.as_mut().expect("transposed runs block-rows");
@@ -344,18 +355,16 @@ pub fn spmm<S: Semiring>(a: &Csr<S::Value>, b: &Dense<S::Value>) -> Result<Dense
 where
     S::Value: Scalar,
 {
-    crate::engine::shared::spmm::check_shapes(a, b);
+    crate::engine::shared::spmm::shapes_agree(a, b)?;
     let gpu = Gpu::get()?;
     let mut plan = SpmmPlan::new::<S>(gpu, a, b.ncols(), DenseLayout::RowMajor, SpmmKernel::Auto)?;
     run_once::<S>(&mut plan, b)
 }
 
 /// `C = A ⊗ B` with a row-major plan of A: uploads B, runs, downloads C.
-/// Out of device memory is [`Error::TooLarge`] with the numbers.
-///
-/// # Panics
-/// When B is not `A.ncols() × k` for the plan's `k`, or the plan is not
-/// row-major.
+/// Out of device memory is [`Error::TooLarge`] with the numbers; a B that
+/// is not `A.ncols() × k` for the plan's `k`, or a plan that is not
+/// row-major, is [`Error::Mismatch`].
 pub fn run_once<S: Semiring>(
     plan: &mut SpmmPlan<S::Value>,
     b: &Dense<S::Value>,
@@ -364,8 +373,17 @@ where
     S::Value: Scalar,
 {
     let (m, n, k) = plan.shape();
-    assert_eq!((b.nrows(), b.ncols()), (n, k), "B is not A.ncols() × k");
-    assert_eq!(plan.layout, DenseLayout::RowMajor, "a row-major plan");
+    if (b.nrows(), b.ncols()) != (n, k) || plan.layout != DenseLayout::RowMajor {
+        return Err(Error::mismatch(
+            "spmm",
+            format!(
+                "a {:?} plan for {m}×{n} times {n}×{k} takes a row-major {n}×{k} B, not {}×{}",
+                plan.layout,
+                b.nrows(),
+                b.ncols()
+            ),
+        ));
+    }
     let gpu = Gpu::get()?;
     let bd = gpu.upload(b.as_slice())?;
     let mut cd = gpu.zeros::<S::Value>(m * k)?;

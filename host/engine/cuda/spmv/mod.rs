@@ -346,7 +346,7 @@ where
 {
     let gpu = Gpu::get()?;
     let (m, n) = plan.shape();
-    assert_eq!(x.len(), n, "x.len() != A.ncols()");
+    crate::engine::shared::spmv::x_len_agrees((m, n), x.len())?;
     let xd = gpu.upload(x)?;
     let mut yd = gpu.zeros::<S::Value>(m)?;
     plan.run::<S>(gpu, &xd, &mut yd)?;

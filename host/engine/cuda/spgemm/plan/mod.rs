@@ -54,7 +54,7 @@ use crate::Scalar;
 use crate::engine::cuda::Gpu;
 use crate::engine::cuda::matrix::{DevCsr, download_csr};
 use crate::engine::shared::spgemm::check_new_values;
-use crate::engine::shared::spgemm::check_shapes;
+use crate::engine::shared::spgemm::shapes_agree;
 use crate::error::{Error, Result};
 use crate::format::Csr;
 
@@ -112,7 +112,6 @@ where
     /// Plans C = A ⊗ B and computes it once; keeps the product lists when
     /// they fit, and of the replay's grids and the row kernels, the
     /// fastest when timed (see the module documentation).
-    #[track_caller]
     pub fn new(gpu: &'g Gpu, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<Self> {
         let mut plan = Self::replaying(gpu, a, b)?;
         if plan.replays() {
@@ -124,7 +123,6 @@ where
     /// Plans C = A ⊗ B and computes it once; lists each entry's products
     /// whenever they fit, however fast the row kernels would be, and
     /// replays them a warp a tile, staging C's entries.
-    #[track_caller]
     #[doc(hidden)]
     pub fn replaying(gpu: &'g Gpu, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<Self> {
         let mut plan = Self::recomputing(gpu, a, b)?;
@@ -144,10 +142,9 @@ where
     /// Plans C = A ⊗ B and computes it once, keeping no product lists: each
     /// numeric phase reruns the row kernels (less memory, slower: about
     /// 0.23× the lists on most products, as it sorts every row again).
-    #[track_caller]
     #[doc(hidden)]
     pub fn recomputing(gpu: &'g Gpu, a: &Csr<S::Value>, b: &Csr<S::Value>) -> Result<Self> {
-        check_shapes(a, b);
+        shapes_agree(a, b)?;
         let (a, b) = (DevCsr::upload(gpu, a)?, DevCsr::upload(gpu, b)?);
         let (product, c) = whole::<S>(gpu, &a, &b)?;
         let Some((col_idx, values)) = c else {
