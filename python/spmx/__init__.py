@@ -12,7 +12,9 @@ and ``cuda`` engines, with scipy and numpy arrays in and out::
     y = S @ x                                # SpMV (1-D numpy), S @ X: SpMM (2-D)
     C.to_scipy()                             # the result's arrays, not copied
 
-Every multiply releases the GIL. Errors are Python exceptions carrying
+Every multiply releases the GIL, so other Python threads run meanwhile.
+Ctrl-C during a multiply raises ``KeyboardInterrupt`` when the multiply
+returns: spmx's engines cannot be stopped part-way. Errors are Python exceptions carrying
 spmx's message: ``ValueError`` for bad input (a file's line, shapes that do
 not fit, a value outside a semiring's domain), :class:`OutOfMemoryError`
 (a ``MemoryError``) with ``needed`` and ``available`` bytes,
