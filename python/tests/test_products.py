@@ -188,3 +188,16 @@ def test_plan_refuses_another_pattern():
     other.data[:] = 1
     with pytest.raises(ValueError, match="another pattern"):
         plan(other)
+
+
+def test_columns_past_int32_come_back_as_int64_indices():
+    n = 2**31 + 5
+    A = sp.csr_array((np.array([2.0]), np.array([0]), np.array([0, 1])), shape=(1, 1))
+    B = sp.csr_array(
+        (np.array([3.0]), np.array([n - 2], dtype=np.int64), np.array([0, 1], dtype=np.int64)),
+        shape=(1, n),
+    )
+    C = spmx.matmul(A, B, engine="cpu").to_scipy()
+    assert C.shape == (1, n) and C.indices.dtype == np.int64 and C.indptr.dtype == np.int64
+    np.testing.assert_array_equal(C.indices, [n - 2])
+    np.testing.assert_array_equal(C.data, [6.0])
