@@ -13,8 +13,11 @@ and ``cuda`` engines, with scipy and numpy arrays in and out::
     C.to_scipy()                             # the result's arrays, not copied
 
 Every multiply releases the GIL, so other Python threads run meanwhile.
-Ctrl-C during a multiply raises ``KeyboardInterrupt`` when the multiply
-returns: spmx's engines cannot be stopped part-way. Errors are Python exceptions carrying
+A large SpGEMM (2**26 products or more) on the cpu or serial engine runs
+in blocks of rows with Ctrl-C checked between them, so
+``KeyboardInterrupt`` comes within a fraction of a second; other products
+raise it when they return (spmx's engines cannot be stopped part-way).
+Errors are Python exceptions carrying
 spmx's message: ``ValueError`` for bad input (a file's line, shapes that do
 not fit, a value outside a semiring's domain), :class:`OutOfMemoryError`
 (a ``MemoryError``) with ``needed`` and ``available`` bytes,

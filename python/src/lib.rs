@@ -4,7 +4,9 @@
 //! ([`plan::PyPlan`]), APSP and MatrixMarket I/O. The package wraps these
 //! in the scipy-like API its docs describe; this module is its engine room.
 //!
-//! Every multiply runs with the GIL released (`Python::detach`). Results
+//! Every multiply runs with the GIL released (`Python::detach`); a large
+//! SpGEMM on the CPU runs in row blocks with Ctrl-C checked between them
+//! ([`interrupt`]). Results
 //! own their arrays, and [`PyCsr::take_parts`] moves them into numpy
 //! without a copy (values always; column indices where they fit `int32`,
 //! as their `u32` bits; row pointers as `int64` where the indices are
@@ -13,6 +15,7 @@
 //! its arrays), and checked there.
 
 mod errors;
+mod interrupt;
 mod plan;
 mod values;
 
@@ -260,10 +263,8 @@ impl SemiringOp for Spgemm<'_, '_> {
             self.a.typed::<S::Value>("A")?,
             self.b.typed::<S::Value>("B")?,
         );
-        let engine = self.engine;
-        let c = self.py.detach(|| ops::spgemm::<S>(a, b, engine));
-        c.map(|c| PyCsr::from(S::Value::wrap(c)))
-            .map_err(|e| to_py(self.py, e))
+        let c = interrupt::spgemm::<S>(self.py, a, b, self.engine)?;
+        Ok(PyCsr::from(S::Value::wrap(c)))
     }
 }
 

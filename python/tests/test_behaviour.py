@@ -169,3 +169,42 @@ def test_products_from_two_threads_at_once_are_right():
         t.join()
     for r in results:
         np.testing.assert_allclose(r, expected, rtol=1e-12, atol=1e-12)
+
+
+def many_products(k, width):
+    """10⁵ rows of k entries among the first `width` columns, times a dense
+    width × width: 10⁵·k·width products (more than 2**26, so cut into
+    blocks), and a C of only 10⁵·width entries."""
+    rng = np.random.default_rng(12)
+    n = 100_000
+    cols = np.sort(rng.permuted(np.tile(np.arange(width), (n, 1)), axis=1)[:, :k], axis=1)
+    A = sp.csr_array((rng.random(n * k), cols.ravel(), np.arange(0, n * k + 1, k)), shape=(n, width))
+    return A, sp.csr_array(rng.random((width, width)))
+
+
+def test_a_product_computed_in_row_blocks_is_the_whole_product():
+    A, B = many_products(16, 64)
+    for semiring in ["plus_times", "max_min"]:
+        C = spmx.matmul(A, B, semiring=semiring, engine="cpu").to_scipy()
+        # The plan computes the product whole, with the serial engine's bits.
+        whole = spmx.plan_matmul(A, B, semiring=semiring, engine="serial").product
+        if semiring == "plus_times":
+            np.testing.assert_allclose(C.toarray(), (A @ B).toarray(), rtol=1e-12)
+        np.testing.assert_array_equal(C.data, whole.to_scipy().data)
+
+
+def test_ctrl_c_stops_a_large_product_and_spmx_stays_usable():
+    import os
+    import signal
+
+    A, B = many_products(32, 128)  # about a second on one core
+    S, T = spmx.asarray(A), spmx.asarray(B)
+    timer = threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            spmx.matmul(S, T, engine="serial")
+    finally:
+        timer.cancel()
+    small = spmx.asarray(sp.eye(3, format="csr"))
+    np.testing.assert_array_equal((small @ small).to_scipy().toarray(), np.eye(3))
