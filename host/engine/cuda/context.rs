@@ -245,6 +245,11 @@ impl Gpu {
         Ok(gpu)
     }
 
+    /// The device's ordinal (`SPMX_CUDA_DEVICE`, or as selected).
+    pub fn ordinal(&self) -> usize {
+        self.ordinal
+    }
+
     /// The device's name (`NVIDIA H100 80GB HBM3`).
     pub fn name(&self) -> &str {
         &self.name
@@ -742,7 +747,7 @@ impl Gpu {
         self.run_error("allocating or copying device memory", e)
     }
 
-    fn run_error(&self, what: &str, e: DriverError) -> Error {
+    pub(crate) fn run_error(&self, what: &str, e: DriverError) -> Error {
         unavailable(format!("{what} on {} failed: {e:?}", self.name))
     }
 }
