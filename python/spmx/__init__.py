@@ -11,6 +11,8 @@ and ``cuda`` engines, with scipy and numpy arrays in and out::
     D = spmx.matmul(S, S, semiring="min_plus", engine="cpu")
     y = S @ x                                # SpMV (1-D numpy), S @ X: SpMM (2-D)
     C.to_scipy()                             # the result's arrays, not copied
+    G = spmx.asarray(cupy_csr)               # CuPy in: copied on the GPU
+    (G @ G).to_cupy()                        # SpGEMM on the GPU; CuPy out, no copy
 
 Every multiply releases the GIL, so other Python threads run meanwhile.
 A large SpGEMM (2**26 products or more) on the cpu or serial engine runs
@@ -34,10 +36,12 @@ import numpy as np
 import scipy.sparse as _sp
 
 from . import _spmx
+from ._device import DeviceSparseMatrix, from_cupy
 from ._spmx import DTYPES, SEMIRINGS, OutOfMemoryError
 
 __all__ = [
     "SparseMatrix",
+    "DeviceSparseMatrix",
     "Plan",
     "asarray",
     "matmul",
@@ -135,7 +139,9 @@ class SparseMatrix:
 
     def to_cupy(self):
         """The matrix as a ``cupyx.scipy.sparse.csr_matrix`` on the current
-        GPU (copied from the host arrays of :meth:`to_scipy`)."""
+        GPU (copied from the host arrays of :meth:`to_scipy`; a product of
+        CuPy operands is a :class:`DeviceSparseMatrix`, whose ``to_cupy``
+        copies nothing)."""
         import cupyx.scipy.sparse as cusp
 
         return cusp.csr_matrix(self.to_scipy())
@@ -165,7 +171,7 @@ class SparseMatrix:
 
 
 def _is_sparse(x) -> bool:
-    if isinstance(x, SparseMatrix) or _sp.issparse(x):
+    if isinstance(x, (SparseMatrix, DeviceSparseMatrix)) or _sp.issparse(x):
         return True
     return type(x).__module__.startswith("cupyx.scipy.sparse")
 
@@ -175,10 +181,14 @@ def asarray(A, dtype=None) -> SparseMatrix:
 
     ``A``: a scipy sparse array or matrix (csr, csc, coo, or any format
     scipy converts to csr), with int32 or int64 indices; a 2-D numpy array
-    (its nonzeros); a ``cupyx.scipy.sparse`` matrix (brought to the host);
-    or an :class:`SparseMatrix` (returned as it is, or converted to
-    ``dtype``). ``dtype``: float32, float64, bool, int32, int64, uint32 or
-    uint64 (default: A's).
+    (its nonzeros); or an :class:`SparseMatrix` (returned as it is, or
+    converted to ``dtype``). ``dtype``: float32, float64, bool, int32,
+    int64, uint32 or uint64 (default: A's).
+
+    A ``cupyx.scipy.sparse`` matrix of float32 or float64 values becomes a
+    :class:`DeviceSparseMatrix` on its GPU, copied there by spmx with no
+    host round trip (see ``spmx._device`` for the stream ordering); of
+    other values, or a dense CuPy array, it is brought to the host.
 
     The arrays are copied into spmx's own and checked once (indices in
     range). Non-canonical input — columns unsorted within a row, or
@@ -188,7 +198,14 @@ def asarray(A, dtype=None) -> SparseMatrix:
     """
     if isinstance(A, SparseMatrix):
         return A if dtype is None else A.astype(dtype)
-    if type(A).__module__.startswith("cupyx.scipy.sparse") or type(A).__module__.startswith("cupy"):
+    if isinstance(A, DeviceSparseMatrix):
+        return A if dtype is None else A.astype(dtype)
+    if type(A).__module__.startswith("cupyx.scipy.sparse"):
+        on_device = from_cupy(A, dtype)
+        if on_device is not None:
+            return on_device
+        A = A.get()
+    elif type(A).__module__.startswith("cupy"):
         A = A.get()
     if not _sp.issparse(A):
         A = np.asarray(A)
@@ -227,14 +244,27 @@ def matmul(A, B, semiring: str | None = None, engine: str = "auto"):
     ``semiring``: a name of :data:`SEMIRINGS` (``"min_plus"``, or
     ``"min-plus"``); default plus-times, or-and for bool. ``engine``:
     ``"auto"`` (the GPU where there is one and it has the semiring, else
-    ``"cpu"``), ``"cpu"``, ``"serial"``, ``"cuda"``. SpGEMM keeps the
+    ``"cpu"``), ``"cpu"``, ``"serial"``, ``"cuda"``. Two
+    :class:`DeviceSparseMatrix` operands (CuPy sparse matrices) multiply on
+    their GPU and the product stays there (engine ``"auto"`` or
+    ``"cuda"``); any other engine, or a host operand beside one, downloads
+    it. SpGEMM keeps the
     structural pattern (an entry wherever a product exists, even if it
     sums to zero), as GraphBLAS does; scipy drops numeric zeros.
     """
     A = asarray(A)
     if _is_sparse(B):
-        A, B = _common(A, asarray(B))
+        B = asarray(B)
+        both_on_device = isinstance(A, DeviceSparseMatrix) and isinstance(B, DeviceSparseMatrix)
+        if both_on_device and engine in ("auto", "cuda"):
+            return DeviceSparseMatrix(_spmx.spgemm_device(A._native, B._native, semiring))
+        A, B = _common(A, B)
         return SparseMatrix(_spmx.spgemm(A._operand(), B._operand(), semiring, engine))
+    if type(B).__module__.startswith("cupy"):
+        raise NotImplementedError(
+            "spmx multiplies by dense CuPy arrays only through the host: pass B.get() "
+            "(the GPU path takes sparse CuPy operands, SpGEMM only)"
+        )
     x = np.asarray(B)
     if x.dtype != A.dtype:
         if not np.can_cast(x.dtype, A.dtype, casting="same_kind"):

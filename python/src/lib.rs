@@ -14,6 +14,7 @@
 //! three as they are). Operands are copied into spmx's `Csr` (which owns
 //! its arrays), and checked there.
 
+mod device;
 mod errors;
 mod interrupt;
 mod plan;
@@ -412,6 +413,9 @@ fn mmwrite(py: Python<'_>, path: std::path::PathBuf, c: &PyCsr) -> PyResult<()> 
 fn _spmx(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCsr>()?;
     m.add_class::<plan::PyPlan>()?;
+    m.add_class::<device::PyDevCsr>()?;
+    m.add_class::<device::PyDeviceArray>()?;
+    m.add_function(wrap_pyfunction!(device::spgemm_device, m)?)?;
     m.add_function(wrap_pyfunction!(spgemm, m)?)?;
     m.add_function(wrap_pyfunction!(spmv_spmm, m)?)?;
     m.add_function(wrap_pyfunction!(plan::plan_spgemm, m)?)?;
