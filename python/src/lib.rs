@@ -12,7 +12,9 @@
 //! as their `u32` bits; row pointers as `int64` where the indices are
 //! `int64`, and narrowed to `int32` otherwise, so that scipy takes all
 //! three as they are). Operands are copied into spmx's `Csr` (which owns
-//! its arrays), and checked there.
+//! its arrays), and checked there. CuPy's sparse matrices stay on the GPU
+//! instead ([`device`]): copied there, multiplied there, handed back by
+//! device address.
 
 mod device;
 mod errors;
