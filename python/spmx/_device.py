@@ -37,7 +37,9 @@ def from_cupy(A, dtype=None) -> DeviceSparseMatrix | None:
     :class:`DeviceSparseMatrix` copied on its device, or ``None`` when its
     values (after ``dtype``) are not float32 or float64, which the GPU path
     does not have. Non-canonical input is canonicalised on the device into
-    a copy; column indices out of range are a ``ValueError`` (checked on
+    a copy (CuPy marks matrices made from arrays as not canonical, so
+    those are copied on the device; :meth:`DeviceSparseMatrix.to_cupy`
+    marks its results canonical); column indices out of range are a ``ValueError`` (checked on
     the device: two numbers come back)."""
     import cupy
 
@@ -147,7 +149,11 @@ class DeviceSparseMatrix:
 
         with cupy.cuda.Device(self.device):
             indptr, indices, data = (cupy.asarray(a) for a in self._native.arrays())
-            return cusp.csr_matrix((data, indices, indptr), shape=self._shape, copy=False)
+            C = cusp.csr_matrix((data, indices, indptr), shape=self._shape, copy=False)
+        # spmx's matrices are canonical; CuPy assumes arrays it is given are
+        # not, and would canonicalise a copy when they come back to spmx.
+        C._has_canonical_format = True
+        return C
 
     def to_host(self):
         """The matrix copied to the host, as a :class:`spmx.SparseMatrix`."""
