@@ -79,6 +79,15 @@ def from_cupy(A, dtype=None) -> DeviceSparseMatrix | None:
     return DeviceSparseMatrix(native)
 
 
+def _to_cupy_array(cupy, array):
+    """A CuPy array over one of spmx's device buffers (no copy); an empty
+    one (no buffer to point at) is a fresh empty array."""
+    cai = array.__cuda_array_interface__
+    if cai["shape"][0] == 0:
+        return cupy.empty(0, dtype=cai["typestr"])
+    return cupy.asarray(array)
+
+
 class DeviceSparseMatrix:
     """A CSR matrix kept on the GPU by spmx (float32 or float64 values),
     made by :func:`spmx.asarray` from a ``cupyx.scipy.sparse`` matrix or
@@ -148,7 +157,7 @@ class DeviceSparseMatrix:
         import cupyx.scipy.sparse as cusp
 
         with cupy.cuda.Device(self.device):
-            indptr, indices, data = (cupy.asarray(a) for a in self._native.arrays())
+            indptr, indices, data = (_to_cupy_array(cupy, a) for a in self._native.arrays())
             C = cusp.csr_matrix((data, indices, indptr), shape=self._shape, copy=False)
         # spmx's matrices are canonical; CuPy assumes arrays it is given are
         # not, and would canonicalise a copy when they come back to spmx.
