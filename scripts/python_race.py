@@ -104,6 +104,16 @@ def race(label, A, repeat, engines):
             return dC
 
         print(f"  cupy A @ A (device, warm pool)       {best(cupy_run, repeat):8.3f} s")
+
+        S = spmx.asarray(dA)
+        S @ S  # warms spmx's pool and loads its kernels
+
+        def spmx_device_run():
+            D = spmx.asarray(dA)  # copied on the device
+            return (D @ D).to_cupy()  # SpGEMM on the GPU, handed back without a copy
+
+        print(f"  spmx CuPy in, S @ S, to_cupy (device) {best(spmx_device_run, repeat):8.3f} s")
+        print(f"  spmx S @ S alone (device)            {best(lambda: S @ S, repeat):8.3f} s")
     except ImportError:
         print("  cupy: not installed")
 
