@@ -97,6 +97,18 @@ impl AnyDev {
     }
 }
 
+impl Drop for AnyDev {
+    /// Makes spmx's context current on the dropping thread (any Python
+    /// thread, perhaps one that never touched CUDA), so that the buffers'
+    /// stream-ordered frees that follow find it.
+    fn drop(&mut self) {
+        if let Ok(gpu) = Gpu::get() {
+            // A failure here leaves the frees to report theirs to cudarc.
+            let _ = gpu.context().bind_to_thread();
+        }
+    }
+}
+
 /// The index type of a `__cuda_array_interface__` typestr.
 fn index_type(typestr: &str, what: &str) -> PyResult<ForeignIndex> {
     match typestr {
