@@ -124,6 +124,8 @@ fn index_type(typestr: &str, what: &str) -> PyResult<ForeignIndex> {
 #[pyclass(module = "spmx._spmx", name = "DevCsr", frozen)]
 pub struct PyDevCsr {
     inner: Arc<AnyDev>,
+    /// The CUDA device's ordinal (spmx runs on one).
+    device: usize,
 }
 
 #[pymethods]
@@ -182,6 +184,7 @@ impl PyDevCsr {
         let inner = made.map_err(|e| to_py(py, e))?;
         Ok(PyDevCsr {
             inner: Arc::new(inner),
+            device,
         })
     }
 
@@ -205,8 +208,8 @@ impl PyDevCsr {
 
     /// The device's ordinal.
     #[getter]
-    fn device(&self, py: Python<'_>) -> PyResult<usize> {
-        Ok(Gpu::get().map_err(|e| to_py(py, e))?.ordinal())
+    fn device(&self) -> usize {
+        self.device
     }
 
     /// `(indptr, indices, data)` as objects exposing
@@ -284,6 +287,8 @@ impl PyDeviceArray {
 /// C = A ⊗ B on the device.
 struct DeviceSpgemm<'a> {
     py: Python<'a>,
+    /// The operands' device.
+    device: usize,
     a: &'a AnyDev,
     b: &'a AnyDev,
 }
@@ -315,6 +320,7 @@ impl SemiringOp for DeviceSpgemm<'_> {
         })?;
         Ok(PyDevCsr {
             inner: Arc::new(AnyDev::wrap(c)?),
+            device: self.device,
         })
     }
 }
@@ -331,6 +337,7 @@ pub fn spgemm_device(
 ) -> PyResult<PyDevCsr> {
     let op = DeviceSpgemm {
         py,
+        device: a.device,
         a: &a.inner,
         b: &b.inner,
     };

@@ -245,11 +245,6 @@ impl Gpu {
         Ok(gpu)
     }
 
-    /// The device's ordinal (`SPMX_CUDA_DEVICE`, or as selected).
-    pub fn ordinal(&self) -> usize {
-        self.ordinal
-    }
-
     /// The device's name (`NVIDIA H100 80GB HBM3`).
     pub fn name(&self) -> &str {
         &self.name
