@@ -67,6 +67,36 @@ impl<T: Scalar> Resident<T> {
         self.engine
     }
 
+    /// `a`, already on the device, kept for the cuda engine (as from
+    /// [`DevCsr::from_foreign`](crate::engine::cuda::matrix::DevCsr::from_foreign)
+    /// or a product's [`device`](Self::device) arrays).
+    #[cfg(feature = "gpu")]
+    pub fn from_device(a: crate::engine::cuda::matrix::DevCsr<T>) -> Self {
+        Resident {
+            engine: Engine::Cuda,
+            shape: (a.n_rows as usize, a.n_cols as usize),
+            kept: Kept::Device(a),
+        }
+    }
+
+    /// The device arrays of a matrix kept by the cuda engine (`None` for
+    /// one kept on the host). Their work is queued on spmx's stream: call
+    /// [`Gpu::sync`](crate::engine::cuda::Gpu::sync) before another stream
+    /// or library reads them (the results of [`spgemm`](Self::spgemm) are
+    /// not synchronized).
+    #[cfg(feature = "gpu")]
+    pub fn device(&self) -> Option<&crate::engine::cuda::matrix::DevCsr<T>> {
+        match &self.kept {
+            Kept::Device(a) => Some(a),
+            Kept::Host(_) => None,
+        }
+    }
+
+    /// `(nrows, ncols)`.
+    pub fn shape(&self) -> (usize, usize) {
+        self.shape
+    }
+
     /// `self ⊗ b` over `S`, kept on the same engine; `None` when the cuda
     /// engine has no room for it beside its operands. `b` kept on another
     /// engine, or of a shape that does not fit, is

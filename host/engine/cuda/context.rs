@@ -742,7 +742,7 @@ impl Gpu {
         self.run_error("allocating or copying device memory", e)
     }
 
-    fn run_error(&self, what: &str, e: DriverError) -> Error {
+    pub(crate) fn run_error(&self, what: &str, e: DriverError) -> Error {
         unavailable(format!("{what} on {} failed: {e:?}", self.name))
     }
 }

@@ -5,7 +5,9 @@
 //! number, never truncated.
 
 use cudarc::driver::{CudaSlice, DeviceRepr};
-use gpu_kernels::args::{CompareArgs, CsrToEllArgs, ELL_NEAR_REACH, ELL_NEAR_SLICE};
+use gpu_kernels::args::{
+    CompareArgs, CsrToEllArgs, DevPtr, ELL_NEAR_REACH, ELL_NEAR_SLICE, NarrowArgs,
+};
 use gpu_kernels::kernels::utility;
 
 use super::Gpu;
@@ -56,6 +58,46 @@ pub fn download_csr<T: Scalar, P: DeviceRepr + Into<u64>>(
     ))
 }
 
+/// The integer type of an index array another library holds on the
+/// device (CuPy's and PyTorch's `int32` and `int64`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ForeignIndex {
+    /// Signed 32-bit: copied as the kernels' `u32` bits.
+    I32,
+    /// Signed 64-bit: narrowed to `u32` on the device.
+    I64,
+}
+
+impl ForeignIndex {
+    /// Bytes of one index.
+    pub fn bytes(self) -> usize {
+        match self {
+            ForeignIndex::I32 => 4,
+            ForeignIndex::I64 => 8,
+        }
+    }
+}
+
+/// A CSR matrix's three arrays held by another library on the device, by
+/// address: what [`DevCsr::from_foreign`] copies.
+#[derive(Clone, Copy, Debug)]
+pub struct ForeignCsr {
+    /// `(nrows, ncols)`.
+    pub shape: (usize, usize),
+    /// Address of the `nrows + 1` row offsets.
+    pub indptr: u64,
+    /// Their integer type.
+    pub indptr_type: ForeignIndex,
+    /// Address of the `nnz` column indices.
+    pub indices: u64,
+    /// Their integer type.
+    pub indices_type: ForeignIndex,
+    /// Address of the `nnz` values, of the matrix's value type.
+    pub data: u64,
+    /// Stored entries (the length of `indices` and `data`).
+    pub nnz: usize,
+}
+
 /// CSR on the device.
 pub struct DevCsr<T> {
     /// Rows.
@@ -92,6 +134,115 @@ impl<T: Scalar> DevCsr<T> {
     /// Bytes the three arrays occupy on the device.
     pub fn bytes(&self) -> usize {
         4 * (self.n_rows as usize + 1) + (4 + size_of::<T>()) * self.nnz as usize
+    }
+
+    /// A device CSR copied on the device from arrays another library (CuPy,
+    /// PyTorch) holds there, with no trip through the host but for the row
+    /// offsets (`nrows + 1` of them), which come back to be checked as
+    /// [`Csr::try_new`] checks them: the first 0, none decreasing, the last
+    /// `nnz`. Column indices are copied (`int32`) or narrowed on the device
+    /// (`int64`), values copied, all on spmx's stream, which is synchronized
+    /// before the call returns: the caller's arrays are free to change once
+    /// it has.
+    ///
+    /// # Safety
+    /// - `parts.indptr`, `parts.indices` and `parts.data` are device
+    ///   addresses in the primary CUDA context of `gpu`'s device (the one
+    ///   CuPy and the runtime API use), valid for `nrows + 1` indices,
+    ///   `nnz` indices and `nnz` values of `T` respectively;
+    /// - no work that writes them is queued or running (CuPy's current
+    ///   stream synchronized), and nothing writes them until the call
+    ///   returns;
+    /// - every column index is in `0..ncols` and a row's indices increase
+    ///   (not checked here: the kernels read `x` and `B` at them). The
+    ///   Python package checks this on the device with CuPy first.
+    pub unsafe fn from_foreign(gpu: &Gpu, parts: ForeignCsr) -> Result<Self> {
+        let (n_rows, n_cols) = parts.shape;
+        let nnz = index(parts.nnz, "the number of stored entries")?;
+        let dims = (
+            index(n_rows, "the number of rows")?,
+            index(n_cols, "the number of columns")?,
+        );
+        let ctx = gpu.context();
+        let driver = |what: &str, e| gpu.run_error(what, e);
+        ctx.bind_to_thread()
+            .map_err(|e| driver("binding the context", e))?;
+        let stream = gpu.stream().cu_stream();
+        // Row offsets: to the host, checked, narrowed, and up again.
+        let width = parts.indptr_type.bytes();
+        let mut raw = vec![0u8; (n_rows + 1) * width];
+        // SAFETY: `indptr` holds `nrows + 1` indices of `width` bytes (the
+        // contract); the host buffer as many bytes. A synchronous copy.
+        unsafe { cudarc::driver::result::memcpy_dtoh_sync(&mut raw, parts.indptr) }
+            .map_err(|e| driver("copying the row offsets", e))?;
+        let row_ptr: Vec<i64> = match parts.indptr_type {
+            ForeignIndex::I32 => raw
+                .chunks_exact(4)
+                .map(|b| i64::from(i32::from_ne_bytes(b.try_into().expect("4 bytes"))))
+                .collect(),
+            ForeignIndex::I64 => raw
+                .chunks_exact(8)
+                .map(|b| i64::from_ne_bytes(b.try_into().expect("8 bytes")))
+                .collect(),
+        };
+        let row_ptr = foreign_offsets(&row_ptr, parts.nnz)?;
+        let longest_row = row_ptr.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+        let row_ptr = gpu.upload(&row_ptr)?;
+        let mut col_idx = gpu.output::<u32>(parts.nnz)?;
+        let mut values = gpu.output::<T>(parts.nnz)?;
+        if parts.nnz > 0 {
+            let copy = |dst: u64, src: u64, bytes: usize, what: &str| {
+                // SAFETY: `src` holds `bytes` (the contract), `dst` is a
+                // buffer of spmx's just allocated with as many.
+                unsafe { cudarc::driver::result::memcpy_dtod_async(dst, src, bytes, stream) }
+                    .map_err(|e| driver(what, e))
+            };
+            let values_at = gpu.ptr_mut(&mut values).addr();
+            copy(
+                values_at,
+                parts.data,
+                parts.nnz * size_of::<T>(),
+                "copying the values",
+            )?;
+            match parts.indices_type {
+                ForeignIndex::I32 => {
+                    let at = gpu.ptr_mut(&mut col_idx).addr();
+                    copy(
+                        at,
+                        parts.indices,
+                        parts.nnz * 4,
+                        "copying the column indices",
+                    )?;
+                }
+                ForeignIndex::I64 => {
+                    let n = parts.nnz as u64;
+                    let args = NarrowArgs {
+                        // SAFETY: `indices` holds `nnz` 64-bit indices in
+                        // this context (the contract), each below `ncols`.
+                        input: unsafe { DevPtr::new(parts.indices) },
+                        output: gpu.ptr_mut(&mut col_idx),
+                        n,
+                    };
+                    let grid = n
+                        .div_ceil(u64::from(Gpu::BLOCK))
+                        .clamp(1, u64::from(gpu.sm_count()) * 32);
+                    // SAFETY: `nnz` indices in and out; a grid-stride kernel.
+                    unsafe {
+                        gpu.launch(utility::narrow_offsets(), grid as u32, Gpu::BLOCK, 0, args)?
+                    };
+                }
+            }
+        }
+        gpu.sync()?;
+        Ok(DevCsr {
+            n_rows: dims.0,
+            n_cols: dims.1,
+            nnz,
+            longest_row,
+            row_ptr,
+            col_idx,
+            values,
+        })
     }
 
     /// The matrix on the host.
@@ -144,6 +295,31 @@ impl<T: Scalar> DevCsr<T> {
         }
         Ok(gpu.download(&differ)?[0] == 0)
     }
+}
+
+/// Row offsets read from another library checked as [`Csr::try_new`]
+/// checks them (the first 0, none decreasing, the last `nnz`) and narrowed
+/// to the kernels' `u32`.
+fn foreign_offsets(row_ptr: &[i64], nnz: usize) -> Result<Vec<u32>> {
+    let bad = |reason: String| Error::invalid("CSR", reason);
+    if row_ptr.first() != Some(&0) {
+        return Err(bad(format!("indptr[0] is {:?}, not 0", row_ptr.first())));
+    }
+    if let Some(i) = row_ptr.windows(2).position(|w| w[1] < w[0]) {
+        return Err(bad(format!(
+            "indptr decreases at row {i} ({} then {})",
+            row_ptr[i],
+            row_ptr[i + 1]
+        )));
+    }
+    let last = *row_ptr.last().expect("indptr has nrows + 1 entries");
+    if last != nnz as i64 {
+        return Err(bad(format!(
+            "indptr ends at {last}, but there are {nnz} stored entries"
+        )));
+    }
+    // Increasing from 0 to `nnz`, which `index` checked fits u32.
+    Ok(row_ptr.iter().map(|&p| p as u32).collect())
 }
 
 /// COO on the device (any entry order).
@@ -365,5 +541,24 @@ impl<T: Scalar> DevBsr<T> {
         4 * (self.block_row_ptr.len() + self.block_col.len())
             + size_of::<T>() * self.values.len()
             + 8 * self.masks.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::foreign_offsets;
+
+    #[test]
+    fn foreign_offsets_are_checked_as_csr_checks_them() {
+        assert_eq!(foreign_offsets(&[0, 2, 2, 5], 5).unwrap(), vec![0, 2, 2, 5]);
+        assert_eq!(foreign_offsets(&[0], 0).unwrap(), vec![0]);
+        for (ptr, nnz, says) in [
+            (&[1, 2][..], 2, "indptr[0]"),
+            (&[0, 3, 2][..], 3, "decreases at row 1"),
+            (&[0, 2][..], 3, "ends at 2"),
+        ] {
+            let e = foreign_offsets(ptr, nnz).unwrap_err().to_string();
+            assert!(e.contains(says), "{e}");
+        }
     }
 }

@@ -1,0 +1,364 @@
+"""spmx: sparse-matrix multiplication over any semiring, from Python.
+
+SpGEMM (sparse x sparse), SpMV (sparse x vector) and SpMM (sparse x
+dense) over plus-times, min-plus, max-plus, or-and, max-times, min-max,
+max-min and (integers) plus-pair, on the ``serial``, ``cpu`` (all cores)
+and ``cuda`` engines, with scipy and numpy arrays in and out::
+
+    import spmx
+    S = spmx.asarray(A)                      # scipy csr/csc/coo array or matrix
+    C = S @ S                                # SpGEMM, plus-times, engine "auto"
+    D = spmx.matmul(S, S, semiring="min_plus", engine="cpu")
+    y = S @ x                                # SpMV (1-D numpy), S @ X: SpMM (2-D)
+    C.to_scipy()                             # the result's arrays, not copied
+    G = spmx.asarray(cupy_csr)               # CuPy in: copied on the GPU
+    (G @ G).to_cupy()                        # SpGEMM on the GPU; CuPy out, no copy
+
+Every multiply releases the GIL, so other Python threads run meanwhile.
+A large SpGEMM (2**26 products or more) on the cpu or serial engine runs
+in blocks of rows with Ctrl-C checked between them, so
+``KeyboardInterrupt`` comes within a fraction of a second; other products
+raise it when they return (spmx's engines cannot be stopped part-way).
+Errors are Python exceptions carrying
+spmx's message: ``ValueError`` for bad input (a file's line, shapes that do
+not fit, a value outside a semiring's domain), :class:`OutOfMemoryError`
+(a ``MemoryError``) with ``needed`` and ``available`` bytes,
+``NotImplementedError`` for what an engine does not have or cannot run
+here (``engine="cuda"`` without a GPU, an integer semiring on the GPU).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+
+import numpy as np
+import scipy.sparse as _sp
+
+from . import _spmx
+from ._device import DeviceSparseMatrix, from_cupy
+from ._spmx import DTYPES, SEMIRINGS, OutOfMemoryError
+
+__all__ = [
+    "SparseMatrix",
+    "DeviceSparseMatrix",
+    "Plan",
+    "asarray",
+    "matmul",
+    "plan_matmul",
+    "apsp",
+    "mmread",
+    "mmwrite",
+    "OutOfMemoryError",
+    "SEMIRINGS",
+    "DTYPES",
+]
+
+
+def _dtype_name(dtype) -> str:
+    name = np.dtype(dtype).name
+    if name not in DTYPES:
+        raise ValueError(f"spmx has no values of dtype {name}; it has {', '.join(DTYPES)}")
+    return name
+
+
+class SparseMatrix:
+    """A CSR matrix held by spmx (made by :func:`asarray` or a product).
+
+    ``S @ T`` multiplies two of them (SpGEMM), ``S @ x`` a 1-D numpy array
+    (SpMV) and ``S @ X`` a 2-D one (SpMM), each in the dtype's default
+    semiring (plus-times; or-and for bool) on engine ``"auto"``;
+    :func:`matmul` names both. :meth:`to_scipy` hands the arrays to scipy
+    without copying them; the matrix then reads its operands from those
+    arrays (copied into spmx, and checked, at each use).
+    """
+
+    __slots__ = ("_native", "_parts", "_shape", "_dtype", "_nnz", "__weakref__")
+    __array_priority__ = 1000.0  # numpy defers x @ S to S.__rmatmul__
+
+    def __init__(self, native: _spmx.Csr):
+        self._native = native
+        self._parts = None
+        self._shape = native.shape
+        self._dtype = np.dtype(native.dtype)
+        self._nnz = native.nnz
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(nrows, ncols)``."""
+        return self._shape
+
+    @property
+    def ndim(self) -> int:
+        """2."""
+        return 2
+
+    @property
+    def nnz(self) -> int:
+        """Stored entries (explicit zeros included)."""
+        return self._nnz
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The value type."""
+        return self._dtype
+
+    def __repr__(self) -> str:
+        return (
+            f"<spmx.SparseMatrix {self._shape[0]}x{self._shape[1]}, "
+            f"{self._nnz} stored entries of {self._dtype.name}>"
+        )
+
+    def _operand(self) -> _spmx.Csr:
+        """The matrix as spmx's Csr: its own, or one made from the arrays
+        handed to scipy (copied and checked)."""
+        if self._native is not None:
+            return self._native
+        indptr, indices, data = self._parts
+        return _spmx.Csr.from_parts(self._shape, indptr, indices, data)
+
+    def _arrays(self):
+        """``(indptr, indices, data)`` as numpy arrays: the first call moves
+        spmx's arrays into numpy (no copy of the values or column indices)."""
+        if self._parts is None:
+            self._parts = self._native.take_parts()
+            self._native = None
+        return self._parts
+
+    def to_scipy(self) -> _sp.csr_array:
+        """The matrix as a ``scipy.sparse.csr_array`` over spmx's own buffers.
+
+        The values and the column indices are handed over, not copied
+        (where the column count and the entries fit ``int32``, else the
+        column indices are widened to ``int64``); the row pointers are
+        narrowed to the same index dtype. The scipy array and this matrix
+        share the buffers from then on.
+        """
+        indptr, indices, data = self._arrays()
+        return _sp.csr_array((data, indices, indptr), shape=self._shape, copy=False)
+
+    def to_cupy(self):
+        """The matrix as a ``cupyx.scipy.sparse.csr_matrix`` on the current
+        GPU (copied from the host arrays of :meth:`to_scipy`; a product of
+        CuPy operands is a :class:`DeviceSparseMatrix`, whose ``to_cupy``
+        copies nothing)."""
+        import cupyx.scipy.sparse as cusp
+
+        return cusp.csr_matrix(self.to_scipy())
+
+    def with_data(self, values) -> SparseMatrix:
+        """A matrix with this pattern and ``values`` (one per stored entry,
+        in CSR order, cast to this dtype): the operand of a :class:`Plan`."""
+        values = np.ascontiguousarray(values, dtype=self._dtype)
+        if values.ndim != 1:
+            raise ValueError(f"with_data: values must be 1-D, not {values.ndim}-D")
+        return SparseMatrix(self._operand().with_values(values))
+
+    def astype(self, dtype) -> SparseMatrix:
+        """This matrix with values of ``dtype`` (converted through float64)."""
+        name = _dtype_name(dtype)
+        if name == self._dtype.name:
+            return self
+        return SparseMatrix(self._operand().astype(name))
+
+    def __matmul__(self, other):
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):
+        if _is_sparse(other):
+            return matmul(other, self)
+        return NotImplemented
+
+
+def _is_sparse(x) -> bool:
+    if isinstance(x, (SparseMatrix, DeviceSparseMatrix)) or _sp.issparse(x):
+        return True
+    return type(x).__module__.startswith("cupyx.scipy.sparse")
+
+
+def asarray(A, dtype=None) -> SparseMatrix:
+    """``A`` as an spmx matrix.
+
+    ``A``: a scipy sparse array or matrix (csr, csc, coo, or any format
+    scipy converts to csr), with int32 or int64 indices; a 2-D numpy array
+    (its nonzeros); or an :class:`SparseMatrix` (returned as it is, or
+    converted to ``dtype``). ``dtype``: float32, float64, bool, int32,
+    int64, uint32 or uint64 (default: A's).
+
+    A ``cupyx.scipy.sparse`` matrix of float32 or float64 values becomes a
+    :class:`DeviceSparseMatrix` on its GPU, copied there by spmx with no
+    host round trip (see ``spmx._device`` for the stream ordering); of
+    other values, or a dense CuPy array, it is brought to the host.
+
+    The arrays are copied into spmx's own and checked once (indices in
+    range). Non-canonical input — columns unsorted within a row, or
+    repeated — is canonicalised into a copy first (duplicates summed, as
+    scipy's ``sum_duplicates`` does); ``A`` itself is left as it is, and
+    later changes to ``A`` do not reach the result.
+    """
+    if isinstance(A, SparseMatrix):
+        return A if dtype is None else A.astype(dtype)
+    if isinstance(A, DeviceSparseMatrix):
+        return A if dtype is None else A.astype(dtype)
+    if type(A).__module__.startswith("cupyx.scipy.sparse"):
+        on_device = from_cupy(A, dtype)
+        if on_device is not None:
+            return on_device
+        A = A.get()
+    elif type(A).__module__.startswith("cupy"):
+        A = A.get()
+    if not _sp.issparse(A):
+        A = np.asarray(A)
+        if A.ndim != 2:
+            raise ValueError(f"spmx.asarray: a {A.ndim}-D array is not a matrix")
+        A = _sp.csr_array(A)
+    A = A.tocsr()
+    if dtype is not None:
+        A = A.astype(_dtype_name(dtype), copy=False)
+    _dtype_name(A.dtype)
+    if not A.has_canonical_format:
+        A = A.copy()
+        A.sum_duplicates()
+    indptr = np.ascontiguousarray(A.indptr)
+    indices = np.ascontiguousarray(A.indices)
+    data = np.ascontiguousarray(A.data)
+    return SparseMatrix(_spmx.Csr.from_parts(A.shape, indptr, indices, data))
+
+
+def _common(A: SparseMatrix, B: SparseMatrix):
+    if A.dtype == B.dtype:
+        return A, B
+    dtype = np.result_type(A.dtype, B.dtype)
+    return A.astype(dtype), B.astype(dtype)
+
+
+def matmul(A, B, semiring: str | None = None, engine: str = "auto"):
+    """``A ⊗ B`` over ``semiring`` on ``engine``.
+
+    ``B`` sparse (anything :func:`asarray` takes): SpGEMM, a
+    :class:`SparseMatrix`. ``B`` a 1-D numpy array: SpMV, a 1-D array; 2-D:
+    SpMM, a 2-D array (row-major; B is copied into spmx's layout). Dense
+    operands are cast to A's dtype (``same_kind``); sparse ones of two
+    dtypes are both converted to numpy's common type.
+
+    ``semiring``: a name of :data:`SEMIRINGS` (``"min_plus"``, or
+    ``"min-plus"``); default plus-times, or-and for bool. ``engine``:
+    ``"auto"`` (the GPU where there is one and it has the semiring, else
+    ``"cpu"``), ``"cpu"``, ``"serial"``, ``"cuda"``. Two
+    :class:`DeviceSparseMatrix` operands (CuPy sparse matrices) multiply on
+    their GPU and the product stays there (engine ``"auto"`` or
+    ``"cuda"``); any other engine, or a host operand beside one, downloads
+    it. SpGEMM keeps the
+    structural pattern (an entry wherever a product exists, even if it
+    sums to zero), as GraphBLAS does; scipy drops numeric zeros.
+    """
+    A = asarray(A)
+    if _is_sparse(B):
+        B = asarray(B)
+        both_on_device = isinstance(A, DeviceSparseMatrix) and isinstance(B, DeviceSparseMatrix)
+        if both_on_device and engine in ("auto", "cuda"):
+            return DeviceSparseMatrix(_spmx.spgemm_device(A._native, B._native, semiring))
+        A, B = _common(A, B)
+        return SparseMatrix(_spmx.spgemm(A._operand(), B._operand(), semiring, engine))
+    if type(B).__module__.startswith("cupy"):
+        raise NotImplementedError(
+            "spmx multiplies by dense CuPy arrays only through the host: pass B.get() "
+            "(the GPU path takes sparse CuPy operands, SpGEMM only)"
+        )
+    x = np.asarray(B)
+    if x.dtype != A.dtype:
+        if not np.can_cast(x.dtype, A.dtype, casting="same_kind"):
+            raise ValueError(
+                f"cannot multiply a {A.dtype.name} matrix by {x.dtype.name} values: "
+                f"convert one of them"
+            )
+        x = x.astype(A.dtype)
+    x = np.ascontiguousarray(x)
+    return _spmx.spmv_spmm(A._operand(), x, semiring, engine)
+
+
+class Plan:
+    """A product ``C = A ⊗ B`` planned once (:func:`plan_matmul`) and
+    computed again for new values of A and B with the same patterns: call
+    it with the new operands (``plan(A.with_data(v))``; B defaults to A's
+    new values when the plan was made for ``A ⊗ A``). Operands of another
+    pattern are a ``ValueError``. :attr:`product` is C as first computed.
+    """
+
+    __slots__ = ("_plan", "_square", "_dtype", "product")
+
+    def __init__(self, plan: _spmx.Plan, square: bool, dtype: np.dtype):
+        self._plan = plan
+        self._square = square
+        self._dtype = dtype
+        self.product = SparseMatrix(plan.product())
+
+    def __call__(self, A, B=None) -> SparseMatrix:
+        if B is None:
+            if not self._square:
+                raise ValueError("this plan is of A ⊗ B: give B too")
+            B = A
+        A, B = asarray(A, self._dtype), asarray(B, self._dtype)
+        return SparseMatrix(self._plan.numeric(A._operand(), B._operand()))
+
+
+def plan_matmul(A, B=None, semiring: str | None = None, engine: str = "auto") -> Plan:
+    """Plans ``C = A ⊗ B`` (``B`` default: A) over ``semiring`` on
+    ``engine`` (``"cpu"``, ``"serial"``: the cpu plan; ``"cuda"``; ``"auto"``):
+    the symbolic phase and a first product, kept for :class:`Plan` to
+    compute C again for new values."""
+    A = asarray(A)
+    square = B is None or B is A
+    B = A if B is None else asarray(B)
+    A, B = _common(A, B)
+    plan = _spmx.plan_spgemm(A._operand(), B._operand(), semiring, engine)
+    return Plan(plan, square, A.dtype)
+
+
+def apsp(G, dtype="float64", engine: str = "auto") -> SparseMatrix:
+    """All-pairs shortest-path distances of the weighted graph ``G``
+    (square; stored entries are edges, explicit zeros included) by min-plus
+    squaring, as spmx's ``apsp``: computed in float64, returned in
+    ``dtype`` (float64 or float32). An entry of the result is a pair
+    joined by a path (absent: none). A negative cycle or a NaN weight is a
+    ``ValueError`` naming a vertex or the edge; a distance matrix too large
+    for memory is :class:`OutOfMemoryError`."""
+    name = _dtype_name(dtype)
+    if name not in ("float64", "float32"):
+        raise ValueError(f"apsp: distances are float64 or float32, not {name}")
+    G = asarray(G, "float64")
+    D, _squarings = _spmx.apsp(G._operand(), engine)
+    D = SparseMatrix(D)
+    return D if name == "float64" else D.astype(name)
+
+
+def _field(path) -> str:
+    """The field (real, integer, pattern) of a MatrixMarket file's banner."""
+    with open(path, "rb") as f:
+        head = f.read(2)
+    opener = gzip.open if head == b"\x1f\x8b" else open
+    with opener(path, "rb") as f:
+        banner = f.readline(1024).decode("ascii", "replace").lower().split()
+    return banner[3] if len(banner) > 3 else "real"
+
+
+def mmread(path, dtype=None, *, zero_based: bool = False, drop_invalid: bool = False):
+    """Reads a MatrixMarket coordinate file (``.gz`` too) as a
+    :class:`SparseMatrix`, duplicates summed. ``dtype``: default float64
+    for real and pattern files, int64 for integer ones (as scipy's
+    ``mmread``). A malformed line is a ``ValueError`` naming the file and
+    the line; ``zero_based`` reads 0-based indices, ``drop_invalid`` skips
+    out-of-range entries."""
+    path = os.fspath(path)
+    if dtype is None:
+        dtype = "int64" if _field(path) == "integer" else "float64"
+    native = _spmx.mmread(path, _dtype_name(dtype), zero_based, drop_invalid)
+    return SparseMatrix(native)
+
+
+def mmwrite(path, A) -> None:
+    """Writes ``A`` (anything :func:`asarray` takes) as a MatrixMarket
+    coordinate file: ``real`` for floats, ``integer`` for integers and bool
+    (0/1); a name ending in ``.gz`` is written compressed. The file appears
+    whole or not at all."""
+    _spmx.mmwrite(os.fspath(path), asarray(A)._operand())

@@ -1,0 +1,431 @@
+//! `spmx._spmx`, the extension module under the Python package `spmx`
+//! (python/spmx/): a CSR matrix of any value type ([`PyCsr`]), SpGEMM,
+//! SpMV and SpMM over any semiring by name on any engine, SpGEMM plans
+//! ([`plan::PyPlan`]), APSP and MatrixMarket I/O. The package wraps these
+//! in the scipy-like API its docs describe; this module is its engine room.
+//!
+//! Every multiply runs with the GIL released (`Python::detach`); a large
+//! SpGEMM on the CPU runs in row blocks with Ctrl-C checked between them
+//! ([`interrupt`]). Results
+//! own their arrays, and [`PyCsr::take_parts`] moves them into numpy
+//! without a copy (values always; column indices where they fit `int32`,
+//! as their `u32` bits; row pointers as `int64` where the indices are
+//! `int64`, and narrowed to `int32` otherwise, so that scipy takes all
+//! three as they are). Operands are copied into spmx's `Csr` (which owns
+//! its arrays), and checked there. CuPy's sparse matrices stay on the GPU
+//! instead ([`device`]): copied there, multiplied there, handed back by
+//! device address.
+
+mod device;
+mod errors;
+mod interrupt;
+mod plan;
+mod values;
+
+use errors::{OutOfMemoryError, to_py};
+use numpy::{
+    IntoPyArray, PyArray1, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadonlyArray1,
+    PyReadonlyArray2, PyUntypedArray, PyUntypedArrayMethods,
+};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use spmx::format::Dense;
+use spmx::io::{Field, IndexBase, ReadOptions};
+use spmx::{Csr, Engine, Scalar, Semiring, ops};
+use values::{AnyCsr, SemiringOp, Value, with_dtype, with_semiring, with_value};
+
+/// A CSR matrix of any of spmx's value types, owned by spmx.
+#[pyclass(module = "spmx._spmx", name = "Csr")]
+pub struct PyCsr {
+    /// `None` once [`take_parts`](PyCsr::take_parts) moved the arrays out.
+    inner: Option<AnyCsr>,
+}
+
+impl PyCsr {
+    /// The matrix, or a `ValueError` once its arrays were moved out.
+    fn get(&self) -> PyResult<&AnyCsr> {
+        self.inner
+            .as_ref()
+            .ok_or_else(|| PyValueError::new_err("this matrix's arrays were handed to numpy"))
+    }
+}
+
+impl From<AnyCsr> for PyCsr {
+    fn from(c: AnyCsr) -> Self {
+        PyCsr { inner: Some(c) }
+    }
+}
+
+/// `array` (1-D, C-contiguous, of integer dtype `int32` or `int64`) as a
+/// `Vec` of `U`, each converted, or a `ValueError` naming `what` and the
+/// first index that does not convert (negative, or too large).
+fn index_vec<U: TryFrom<i64>>(array: &Bound<'_, PyUntypedArray>, what: &str) -> PyResult<Vec<U>> {
+    fn convert<I: Copy + Into<i64> + numpy::Element, U: TryFrom<i64>>(
+        array: &Bound<'_, PyUntypedArray>,
+        what: &str,
+    ) -> PyResult<Vec<U>> {
+        let array = array.cast::<PyArray1<I>>()?.readonly();
+        let slice = array.as_slice()?;
+        slice
+            .iter()
+            .enumerate()
+            .map(|(at, &v)| {
+                U::try_from(v.into()).map_err(|_| {
+                    PyValueError::new_err(format!(
+                        "{what}[{at}] = {} is not a valid index here",
+                        v.into()
+                    ))
+                })
+            })
+            .collect()
+    }
+    let dtype = array.dtype();
+    let py = array.py();
+    if dtype.is_equiv_to(&numpy::dtype::<i32>(py)) {
+        convert::<i32, U>(array, what)
+    } else if dtype.is_equiv_to(&numpy::dtype::<i64>(py)) {
+        convert::<i64, U>(array, what)
+    } else {
+        Err(PyValueError::new_err(format!(
+            "{what} has dtype {dtype}; spmx takes int32 or int64 indices"
+        )))
+    }
+}
+
+#[pymethods]
+impl PyCsr {
+    /// A CSR matrix from scipy's three arrays (copied, then checked:
+    /// canonical rows — sorted, no duplicates — and indices in range; a
+    /// broken one is a `ValueError` naming the row or entry).
+    #[staticmethod]
+    fn from_parts(
+        py: Python<'_>,
+        shape: (usize, usize),
+        indptr: &Bound<'_, PyUntypedArray>,
+        indices: &Bound<'_, PyUntypedArray>,
+        data: &Bound<'_, PyUntypedArray>,
+    ) -> PyResult<PyCsr> {
+        let row_ptr: Vec<usize> = index_vec(indptr, "indptr")?;
+        let col_idx: Vec<u32> = index_vec(indices, "indices")?;
+        let dtype: String = data.dtype().getattr("name")?.extract()?;
+        with_dtype!(dtype.as_str(), T => {
+            let values = data.cast::<PyArray1<T>>()?.readonly().as_slice()?.to_vec();
+            Csr::try_new(shape.0, shape.1, row_ptr, col_idx, values)
+                .map(|c| PyCsr::from(T::wrap(c)))
+                .map_err(|e| to_py(py, e))
+        })
+    }
+
+    /// `(nrows, ncols)`.
+    #[getter]
+    fn shape(&self) -> PyResult<(usize, usize)> {
+        Ok(self.get()?.shape())
+    }
+    /// Stored entries.
+    #[getter]
+    fn nnz(&self) -> PyResult<usize> {
+        Ok(self.get()?.nnz())
+    }
+    /// The numpy name of the value type.
+    #[getter]
+    fn dtype(&self) -> PyResult<&'static str> {
+        Ok(self.get()?.dtype())
+    }
+    /// The address of the values' first byte (to check that numpy got
+    /// this very buffer).
+    fn values_address(&self) -> PyResult<usize> {
+        Ok(with_value!(self.get()?, c: _T => c.values().as_ptr() as usize))
+    }
+
+    /// Moves the arrays into numpy: `(indptr, indices, data)`, without
+    /// copying the values (see the module docs for the indices); the
+    /// matrix is empty afterwards.
+    fn take_parts<'py>(
+        &mut self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        let inner = self
+            .inner
+            .take()
+            .ok_or_else(|| PyValueError::new_err("this matrix's arrays were handed to numpy"))?;
+        with_value!(inner, c: _T => {
+            let (_, ncols, row_ptr, col_idx, values) = c.into_parts();
+            let (indptr, indices) = index_arrays(py, ncols, row_ptr, col_idx);
+            Ok((indptr, indices, values.into_pyarray(py).into_any()))
+        })
+    }
+
+    /// A copy with the same pattern and new values (`data`, one per entry,
+    /// of the same dtype).
+    fn with_values(&self, py: Python<'_>, data: &Bound<'_, PyUntypedArray>) -> PyResult<PyCsr> {
+        with_value!(self.get()?, c: T => {
+            let values = data.cast::<PyArray1<T>>()?.readonly().as_slice()?.to_vec();
+            if values.len() != c.nnz() {
+                return Err(PyValueError::new_err(format!(
+                    "with_data: {} values for a matrix of {} entries",
+                    values.len(),
+                    c.nnz()
+                )));
+            }
+            let (nrows, ncols) = c.shape();
+            Csr::try_new(nrows, ncols, c.row_ptr().to_vec(), c.col_idx().to_vec(), values)
+                .map(|c| PyCsr::from(T::wrap(c)))
+                .map_err(|e| to_py(py, e))
+        })
+    }
+
+    /// The same matrix with values of `dtype`, each converted through
+    /// `f64` (exact for floats, bool and integers up to 2⁵³; `!= 0` to
+    /// bool; toward zero and saturating to an integer type).
+    fn astype(&self, dtype: &str) -> PyResult<PyCsr> {
+        with_value!(self.get()?, c: _T => with_dtype!(dtype, U => {
+            Ok(PyCsr::from(U::wrap(c.map(|v| U::from_f64(v.to_f64())))))
+        }))
+    }
+}
+
+/// Row pointers and column indices as numpy arrays of one index dtype:
+/// `int32` where every column and the entry count fit it (the column
+/// indices moved as they are, the row pointers narrowed), else `int64`
+/// (the row pointers moved, the column indices widened).
+fn index_arrays(
+    py: Python<'_>,
+    ncols: usize,
+    row_ptr: Vec<usize>,
+    col_idx: Vec<u32>,
+) -> (Bound<'_, PyAny>, Bound<'_, PyAny>) {
+    let nnz = col_idx.len();
+    if ncols <= i32::MAX as usize && nnz <= i32::MAX as usize {
+        let indptr: Vec<i32> = row_ptr.iter().map(|&p| p as i32).collect();
+        let mut col_idx = std::mem::ManuallyDrop::new(col_idx);
+        // SAFETY: u32 and i32 have one size and alignment, and every column
+        // is below ncols ≤ i32::MAX, so each value reads the same as i32;
+        // the Vec's allocation is handed over whole (pointer, length,
+        // capacity) and the original is never dropped.
+        let indices = unsafe {
+            Vec::from_raw_parts(
+                col_idx.as_mut_ptr().cast::<i32>(),
+                col_idx.len(),
+                col_idx.capacity(),
+            )
+        };
+        (
+            indptr.into_pyarray(py).into_any(),
+            indices.into_pyarray(py).into_any(),
+        )
+    } else {
+        let mut row_ptr = std::mem::ManuallyDrop::new(row_ptr);
+        // SAFETY: usize is 64 bits on the platforms spmx builds for (the
+        // assertion below), the size and alignment of i64, and every row
+        // pointer is at most nnz ≤ isize::MAX (a Vec's length), so it reads
+        // the same as i64; the allocation is handed over whole.
+        const _: () = assert!(size_of::<usize>() == size_of::<i64>());
+        let indptr = unsafe {
+            Vec::from_raw_parts(
+                row_ptr.as_mut_ptr().cast::<i64>(),
+                row_ptr.len(),
+                row_ptr.capacity(),
+            )
+        };
+        let indices: Vec<i64> = col_idx.iter().map(|&j| j as i64).collect();
+        (
+            indptr.into_pyarray(py).into_any(),
+            indices.into_pyarray(py).into_any(),
+        )
+    }
+}
+
+/// `"auto"`, `"serial"`, `"cpu"`, `"cuda"` as an [`Engine`]; `"mpi"` and
+/// other names are a `ValueError`.
+fn engine(name: &str) -> PyResult<Engine> {
+    match name.parse::<Engine>() {
+        Ok(Engine::Mpi) => Err(PyValueError::new_err(
+            "the mpi engine multiplies matrices split across MPI ranks; from Python use \
+             engine=\"auto\", \"cpu\", \"serial\" or \"cuda\"",
+        )),
+        Ok(e) => Ok(e),
+        Err(why) => Err(PyValueError::new_err(why)),
+    }
+}
+
+/// C = A ⊗ B over one semiring.
+struct Spgemm<'a, 'py> {
+    py: Python<'py>,
+    a: &'a AnyCsr,
+    b: &'a AnyCsr,
+    engine: Engine,
+}
+
+impl SemiringOp for Spgemm<'_, '_> {
+    type Output = PyCsr;
+    fn run<S: Semiring>(self) -> PyResult<PyCsr>
+    where
+        S::Value: Value,
+    {
+        let (a, b) = (
+            self.a.typed::<S::Value>("A")?,
+            self.b.typed::<S::Value>("B")?,
+        );
+        let c = interrupt::spgemm::<S>(self.py, a, b, self.engine)?;
+        Ok(PyCsr::from(S::Value::wrap(c)))
+    }
+}
+
+/// C = A ⊗ B (SpGEMM) over `semiring` (None: the dtype's default) on `engine`.
+#[pyfunction]
+#[pyo3(signature = (a, b, semiring=None, engine="auto"))]
+fn spgemm(
+    py: Python<'_>,
+    a: &PyCsr,
+    b: &PyCsr,
+    semiring: Option<&str>,
+    engine: &str,
+) -> PyResult<PyCsr> {
+    let (a, b) = (a.get()?, b.get()?);
+    let op = Spgemm {
+        py,
+        a,
+        b,
+        engine: self::engine(engine)?,
+    };
+    with_semiring(semiring, a.dtype(), op)
+}
+
+/// y = A ⊗ x, or C = A ⊗ X with X dense (row-major).
+struct DenseProduct<'a, 'py> {
+    py: Python<'py>,
+    a: &'a AnyCsr,
+    x: &'a Bound<'py, PyUntypedArray>,
+    engine: Engine,
+}
+
+impl<'py> SemiringOp for DenseProduct<'_, 'py> {
+    type Output = Bound<'py, PyAny>;
+    fn run<S: Semiring>(self) -> PyResult<Bound<'py, PyAny>>
+    where
+        S::Value: Value,
+    {
+        let (py, engine) = (self.py, self.engine);
+        let a = self.a.typed::<S::Value>("A")?;
+        let x = self.x.cast::<PyArrayDyn<S::Value>>().map_err(|_| {
+            PyValueError::new_err(format!(
+                "x has dtype {}, A {}",
+                self.x.dtype(),
+                <S::Value as Value>::DTYPE
+            ))
+        })?;
+        if x.ndim() == 1 {
+            let x: PyReadonlyArray1<S::Value> = x.cast::<PyArray1<S::Value>>()?.readonly();
+            let x = x.as_slice()?;
+            let y = py.detach(|| ops::spmv::<S>(a, x, engine));
+            Ok(y.map_err(|e| to_py(py, e))?.into_pyarray(py).into_any())
+        } else {
+            let x: PyReadonlyArray2<S::Value> = x.cast::<numpy::PyArray2<S::Value>>()?.readonly();
+            let (rows, cols) = (x.shape()[0], x.shape()[1]);
+            let b = Dense::try_new(rows, cols, x.as_slice()?.to_vec()).map_err(|e| to_py(py, e))?;
+            let c = py.detach(|| ops::spmm::<S>(a, &b, engine));
+            let c = c.map_err(|e| to_py(py, e))?;
+            let (rows, cols) = c.shape();
+            Ok(c.into_vec()
+                .into_pyarray(py)
+                .reshape([rows, cols])?
+                .into_any())
+        }
+    }
+}
+
+/// y = A ⊗ x (x 1-D: SpMV) or C = A ⊗ X (X 2-D, C-contiguous: SpMM), x of
+/// A's dtype.
+#[pyfunction]
+#[pyo3(signature = (a, x, semiring=None, engine="auto"))]
+fn spmv_spmm<'py>(
+    py: Python<'py>,
+    a: &PyCsr,
+    x: &Bound<'py, PyUntypedArray>,
+    semiring: Option<&str>,
+    engine: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let a = a.get()?;
+    if !matches!(x.ndim(), 1 | 2) {
+        return Err(PyValueError::new_err(format!(
+            "x has {} dimensions; spmx multiplies by a vector (1) or a dense matrix (2)",
+            x.ndim()
+        )));
+    }
+    let op = DenseProduct {
+        py,
+        a,
+        x,
+        engine: self::engine(engine)?,
+    };
+    with_semiring(semiring, a.dtype(), op)
+}
+
+/// All-pairs shortest paths of the weighted graph `g` (float64, square) by
+/// min-plus squaring: the distances as float64, and the squarings it took.
+#[pyfunction]
+#[pyo3(signature = (g, engine="auto"))]
+fn apsp(py: Python<'_>, g: &PyCsr, engine: &str) -> PyResult<(PyCsr, usize)> {
+    let g = g.get()?.typed::<f64>("G")?;
+    let engine = self::engine(engine)?;
+    let result = py.detach(|| spmx::app::apsp::apsp(g, engine));
+    let result = result.map_err(|e| to_py(py, e))?;
+    Ok((PyCsr::from(AnyCsr::F64(result.distances)), result.squarings))
+}
+
+/// Reads a MatrixMarket file (`.gz` too) into a CSR of `dtype` (duplicates
+/// summed); a bad line is a `ValueError` naming the file and the line.
+#[pyfunction]
+#[pyo3(signature = (path, dtype, zero_based=false, drop_invalid=false))]
+fn mmread(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    dtype: &str,
+    zero_based: bool,
+    drop_invalid: bool,
+) -> PyResult<PyCsr> {
+    let opts = ReadOptions {
+        index_base: if zero_based {
+            IndexBase::Zero
+        } else {
+            IndexBase::One
+        },
+        drop_invalid,
+    };
+    with_dtype!(dtype, T => {
+        let read = py.detach(|| {
+            spmx::io::read_mtx::<T>(&path, &opts).and_then(|m| m.coo.try_to_csr())
+        });
+        read.map(|c| PyCsr::from(T::wrap(c))).map_err(|e| to_py(py, e))
+    })
+}
+
+/// Writes `c` as a MatrixMarket coordinate file (`.gz`: compressed):
+/// `real` for floats, `integer` for integers and bool (0/1).
+#[pyfunction]
+fn mmwrite(py: Python<'_>, path: std::path::PathBuf, c: &PyCsr) -> PyResult<()> {
+    with_value!(c.get()?, c: T => {
+        let field = if T::DTYPE.starts_with("float") { Field::Real } else { Field::Integer };
+        py.detach(|| spmx::io::write_mtx(&path, c, field)).map_err(|e| to_py(py, e))
+    })
+}
+
+/// The Python module `spmx._spmx`.
+#[pymodule]
+fn _spmx(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyCsr>()?;
+    m.add_class::<plan::PyPlan>()?;
+    m.add_class::<device::PyDevCsr>()?;
+    m.add_class::<device::PyDeviceArray>()?;
+    m.add_function(wrap_pyfunction!(device::spgemm_device, m)?)?;
+    m.add_function(wrap_pyfunction!(spgemm, m)?)?;
+    m.add_function(wrap_pyfunction!(spmv_spmm, m)?)?;
+    m.add_function(wrap_pyfunction!(plan::plan_spgemm, m)?)?;
+    m.add_function(wrap_pyfunction!(apsp, m)?)?;
+    m.add_function(wrap_pyfunction!(mmread, m)?)?;
+    m.add_function(wrap_pyfunction!(mmwrite, m)?)?;
+    m.add("OutOfMemoryError", m.py().get_type::<OutOfMemoryError>())?;
+    m.add("SEMIRINGS", values::semiring_names())?;
+    m.add("DTYPES", values::DTYPES.to_vec())?;
+    Ok(())
+}

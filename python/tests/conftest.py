@@ -1,0 +1,6 @@
+"""Lets the tests import reference.py beside them."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
