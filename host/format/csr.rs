@@ -14,8 +14,13 @@
 //! duplicates) and in range. [`Csr::try_new`] checks this;
 //! [`Csr::from_parts_unchecked`] trusts the caller (checked in debug builds).
 //! Explicit zeros are entries like any other and are kept.
+//!
+//! Each array is a [`Buffer`]: spmx's own `Vec`, or another library's
+//! array read in place ([`Csr::try_from_buffers`] with a
+//! [`Lent`](super::Lent) one), which a write copies first.
 
 use crate::error::Result;
+use crate::format::buffer::Buffer;
 use crate::format::compressed::{self, Axes, CSR_AXES};
 use crate::format::{Coo, MAX_DIM, try_filled, try_with_capacity};
 use crate::scalar::Scalar;
@@ -26,9 +31,9 @@ use rayon::prelude::*;
 pub struct Csr<T> {
     nrows: usize,
     ncols: usize,
-    row_ptr: Vec<usize>,
-    col_idx: Vec<u32>,
-    values: Vec<T>,
+    row_ptr: Buffer<usize>,
+    col_idx: Buffer<u32>,
+    values: Buffer<T>,
 }
 
 impl<T: Scalar> Csr<T> {
@@ -40,6 +45,19 @@ impl<T: Scalar> Csr<T> {
         col_idx: Vec<u32>,
         values: Vec<T>,
     ) -> Result<Self> {
+        Self::try_from_buffers(nrows, ncols, row_ptr, col_idx, values)
+    }
+
+    /// [`Csr::try_new`] over arrays that may be lent: a matrix that reads
+    /// another library's arrays in place, checked here once.
+    pub fn try_from_buffers(
+        nrows: usize,
+        ncols: usize,
+        row_ptr: impl Into<Buffer<usize>>,
+        col_idx: impl Into<Buffer<u32>>,
+        values: impl Into<Buffer<T>>,
+    ) -> Result<Self> {
+        let (row_ptr, col_idx, values) = (row_ptr.into(), col_idx.into(), values.into());
         validate(nrows, ncols, &row_ptr, &col_idx, values.len())?;
         Ok(Csr {
             nrows,
@@ -68,9 +86,9 @@ impl<T: Scalar> Csr<T> {
         Csr {
             nrows,
             ncols,
-            row_ptr,
-            col_idx,
-            values,
+            row_ptr: row_ptr.into(),
+            col_idx: col_idx.into(),
+            values: values.into(),
         }
     }
 
@@ -87,9 +105,9 @@ impl<T: Scalar> Csr<T> {
         Csr {
             nrows,
             ncols,
-            row_ptr: vec![0; nrows + 1],
-            col_idx: Vec::new(),
-            values: Vec::new(),
+            row_ptr: vec![0; nrows + 1].into(),
+            col_idx: Vec::new().into(),
+            values: Vec::new().into(),
         }
     }
 
@@ -121,9 +139,14 @@ impl<T: Scalar> Csr<T> {
     pub fn values(&self) -> &[T] {
         &self.values
     }
-    /// Values may change freely; the pattern may not.
+    /// Values may change freely; the pattern may not. Lent values are
+    /// copied into spmx's own first.
     pub fn values_mut(&mut self) -> &mut [T] {
-        &mut self.values
+        self.values.make_mut()
+    }
+    /// Whether any of the three arrays is another library's, read in place.
+    pub fn is_lent(&self) -> bool {
+        self.row_ptr.is_lent() || self.col_idx.is_lent() || self.values.is_lent()
     }
     /// Column indices and values of row `i`.
     #[inline]
@@ -142,14 +165,15 @@ impl<T: Scalar> Csr<T> {
         let j = u32::try_from(j).ok()?;
         cols.binary_search(&j).ok().map(|k| vals[k])
     }
-    /// `(nrows, ncols, row_ptr, col_idx, values)`.
+    /// `(nrows, ncols, row_ptr, col_idx, values)`: spmx's own arrays moved,
+    /// lent ones copied.
     pub fn into_parts(self) -> (usize, usize, Vec<usize>, Vec<u32>, Vec<T>) {
         (
             self.nrows,
             self.ncols,
-            self.row_ptr,
-            self.col_idx,
-            self.values,
+            self.row_ptr.into_vec(),
+            self.col_idx.into_vec(),
+            self.values.into_vec(),
         )
     }
 
@@ -171,9 +195,10 @@ impl<T: Scalar> Csr<T> {
             row_ptr: self.row_ptr[rows.start..=rows.end]
                 .iter()
                 .map(|p| p - first)
-                .collect(),
-            col_idx: self.col_idx[first..last].to_vec(),
-            values: self.values[first..last].to_vec(),
+                .collect::<Vec<_>>()
+                .into(),
+            col_idx: self.col_idx[first..last].to_vec().into(),
+            values: self.values[first..last].to_vec().into(),
         }
     }
 
@@ -184,7 +209,7 @@ impl<T: Scalar> Csr<T> {
             ncols: self.ncols,
             row_ptr: self.row_ptr.clone(),
             col_idx: self.col_idx.clone(),
-            values: self.values.iter().map(|&v| f(v)).collect(),
+            values: self.values.iter().map(|&v| f(v)).collect::<Vec<_>>().into(),
         }
     }
 
@@ -199,7 +224,7 @@ impl<T: Scalar> Csr<T> {
             ncols: self.ncols,
             row_ptr: self.row_ptr,
             col_idx: self.col_idx,
-            values,
+            values: values.into(),
         })
     }
 
@@ -234,8 +259,8 @@ impl<T: Scalar> Csr<T> {
             self.nrows,
             self.ncols,
             self.entry_rows(),
-            self.col_idx.clone(),
-            self.values.clone(),
+            self.col_idx.to_vec(),
+            self.values.to_vec(),
         )
     }
 
@@ -281,7 +306,7 @@ impl<T: Scalar> Csr<T> {
         // ends once its entries are placed (as in `Coo::try_to_csr`).
         let pointers = name(&format!("{} pointers", axes.major));
         let mut row_ptr = try_filled(&pointers, self.ncols + 1, 0usize)?;
-        for &c in &self.col_idx {
+        for &c in self.col_idx.iter() {
             if let Some(count) = row_ptr.get_mut(c as usize + 2) {
                 *count += 1;
             }
@@ -304,9 +329,9 @@ impl<T: Scalar> Csr<T> {
         Ok(Csr {
             nrows: self.ncols,
             ncols: self.nrows,
-            row_ptr,
-            col_idx,
-            values,
+            row_ptr: row_ptr.into(),
+            col_idx: col_idx.into(),
+            values: values.into(),
         })
     }
 

@@ -32,6 +32,7 @@
 //! a program built itself), never abort the process.
 
 pub mod bsr;
+mod buffer;
 mod compressed;
 pub mod coo;
 pub mod csc;
@@ -42,6 +43,7 @@ pub mod hyb;
 pub mod sell;
 
 pub use bsr::{BSR_MAX_BLOCK, Bsr};
+pub use buffer::{Buffer, Lent};
 pub use coo::Coo;
 pub use csc::Csc;
 pub use csr::{Csr, RowStats};

@@ -6,7 +6,7 @@ max-min and (integers) plus-pair, on the ``serial``, ``cpu`` (all cores)
 and ``cuda`` engines, with scipy and numpy arrays in and out::
 
     import spmx
-    S = spmx.asarray(A)                      # scipy csr/csc/coo array or matrix
+    S = spmx.asarray(A)                      # scipy csr/csc/coo: A's arrays, not copied
     C = S @ S                                # SpGEMM, plus-times, engine "auto"
     D = spmx.matmul(S, S, semiring="min_plus", engine="cpu")
     y = S @ x                                # SpMV (1-D numpy), S @ X: SpMM (2-D)
@@ -70,7 +70,7 @@ class SparseMatrix:
     semiring (plus-times; or-and for bool) on engine ``"auto"``;
     :func:`matmul` names both. :meth:`to_scipy` hands the arrays to scipy
     without copying them; the matrix then reads its operands from those
-    arrays (copied into spmx, and checked, at each use).
+    arrays (in place, checked at each use).
     """
 
     __slots__ = ("_native", "_parts", "_shape", "_dtype", "_nnz", "__weakref__")
@@ -111,7 +111,7 @@ class SparseMatrix:
 
     def _operand(self) -> _spmx.Csr:
         """The matrix as spmx's Csr: its own, or one made from the arrays
-        handed to scipy (copied and checked)."""
+        handed to scipy (read in place, and checked)."""
         if self._native is not None:
             return self._native
         indptr, indices, data = self._parts
@@ -176,7 +176,7 @@ def _is_sparse(x) -> bool:
     return type(x).__module__.startswith("cupyx.scipy.sparse")
 
 
-def asarray(A, dtype=None) -> SparseMatrix:
+def asarray(A, dtype=None, copy: bool = False) -> SparseMatrix:
     """``A`` as an spmx matrix.
 
     ``A``: a scipy sparse array or matrix (csr, csc, coo, or any format
@@ -190,11 +190,17 @@ def asarray(A, dtype=None) -> SparseMatrix:
     host round trip (see ``spmx._device`` for the stream ordering); of
     other values, or a dense CuPy array, it is brought to the host.
 
-    The arrays are copied into spmx's own and checked once (indices in
-    range). Non-canonical input — columns unsorted within a row, or
-    repeated — is canonicalised into a copy first (duplicates summed, as
-    scipy's ``sum_duplicates`` does); ``A`` itself is left as it is, and
-    later changes to ``A`` do not reach the result.
+    A canonical CSR's arrays are read in place, not copied: its values
+    (of the dtype asked), its ``int32`` column indices and its ``int64``
+    row pointers (``int64`` column indices are narrowed into a copy, and
+    ``int32`` row pointers widened). They are checked once, here (indices
+    in range). Like a scipy array made with ``copy=False``, the result
+    shares those arrays with ``A``: do not write to ``A.data``,
+    ``A.indices`` or ``A.indptr`` while it lives — or pass ``copy=True``,
+    which copies them into spmx's own. Non-canonical input — columns
+    unsorted within a row, or repeated — is canonicalised into a copy
+    first (duplicates summed, as scipy's ``sum_duplicates`` does); ``A``
+    itself is left as it is.
     """
     if isinstance(A, SparseMatrix):
         return A if dtype is None else A.astype(dtype)
@@ -222,7 +228,7 @@ def asarray(A, dtype=None) -> SparseMatrix:
     indptr = np.ascontiguousarray(A.indptr)
     indices = np.ascontiguousarray(A.indices)
     data = np.ascontiguousarray(A.data)
-    return SparseMatrix(_spmx.Csr.from_parts(A.shape, indptr, indices, data))
+    return SparseMatrix(_spmx.Csr.from_parts(A.shape, indptr, indices, data, copy))
 
 
 def _common(A: SparseMatrix, B: SparseMatrix):

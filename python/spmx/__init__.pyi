@@ -68,7 +68,9 @@ class Plan:
     product: SparseMatrix
     def __call__(self, A: Any, B: Optional[Any] = None) -> SparseMatrix: ...
 
-def asarray(A: Any, dtype: Optional[DTypeLike] = None) -> Union[SparseMatrix, DeviceSparseMatrix]: ...
+def asarray(
+    A: Any, dtype: Optional[DTypeLike] = None, copy: bool = False
+) -> Union[SparseMatrix, DeviceSparseMatrix]: ...
 @overload
 def matmul(
     A: Any, B: np.ndarray, semiring: Optional[str] = None, engine: Engine = "auto"

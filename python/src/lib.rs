@@ -11,21 +11,22 @@
 //! without a copy (values always; column indices where they fit `int32`,
 //! as their `u32` bits; row pointers as `int64` where the indices are
 //! `int64`, and narrowed to `int32` otherwise, so that scipy takes all
-//! three as they are). Operands are copied into spmx's `Csr` (which owns
-//! its arrays), and checked there. CuPy's sparse matrices stay on the GPU
+//! three as they are). Operands are read in place from scipy's arrays
+//! where their dtypes allow, else copied, and checked once ([`lend`]). CuPy's sparse matrices stay on the GPU
 //! instead ([`device`]): copied there, multiplied there, handed back by
 //! device address.
 
 mod device;
 mod errors;
 mod interrupt;
+mod lend;
 mod plan;
 mod values;
 
 use errors::{OutOfMemoryError, to_py};
 use numpy::{
-    IntoPyArray, PyArray1, PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadonlyArray1,
-    PyReadonlyArray2, PyUntypedArray, PyUntypedArrayMethods,
+    IntoPyArray, PyArray1, PyArrayDyn, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
+    PyUntypedArray, PyUntypedArrayMethods,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -56,63 +57,26 @@ impl From<AnyCsr> for PyCsr {
     }
 }
 
-/// `array` (1-D, C-contiguous, of integer dtype `int32` or `int64`) as a
-/// `Vec` of `U`, each converted, or a `ValueError` naming `what` and the
-/// first index that does not convert (negative, or too large).
-fn index_vec<U: TryFrom<i64>>(array: &Bound<'_, PyUntypedArray>, what: &str) -> PyResult<Vec<U>> {
-    fn convert<I: Copy + Into<i64> + numpy::Element, U: TryFrom<i64>>(
-        array: &Bound<'_, PyUntypedArray>,
-        what: &str,
-    ) -> PyResult<Vec<U>> {
-        let array = array.cast::<PyArray1<I>>()?.readonly();
-        let slice = array.as_slice()?;
-        slice
-            .iter()
-            .enumerate()
-            .map(|(at, &v)| {
-                U::try_from(v.into()).map_err(|_| {
-                    PyValueError::new_err(format!(
-                        "{what}[{at}] = {} is not a valid index here",
-                        v.into()
-                    ))
-                })
-            })
-            .collect()
-    }
-    let dtype = array.dtype();
-    let py = array.py();
-    if dtype.is_equiv_to(&numpy::dtype::<i32>(py)) {
-        convert::<i32, U>(array, what)
-    } else if dtype.is_equiv_to(&numpy::dtype::<i64>(py)) {
-        convert::<i64, U>(array, what)
-    } else {
-        Err(PyValueError::new_err(format!(
-            "{what} has dtype {dtype}; spmx takes int32 or int64 indices"
-        )))
-    }
-}
-
 #[pymethods]
 impl PyCsr {
-    /// A CSR matrix from scipy's three arrays (copied, then checked:
+    /// A CSR matrix from scipy's three arrays, read in place where their
+    /// dtypes allow or copied (all of them when `copy`), and checked:
     /// canonical rows — sorted, no duplicates — and indices in range; a
-    /// broken one is a `ValueError` naming the row or entry).
+    /// broken one is a `ValueError` naming the row or entry ([`lend`]).
     #[staticmethod]
+    #[pyo3(signature = (shape, indptr, indices, data, copy=false))]
     fn from_parts(
         py: Python<'_>,
         shape: (usize, usize),
         indptr: &Bound<'_, PyUntypedArray>,
         indices: &Bound<'_, PyUntypedArray>,
         data: &Bound<'_, PyUntypedArray>,
+        copy: bool,
     ) -> PyResult<PyCsr> {
-        let row_ptr: Vec<usize> = index_vec(indptr, "indptr")?;
-        let col_idx: Vec<u32> = index_vec(indices, "indices")?;
         let dtype: String = data.dtype().getattr("name")?.extract()?;
         with_dtype!(dtype.as_str(), T => {
-            let values = data.cast::<PyArray1<T>>()?.readonly().as_slice()?.to_vec();
-            Csr::try_new(shape.0, shape.1, row_ptr, col_idx, values)
-                .map(|c| PyCsr::from(T::wrap(c)))
-                .map_err(|e| to_py(py, e))
+            let c = lend::csr_from_parts::<T>(py, shape, indptr, indices, data, copy)?;
+            Ok(PyCsr::from(T::wrap(c)))
         })
     }
 
@@ -131,10 +95,15 @@ impl PyCsr {
     fn dtype(&self) -> PyResult<&'static str> {
         Ok(self.get()?.dtype())
     }
-    /// The address of the values' first byte (to check that numpy got
-    /// this very buffer).
-    fn values_address(&self) -> PyResult<usize> {
-        Ok(with_value!(self.get()?, c: _T => c.values().as_ptr() as usize))
+    /// The addresses of the first bytes of `(indptr, indices, data)`: to
+    /// check which arrays spmx reads in place, and that numpy got these
+    /// very buffers.
+    fn addresses(&self) -> PyResult<(usize, usize, usize)> {
+        Ok(with_value!(self.get()?, c: _T => (
+            c.row_ptr().as_ptr() as usize,
+            c.col_idx().as_ptr() as usize,
+            c.values().as_ptr() as usize,
+        )))
     }
 
     /// Moves the arrays into numpy: `(indptr, indices, data)`, without

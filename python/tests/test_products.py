@@ -143,11 +143,30 @@ def test_a_csr_matrix_with_int64_indices_is_taken():
     np.testing.assert_array_equal((spmx.asarray(A) @ np.ones(4)), np.ones(4))
 
 
+def test_a_canonical_csr_is_read_in_place():
+    rng = np.random.default_rng(11)
+    A = ref.random_csr(rng, (40, 30), density=0.2)  # float64 values, int32 indices
+    indptr, indices, data = spmx.asarray(A)._native.addresses()
+    assert (indices, data) == (A.indices.ctypes.data, A.data.ctypes.data)
+    assert indptr != A.indptr.ctypes.data  # int32 row pointers are widened into a copy
+    W = ref.random_csr(rng, (40, 30), density=0.2, index_dtype="int64")
+    indptr, indices, data = spmx.asarray(W)._native.addresses()
+    assert (indptr, data) == (W.indptr.ctypes.data, W.data.ctypes.data)
+    assert indices != W.indices.ctypes.data  # int64 columns are narrowed into a copy
+    copied = set(spmx.asarray(A, copy=True)._native.addresses())
+    assert not copied & {A.indptr.ctypes.data, A.indices.ctypes.data, A.data.ctypes.data}
+    # The matrix keeps the arrays it reads alive.
+    expected = (A @ A.T).toarray()
+    S, T = spmx.asarray(A), spmx.asarray(A.T.tocsr())
+    del A
+    np.testing.assert_allclose((S @ T).to_scipy().toarray(), expected, rtol=1e-12)
+
+
 def test_result_buffers_are_handed_to_scipy_without_a_copy():
     rng = np.random.default_rng(6)
     A = ref.random_csr(rng, (30, 30), density=0.3)
     C = spmx.asarray(A) @ spmx.asarray(A)
-    address = C._native.values_address()
+    address = C._native.addresses()[2]
     S = C.to_scipy()
     assert S.data.ctypes.data == address
     again = C.to_scipy()  # the same buffers, shared
