@@ -4,18 +4,10 @@
 
 mod common;
 
-use common::{TestScalar, arb_csr_shaped, assert_identical, reference};
+use common::{TestScalar, arb_csr_shaped, assert_identical, in_pool, reference};
 use proptest::prelude::*;
 use spmx::engine::Engine;
 use spmx::{Csr, MinPlus, OrAnd, PlusTimes, Semiring, generate, ops};
-
-fn in_pool<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap()
-        .install(f)
-}
 
 fn check_add<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>)
 where

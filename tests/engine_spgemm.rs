@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::{TestScalar, arb_csr_shaped, assert_identical, reference};
+use common::{TestScalar, arb_csr_shaped, assert_identical, in_pool, reference};
 use proptest::prelude::*;
 use spmx::engine::cpu::spgemm::CpuSpgemmPlan;
 use spmx::engine::shared::accumulator::DENSE_ACCUMULATOR_MAX_COLS;
@@ -21,14 +21,6 @@ use spmx::engine::shared::spgemm::Passes;
 use spmx::engine::{Engine, cpu, serial};
 use spmx::generate;
 use spmx::{Csr, MaxPlus, MinPlus, OrAnd, PlusTimes, Scalar, Semiring};
-
-fn in_pool<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap()
-        .install(f)
-}
 
 /// Every engine here agrees with the reference, bit for bit.
 fn check_all_engines<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>)

@@ -14,7 +14,7 @@
 
 mod common;
 
-use common::{TestScalar, arb_csr_shaped, arb_shape, assert_identical, reference};
+use common::{TestScalar, arb_csr_shaped, arb_shape, assert_identical, in_pool, reference};
 use proptest::prelude::*;
 use spmx::engine::{Engine, cpu, serial};
 use spmx::format::{Bsr, Coo, Csc, Csr, Dense, Ell, Hyb, Sell};
@@ -66,14 +66,6 @@ where
     S::Value: Int,
 {
     m.map(|v| in_domain::<S>(S::Value::from_bits_mixed(mix(v.to_bits() ^ seed))))
-}
-
-fn in_pool<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap()
-        .install(f)
 }
 
 /// SpGEMM on every engine here equals the reference.

@@ -163,6 +163,12 @@ pub enum Op {
     EwiseAdd,
     /// Aᵀ.
     Transpose,
+    /// C⟨M⟩ = A ⊗ B, both sparse, under a mask.
+    MaskedSpgemm,
+    /// y⟨m⟩ = A ⊗ x under a mask.
+    MaskedSpmv,
+    /// C⟨M⟩ = T: a product's entries assigned through a mask.
+    MaskedAssign,
 }
 
 impl Op {
@@ -174,6 +180,9 @@ impl Op {
             Op::Spgemm => "SpGEMM",
             Op::EwiseAdd => "element-wise add",
             Op::Transpose => "transpose",
+            Op::MaskedSpgemm => "masked SpGEMM",
+            Op::MaskedSpmv => "masked SpMV",
+            Op::MaskedAssign => "masked assignment",
         }
     }
 

@@ -2,7 +2,8 @@
 //! surface, and the one place where an engine is resolved ([`Engine::Auto`]
 //! to the fastest one here) and arguments are checked before an engine
 //! runs. [`Resident`] keeps a matrix on its engine for chains of products,
-//! and [`spgemm_blocks`] sizes a product before it is made.
+//! and [`spgemm_blocks`] sizes a product before it is made; [`masked`] has
+//! GraphBLAS's masked products.
 //!
 //! The simple surface is a method on the matrix: `a.spgemm(&b)` multiplies
 //! in the value type's default semiring (plus-times for numbers, or-and for
@@ -20,6 +21,8 @@
 //! | SpGEMM `C = A ⊗ B`   | CSR                                 | ✓      | ✓ ¹  | ✓ ⁴  |
 //! | element-wise `A ⊕ B` | CSR                                 | ✓      | ✓ ¹  |      |
 //! | transpose            | CSR (→ CSR of Aᵀ, i.e. CSC)         | ✓      | ✓ ¹  |      |
+//! | masked SpGEMM `C⟨M⟩ = A ⊗ B` | CSR, structural mask or its complement | ✓ | ✓ ¹ |   |
+//! | masked SpMV `y⟨m⟩ = A ⊗ x`   | CSR, dense mask                     | ✓      | ✓ ¹  |      |
 //!
 //! ¹ Rows split by work; every row computed as the serial engine computes
 //! it, so the same bits as serial. ² Entries cut into chunks of a fixed
@@ -58,11 +61,13 @@
 
 pub(crate) mod dispatch;
 pub(crate) mod domain;
+pub mod masked;
 pub mod operators;
 mod resident;
 pub mod spgemm_blocks;
 mod spmv_format;
 
+pub use masked::{Mask, VectorMask, assign_masked, spgemm_masked, spmv_masked};
 pub use resident::Resident;
 pub use spmv_format::SpmvFormat;
 

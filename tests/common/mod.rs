@@ -276,3 +276,13 @@ pub fn real_matrices(test: &str) -> Vec<(String, spmx::Csr<f64>)> {
         })
         .collect()
 }
+
+/// `f` run on a rayon pool of `threads` threads: results must not depend
+/// on the thread count.
+pub fn in_pool<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}

@@ -6,6 +6,7 @@
 //! the number of threads.
 
 pub mod ewise;
+pub mod masked;
 pub mod spgemm;
 pub mod spmm;
 pub mod spmv;

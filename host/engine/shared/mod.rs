@@ -12,6 +12,7 @@
 pub mod accumulator;
 pub mod ewise;
 pub mod fresh;
+pub mod masked;
 pub mod partition;
 pub mod spgemm;
 pub mod spmm;
