@@ -47,6 +47,7 @@ macro_rules! parse_by_name {
         }
     };
 }
+pub(crate) use parse_by_name;
 
 pub mod cpu;
 #[cfg(feature = "gpu")]
