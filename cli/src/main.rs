@@ -5,6 +5,7 @@
 
 mod apsp;
 mod bench;
+mod bfs;
 mod convert;
 mod engine_arg;
 mod files;
@@ -19,6 +20,7 @@ mod spgemm;
 mod spmm;
 mod spmv;
 mod summary;
+mod triangles;
 
 use clap::{Parser, Subcommand};
 use spmx::io::IndexBase;
@@ -54,6 +56,10 @@ enum Command {
     Spmm(spmm::SpmmArgs),
     /// All-pairs shortest paths by min-plus squaring.
     Apsp(apsp::ApspArgs),
+    /// Triangles of a graph's undirected pattern (masked SpGEMM L·L⟨L⟩).
+    Triangles(triangles::TrianglesArgs),
+    /// Breadth-first search from one vertex: levels and parents.
+    Bfs(bfs::BfsArgs),
     /// Our GPU kernels against the vendor library, side by side (spmv, spmm,
     /// spgemm); needs an NVIDIA GPU.
     Bench(bench::BenchArgs),
@@ -69,6 +75,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Spmv(args) => spmv::run(&args),
         Command::Spmm(args) => spmm::run(&args),
         Command::Apsp(args) => apsp::run(&args),
+        Command::Triangles(args) => triangles::run(&args),
+        Command::Bfs(args) => bfs::run(&args),
         Command::Bench(args) => bench::run(&args),
     }
 }
