@@ -67,9 +67,10 @@ impl Summary {
         self.line(label, format!("{m} × {n}, {nnz} entries"))
     }
 
-    /// `label  0.123 s`.
+    /// `label  0.123456 s`: to the microsecond, which sub-millisecond
+    /// work needs.
     pub fn time(&mut self, label: &'static str, t: Duration) -> &mut Self {
-        self.line(label, format!("{:.3} s", t.as_secs_f64()))
+        self.line(label, format!("{:.6} s", t.as_secs_f64()))
     }
 
     /// `rate  G GFLOP/s` for `flops` in `t`.

@@ -86,6 +86,7 @@ pub fn bfs_with<T: Scalar>(
     let mut visited = vec![false; n];
     visited[source] = true;
     let mut frontier = vec![source as u32];
+    let mut claim = vec![u32::MAX; n];
     let mut unexplored = a.nnz() - a.row_len(source);
     // Aᵀ's pattern, made at the first pull.
     let mut a_t: Option<Csr<bool>> = None;
@@ -111,7 +112,7 @@ pub fn bfs_with<T: Scalar>(
             pull(a_t, &frontier, &visited, engine)?
         } else {
             steps.0 += 1;
-            push(a, &frontier, &visited, engine)
+            push(a, &frontier, &visited, &mut claim, out_edges, engine)
         };
         for &(v, p) in &reached {
             visited[v as usize] = true;
@@ -128,29 +129,66 @@ pub fn bfs_with<T: Scalar>(
     })
 }
 
-/// The unvisited out-neighbours of the frontier, each with its lowest
-/// frontier in-neighbour, sorted by vertex.
+/// Out-edges of a frontier under which a push runs on one thread: below
+/// it, splitting the frontier costs more than the threads save.
+const PARALLEL_PUSH_EDGES: usize = 1 << 16;
+
+/// The unvisited out-neighbours of the frontier (sorted), each with its
+/// lowest frontier in-neighbour, claimed in `claim` (`u32::MAX`: none yet;
+/// a vertex claimed is visited right after, so it is never asked again).
+/// The frontier is walked in increasing order, so the first claim of a
+/// vertex is its lowest in-neighbour however the walk is split.
 fn push<T: Scalar>(
     a: &Csr<T>,
     frontier: &[u32],
     visited: &[bool],
+    claim: &mut [u32],
+    out_edges: usize,
     engine: Engine,
 ) -> Vec<(u32, u32)> {
-    let edges_of = |u: &u32| {
-        let (cols, _) = a.row(*u as usize);
-        cols.iter()
-            .filter(|&&v| !visited[v as usize])
-            .map(|&v| (v, *u))
-            .collect::<Vec<_>>()
+    let mut reached = Vec::new();
+    let mut take = |v: u32, u: u32| {
+        if claim[v as usize] == u32::MAX {
+            claim[v as usize] = u;
+            reached.push(v);
+        }
     };
-    let mut found: Vec<(u32, u32)> = if engine == Engine::Serial {
-        frontier.iter().flat_map(edges_of).collect()
+    if engine == Engine::Serial || out_edges < PARALLEL_PUSH_EDGES {
+        for &u in frontier {
+            for &v in a.row(u as usize).0 {
+                if !visited[v as usize] {
+                    take(v, u);
+                }
+            }
+        }
     } else {
-        frontier.par_iter().flat_map_iter(edges_of).collect()
-    };
-    found.par_sort_unstable();
-    found.dedup_by_key(|&mut (v, _)| v);
-    found
+        // Candidates gathered in parallel, chunk by chunk in frontier
+        // order, then claimed in that order.
+        let per_chunk = frontier.len().div_ceil(4 * rayon::current_num_threads());
+        let found: Vec<Vec<(u32, u32)>> = frontier
+            .par_chunks(per_chunk.max(1))
+            .map(|chunk| {
+                let mut found = Vec::new();
+                for &u in chunk {
+                    let unvisited = a
+                        .row(u as usize)
+                        .0
+                        .iter()
+                        .filter(|&&v| !visited[v as usize]);
+                    found.extend(unvisited.map(|&v| (v, u)));
+                }
+                found
+            })
+            .collect();
+        for (v, u) in found.into_iter().flatten() {
+            take(v, u);
+        }
+    }
+    reached.sort_unstable();
+    reached
+        .into_iter()
+        .map(|v| (v, claim[v as usize]))
+        .collect()
 }
 
 /// `q⟨¬visited, replace⟩ = Aᵀ ∨.∧ f`, each vertex of q with its lowest
