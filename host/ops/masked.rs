@@ -31,6 +31,7 @@ use super::domain;
 use crate::engine::shared::masked::{
     assign_row, mask_fits, spgemm_masked_one_thread, spmv_masked_rows,
 };
+use crate::engine::shared::partition::csr_by_rows;
 use crate::engine::shared::{spgemm::shapes_agree, spmv::x_len_agrees};
 use crate::engine::{Engine, Op, cpu};
 use crate::error::{Error, Result};
@@ -79,16 +80,13 @@ pub fn assign_masked<T: Scalar, M: Scalar>(
         ));
     }
     Ok(match engine.resolve(Op::MaskedAssign)? {
-        Engine::Serial => {
-            let mut row_ptr = Vec::with_capacity(c.nrows() + 1);
-            row_ptr.push(0);
-            let (mut cols, mut vals) = (Vec::new(), Vec::new());
-            for i in 0..c.nrows() {
-                assign_row(i, c, t, mask, replace, &mut cols, &mut vals);
-                row_ptr.push(cols.len());
-            }
-            Csr::from_parts_unchecked(c.nrows(), c.ncols(), row_ptr, cols, vals)
-        }
+        Engine::Serial => csr_by_rows(
+            c.nrows(),
+            c.ncols(),
+            None,
+            || (),
+            |(), i, cols, vals| assign_row(i, c, t, mask, replace, cols, vals),
+        ),
         _ => cpu::masked::assign_masked(c, t, mask, replace),
     })
 }

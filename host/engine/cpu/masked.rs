@@ -6,55 +6,15 @@
 use crate::engine::shared::masked::{
     Mask, MaskedRows, VectorMask, assign_row, spgemm_masked_one_thread, spmv_masked_rows,
 };
-use crate::engine::shared::partition::{balanced_row_chunks, split_rows_mut};
+use crate::engine::shared::partition::{balanced_row_chunks, csr_by_rows, split_rows_mut};
 use crate::format::Csr;
 use crate::scalar::Scalar;
 use gpu_kernels::Semiring;
 use rayon::prelude::*;
-use std::ops::Range;
 
 /// Entries (of the operands together) under which the serial loop runs:
 /// below it the split costs more than the threads save.
 pub const SERIAL_BELOW_NNZ: usize = 100_000;
-
-/// One chunk's rows: their lengths, then their entries.
-type ChunkRows<T> = (Vec<usize>, Vec<u32>, Vec<T>);
-
-/// Rows of an `nrows × ncols` result formed chunk by chunk on all threads
-/// (`form(i, cols, vals)` appends row `i`), chunks cut by `work` (a prefix
-/// of per-row work, `nrows + 1` long), then joined in row order.
-fn rows_in_chunks<T: Scalar, W: Send>(
-    nrows: usize,
-    ncols: usize,
-    work: &[usize],
-    init: impl Fn() -> W + Sync + Send,
-    form: impl Fn(&mut W, usize, &mut Vec<u32>, &mut Vec<T>) + Sync + Send,
-) -> Csr<T> {
-    let chunks: Vec<ChunkRows<T>> = balanced_row_chunks(work)
-        .into_par_iter()
-        .map_init(init, |w, rows: Range<usize>| {
-            let (mut lens, mut cols, mut vals) = (Vec::with_capacity(rows.len()), vec![], vec![]);
-            for i in rows {
-                let before = cols.len();
-                form(w, i, &mut cols, &mut vals);
-                lens.push(cols.len() - before);
-            }
-            (lens, cols, vals)
-        })
-        .collect();
-    let nnz = chunks.iter().map(|c| c.1.len()).sum();
-    let mut row_ptr = Vec::with_capacity(nrows + 1);
-    row_ptr.push(0);
-    let (mut col_idx, mut values) = (Vec::with_capacity(nnz), Vec::with_capacity(nnz));
-    for (lens, cols, vals) in chunks {
-        for len in lens {
-            row_ptr.push(row_ptr.last().unwrap() + len);
-        }
-        col_idx.extend_from_slice(&cols);
-        values.extend_from_slice(&vals);
-    }
-    Csr::from_parts_unchecked(nrows, ncols, row_ptr, col_idx, values)
-}
 
 /// `C⟨M⟩ = A ⊗ B` on all threads; shapes already checked.
 pub fn spgemm_masked<S: Semiring, M: Scalar>(
@@ -75,10 +35,10 @@ where
         .zip(mask.pattern.row_ptr())
         .map(|(p, q)| p + q)
         .collect();
-    rows_in_chunks(
+    csr_by_rows(
         a.nrows(),
         b.ncols(),
-        &work,
+        Some(&work),
         || MaskedRows::new(b.ncols()),
         |w, i, cols, vals| w.row::<S, M>(i, a, b, mask, cols, vals),
     )
@@ -96,10 +56,10 @@ pub fn assign_masked<T: Scalar, M: Scalar>(
         .zip(mask.pattern.row_ptr())
         .map(|((p, q), r)| p + q + r)
         .collect();
-    rows_in_chunks(
+    csr_by_rows(
         c.nrows(),
         c.ncols(),
-        &work,
+        Some(&work),
         || (),
         |(), i, cols, vals| assign_row(i, c, t, mask, replace, cols, vals),
     )

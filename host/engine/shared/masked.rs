@@ -14,6 +14,7 @@
 //! A masked SpMV computes only the rows the mask allows, each as the
 //! unmasked SpMV computes it.
 
+use super::partition::csr_by_rows;
 use super::spmv::csr_row_dot;
 use crate::error::{Error, Result};
 use crate::format::Csr;
@@ -181,15 +182,13 @@ pub fn spgemm_masked_one_thread<S: Semiring, M: Scalar>(
 where
     S::Value: Scalar,
 {
-    let mut rows = MaskedRows::new(b.ncols());
-    let mut row_ptr = Vec::with_capacity(a.nrows() + 1);
-    row_ptr.push(0);
-    let (mut cols, mut vals) = (Vec::new(), Vec::new());
-    for i in 0..a.nrows() {
-        rows.row::<S, M>(i, a, b, mask, &mut cols, &mut vals);
-        row_ptr.push(cols.len());
-    }
-    Csr::from_parts_unchecked(a.nrows(), b.ncols(), row_ptr, cols, vals)
+    csr_by_rows(
+        a.nrows(),
+        b.ncols(),
+        None,
+        || MaskedRows::new(b.ncols()),
+        |w, i, cols, vals| w.row::<S, M>(i, a, b, mask, cols, vals),
+    )
 }
 
 /// GraphBLAS's `C⟨M⟩ = T` (or `C⟨M, replace⟩ = T`) for row `i`, appended

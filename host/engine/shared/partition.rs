@@ -1,8 +1,11 @@
 //! Contiguous row ranges of about equal work, never splitting a row: the
 //! cpu engine's chunks for its threads (also the cuda engine's for its
 //! host-side passes) and the mpi engine's row blocks for its ranks are both
-//! cut here, and [`for_each_chunk`] runs chunks on the pool's threads.
+//! cut here, [`for_each_chunk`] runs chunks on the pool's threads, and
+//! [`csr_by_rows`] forms a CSR chunk by chunk.
 
+use crate::format::Csr;
+use crate::scalar::Scalar;
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::Mutex;
@@ -95,6 +98,49 @@ pub fn for_each_chunk<A: Send, P: Send>(
             work(acc, c, part);
         }
     });
+}
+
+/// An `nrows × ncols` CSR formed row by row, `form(w, i, cols, vals)`
+/// appending row `i` (sorted) with the workspace `w` made by `init`: on the
+/// calling thread when `work` is `None`, else in chunks of about equal
+/// work (`work`: its prefix per row, `nrows + 1` long) on the pool's
+/// threads, joined in row order — the same arrays either way.
+pub fn csr_by_rows<T: Scalar, W: Send>(
+    nrows: usize,
+    ncols: usize,
+    work: Option<&[usize]>,
+    init: impl Fn() -> W + Sync + Send,
+    form: impl Fn(&mut W, usize, &mut Vec<u32>, &mut Vec<T>) + Sync + Send,
+) -> Csr<T> {
+    // Each chunk's rows: their lengths, then their entries.
+    let chunk = |w: &mut W, rows: Range<usize>| {
+        let (mut lens, mut cols, mut vals) = (Vec::with_capacity(rows.len()), vec![], vec![]);
+        for i in rows {
+            let before = cols.len();
+            form(w, i, &mut cols, &mut vals);
+            lens.push(cols.len() - before);
+        }
+        (lens, cols, vals)
+    };
+    let chunks: Vec<(Vec<usize>, Vec<u32>, Vec<T>)> = match work {
+        None => vec![chunk(&mut init(), 0..nrows)],
+        Some(work) => balanced_row_chunks(work)
+            .into_par_iter()
+            .map_init(init, chunk)
+            .collect(),
+    };
+    let nnz = chunks.iter().map(|c| c.1.len()).sum();
+    let mut row_ptr = Vec::with_capacity(nrows + 1);
+    row_ptr.push(0);
+    let (mut col_idx, mut values) = (Vec::with_capacity(nnz), Vec::with_capacity(nnz));
+    for (lens, cols, vals) in chunks {
+        for len in lens {
+            row_ptr.push(row_ptr.last().unwrap() + len);
+        }
+        col_idx.extend_from_slice(&cols);
+        values.extend_from_slice(&vals);
+    }
+    Csr::from_parts_unchecked(nrows, ncols, row_ptr, col_idx, values)
 }
 
 #[cfg(test)]
