@@ -37,6 +37,7 @@ import scipy.sparse as _sp
 
 from . import _spmx
 from ._device import DeviceSparseMatrix, from_cupy
+from ._matrix import _Matrix
 from ._spmx import DTYPES, SEMIRINGS, OutOfMemoryError
 
 __all__ = [
@@ -62,7 +63,7 @@ def _dtype_name(dtype) -> str:
     return name
 
 
-class SparseMatrix:
+class SparseMatrix(_Matrix):
     """A CSR matrix held by spmx (made by :func:`asarray` or a product).
 
     ``S @ T`` multiplies two of them (SpGEMM), ``S @ x`` a 1-D numpy array
@@ -73,35 +74,11 @@ class SparseMatrix:
     arrays (in place, checked at each use).
     """
 
-    __slots__ = ("_native", "_parts", "_shape", "_dtype", "_nnz", "__weakref__")
-    __array_priority__ = 1000.0  # numpy defers x @ S to S.__rmatmul__
+    __slots__ = ("_parts",)
 
     def __init__(self, native: _spmx.Csr):
-        self._native = native
+        super().__init__(native)
         self._parts = None
-        self._shape = native.shape
-        self._dtype = np.dtype(native.dtype)
-        self._nnz = native.nnz
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        """``(nrows, ncols)``."""
-        return self._shape
-
-    @property
-    def ndim(self) -> int:
-        """2."""
-        return 2
-
-    @property
-    def nnz(self) -> int:
-        """Stored entries (explicit zeros included)."""
-        return self._nnz
-
-    @property
-    def dtype(self) -> np.dtype:
-        """The value type."""
-        return self._dtype
 
     def __repr__(self) -> str:
         return (
@@ -160,14 +137,6 @@ class SparseMatrix:
         if name == self._dtype.name:
             return self
         return SparseMatrix(self._operand().astype(name))
-
-    def __matmul__(self, other):
-        return matmul(self, other)
-
-    def __rmatmul__(self, other):
-        if _is_sparse(other):
-            return matmul(other, self)
-        return NotImplemented
 
 
 def _is_sparse(x) -> bool:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _spmx
+from ._matrix import _Matrix
 
 # The value types both CuPy's sparse matrices and spmx's GPU kernels have.
 DEVICE_DTYPES = ("float32", "float64")
@@ -88,7 +89,7 @@ def _to_cupy_array(cupy, array):
     return cupy.asarray(array)
 
 
-class DeviceSparseMatrix:
+class DeviceSparseMatrix(_Matrix):
     """A CSR matrix kept on the GPU by spmx (float32 or float64 values),
     made by :func:`spmx.asarray` from a ``cupyx.scipy.sparse`` matrix or
     by a product of two of them.
@@ -101,34 +102,7 @@ class DeviceSparseMatrix:
     without copying them; :meth:`to_scipy` downloads.
     """
 
-    __slots__ = ("_native", "_shape", "_dtype", "_nnz", "__weakref__")
-    __array_priority__ = 1000.0
-
-    def __init__(self, native: _spmx.DevCsr):
-        self._native = native
-        self._shape = native.shape
-        self._dtype = np.dtype(native.dtype)
-        self._nnz = native.nnz
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        """``(nrows, ncols)``."""
-        return self._shape
-
-    @property
-    def ndim(self) -> int:
-        """2."""
-        return 2
-
-    @property
-    def nnz(self) -> int:
-        """Stored entries."""
-        return self._nnz
-
-    @property
-    def dtype(self) -> np.dtype:
-        """The value type (float32 or float64)."""
-        return self._dtype
+    __slots__ = ()
 
     @property
     def device(self) -> int:
@@ -187,15 +161,3 @@ class DeviceSparseMatrix:
         if np.dtype(dtype) == self._dtype:
             return self
         return self.to_host().astype(dtype)
-
-    def __matmul__(self, other):
-        from . import matmul
-
-        return matmul(self, other)
-
-    def __rmatmul__(self, other):
-        from . import _is_sparse, matmul
-
-        if _is_sparse(other):
-            return matmul(other, self)
-        return NotImplemented
