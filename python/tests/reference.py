@@ -132,3 +132,14 @@ def random_csr(
     # scipy may narrow the index dtype; put back what was asked for.
     A.indices, A.indptr = indices, indptr
     return A
+
+
+def check_dense_products(A, x, X, y, Y, semiring):
+    """y = A ⊗ x and Y = A ⊗ X as spmx gave them, against scipy
+    (plus-times, within rounding) or :func:`spmv` (the others, exactly)."""
+    if semiring == "plus_times":
+        np.testing.assert_allclose(y, A @ x, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(Y, A @ X, rtol=1e-12, atol=1e-12)
+    else:
+        np.testing.assert_array_equal(y, spmv(A, x, semiring))
+        np.testing.assert_array_equal(Y, spmv(A, X, semiring))
