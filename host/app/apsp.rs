@@ -1,6 +1,13 @@
-//! All-pairs shortest paths by repeated min-plus squaring.
+//! All-pairs shortest paths: by many-source SSSP (Dijkstra from every
+//! vertex, [`super::sssp`]) on a sparse graph without negative weights,
+//! else by repeated min-plus squaring; [`Apsp::method`] says which.
 //!
-//! D₀ = G with a zero diagonal (staying put costs nothing); Dₖ₊₁ = Dₖ ⊗ Dₖ
+//! [`apsp`] takes Dijkstra where no weight is negative and the graph
+//! stores at most `DIJKSTRA_DENSITY_MAX` · n² edges, on the serial, cpu and
+//! auto engines (auto then runs on the cpu: the GPU has no SSSP kernels);
+//! cuda asks for the squarings on the GPU. DENSITY_MEASURED
+//!
+//! [`apsp_squaring`]: D₀ = G with a zero diagonal (staying put costs nothing); Dₖ₊₁ = Dₖ ⊗ Dₖ
 //! over min-plus. After k squarings Dₖ holds the shortest paths of at most
 //! 2ᵏ edges, so the closure is reached after ⌈log₂(n − 1)⌉ squarings, and
 //! the loop stops as soon as a squaring changes nothing (bit for bit, on
@@ -36,6 +43,7 @@
 //! edges, and one too large for memory is [`Error::TooLarge`] with the
 //! bytes.
 
+use super::sssp;
 use crate::engine::Engine;
 #[cfg(feature = "mpi")]
 use crate::engine::mpi::{self, DistCsr, Fetch, Ranks, RowPartition};
@@ -44,13 +52,52 @@ use crate::format::{Coo, Csr, try_with_capacity};
 use crate::ops::Resident;
 use gpu_kernels::{MinPlus, Semiring};
 
-/// The closure and how many products it took.
+/// The closure, how it was found and how many products it took.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Apsp {
     /// The shortest distance of every pair that is connected (absent: none).
     pub distances: Csr<f64>,
-    /// Min-plus squarings it took.
+    /// How: by squarings or by Dijkstra from every vertex.
+    pub method: ApspMethod,
+    /// Min-plus squarings it took (0 by Dijkstra).
     pub squarings: usize,
+}
+
+/// How [`apsp`] finds the closure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApspMethod {
+    /// Repeated min-plus squaring of the distance matrix
+    /// ([`apsp_squaring`]).
+    Squaring,
+    /// Dijkstra from every vertex ([`super::sssp`]).
+    Dijkstra,
+}
+
+impl ApspMethod {
+    /// The name a summary prints.
+    pub fn name(self) -> &'static str {
+        match self {
+            ApspMethod::Squaring => "min-plus squaring",
+            ApspMethod::Dijkstra => "Dijkstra from every vertex",
+        }
+    }
+}
+
+/// Most edges per n² for which [`apsp`] takes Dijkstra (see the module
+/// doc for the measurement).
+const DIJKSTRA_DENSITY_MAX: f64 = 0.25;
+
+/// The method [`apsp`] takes for `g` on `engine`: Dijkstra for a graph
+/// without negative weights and at most `DIJKSTRA_DENSITY_MAX` · n² edges
+/// on the serial, cpu and auto engines, else squaring.
+pub fn method_for(g: &Csr<f64>, engine: Engine) -> ApspMethod {
+    let host = matches!(engine, Engine::Auto | Engine::Serial | Engine::Cpu);
+    let n = g.nrows() as f64;
+    if host && no_negative_weight(g) && g.nnz() as f64 <= DIJKSTRA_DENSITY_MAX * n * n {
+        ApspMethod::Dijkstra
+    } else {
+        ApspMethod::Squaring
+    }
 }
 
 /// Where [`apsp_with_progress`] is, reported after each squaring that
@@ -77,8 +124,25 @@ pub fn apsp(g: &Csr<f64>, engine: Engine) -> Result<Apsp> {
 }
 
 /// [`apsp`], calling `progress` after each squaring that changed D (for a
-/// display; see [`ApspProgress`]).
+/// display; see [`ApspProgress`]; Dijkstra reports none).
 pub fn apsp_with_progress(
+    g: &Csr<f64>,
+    engine: Engine,
+    progress: &mut dyn FnMut(ApspProgress),
+) -> Result<Apsp> {
+    match method_for(g, engine) {
+        ApspMethod::Dijkstra => Ok(Apsp {
+            distances: check_graph(g).and_then(|()| sssp::all_pairs(g, engine))?,
+            method: ApspMethod::Dijkstra,
+            squarings: 0,
+        }),
+        ApspMethod::Squaring => apsp_squaring(g, engine, progress),
+    }
+}
+
+/// APSP by min-plus squaring whatever the graph, calling `progress` after
+/// each squaring that changed D.
+pub fn apsp_squaring(
     g: &Csr<f64>,
     engine: Engine,
     progress: &mut dyn FnMut(ApspProgress),
@@ -99,6 +163,7 @@ pub fn apsp_with_progress(
             check_distances(&distances, 0)?;
             return Ok(Apsp {
                 distances,
+                method: ApspMethod::Squaring,
                 squarings: squaring,
             });
         }
@@ -168,9 +233,9 @@ pub fn graph_from_coo(g: &Coo<f64>) -> Result<Graph> {
     })
 }
 
-/// D₀: `g` (square, no NaN weight) without its +∞ edges, −0 read as 0, and
-/// every diagonal entry min-ed with 0.
-fn first_distances(g: &Csr<f64>) -> Result<Csr<f64>> {
+/// Ok when `g` is square without a NaN weight; else the error naming the
+/// shapes or the edge (its vertices counted from 1, as in the file).
+fn check_graph(g: &Csr<f64>) -> Result<()> {
     if g.nrows() != g.ncols() {
         return Err(Error::invalid(
             "APSP input",
@@ -187,6 +252,13 @@ fn first_distances(g: &Csr<f64>) -> Result<Csr<f64>> {
             ),
         ));
     }
+    Ok(())
+}
+
+/// D₀: `g` (square, no NaN weight) without its +∞ edges, −0 read as 0, and
+/// every diagonal entry min-ed with 0.
+fn first_distances(g: &Csr<f64>) -> Result<Csr<f64>> {
+    check_graph(g)?;
     let n = g.nrows();
     let edge = |&(i, j, w): &(usize, usize, f64)| i != j && w != f64::INFINITY;
     let nnz = entries(g, 0).filter(edge).count() + n;
@@ -316,7 +388,7 @@ fn squarings_limit(n: usize, nonnegative: bool) -> usize {
 }
 
 /// Whether no edge of `g` weighs less than zero (NaN is refused apart).
-fn no_negative_weight(g: &Csr<f64>) -> bool {
+pub(crate) fn no_negative_weight(g: &Csr<f64>) -> bool {
     !g.values().iter().any(|&w| w < 0.0)
 }
 

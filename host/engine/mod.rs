@@ -163,6 +163,8 @@ pub enum Op {
     EwiseAdd,
     /// Aᵀ.
     Transpose,
+    /// Shortest paths from chosen sources ([`crate::app::sssp`]).
+    Sssp,
 }
 
 impl Op {
@@ -174,6 +176,7 @@ impl Op {
             Op::Spgemm => "SpGEMM",
             Op::EwiseAdd => "element-wise add",
             Op::Transpose => "transpose",
+            Op::Sssp => "SSSP",
         }
     }
 
