@@ -307,16 +307,15 @@ fn apsp_by_dijkstra_equals_apsp_by_squaring() {
     }
 }
 
-/// A graph with a negative weight, or a dense one, is squared.
+/// A graph with a negative weight is squared, and so is any graph on the
+/// cuda engine; a complete graph without negative weights takes Dijkstra.
 #[test]
-fn apsp_squares_negative_and_dense_graphs() {
+fn apsp_squares_negative_graphs_and_on_cuda() {
     let path = Csr::try_new(3, 3, vec![0, 1, 2, 2], vec![1, 2], vec![-1.0, 2.0]).unwrap();
-    assert_eq!(
-        apsp::apsp(&path, Engine::Cpu).unwrap().method,
-        ApspMethod::Squaring
-    );
+    let done = apsp::apsp(&path, Engine::Cpu).unwrap();
+    assert_eq!((done.method, done.squarings), (ApspMethod::Squaring, 2));
     let n = 20;
-    let dense = Csr::try_new(
+    let complete = Csr::try_new(
         n,
         n,
         (0..=n).map(|i| i * n).collect(),
@@ -324,11 +323,12 @@ fn apsp_squares_negative_and_dense_graphs() {
         (0..n * n).map(|k| (k % 7 + 1) as f64).collect(),
     )
     .unwrap();
-    let done = apsp::apsp(&dense, Engine::Serial).unwrap();
-    assert_eq!(done.method, ApspMethod::Squaring);
-    assert_eq!(apsp::method_for(&dense, Engine::Cpu), ApspMethod::Squaring);
+    let done = apsp::apsp(&complete, Engine::Serial).unwrap();
+    assert_eq!(done.method, ApspMethod::Dijkstra);
+    let squared = apsp_squaring(&complete, Engine::Serial, &mut |_| {}).unwrap();
+    assert_eq!(done.distances, squared.distances);
     assert_eq!(
-        apsp::method_for(&path.map(|w| w.abs()), Engine::Cuda),
+        apsp::method_for(&complete, Engine::Cuda),
         ApspMethod::Squaring
     );
 }

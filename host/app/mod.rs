@@ -1,6 +1,6 @@
-//! Applications built on the operations: all-pairs shortest paths (min-plus
-//! squaring, or many-source SSSP on sparse graphs), and shortest paths from
-//! chosen sources (Dijkstra, or Bellman–Ford with negative weights).
+//! Applications built on the operations: all-pairs shortest paths (Dijkstra
+//! from every vertex, or min-plus squaring), and shortest paths from chosen
+//! sources (Dijkstra, or Bellman–Ford where a weight is negative).
 
 pub mod apsp;
 pub mod sssp;
