@@ -18,6 +18,7 @@ mod semiring_arg;
 mod spgemm;
 mod spmm;
 mod spmv;
+mod sssp;
 mod summary;
 
 use clap::{Parser, Subcommand};
@@ -52,8 +53,11 @@ enum Command {
     Spmv(spmv::SpmvArgs),
     /// Sparse × dense: C = A ⊗ B over a semiring (no B: random n × k).
     Spmm(spmm::SpmmArgs),
-    /// All-pairs shortest paths by min-plus squaring.
+    /// All-pairs shortest paths (Dijkstra from every vertex, or min-plus
+    /// squaring).
     Apsp(apsp::ApspArgs),
+    /// Shortest paths from the sources given (Dijkstra, or Bellman–Ford).
+    Sssp(sssp::SsspArgs),
     /// Our GPU kernels against the vendor library, side by side (spmv, spmm,
     /// spgemm); needs an NVIDIA GPU.
     Bench(bench::BenchArgs),
@@ -69,6 +73,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Spmv(args) => spmv::run(&args),
         Command::Spmm(args) => spmm::run(&args),
         Command::Apsp(args) => apsp::run(&args),
+        Command::Sssp(args) => sssp::run(&args),
         Command::Bench(args) => bench::run(&args),
     }
 }
