@@ -1,5 +1,5 @@
 //! All-pairs shortest paths: by Dijkstra from every vertex (many-source
-//! SSSP, [`super::sssp`]) on a graph without negative weights, else by
+//! SSSP, [`super::sssp()`]) on a graph without negative weights, else by
 //! repeated min-plus squaring; [`Apsp::method`] says which.
 //!
 //! [`apsp`] takes Dijkstra wherever no weight is negative on the serial,
@@ -73,7 +73,7 @@ pub enum ApspMethod {
     /// Repeated min-plus squaring of the distance matrix
     /// ([`apsp_squaring`]).
     Squaring,
-    /// Dijkstra from every vertex ([`super::sssp`]).
+    /// Dijkstra from every vertex ([`super::sssp()`]).
     Dijkstra,
 }
 

@@ -2,7 +2,7 @@
 //! per source, by Dijkstra (a binary heap) where no edge weighs less than
 //! zero, and by Bellman–Ford over a frontier where one does.
 //!
-//! The graph is read as [`apsp`](super::apsp) reads it: stored entries are
+//! The graph is read as [`apsp`](mod@super::apsp) reads it: stored entries are
 //! edges, explicit zeros included; a weight of −0 is 0; an edge of +∞ is
 //! no edge; a NaN weight is an error naming the edge. A path whose length
 //! overflows to +∞ is no path. Vertices are counted from 0 here, as the

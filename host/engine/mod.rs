@@ -163,7 +163,7 @@ pub enum Op {
     EwiseAdd,
     /// Aᵀ.
     Transpose,
-    /// Shortest paths from chosen sources ([`crate::app::sssp`]).
+    /// Shortest paths from chosen sources ([`crate::app::sssp()`]).
     Sssp,
 }
 
