@@ -21,8 +21,10 @@
 //! whose distance fell in the round before (min-plus SpMV restricted to
 //! that frontier). Every distance carries the number of edges on its path;
 //! one reaching n is a walk that repeats a vertex and fell going round: a
-//! negative cycle, reported then (not after n rounds), naming the vertex
-//! that n steps back along the parents lands on. A cycle through a −∞ edge
+//! negative cycle (one of weight zero whose sum rounds below zero counts),
+//! reported then, not after n rounds, naming the vertex that n steps back
+//! along the parents lands on (where they reach the source instead, the
+//! rounds go on and look again n edges later). A cycle through a −∞ edge
 //! does not fall (−∞ stays −∞), so it is looked for once the rounds end,
 //! among the vertices at −∞.
 //!
