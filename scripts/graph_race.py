@@ -114,7 +114,7 @@ def main():
             lambda: csgraph.breadth_first_order(structure, 0, directed=True, return_predecessors=True), args.reps
         )
         for t in threads:
-            ms, out = spmx_time(args.spmx, ["bfs", path, "--source", "1", "--engine", "cpu", "--threads", str(t)], args.reps)
+            ms, out = spmx_time(args.spmx, ["bfs", path, "--source", "0", "--engine", "cpu", "--threads", str(t)], args.reps)
             reached = int(re.search(r"reached\s+(\d+) vertices", out).group(1))
             if reached != len(order):
                 sys.exit(f"{name}: spmx reaches {reached} vertices, scipy {len(order)}")

@@ -1,4 +1,5 @@
-//! All-pairs shortest paths by min-plus squaring: the seed repository's
+//! All-pairs shortest paths (by min-plus squaring, [`apsp_squaring`], where
+//! the test is of the squarings; `tests/sssp.rs` has Dijkstra's): the seed repository's
 //! example (`apsp_input` → its exact closure `apsp_output`) on every
 //! engine, random graphs against Floyd–Warshall, a graph whose distances
 //! round lower after every simple path is covered, a zero cycle written
@@ -9,7 +10,7 @@
 
 mod common;
 
-use spmx::app::apsp::{ApspProgress, apsp_with_progress, graph_from_coo};
+use spmx::app::apsp::{ApspProgress, apsp_squaring, apsp_with_progress, graph_from_coo};
 use spmx::engine::Engine;
 use spmx::io::{ReadOptions, read_mtx};
 use spmx::{Coo, Csr, app, generate};
@@ -84,10 +85,13 @@ fn random_graphs_match_floyd_warshall() {
             .unwrap()
             .map(|v| (v * 16.0).ceil());
         let want = floyd_warshall(&g);
-        let got = app::apsp(&g, Engine::Cpu).unwrap().distances;
-        for (i, want_row) in want.iter().enumerate() {
-            for (j, w) in want_row.iter().enumerate() {
-                assert_eq!(got.get(i, j), *w, "d({i},{j}), seed {seed}");
+        let squared = apsp_squaring(&g, Engine::Cpu, &mut |_| {}).unwrap();
+        for got in [app::apsp(&g, Engine::Cpu).unwrap(), squared] {
+            for (i, want_row) in want.iter().enumerate() {
+                for (j, w) in want_row.iter().enumerate() {
+                    let (d, method) = (got.distances.get(i, j), got.method);
+                    assert_eq!(d, *w, "d({i},{j}), seed {seed}, {method:?}");
+                }
             }
         }
     }
@@ -200,10 +204,10 @@ const ROUNDS_LOWER_LATE: &str = "%%MatrixMarket matrix coordinate real general\n
 #[test]
 fn distances_that_round_lower_late_converge() {
     let g = read_text(ROUNDS_LOWER_LATE);
-    let want = app::apsp(&g, Engine::Serial).unwrap();
+    let want = apsp_squaring(&g, Engine::Serial, &mut |_| {}).unwrap();
     assert_eq!(want.squarings, 5, "squarings for 8 vertices");
     for engine in [Engine::Cpu, Engine::Auto] {
-        let got = app::apsp(&g, engine).unwrap();
+        let got = apsp_squaring(&g, engine, &mut |_| {}).unwrap();
         assert_eq!(got.squarings, want.squarings, "{engine}");
         assert!(
             got.distances.same_bits(&want.distances),
@@ -312,7 +316,7 @@ fn apsp_reports_each_squaring() {
         .map(|v| (v * 16.0).ceil());
     for engine in ENGINES {
         let mut seen: Vec<ApspProgress> = Vec::new();
-        let done = apsp_with_progress(&g, engine, &mut |p| seen.push(p)).unwrap();
+        let done = apsp_squaring(&g, engine, &mut |p| seen.push(p)).unwrap();
         let squarings: Vec<usize> = seen.iter().map(|p| p.squaring).collect();
         assert_eq!(
             squarings,
@@ -380,9 +384,17 @@ fn apsp_identity_too_large_is_an_error() {
         rlimit.rlim_cur = limit.min(rlimit.rlim_max);
         assert_eq!(libc::setrlimit(libc::RLIMIT_AS, &rlimit), 0);
     }
-    let err = app::apsp(&g, Engine::Serial).unwrap_err().to_string();
+    let err = apsp_squaring(&g, Engine::Serial, &mut |_| {})
+        .unwrap_err()
+        .to_string();
     assert!(
         err.starts_with("too large: APSP distance") && err.contains("bytes"),
+        "{err}"
+    );
+    // By Dijkstra (the sparse graph's method), one source's distances.
+    let err = app::apsp(&g, Engine::Serial).unwrap_err().to_string();
+    assert!(
+        err.starts_with("too large: SSSP distance") && err.contains("bytes"),
         "{err}"
     );
 }

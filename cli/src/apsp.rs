@@ -1,5 +1,9 @@
-//! `spmx apsp G`: all-pairs shortest paths of a weighted graph by min-plus
-//! squaring; stored entries are edges (explicit zeros weigh 0). A NaN
+//! `spmx apsp G`: all-pairs shortest paths of a weighted graph, by Dijkstra
+//! from every vertex on a graph without negative weights (on the cpu; with
+//! `--engine cuda`, squarings), else by min-plus squaring (the summary
+//! says which; `spmx::app::apsp` says why); `--sources 0,5,9` computes
+//! only those rows, as `spmx sssp`
+//! does. Stored entries are edges (explicit zeros weigh 0). A NaN
 //! weight is refused, naming its line: no path length through it means
 //! anything. Parallel edges (a source and target stored more than once)
 //! are combined into the lightest, with a warning saying how many; on a
@@ -12,10 +16,11 @@ use super::semiring_arg::{Instance, SemiringArg};
 use super::summary::{ReportOpts, Summary};
 use anyhow::Context;
 use clap::Args;
-use spmx::app::apsp;
+use spmx::app::apsp::{self, ApspMethod};
+use spmx::engine::Op;
 use spmx::io::Field;
 use spmx::{Csr, Engine};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]
@@ -25,6 +30,10 @@ pub struct ApspArgs {
     /// Write the distance matrix here.
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Only the rows of these sources (vertices counted from 0, separated
+    /// by commas), by shortest paths from each (`spmx sssp`).
+    #[arg(long, value_delimiter = ',', num_args = 1.., value_name = "V,V,...")]
+    sources: Option<Vec<usize>>,
     #[command(flatten)]
     engine: EngineOpts,
     #[command(flatten)]
@@ -38,12 +47,28 @@ pub fn run(args: &ApspArgs) -> anyhow::Result<()> {
         files::check_output(out)?;
     }
     args.report.check()?;
+    if let Some(sources) = &args.sources {
+        let rows = super::sssp::Rows {
+            graph: &args.graph,
+            sources,
+            output: args.output.as_deref(),
+            engine: &args.engine,
+            input: &args.input,
+            report: &args.report,
+        };
+        return rows.run("apsp");
+    }
     #[cfg(feature = "mpi")]
     if args.engine.engine == Engine::Mpi {
         return run_mpi(args);
     }
-    let engine = args.engine.start(spmx::engine::Op::Spgemm)?;
-    let g = read_graph(args)?;
+    let resolved = args.engine.start(Op::Spgemm)?;
+    let g = read_graph(&args.graph, &args.input)?;
+    // Dijkstra runs on the cpu where auto would take the GPU for squarings.
+    let engine = match apsp::method_for(&g, args.engine.engine) {
+        ApspMethod::Dijkstra => args.engine.engine.resolve(Op::Sssp)?,
+        ApspMethod::Squaring => resolved,
+    };
     let t = Instant::now();
     // A bar over the squarings expected, from the first one's report on.
     let what = spmx::io::printable(&format!("apsp: {}", args.graph.display())).into_owned();
@@ -66,17 +91,18 @@ pub fn run(args: &ApspArgs) -> anyhow::Result<()> {
         files::write(out, &result.distances, Field::Real)?;
     }
     let reachable = result.distances.nnz();
-    summary(args, engine, &g, reachable, result.squarings, elapsed).report(&args.report)
+    let how = (result.method, result.squarings);
+    summary(args, engine, &g, reachable, how, elapsed).report(&args.report)
 }
 
-/// What a run says: the graph, the pairs joined by a path, the squarings
-/// and the time they took.
+/// What a run says: the graph, the pairs joined by a path, the method (and
+/// its squarings) and the time it took.
 fn summary(
     args: &ApspArgs,
     engine: Engine,
     g: &Csr<f64>,
     reachable: usize,
-    squarings: usize,
+    (method, squarings): (ApspMethod, usize),
     elapsed: Duration,
 ) -> Summary {
     let graph = args.graph.display().to_string();
@@ -87,16 +113,18 @@ fn summary(
         format!("{} vertices, {} edges", g.nrows(), g.nnz()),
     )
     .line("reachable", format!("{reachable} (source, target) pairs"))
-    .line("squarings", squarings.to_string())
-    .time("time", elapsed);
+    .line("method", method.name());
+    if method == ApspMethod::Squaring {
+        s.line("squarings", squarings.to_string());
+    }
+    s.time("time", elapsed);
     s
 }
 
 /// The graph, refused with the file and line of its first NaN weight;
 /// parallel edges combined into the lightest, with a warning.
-fn read_graph(args: &ApspArgs) -> anyhow::Result<Csr<f64>> {
-    let path = &args.graph;
-    let read = files::read::<f64>(path, &args.input)?;
+pub fn read_graph(path: &Path, input: &InputOpts) -> anyhow::Result<Csr<f64>> {
+    let read = files::read::<f64>(path, input)?;
     if let Some(line) = read.notes.first_nan {
         anyhow::bail!(
             "{}:{line}: the weight is NaN: no path through that edge has a length",
@@ -124,7 +152,7 @@ fn read_graph(args: &ApspArgs) -> anyhow::Result<Csr<f64>> {
 fn run_mpi(args: &ApspArgs) -> anyhow::Result<()> {
     use super::mpi;
     mpi::run(&args.engine, |ranks| {
-        let g = mpi::on_root(ranks, || read_graph(args))?;
+        let g = mpi::on_root(ranks, || read_graph(&args.graph, &args.input))?;
         let (result, elapsed, mine) = mpi::timed(ranks, || apsp::apsp_mpi(ranks, g.as_ref()))?;
         let d = &result.distances;
         let mine = mine.holding(d.rows().range(ranks.rank()), d.local().nnz());
@@ -138,8 +166,8 @@ fn run_mpi(args: &ApspArgs) -> anyhow::Result<()> {
             _ => Ok(()),
         })?;
         let mut summary = g.as_ref().map(|g| {
-            let squarings = result.squarings;
-            summary(args, Engine::Mpi, g, reachable, squarings, elapsed)
+            let how = (ApspMethod::Squaring, result.squarings);
+            summary(args, Engine::Mpi, g, reachable, how, elapsed)
         });
         mpi::print(ranks, summary.as_mut(), mine, &args.report)
     })

@@ -1,9 +1,10 @@
 //! `spmx bfs G --source V`: breadth-first search of a graph (a stored entry
-//! `(i, j)` is an edge i → j) from vertex V, numbered from 1 as in the
-//! file: each reached vertex's level and parent (`spmx::app::bfs`,
+//! `(i, j)` is an edge i → j) from vertex V, counted from 0 as `spmx sssp`
+//! counts them: each reached vertex's level and parent (`spmx::app::bfs`,
 //! direction-optimizing: its pull steps are masked SpMVs). `-o` writes
-//! them as a MatrixMarket integer matrix of n rows and two columns —
-//! level, then parent (from 1; the source's is itself) — with a row for
+//! them as a MatrixMarket integer matrix of n rows and two columns — row
+//! v + 1 (MatrixMarket counts rows from 1) holds vertex v's level, then
+//! its parent (counted from 0; the source's is itself) — with a row for
 //! each reached vertex only.
 
 use super::engine_arg::EngineOpts;
@@ -22,7 +23,7 @@ use std::time::Instant;
 pub struct BfsArgs {
     /// The graph: a square MatrixMarket matrix; entry (i, j) is an edge i → j.
     graph: PathBuf,
-    /// The vertex to start from, numbered from 1 as in the file.
+    /// The vertex to start from, counted from 0.
     #[arg(long)]
     source: usize,
     /// Write each reached vertex's level and parent here.
@@ -41,14 +42,10 @@ pub fn run(args: &BfsArgs) -> anyhow::Result<()> {
         files::check_output(out)?;
     }
     args.report.check()?;
-    anyhow::ensure!(
-        args.source >= 1,
-        "--source numbers vertices from 1, as the file does"
-    );
     let engine = args.engine.start(Op::MaskedSpmv)?;
     let g = files::read_csr::<f64>(&args.graph, &args.input)?;
     let t = Instant::now();
-    let found = bfs(&g, args.source - 1, engine)?;
+    let found = bfs(&g, args.source, engine)?;
     let elapsed = t.elapsed();
     if let Some(out) = &args.output {
         files::write(out, &levels_and_parents(&found), Field::Integer)?;
@@ -75,15 +72,15 @@ pub fn run(args: &BfsArgs) -> anyhow::Result<()> {
     s.report(&args.report)
 }
 
-/// An n × 2 matrix: row v+1 holds v's level and its parent (from 1), for
-/// each reached v.
+/// An n × 2 matrix: row v holds v's level and its parent, for each
+/// reached v.
 fn levels_and_parents(found: &Bfs) -> Csr<i64> {
     let mut row_ptr = vec![0];
     let (mut cols, mut values) = (vec![], vec![]);
     for (level, parent) in found.level.iter().zip(&found.parent) {
         if let (Some(level), Some(parent)) = (level, parent) {
             cols.extend([0, 1]);
-            values.extend([i64::from(*level), i64::from(*parent) + 1]);
+            values.extend([i64::from(*level), i64::from(*parent)]);
         }
         row_ptr.push(cols.len());
     }

@@ -19,6 +19,7 @@ mod semiring_arg;
 mod spgemm;
 mod spmm;
 mod spmv;
+mod sssp;
 mod summary;
 mod triangles;
 
@@ -54,12 +55,15 @@ enum Command {
     Spmv(spmv::SpmvArgs),
     /// Sparse × dense: C = A ⊗ B over a semiring (no B: random n × k).
     Spmm(spmm::SpmmArgs),
-    /// All-pairs shortest paths by min-plus squaring.
+    /// All-pairs shortest paths (Dijkstra from every vertex, or min-plus
+    /// squaring).
     Apsp(apsp::ApspArgs),
     /// Triangles of a graph's undirected pattern (masked SpGEMM L·L⟨L⟩).
     Triangles(triangles::TrianglesArgs),
     /// Breadth-first search from one vertex: levels and parents.
     Bfs(bfs::BfsArgs),
+    /// Shortest paths from the sources given (Dijkstra, or Bellman–Ford).
+    Sssp(sssp::SsspArgs),
     /// Our GPU kernels against the vendor library, side by side (spmv, spmm,
     /// spgemm); needs an NVIDIA GPU.
     Bench(bench::BenchArgs),
@@ -77,6 +81,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Apsp(args) => apsp::run(&args),
         Command::Triangles(args) => triangles::run(&args),
         Command::Bfs(args) => bfs::run(&args),
+        Command::Sssp(args) => sssp::run(&args),
         Command::Bench(args) => bench::run(&args),
     }
 }

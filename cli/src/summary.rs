@@ -1,9 +1,9 @@
-//! The summary the computing commands (`spgemm`, `spmv`, `spmm`, `apsp`)
-//! report: a title line, then one aligned `label  value` line per fact —
-//! semiring, engine, shapes, times, rate — in the order the command adds
-//! them. It goes to standard error, so that standard output carries only
-//! results (`-o -`); `--quiet` leaves it out and `--json FILE` writes it as
-//! JSON too.
+//! The summary the computing commands (`spgemm`, `spmv`, `spmm`, `apsp`,
+//! `sssp`) report: a title line, then one aligned `label  value` line per
+//! fact — semiring, engine, shapes, times, rate — in the order the command
+//! adds them. It goes to standard error, so that standard output carries
+//! only results (`-o -`); `--quiet` leaves it out and `--json FILE` writes
+//! it as JSON too.
 
 use super::engine_arg::EngineOpts;
 use super::semiring_arg::Instance;

@@ -1,6 +1,7 @@
 //! The `spmx` binary's products end to end, run as a user runs them (in a
 //! temporary directory): `spgemm`, `spmv` and `spmm` against the library
-//! for every semiring and engine, and `apsp` against the known answer.
+//! for every semiring and engine, `apsp` against the known answer, and
+//! `sssp` (and `apsp --sources`) against the library.
 
 #[path = "../../tests/common/mod.rs"]
 mod common;
@@ -179,6 +180,111 @@ fn apsp_negative_cycle_through_neg_inf_cli() {
             assert!(!output.exists(), "{name} on {engine}: no output");
         }
     }
+}
+
+// ---- sssp ----
+
+/// A graph of 6 vertices: a weighted path 0 → 1 → 2 → 3 with a shortcut,
+/// vertex 4 reaching 0, vertex 5 alone; `negative` makes 1 → 2 weigh −1.
+fn small_graph(dir: &Path, negative: bool) -> (std::path::PathBuf, Csr<f64>) {
+    let w12 = if negative { "-1" } else { "1.5" };
+    let text = format!(
+        "%%MatrixMarket matrix coordinate real general\n\
+         6 6 5\n1 2 0.25\n2 3 {w12}\n3 4 2\n1 4 9\n5 1 0\n"
+    );
+    let path = dir.join(if negative { "neg.mtx" } else { "g.mtx" });
+    std::fs::write(&path, text).unwrap();
+    let g = read_csr(&path);
+    (path, g)
+}
+
+/// `spmx sssp G --source …` and `spmx apsp G --sources …` write the
+/// library's rows on every engine, and say the method.
+#[test]
+fn sssp_writes_the_librarys_rows() {
+    let dir = tempdir();
+    let d = dir.path().join("d.mtx");
+    for negative in [false, true] {
+        let (g, graph) = small_graph(dir.path(), negative);
+        let want = spmx::app::sssp(&graph, &[4, 0, 5, 4], Engine::Serial).unwrap();
+        let method = if negative {
+            "Bellman–Ford"
+        } else {
+            "Dijkstra"
+        };
+        for engine in ["serial", "cpu", "auto"] {
+            let sources = ["--source", "4", "--source", "0", "--source", "5"];
+            let mut args = vec!["sssp", s(&g), "-o", s(&d), "--engine", engine];
+            args.extend(sources.iter().chain(&["--source", "4"]));
+            let run = spmx(dir.path(), &args).success();
+            assert_identical(&read_csr(&d), &want);
+            assert!(run.stderr.contains(method), "{}", run.stderr);
+            assert!(run.stderr.contains("sources"), "{}", run.stderr);
+            let args = ["apsp", s(&g), "--sources", "4,0,5,4", "-o", s(&d)];
+            spmx(dir.path(), &[&args[..], &["--engine", engine]].concat()).success();
+            assert_identical(&read_csr(&d), &want);
+        }
+    }
+}
+
+/// `spmx apsp` says which method it took: Dijkstra for a sparse graph
+/// without negative weights, squaring for one with a negative weight; the
+/// distances are the library's.
+#[test]
+fn apsp_says_its_method() {
+    let dir = tempdir();
+    let d = dir.path().join("d.mtx");
+    for (negative, method) in [
+        (false, "Dijkstra from every vertex"),
+        (true, "min-plus squaring"),
+    ] {
+        let (g, graph) = small_graph(dir.path(), negative);
+        let want = spmx::app::apsp(&graph, Engine::Serial).unwrap().distances;
+        let run = spmx(dir.path(), &["apsp", s(&g), "-o", s(&d), "--engine", "cpu"]).success();
+        assert!(run.stderr.contains(method), "{}", run.stderr);
+        assert_eq!(run.stderr.contains("squarings"), negative, "{}", run.stderr);
+        assert_identical(&read_csr(&d), &want);
+    }
+}
+
+/// A source out of range, a negative cycle and the cuda engine (no SSSP
+/// kernels) are errors that say so, with no output written.
+#[test]
+fn sssp_errors_say_what_is_wrong() {
+    let dir = tempdir();
+    let d = dir.path().join("d.mtx");
+    let (g, _) = small_graph(dir.path(), false);
+    let run = spmx(dir.path(), &["sssp", s(&g), "--source", "6", "-o", s(&d)]).failure();
+    assert!(
+        run.stderr
+            .contains("source 6 (number 1 of the sources) is out of range"),
+        "{}",
+        run.stderr
+    );
+    let run = spmx(
+        dir.path(),
+        &["sssp", s(&g), "--source", "0", "--engine", "cuda"],
+    )
+    .failure();
+    assert!(run.stderr.contains("--engine cpu"), "{}", run.stderr);
+    let cycle = dir.path().join("cycle.mtx");
+    std::fs::write(
+        &cycle,
+        "%%MatrixMarket matrix coordinate real general\n3 3 3\n1 2 1\n2 3 -2\n3 2 1\n",
+    )
+    .unwrap();
+    for command in [
+        &["sssp", s(&cycle), "--source", "0"][..],
+        &["apsp", s(&cycle), "--sources", "0"],
+    ] {
+        let run = spmx(dir.path(), &[command, &["-o", s(&d)]].concat()).failure();
+        assert!(
+            run.stderr.contains("negative cycle") && run.stderr.contains("reachable from source 0"),
+            "{}",
+            run.stderr
+        );
+    }
+    assert!(!d.exists(), "no output");
 }
 
 // ---- spmv and spmm ----

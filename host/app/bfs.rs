@@ -75,7 +75,9 @@ pub fn bfs_with<T: Scalar>(
     if source >= n {
         return Err(Error::mismatch(
             "bfs",
-            format!("the source is vertex {source}, and the graph has {n} vertices"),
+            format!(
+                "the source is vertex {source} (counted from 0), and the graph has {n} vertices"
+            ),
         ));
     }
     let engine = engine.resolve(Op::MaskedSpmv)?;

@@ -170,6 +170,8 @@ pub enum Op {
     MaskedSpmv,
     /// C⟨M⟩ = T: a product's entries assigned through a mask.
     MaskedAssign,
+    /// Shortest paths from chosen sources ([`crate::app::sssp()`]).
+    Sssp,
 }
 
 impl Op {
@@ -184,6 +186,7 @@ impl Op {
             Op::MaskedSpgemm => "masked SpGEMM",
             Op::MaskedSpmv => "masked SpMV",
             Op::MaskedAssign => "masked assignment",
+            Op::Sssp => "SSSP",
         }
     }
 

@@ -331,7 +331,9 @@ fn spmv_spmm<'py>(
 }
 
 /// All-pairs shortest paths of the weighted graph `g` (float64, square) by
-/// min-plus squaring: the distances as float64, and the squarings it took.
+/// Dijkstra from every vertex, or min-plus squaring where a weight is
+/// negative: the distances as float64, and the squarings it took (0 for
+/// Dijkstra).
 #[pyfunction]
 #[pyo3(signature = (g, engine="auto"))]
 fn apsp(py: Python<'_>, g: &PyCsr, engine: &str) -> PyResult<(PyCsr, usize)> {
