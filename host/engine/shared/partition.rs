@@ -124,10 +124,20 @@ pub fn csr_by_rows<T: Scalar, W: Send>(
     };
     let chunks: Vec<(Vec<usize>, Vec<u32>, Vec<T>)> = match work {
         None => vec![chunk(&mut init(), 0..nrows)],
-        Some(work) => balanced_row_chunks(work)
-            .into_par_iter()
-            .map_init(init, chunk)
-            .collect(),
+        Some(work) => {
+            // One workspace a thread (a workspace may be large: a dense
+            // row of the result), each taking chunks until none is left.
+            let ranges = balanced_row_chunks(work);
+            let threads = rayon::current_num_threads().min(ranges.len());
+            let mut workspaces: Vec<W> = (0..threads).map(|_| init()).collect();
+            let done: Vec<Mutex<Option<_>>> = ranges.iter().map(|_| Mutex::new(None)).collect();
+            for_each_chunk(&mut workspaces, ranges, |w, c, rows| {
+                *done[c].lock().unwrap() = Some(chunk(w, rows));
+            });
+            done.into_iter()
+                .map(|d| d.into_inner().unwrap().expect("every chunk is formed"))
+                .collect()
+        }
     };
     let nnz = chunks.iter().map(|c| c.1.len()).sum();
     let mut row_ptr = Vec::with_capacity(nrows + 1);
