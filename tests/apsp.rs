@@ -10,6 +10,8 @@
 
 mod common;
 
+use common::reference::floyd_warshall;
+
 use spmx::app::apsp::{ApspProgress, apsp_squaring, apsp_with_progress, graph_from_coo};
 use spmx::engine::Engine;
 use spmx::io::{ReadOptions, read_mtx};
@@ -46,35 +48,6 @@ fn seed_example_closure_is_exact_on_every_engine() {
             got.squarings
         );
     }
-}
-
-/// Dense Floyd–Warshall; `None` is "unreachable".
-fn floyd_warshall(g: &Csr<f64>) -> Vec<Vec<Option<f64>>> {
-    let n = g.nrows();
-    let mut d = vec![vec![None; n]; n];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[i] = Some(0.0);
-        let (cols, vals) = g.row(i);
-        for (&j, &w) in cols.iter().zip(vals) {
-            let cur = row[j as usize].unwrap_or(f64::INFINITY);
-            row[j as usize] = Some(cur.min(w));
-        }
-    }
-    for k in 0..n {
-        let via_k = d[k].clone();
-        for row in d.iter_mut() {
-            let Some(dik) = row[k] else { continue };
-            for (dij, dkj) in row.iter_mut().zip(&via_k) {
-                if let Some(dkj) = dkj {
-                    let via = dik + dkj;
-                    if dij.is_none_or(|cur| via < cur) {
-                        *dij = Some(via);
-                    }
-                }
-            }
-        }
-    }
-    d
 }
 
 #[test]

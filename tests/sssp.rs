@@ -8,59 +8,13 @@
 
 mod common;
 
+use common::Rng;
+use common::reference::floyd_warshall;
+
 use spmx::app::apsp::{self, ApspMethod, apsp_squaring, graph_from_coo};
 use spmx::app::sssp::sssp;
 use spmx::engine::Engine;
 use spmx::{Coo, Csr, Error};
-
-/// splitmix64: a few random numbers from a seed, without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-/// Dense Floyd–Warshall over the edges as SSSP reads them (−0 is 0, +∞ is
-/// no edge, a parallel edge the lightest); `None` is "unreachable".
-fn floyd_warshall(g: &Csr<f64>) -> Vec<Vec<Option<f64>>> {
-    let n = g.nrows();
-    let mut d = vec![vec![None; n]; n];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[i] = Some(0.0);
-        let (cols, vals) = g.row(i);
-        for (&j, &w) in cols.iter().zip(vals) {
-            if w != f64::INFINITY {
-                let cur = row[j as usize].unwrap_or(f64::INFINITY);
-                row[j as usize] = Some(cur.min(w + 0.0));
-            }
-        }
-    }
-    for k in 0..n {
-        let via_k = d[k].clone();
-        for row in d.iter_mut() {
-            let Some(dik) = row[k] else { continue };
-            for (dij, dkj) in row.iter_mut().zip(&via_k) {
-                if let Some(dkj) = dkj {
-                    let via = dik + dkj;
-                    if dij.is_none_or(|cur| via < cur) {
-                        *dij = Some(via);
-                    }
-                }
-            }
-        }
-    }
-    d
-}
 
 /// A random graph of `n` vertices and about `n · degree` edges, through
 /// `graph_from_coo` (so parallel edges are combined), with self-loops and

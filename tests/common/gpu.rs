@@ -7,7 +7,7 @@ use spmx::Scalar;
 use spmx::engine::cuda::Gpu;
 use spmx::format::{Coo, Csr};
 
-use super::TestScalar;
+use super::{TestScalar, mix};
 
 /// The GPU, or `None` after printing why these tests do not run here.
 pub fn gpu(test: &str) -> Option<&'static Gpu> {
@@ -112,14 +112,6 @@ pub fn assert_same_bits<T: TestScalar>(got: &Csr<T>, want: &Csr<T>) {
         m
     };
     super::assert_identical(&nan_as_one(got), &nan_as_one(want));
-}
-
-/// A deterministic pseudo-random stream (splitmix64), for the big cases.
-pub fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 /// An `m × n` matrix whose row `i` has `len(i)` entries at pseudo-random

@@ -286,3 +286,29 @@ pub fn in_pool<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
         .unwrap()
         .install(f)
 }
+
+/// A deterministic pseudo-random stream (splitmix64): the tests need no
+/// statistics, only the same draws every run.
+pub fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Draws from [`mix`]'s stream, seeded.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next draw.
+    pub fn next(&mut self) -> u64 {
+        let z = mix(self.0);
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z
+    }
+
+    /// A draw below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}

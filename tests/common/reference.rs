@@ -103,3 +103,36 @@ where
     }
     coo.to_csr()
 }
+
+/// All-pairs shortest paths by dense Floyd–Warshall over the edges as
+/// `apsp` and `sssp` read them (−0 is 0, +∞ is
+/// no edge, a parallel edge the lightest); `None` is "unreachable".
+pub fn floyd_warshall(g: &Csr<f64>) -> Vec<Vec<Option<f64>>> {
+    let n = g.nrows();
+    let mut d = vec![vec![None; n]; n];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[i] = Some(0.0);
+        let (cols, vals) = g.row(i);
+        for (&j, &w) in cols.iter().zip(vals) {
+            if w != f64::INFINITY {
+                let cur = row[j as usize].unwrap_or(f64::INFINITY);
+                row[j as usize] = Some(cur.min(w + 0.0));
+            }
+        }
+    }
+    for k in 0..n {
+        let via_k = d[k].clone();
+        for row in d.iter_mut() {
+            let Some(dik) = row[k] else { continue };
+            for (dij, dkj) in row.iter_mut().zip(&via_k) {
+                if let Some(dkj) = dkj {
+                    let via = dik + dkj;
+                    if dij.is_none_or(|cur| via < cur) {
+                        *dij = Some(via);
+                    }
+                }
+            }
+        }
+    }
+    d
+}
