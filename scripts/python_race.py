@@ -4,6 +4,7 @@ the same matrices, end to end: C = A·A from a scipy CSR to a scipy CSR
 (spmx: asarray, the product, to_scipy). Also the per-call overhead of the
 Python layer: the whole call of a product too small to cost anything
 (1×1, and 8×8 with 3 entries a row), against the extension's own call.
+On a GPU, also SpMV by a CuPy vector, spmx against CuPy (cuSPARSE).
 
     pip install ./python python-graphblas    # cupy too, on a GPU machine
     python3 scripts/python_race.py                        # 1M × 1M, 5 a row
@@ -114,6 +115,22 @@ def race(label, A, repeat, engines):
 
         print(f"  spmx CuPy in, S @ S, to_cupy (device) {best(spmx_device_run, repeat):8.3f} s")
         print(f"  spmx S @ S alone (device)            {best(lambda: S @ S, repeat):8.3f} s")
+
+        # SpMV by a CuPy vector on the device: spmx's plan is made by the
+        # first product and kept; cuSPARSE's by CuPy at each call.
+        dx = cp.asarray(np.random.default_rng(1).random(A.shape[1]))
+        S @ dx
+        dA @ dx
+
+        def timed(f):
+            def run():
+                f()
+                cp.cuda.Device().synchronize()
+
+            return best(lambda: [run() for _ in range(20)], repeat) / 20
+
+        print(f"  cupy A @ x (device SpMV)             {timed(lambda: dA @ dx) * 1e3:8.3f} ms")
+        print(f"  spmx S @ x (device SpMV)             {timed(lambda: S @ dx) * 1e3:8.3f} ms")
     except ImportError:
         print("  cupy: not installed")
 

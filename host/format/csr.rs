@@ -230,11 +230,7 @@ impl<T: Scalar> Csr<T> {
 
     /// The row of each stored entry, in storage order (COO's row array).
     pub fn entry_rows(&self) -> Vec<u32> {
-        let mut rows = Vec::with_capacity(self.nnz());
-        for i in 0..self.nrows {
-            rows.extend(std::iter::repeat_n(i as u32, self.row_len(i)));
-        }
-        rows
+        entry_rows(self.row_ptr())
     }
 
     /// Entries in row-major order as COO, or
@@ -379,32 +375,18 @@ impl<T: Scalar> Csr<T> {
 
     /// Row-length statistics, used by `spmx info` and by kernel selection.
     pub fn row_stats(&self) -> RowStats {
-        let mut stats = RowStats {
-            min: if self.nrows == 0 { 0 } else { usize::MAX },
-            max: 0,
-            mean: 0.0,
-            cv: 0.0,
-            empty_rows: 0,
-        };
-        // Lengths are integers: their sum of squares is exact, so one pass
-        // gives the variance as the mean square less the squared mean.
-        let mut sum_sq = 0u128;
-        for i in 0..self.nrows {
-            let len = self.row_len(i);
-            stats.min = stats.min.min(len);
-            stats.max = stats.max.max(len);
-            stats.empty_rows += usize::from(len == 0);
-            sum_sq += (len as u128).pow(2);
-        }
-        if self.nrows > 0 {
-            stats.mean = self.nnz() as f64 / self.nrows as f64;
-        }
-        if stats.mean > 0.0 {
-            let var = sum_sq as f64 / self.nrows as f64 - stats.mean.powi(2);
-            stats.cv = var.max(0.0).sqrt() / stats.mean;
-        }
-        stats
+        RowStats::of_offsets(self.row_ptr())
     }
+}
+
+/// The row of each entry of a CSR pattern given by its `nrows + 1` row
+/// offsets, in storage order (COO's row array).
+pub fn entry_rows(row_ptr: &[usize]) -> Vec<u32> {
+    let mut rows = Vec::with_capacity(row_ptr.last().copied().unwrap_or(0));
+    for (i, span) in row_ptr.windows(2).enumerate() {
+        rows.extend(std::iter::repeat_n(i as u32, span[1] - span[0]));
+    }
+    rows
 }
 
 /// Row-length statistics of a CSR matrix.
@@ -421,6 +403,39 @@ pub struct RowStats {
     pub cv: f64,
     /// Rows without entries.
     pub empty_rows: usize,
+}
+
+impl RowStats {
+    /// The statistics of the rows a CSR's `nrows + 1` row offsets give
+    /// (what a device matrix's plan reads back, without its entries).
+    pub fn of_offsets(row_ptr: &[usize]) -> RowStats {
+        let nrows = row_ptr.len().saturating_sub(1);
+        let mut stats = RowStats {
+            min: if nrows == 0 { 0 } else { usize::MAX },
+            max: 0,
+            mean: 0.0,
+            cv: 0.0,
+            empty_rows: 0,
+        };
+        // Lengths are integers: their sum of squares is exact, so one pass
+        // gives the variance as the mean square less the squared mean.
+        let mut sum_sq = 0u128;
+        for span in row_ptr.windows(2) {
+            let len = span[1] - span[0];
+            stats.min = stats.min.min(len);
+            stats.max = stats.max.max(len);
+            stats.empty_rows += usize::from(len == 0);
+            sum_sq += (len as u128).pow(2);
+        }
+        if nrows > 0 {
+            stats.mean = row_ptr[nrows] as f64 / nrows as f64;
+        }
+        if stats.mean > 0.0 {
+            let var = sum_sq as f64 / nrows as f64 - stats.mean.powi(2);
+            stats.cv = var.max(0.0).sqrt() / stats.mean;
+        }
+        stats
+    }
 }
 
 /// Checks the canonical-CSR invariants, naming the first broken one.

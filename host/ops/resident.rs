@@ -32,7 +32,7 @@ fn different_engines(op: &'static str, a: Engine, b: Engine) -> crate::Error {
 enum Kept<T: Scalar> {
     Host(Csr<T>),
     #[cfg(feature = "gpu")]
-    Device(crate::engine::cuda::matrix::DevCsr<T>),
+    Device(std::sync::Arc<crate::engine::cuda::matrix::DevCsr<T>>),
 }
 
 impl<T: Scalar> Resident<T> {
@@ -51,7 +51,7 @@ impl<T: Scalar> Resident<T> {
             #[cfg(feature = "gpu")]
             Engine::Cuda => {
                 use crate::engine::cuda::{Gpu, matrix::DevCsr};
-                Kept::Device(DevCsr::upload(Gpu::get()?, &a)?)
+                Kept::Device(std::sync::Arc::new(DevCsr::upload(Gpu::get()?, &a)?))
             }
             _ => Kept::Host(a),
         };
@@ -75,7 +75,7 @@ impl<T: Scalar> Resident<T> {
         Resident {
             engine: Engine::Cuda,
             shape: (a.n_rows as usize, a.n_cols as usize),
-            kept: Kept::Device(a),
+            kept: Kept::Device(std::sync::Arc::new(a)),
         }
     }
 
@@ -87,7 +87,20 @@ impl<T: Scalar> Resident<T> {
     #[cfg(feature = "gpu")]
     pub fn device(&self) -> Option<&crate::engine::cuda::matrix::DevCsr<T>> {
         match &self.kept {
-            Kept::Device(a) => Some(a),
+            Kept::Device(a) => Some(a.as_ref()),
+            Kept::Host(_) => None,
+        }
+    }
+
+    /// The device arrays of a matrix kept by the cuda engine, shared: for
+    /// plans of other products over it
+    /// ([`SpmvPlan::on_device`](crate::engine::cuda::SpmvPlan::on_device),
+    /// [`SpmmPlan::on_device`](crate::engine::cuda::SpmmPlan::on_device)),
+    /// which keep it alive. `None` for one kept on the host.
+    #[cfg(feature = "gpu")]
+    pub fn device_shared(&self) -> Option<std::sync::Arc<crate::engine::cuda::matrix::DevCsr<T>>> {
+        match &self.kept {
+            Kept::Device(a) => Some(std::sync::Arc::clone(a)),
             Kept::Host(_) => None,
         }
     }
@@ -113,7 +126,7 @@ impl<T: Scalar> Resident<T> {
                 use crate::engine::cuda::{Gpu, spgemm::spgemm_device};
                 let gpu = Gpu::get()?;
                 match spgemm_device::<S>(gpu, a, b)? {
-                    Some(c) => Some(Kept::Device(c.into_dev_csr(gpu)?)),
+                    Some(c) => Some(Kept::Device(std::sync::Arc::new(c.into_dev_csr(gpu)?))),
                     None => None,
                 }
             }

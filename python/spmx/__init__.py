@@ -36,6 +36,7 @@ import numpy as np
 import scipy.sparse as _sp
 
 from . import _spmx
+from . import _device
 from ._device import DeviceSparseMatrix, from_cupy
 from ._matrix import _Matrix
 from ._spmx import DTYPES, SEMIRINGS, OutOfMemoryError
@@ -207,14 +208,28 @@ def _common(A: SparseMatrix, B: SparseMatrix):
     return A.astype(dtype), B.astype(dtype)
 
 
-def matmul(A, B, semiring: str | None = None, engine: str = "auto"):
+def matmul(
+    A,
+    B,
+    semiring: str | None = None,
+    engine: str = "auto",
+    *,
+    mask=None,
+    complement: bool = False,
+):
     """``A ⊗ B`` over ``semiring`` on ``engine``.
 
     ``B`` sparse (anything :func:`asarray` takes): SpGEMM, a
     :class:`SparseMatrix`. ``B`` a 1-D numpy array: SpMV, a 1-D array; 2-D:
     SpMM, a 2-D array (row-major; B is copied into spmx's layout). Dense
     operands are cast to A's dtype (``same_kind``); sparse ones of two
-    dtypes are both converted to numpy's common type.
+    dtypes are both converted to numpy's common type. ``B`` a CuPy array
+    (engine ``"auto"`` or ``"cuda"``): SpMV or SpMM on its GPU, a CuPy
+    array out (C-contiguous B gives a C-contiguous result, Fortran order
+    a Fortran-order one); a host A is copied to the GPU first (keep it
+    there with ``spmx.asarray(cupyx.scipy.sparse.csr_matrix(...))`` to
+    multiply it again), a device A stays and keeps the plan of its first
+    product for the next. Other engines download B and return numpy.
 
     ``semiring``: a name of :data:`SEMIRINGS` (``"min_plus"``, or
     ``"min-plus"``); default plus-times, or-and for bool. ``engine``:
@@ -226,20 +241,32 @@ def matmul(A, B, semiring: str | None = None, engine: str = "auto"):
     it. SpGEMM keeps the
     structural pattern (an entry wherever a product exists, even if it
     sums to zero), as GraphBLAS does; scipy drops numeric zeros.
+
+    ``mask``: GraphBLAS's structural mask, ``C⟨M⟩ = A ⊗ B``. For SpGEMM a
+    sparse matrix of C's shape (anything :func:`asarray` takes, values
+    ignored): C has only the entries M stores, or (``complement``) only
+    those it does not; for SpMV a bool array a row of A: the rows it rules
+    out are not computed and hold the semiring's zero (``inf`` for
+    min-plus), as a dense vector's "no entry". Masked products run on the
+    CPU engines (``"auto"`` picks ``"cpu"``; ``"cuda"`` is
+    ``NotImplementedError``); the masked-out entries are never computed.
     """
     A = asarray(A)
+    masked = mask is not None
     if _is_sparse(B):
         B = asarray(B)
         both_on_device = isinstance(A, DeviceSparseMatrix) and isinstance(B, DeviceSparseMatrix)
-        if both_on_device and engine in ("auto", "cuda"):
+        if both_on_device and engine in ("auto", "cuda") and not masked:
             return DeviceSparseMatrix(_spmx.spgemm_device(A._native, B._native, semiring))
         A, B = _common(A, B)
-        return SparseMatrix(_spmx.spgemm(A._operand(), B._operand(), semiring, engine))
-    if type(B).__module__.startswith("cupy"):
-        raise NotImplementedError(
-            "spmx multiplies by dense CuPy arrays only through the host: pass B.get() "
-            "(the GPU path takes sparse CuPy operands, SpGEMM only)"
+        M = asarray(mask)._operand() if masked else None
+        return SparseMatrix(
+            _spmx.spgemm(A._operand(), B._operand(), semiring, engine, M, complement)
         )
+    if type(B).__module__.startswith("cupy"):
+        if engine in ("auto", "cuda") and not masked:
+            return _device.matmul_dense(A, B, semiring)
+        B = B.get()
     x = np.asarray(B)
     if x.dtype != A.dtype:
         if not np.can_cast(x.dtype, A.dtype, casting="same_kind"):
@@ -249,7 +276,14 @@ def matmul(A, B, semiring: str | None = None, engine: str = "auto"):
             )
         x = x.astype(A.dtype)
     x = np.ascontiguousarray(x)
-    return _spmx.spmv_spmm(A._operand(), x, semiring, engine)
+    if masked:
+        mask = np.ascontiguousarray(mask.get() if hasattr(mask, "get") else mask)
+        if mask.dtype != np.bool_ or mask.shape != (A.shape[0],):
+            raise ValueError(
+                f"an SpMV mask is a bool array of A's {A.shape[0]} rows, not "
+                f"{mask.dtype.name} of shape {mask.shape}"
+            )
+    return _spmx.spmv_spmm(A._operand(), x, semiring, engine, mask, complement)
 
 
 class Plan:

@@ -66,11 +66,23 @@ def asarray(
 ) -> Union[SparseMatrix, DeviceSparseMatrix]: ...
 @overload
 def matmul(
-    A: Any, B: np.ndarray, semiring: Optional[str] = None, engine: Engine = "auto"
+    A: Any,
+    B: np.ndarray,
+    semiring: Optional[str] = None,
+    engine: Engine = "auto",
+    *,
+    mask: Optional[np.ndarray] = None,
+    complement: bool = False,
 ) -> np.ndarray: ...
 @overload
 def matmul(
-    A: Any, B: Any, semiring: Optional[str] = None, engine: Engine = "auto"
+    A: Any,
+    B: Any,
+    semiring: Optional[str] = None,
+    engine: Engine = "auto",
+    *,
+    mask: Optional[Any] = None,
+    complement: bool = False,
 ) -> Union[SparseMatrix, DeviceSparseMatrix]: ...
 def plan_matmul(
     A: Any, B: Optional[Any] = None, semiring: Optional[str] = None, engine: Engine = "auto"

@@ -4,7 +4,9 @@
 ``__cuda_array_interface__`` and spmx copies them on the device (only the
 row pointer, ``nrows + 1`` integers, comes to the host to be checked);
 :class:`DeviceSparseMatrix` multiplies with another one on the GPU
-(SpGEMM) and hands its arrays to CuPy by address
+(SpGEMM) or with CuPy's dense arrays (SpMV, SpMM: the operand copied on
+the device, the result handed to CuPy without a copy) and hands its
+arrays to CuPy by address
 (:meth:`DeviceSparseMatrix.to_cupy`: no copy).
 
 Stream ordering: spmx works on its own stream (the legacy default stream
@@ -80,6 +82,53 @@ def from_cupy(A, dtype=None) -> DeviceSparseMatrix | None:
     return DeviceSparseMatrix(native)
 
 
+def matmul_dense(A, B, semiring):
+    """``A ⊗ B`` on ``B``'s GPU for a dense CuPy ``B`` (1-D: SpMV, 2-D:
+    SpMM), a CuPy array over spmx's result (no copy). ``B`` is cast to
+    A's dtype (``same_kind``) and made contiguous where it is not; a host
+    ``A`` is copied to the GPU first."""
+    import cupy
+    import cupyx.scipy.sparse as cusp
+
+    with B.device:
+        if not isinstance(A, DeviceSparseMatrix):
+            dtype = A.dtype if A.dtype.name in DEVICE_DTYPES else np.result_type(A.dtype, B.dtype)
+            on_device = from_cupy(cusp.csr_matrix(A.to_scipy()), dtype)
+            if on_device is None:
+                raise NotImplementedError(
+                    f"the GPU multiplies float32 or float64 values, not {A.dtype.name}: "
+                    f"use engine='cpu'"
+                )
+            A = on_device
+        if B.device.id != A.device:
+            raise ValueError(f"the matrix is on GPU {A.device}, the array on GPU {B.device.id}")
+        if B.ndim not in (1, 2):
+            raise ValueError(f"a dense operand has 1 or 2 dimensions, not {B.ndim}")
+        if B.dtype != A.dtype:
+            if not np.can_cast(B.dtype, A.dtype, casting="same_kind"):
+                raise ValueError(
+                    f"cannot multiply a {A.dtype.name} matrix by {B.dtype.name} values: "
+                    f"convert one of them"
+                )
+            B = B.astype(A.dtype)
+        col_major = B.ndim == 2 and not B.flags.c_contiguous and B.flags.f_contiguous
+        if not (B.flags.c_contiguous or col_major):
+            B = cupy.ascontiguousarray(B)
+        shape = (A.shape[0],) + tuple(B.shape[1:])
+        if B.shape[0] != A.shape[1]:
+            raise ValueError(
+                f"A is {A.shape[0]}×{A.shape[1]}: the operand needs {A.shape[1]} rows, "
+                f"not {B.shape[0]}"
+            )
+        if 0 in shape:
+            return cupy.empty(shape, dtype=A.dtype, order="F" if col_major else "C")
+        cupy.cuda.get_current_stream().synchronize()
+        out = _spmx._spmv_spmm_device(
+            A._native, B.data.ptr, B.dtype.str, list(B.shape), col_major, semiring
+        )
+        return cupy.asarray(out)
+
+
 def _to_cupy_array(cupy, array):
     """A CuPy array over one of spmx's device buffers (no copy); an empty
     one (no buffer to point at) is a fresh empty array."""
@@ -95,10 +144,11 @@ class DeviceSparseMatrix(_Matrix):
     by a product of two of them.
 
     ``S @ T`` of two device matrices is SpGEMM on the GPU (engine
-    ``"cuda"``), the product kept there. Anything else — a host operand,
-    ``engine="cpu"``, SpMV/SpMM, plans, :func:`spmx.apsp` — downloads the
-    matrix and runs on the host (:meth:`to_host`); a CuPy dense operand is
-    ``NotImplementedError``. :meth:`to_cupy` hands the arrays to CuPy
+    ``"cuda"``), the product kept there; ``S @ x`` and ``S @ X`` of CuPy
+    dense arrays are SpMV and SpMM there, a CuPy array out (the plan made
+    by the first kept for the next). Anything else — a host operand,
+    ``engine="cpu"``, numpy operands, plans, :func:`spmx.apsp` — downloads
+    the matrix and runs on the host (:meth:`to_host`). :meth:`to_cupy` hands the arrays to CuPy
     without copying them; :meth:`to_scipy` downloads.
     """
 

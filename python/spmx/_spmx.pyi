@@ -62,10 +62,30 @@ class Plan:
     def numeric(self, a: Csr, b: Csr) -> Csr: ...
     def product(self) -> Csr: ...
 
-def spgemm(a: Csr, b: Csr, semiring: Optional[str] = None, engine: str = "auto") -> Csr: ...
+def spgemm(
+    a: Csr,
+    b: Csr,
+    semiring: Optional[str] = None,
+    engine: str = "auto",
+    mask: Optional[Csr] = None,
+    complement: bool = False,
+) -> Csr: ...
 def spgemm_device(a: DevCsr, b: DevCsr, semiring: Optional[str] = None) -> DevCsr: ...
+def _spmv_spmm_device(
+    a: DevCsr,
+    address: int,
+    typestr: str,
+    shape: list[int],
+    col_major: bool,
+    semiring: Optional[str] = None,
+) -> DeviceArray: ...
 def spmv_spmm(
-    a: Csr, x: np.ndarray, semiring: Optional[str] = None, engine: str = "auto"
+    a: Csr,
+    x: np.ndarray,
+    semiring: Optional[str] = None,
+    engine: str = "auto",
+    mask: Optional[np.ndarray] = None,
+    complement: bool = False,
 ) -> np.ndarray: ...
 def plan_spgemm(a: Csr, b: Csr, semiring: Optional[str] = None, engine: str = "auto") -> Plan: ...
 def apsp(g: Csr, engine: str = "auto") -> tuple[Csr, int]: ...

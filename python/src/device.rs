@@ -6,6 +6,8 @@
 //! matrix alive. Nothing of the values or column indices passes through
 //! the host; the row offsets of an input come back once to be checked.
 //!
+//! SpMV and SpMM by CuPy's dense arrays live in `device_dense`.
+//!
 //! Stream ordering: spmx works on its own stream (the legacy default
 //! stream of the device's primary context, which CuPy shares) and
 //! synchronizes it before any of these functions returns, so CuPy may
@@ -14,7 +16,7 @@
 //! CuPy's current stream first).
 
 use std::any::Any;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::{PyNotImplementedError, PyValueError};
 use pyo3::prelude::*;
@@ -25,11 +27,12 @@ use spmx::engine::cuda::matrix::{DevCsr, ForeignCsr, ForeignIndex};
 use spmx::ops::Resident;
 
 use crate::PyCsr;
+use crate::device_dense::{DenseOut, DensePlans};
 use crate::errors::to_py;
 use crate::values::{SemiringOp, Value, with_semiring};
 
 /// A device CSR of a value type CuPy's sparse matrices have.
-enum AnyDev {
+pub(crate) enum AnyDev {
     F32(Resident<f32>),
     F64(Resident<f64>),
 }
@@ -51,21 +54,21 @@ impl AnyDev {
     }
 
     /// The matrix, if its values are `T`.
-    fn typed<T: Value>(&self) -> Option<&Resident<T>> {
+    pub(crate) fn typed<T: Value>(&self) -> Option<&Resident<T>> {
         match self {
             AnyDev::F32(r) => (r as &dyn Any).downcast_ref(),
             AnyDev::F64(r) => (r as &dyn Any).downcast_ref(),
         }
     }
 
-    fn dtype(&self) -> &'static str {
+    pub(crate) fn dtype(&self) -> &'static str {
         match self {
             AnyDev::F32(_) => "float32",
             AnyDev::F64(_) => "float64",
         }
     }
 
-    fn shape(&self) -> (usize, usize) {
+    pub(crate) fn shape(&self) -> (usize, usize) {
         match self {
             AnyDev::F32(r) => r.shape(),
             AnyDev::F64(r) => r.shape(),
@@ -98,14 +101,18 @@ impl AnyDev {
 }
 
 impl Drop for AnyDev {
-    /// Makes spmx's context current on the dropping thread (any Python
-    /// thread, perhaps one that never touched CUDA), so that the buffers'
-    /// stream-ordered frees that follow find it.
     fn drop(&mut self) {
-        if let Ok(gpu) = Gpu::get() {
-            // A failure here leaves the frees to report theirs to cudarc.
-            let _ = gpu.context().bind_to_thread();
-        }
+        bind_for_drop();
+    }
+}
+
+/// Makes spmx's context current on the dropping thread (any Python
+/// thread, perhaps one that never touched CUDA), so that the stream-ordered
+/// frees of the device buffers being dropped find it.
+pub(crate) fn bind_for_drop() {
+    if let Ok(gpu) = Gpu::get() {
+        // A failure here leaves the frees to report theirs to cudarc.
+        let _ = gpu.context().bind_to_thread();
     }
 }
 
@@ -123,9 +130,21 @@ fn index_type(typestr: &str, what: &str) -> PyResult<ForeignIndex> {
 /// A CSR matrix kept on the GPU by spmx (values float32 or float64).
 #[pyclass(module = "spmx._spmx", name = "DevCsr", frozen)]
 pub struct PyDevCsr {
-    inner: Arc<AnyDev>,
+    pub(crate) inner: Arc<AnyDev>,
     /// The CUDA device's ordinal (spmx runs on one).
     device: usize,
+    /// Plans of SpMV and SpMM over this matrix, made by the first product.
+    pub(crate) plans: Mutex<DensePlans>,
+}
+
+impl PyDevCsr {
+    fn new(inner: AnyDev, device: usize) -> Self {
+        PyDevCsr {
+            inner: Arc::new(inner),
+            device,
+            plans: Mutex::default(),
+        }
+    }
 }
 
 #[pymethods]
@@ -182,15 +201,12 @@ impl PyDevCsr {
             })
         });
         let inner = made.map_err(|e| to_py(py, e))?;
-        Ok(PyDevCsr {
-            inner: Arc::new(inner),
-            device,
-        })
+        Ok(PyDevCsr::new(inner, device))
     }
 
     /// `(nrows, ncols)`.
     #[getter]
-    fn shape(&self) -> (usize, usize) {
+    pub(crate) fn shape(&self) -> (usize, usize) {
         self.inner.shape()
     }
 
@@ -202,7 +218,7 @@ impl PyDevCsr {
 
     /// The value type's numpy name.
     #[getter]
-    fn dtype(&self) -> &'static str {
+    pub(crate) fn dtype(&self) -> &'static str {
         self.inner.dtype()
     }
 
@@ -227,8 +243,7 @@ impl PyDevCsr {
             )));
         }
         let part = |part| PyDeviceArray {
-            owner: Arc::clone(&self.inner),
-            part,
+            held: Held::Matrix(Arc::clone(&self.inner), part),
         };
         Ok((part(0), part(1), part(2)))
     }
@@ -247,14 +262,21 @@ impl PyDevCsr {
     }
 }
 
-/// One of a [`PyDevCsr`]'s arrays, for CuPy: `__cuda_array_interface__`
-/// (version 3, no stream: spmx synchronized its stream before handing the
-/// matrix out) over spmx's buffer, which lives as long as this object.
+/// One of a [`PyDevCsr`]'s arrays, or a product's dense result, for
+/// CuPy: `__cuda_array_interface__` (version 3, no stream: spmx
+/// synchronized its stream before handing it out) over spmx's buffer,
+/// which lives as long as this object.
 #[pyclass(module = "spmx._spmx", name = "DeviceArray", frozen)]
 pub struct PyDeviceArray {
-    owner: Arc<AnyDev>,
-    /// 0 indptr, 1 indices, 2 data.
-    part: usize,
+    pub(crate) held: Held,
+}
+
+/// What a [`PyDeviceArray`] shows.
+pub(crate) enum Held {
+    /// Array `.1` (0 indptr, 1 indices, 2 data) of a matrix.
+    Matrix(Arc<AnyDev>, usize),
+    /// A dense product.
+    Dense(DenseOut),
 }
 
 #[pymethods]
@@ -262,23 +284,40 @@ impl PyDeviceArray {
     /// The array's device address.
     #[getter]
     fn ptr(&self) -> u64 {
-        self.owner.arrays().1[self.part].0
+        match &self.held {
+            Held::Matrix(owner, part) => owner.arrays().1[*part].0,
+            Held::Dense(out) => out.address(),
+        }
     }
 
     /// The CUDA Array Interface (version 3) of the array.
     #[getter]
     fn __cuda_array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let (address, len) = self.owner.arrays().1[self.part];
-        let typestr = match (self.part, self.owner.dtype()) {
-            (0 | 1, _) => "<i4",
-            (_, "float32") => "<f4",
-            _ => "<f8",
-        };
         let d = PyDict::new(py);
-        d.set_item("shape", (len,))?;
-        d.set_item("typestr", typestr)?;
-        d.set_item("data", (if len == 0 { 0 } else { address }, false))?;
-        d.set_item("strides", py.None())?;
+        let (address, empty) = match &self.held {
+            Held::Matrix(owner, part) => {
+                let (address, len) = owner.arrays().1[*part];
+                let typestr = match (part, owner.dtype()) {
+                    (0 | 1, _) => "<i4",
+                    (_, "float32") => "<f4",
+                    _ => "<f8",
+                };
+                d.set_item("shape", (len,))?;
+                d.set_item("typestr", typestr)?;
+                d.set_item("strides", py.None())?;
+                (address, len == 0)
+            }
+            Held::Dense(out) => {
+                d.set_item("shape", out.shape())?;
+                d.set_item("typestr", out.typestr())?;
+                match out.strides() {
+                    Some(strides) => d.set_item("strides", strides)?,
+                    None => d.set_item("strides", py.None())?,
+                }
+                (out.address(), out.is_empty())
+            }
+        };
+        d.set_item("data", (if empty { 0 } else { address }, false))?;
         d.set_item("version", 3)?;
         Ok(d)
     }
@@ -318,10 +357,7 @@ impl SemiringOp for DeviceSpgemm<'_> {
             let why = "the product does not fit in GPU memory beside its operands";
             to_py(py, spmx::Error::TooLarge(why.into()))
         })?;
-        Ok(PyDevCsr {
-            inner: Arc::new(AnyDev::wrap(c)?),
-            device: self.device,
-        })
+        Ok(PyDevCsr::new(AnyDev::wrap(c)?, self.device))
     }
 }
 

@@ -17,6 +17,7 @@
 //! device address.
 
 mod device;
+mod device_dense;
 mod errors;
 mod interrupt;
 mod lend;
@@ -223,6 +224,8 @@ struct Spgemm<'a, 'py> {
     a: &'a AnyCsr,
     b: &'a AnyCsr,
     engine: Engine,
+    /// A structural mask (values ignored) and whether it is complemented.
+    mask: Option<(&'a AnyCsr, bool)>,
 }
 
 impl SemiringOp for Spgemm<'_, '_> {
@@ -235,20 +238,32 @@ impl SemiringOp for Spgemm<'_, '_> {
             self.a.typed::<S::Value>("A")?,
             self.b.typed::<S::Value>("B")?,
         );
-        let c = interrupt::spgemm::<S>(self.py, a, b, self.engine)?;
+        let (py, engine) = (self.py, self.engine);
+        let c = match self.mask {
+            None => interrupt::spgemm::<S>(py, a, b, engine)?,
+            Some((mask, complement)) => with_value!(mask, pattern: _M => {
+                let mask = ops::Mask { pattern, complement };
+                py.detach(|| ops::spgemm_masked::<S, _M>(a, b, mask, engine))
+            })
+            .map_err(|e| to_py(py, e))?,
+        };
         Ok(PyCsr::from(S::Value::wrap(c)))
     }
 }
 
-/// C = A ⊗ B (SpGEMM) over `semiring` (None: the dtype's default) on `engine`.
+/// C = A ⊗ B (SpGEMM) over `semiring` (None: the dtype's default) on
+/// `engine`; with `mask`, C⟨M⟩ = A ⊗ B (M's stored entries, or every other
+/// one when `complement`), the masked-out entries never computed.
 #[pyfunction]
-#[pyo3(signature = (a, b, semiring=None, engine="auto"))]
+#[pyo3(signature = (a, b, semiring=None, engine="auto", mask=None, complement=false))]
 fn spgemm(
     py: Python<'_>,
     a: &PyCsr,
     b: &PyCsr,
     semiring: Option<&str>,
     engine: &str,
+    mask: Option<&PyCsr>,
+    complement: bool,
 ) -> PyResult<PyCsr> {
     let (a, b) = (a.get()?, b.get()?);
     let op = Spgemm {
@@ -256,6 +271,10 @@ fn spgemm(
         a,
         b,
         engine: self::engine(engine)?,
+        mask: match mask {
+            Some(m) => Some((m.get()?, complement)),
+            None => None,
+        },
     };
     with_semiring(semiring, a.dtype(), op)
 }
@@ -266,6 +285,8 @@ struct DenseProduct<'a, 'py> {
     a: &'a AnyCsr,
     x: &'a Bound<'py, PyUntypedArray>,
     engine: Engine,
+    /// SpMV's mask over y's positions and whether it is complemented.
+    mask: Option<(&'a [bool], bool)>,
 }
 
 impl<'py> SemiringOp for DenseProduct<'_, 'py> {
@@ -286,7 +307,18 @@ impl<'py> SemiringOp for DenseProduct<'_, 'py> {
         if x.ndim() == 1 {
             let x: PyReadonlyArray1<S::Value> = x.cast::<PyArray1<S::Value>>()?.readonly();
             let x = x.as_slice()?;
-            let y = py.detach(|| ops::spmv::<S>(a, x, engine));
+            let y = py.detach(|| match self.mask {
+                None => ops::spmv::<S>(a, x, engine),
+                Some((allowed, complement)) => {
+                    // Positions the mask rules out keep the zero: no entry.
+                    let mut y = vec![S::zero(); a.nrows()];
+                    let mask = ops::VectorMask {
+                        allowed,
+                        complement,
+                    };
+                    ops::spmv_masked::<S>(a, x, &mut y, mask, true, engine).map(|()| y)
+                }
+            });
             Ok(y.map_err(|e| to_py(py, e))?.into_pyarray(py).into_any())
         } else {
             let x: PyReadonlyArray2<S::Value> = x.cast::<numpy::PyArray2<S::Value>>()?.readonly();
@@ -304,15 +336,20 @@ impl<'py> SemiringOp for DenseProduct<'_, 'py> {
 }
 
 /// y = A ⊗ x (x 1-D: SpMV) or C = A ⊗ X (X 2-D, C-contiguous: SpMM), x of
-/// A's dtype.
+/// A's dtype; with `mask` (SpMV only, a bool per row of A), y⟨m⟩ = A ⊗ x:
+/// the rows the mask rules out (or, `complement`, allows) are not
+/// computed and hold the semiring's zero.
 #[pyfunction]
-#[pyo3(signature = (a, x, semiring=None, engine="auto"))]
+#[pyo3(signature = (a, x, semiring=None, engine="auto", mask=None, complement=false))]
+#[allow(clippy::too_many_arguments)]
 fn spmv_spmm<'py>(
     py: Python<'py>,
     a: &PyCsr,
     x: &Bound<'py, PyUntypedArray>,
     semiring: Option<&str>,
     engine: &str,
+    mask: Option<PyReadonlyArray1<'py, bool>>,
+    complement: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let a = a.get()?;
     if !matches!(x.ndim(), 1 | 2) {
@@ -321,11 +358,21 @@ fn spmv_spmm<'py>(
             x.ndim()
         )));
     }
+    if mask.is_some() && x.ndim() != 1 {
+        return Err(PyValueError::new_err(
+            "a vector mask is for SpMV (x 1-D); mask a sparse product with a sparse matrix",
+        ));
+    }
+    let mask = match &mask {
+        Some(m) => Some((m.as_slice()?, complement)),
+        None => None,
+    };
     let op = DenseProduct {
         py,
         a,
         x,
         engine: self::engine(engine)?,
+        mask,
     };
     with_semiring(semiring, a.dtype(), op)
 }
@@ -389,6 +436,7 @@ fn _spmx(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<device::PyDevCsr>()?;
     m.add_class::<device::PyDeviceArray>()?;
     m.add_function(wrap_pyfunction!(device::spgemm_device, m)?)?;
+    m.add_function(wrap_pyfunction!(device_dense::spmv_spmm_device, m)?)?;
     m.add_function(wrap_pyfunction!(spgemm, m)?)?;
     m.add_function(wrap_pyfunction!(spmv_spmm, m)?)?;
     m.add_function(wrap_pyfunction!(plan::plan_spgemm, m)?)?;

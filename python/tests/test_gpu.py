@@ -190,5 +190,67 @@ def test_non_canonical_cupy_input_and_host_fallbacks():
     x = rng.standard_normal(50)
     np.testing.assert_allclose(S @ x, Ac @ x, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose((S @ Ac).to_scipy().toarray(), (Ac @ Ac).toarray(), rtol=1e-12)
-    with pytest.raises(NotImplementedError, match="dense CuPy"):
-        S @ cp.asarray(x)
+    y = spmx.matmul(S, cp.asarray(x), engine="cpu")
+    assert isinstance(y, np.ndarray)
+    np.testing.assert_allclose(y, Ac @ x, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("semiring", ref.FLOAT_SEMIRINGS)
+def test_device_spmv_and_spmm_by_cupy_arrays_stay_on_the_device(semiring):
+    cp, cusp = _cupy()
+    rng = np.random.default_rng(abs(hash(("dense", semiring))) % 2**32)
+    A = ref.random_csr(rng, (500, 400), density=0.02, semiring=semiring, dense_row=True)
+    x = ref.random_values(rng, 400, "float64", semiring)
+    X = ref.random_values(rng, 400 * 8, "float64", semiring).reshape(400, 8)
+    S = spmx.asarray(cusp.csr_matrix(A))
+    y = spmx.matmul(S, cp.asarray(x), semiring=semiring)
+    Y = spmx.matmul(S, cp.asarray(X), semiring=semiring)
+    assert isinstance(y, cp.ndarray) and isinstance(Y, cp.ndarray)
+    assert y.shape == (500,) and Y.shape == (500, 8) and Y.flags.c_contiguous
+    ref.check_dense_products(A, x, X, y.get(), Y.get(), semiring)
+    # Fortran order in, Fortran order out; the plans are remade for it.
+    F = spmx.matmul(S, cp.asfortranarray(cp.asarray(X)), semiring=semiring)
+    assert F.flags.f_contiguous
+    np.testing.assert_allclose(F.get(), Y.get(), rtol=1e-12, atol=1e-12)
+    # Again, on the plans the first products left: the same values.
+    np.testing.assert_array_equal(spmx.matmul(S, cp.asarray(x), semiring=semiring).get(), y.get())
+    # A host matrix by a CuPy array: copied to the GPU for the product.
+    np.testing.assert_array_equal(spmx.matmul(A, cp.asarray(x), semiring=semiring).get(), y.get())
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (300, 1), (7, 300), (64, 0), (0, 9)])
+@pytest.mark.parametrize("k", [None, 1, 5, 64])
+def test_device_dense_products_of_odd_shapes(shape, k):
+    cp, cusp = _cupy()
+    rng = np.random.default_rng(sum(shape) + (k or 0))
+    A = ref.random_csr(rng, shape, density=0.3, dtype="float32", dense_row=min(shape) > 0)
+    X = rng.standard_normal(shape[1] if k is None else (shape[1], k)).astype(np.float32)
+    got = spmx.asarray(cusp.csr_matrix(A)) @ cp.asarray(X)
+    assert got.shape == ((shape[0],) if k is None else (shape[0], k)) and got.dtype == np.float32
+    np.testing.assert_allclose(got.get(), A @ X, rtol=1e-5, atol=1e-5)
+
+
+def test_device_spmv_of_a_large_band_and_a_skewed_graph():
+    """The plans' large-matrix kernels: ELL (rows of equal length) and the
+    adaptive kernel (a hub row), from the row offsets alone."""
+    cp, cusp = _cupy()
+    n = 300_000
+    band = sp.diags([np.ones(n - abs(d), dtype=np.float32) * (d + 4) for d in range(-3, 4)], range(-3, 4), format="csr")
+    rng = np.random.default_rng(5)
+    hub = sp.random(n, n, density=8 / n, format="csr", dtype=np.float32, random_state=6)
+    hub = (hub + sp.csr_matrix((np.ones(n, dtype=np.float32), (np.zeros(n, dtype=int), np.arange(n))), shape=(n, n))).tocsr()
+    for A in (band, hub):
+        x = rng.standard_normal(n).astype(np.float32)
+        y = spmx.asarray(cusp.csr_matrix(A)) @ cp.asarray(x)
+        np.testing.assert_allclose(y.get(), A @ x, rtol=1e-4, atol=1e-3)
+
+
+def test_bad_dense_device_operands_are_value_errors():
+    cp, cusp = _cupy()
+    S = spmx.asarray(cusp.csr_matrix(sp.eye(4, format="csr")))
+    with pytest.raises(ValueError, match="needs 4 rows, not 3"):
+        S @ cp.ones(3)
+    with pytest.raises(ValueError, match="1 or 2 dimensions"):
+        S @ cp.ones((4, 2, 2))
+    with pytest.raises(ValueError, match="cannot multiply a float64 matrix by complex128"):
+        S @ cp.ones(4, dtype=cp.complex128)

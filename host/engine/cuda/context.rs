@@ -406,6 +406,37 @@ impl Gpu {
             .map_err(|e| self.run_error("copying on the device", e))
     }
 
+    /// A new buffer of `n` elements copied on the device, on spmx's stream,
+    /// from memory another library (CuPy, PyTorch) holds at address `src`.
+    ///
+    /// # Safety
+    /// `src` is a device address in this GPU's primary context (the one
+    /// CuPy and the runtime API use), valid for `n` elements of `T`, with
+    /// no work that writes it queued or running (the other library's
+    /// stream synchronized) and nothing writing it until spmx's stream
+    /// has been synchronized.
+    pub unsafe fn copy_foreign<T: DeviceRepr>(&self, src: u64, n: usize) -> Result<CudaSlice<T>> {
+        let mut dst = self.output::<T>(n)?;
+        if n > 0 {
+            self.context()
+                .bind_to_thread()
+                .map_err(|e| self.run_error("binding the context", e))?;
+            let at = self.ptr_mut(&mut dst).addr();
+            // SAFETY: `src` holds `n` elements of `T` (the contract), `dst`
+            // is a buffer of spmx's just allocated with as many.
+            unsafe {
+                cudarc::driver::result::memcpy_dtod_async(
+                    at,
+                    src,
+                    n * size_of::<T>(),
+                    self.stream.cu_stream(),
+                )
+            }
+            .map_err(|e| self.run_error("copying another library's array", e))?;
+        }
+        Ok(dst)
+    }
+
     /// Waits for all work queued so far; a kernel that failed is reported here.
     pub fn sync(&self) -> Result<()> {
         self.stream

@@ -167,7 +167,6 @@ impl<T: Scalar> DevCsr<T> {
         let driver = |what: &str, e| gpu.run_error(what, e);
         ctx.bind_to_thread()
             .map_err(|e| driver("binding the context", e))?;
-        let stream = gpu.stream().cu_stream();
         // Row offsets: to the host, checked, narrowed, and up again.
         let width = parts.indptr_type.bytes();
         let mut raw = vec![0u8; (n_rows + 1) * width];
@@ -188,33 +187,15 @@ impl<T: Scalar> DevCsr<T> {
         let row_ptr = foreign_offsets(&row_ptr, parts.nnz)?;
         let longest_row = row_ptr.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
         let row_ptr = gpu.upload(&row_ptr)?;
-        let mut col_idx = gpu.output::<u32>(parts.nnz)?;
-        let mut values = gpu.output::<T>(parts.nnz)?;
-        if parts.nnz > 0 {
-            let copy = |dst: u64, src: u64, bytes: usize, what: &str| {
-                // SAFETY: `src` holds `bytes` (the contract), `dst` is a
-                // buffer of spmx's just allocated with as many.
-                unsafe { cudarc::driver::result::memcpy_dtod_async(dst, src, bytes, stream) }
-                    .map_err(|e| driver(what, e))
-            };
-            let values_at = gpu.ptr_mut(&mut values).addr();
-            copy(
-                values_at,
-                parts.data,
-                parts.nnz * size_of::<T>(),
-                "copying the values",
-            )?;
-            match parts.indices_type {
-                ForeignIndex::I32 => {
-                    let at = gpu.ptr_mut(&mut col_idx).addr();
-                    copy(
-                        at,
-                        parts.indices,
-                        parts.nnz * 4,
-                        "copying the column indices",
-                    )?;
-                }
-                ForeignIndex::I64 => {
+        // SAFETY: `data` holds `nnz` values of `T`, unwritten (the contract).
+        let values = unsafe { gpu.copy_foreign::<T>(parts.data, parts.nnz)? };
+        let col_idx = match parts.indices_type {
+            // SAFETY: `indices` holds `nnz` 32-bit indices (the contract),
+            // copied as the kernels' `u32` bits.
+            ForeignIndex::I32 => unsafe { gpu.copy_foreign::<u32>(parts.indices, parts.nnz)? },
+            ForeignIndex::I64 => {
+                let mut col_idx = gpu.output::<u32>(parts.nnz)?;
+                if parts.nnz > 0 {
                     let n = parts.nnz as u64;
                     let args = NarrowArgs {
                         // SAFETY: `indices` holds `nnz` 64-bit indices in
@@ -231,8 +212,9 @@ impl<T: Scalar> DevCsr<T> {
                         gpu.launch(utility::narrow_offsets(), grid as u32, Gpu::BLOCK, 0, args)?
                     };
                 }
+                col_idx
             }
-        }
+        };
         gpu.sync()?;
         Ok(DevCsr {
             n_rows: dims.0,
@@ -243,6 +225,16 @@ impl<T: Scalar> DevCsr<T> {
             col_idx,
             values,
         })
+    }
+
+    /// The row offsets, `n_rows + 1` of them, copied to the host (what a
+    /// plan over a matrix already on the device reads to cut its work).
+    pub fn row_offsets(&self, gpu: &Gpu) -> Result<Vec<usize>> {
+        let offsets = gpu.download(&self.row_ptr)?;
+        Ok(offsets[..=self.n_rows as usize]
+            .iter()
+            .map(|&o| o as usize)
+            .collect())
     }
 
     /// The matrix on the host.

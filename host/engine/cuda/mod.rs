@@ -19,5 +19,8 @@ pub mod spmm;
 pub mod spmv;
 
 pub use context::Gpu;
+/// The device buffer type of the plans' `run` and [`Gpu`]'s uploads
+/// (cudarc's), for dependents that hold their own.
+pub use cudarc::driver::CudaSlice;
 pub use spmm::{DenseLayout, SpmmKernel, SpmmPlan};
 pub use spmv::{SpmvKernel, SpmvPlan};

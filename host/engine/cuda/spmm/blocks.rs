@@ -13,7 +13,7 @@ use crate::Scalar;
 use crate::engine::cuda::Gpu;
 use crate::engine::cuda::matrix::{DevCsr, index};
 use crate::error::Result;
-use crate::format::Csr;
+use crate::format::csr::entry_rows;
 
 /// The blocks of a `block-rows` plan on the device.
 pub(super) struct Blocks<T> {
@@ -47,14 +47,15 @@ pub(super) struct Blocks<T> {
 }
 
 impl<T: Scalar> Blocks<T> {
-    /// Cuts A into blocks for `k` columns in the shape [`BlockShape::for_k`]
+    /// Cuts A (its row offsets) into blocks for `k` columns in the shape [`BlockShape::for_k`]
     /// gives, or in groups of half the lanes where that leaves most entries
     /// in pieces of a warp's one group ([`BlockShape::narrow`]); `fused`:
     /// the `_fused` kernel or not, or (`None`) as `auto` chooses
     /// (`fused`).
-    pub(super) fn new(gpu: &Gpu, a: &Csr<T>, k: usize, fused: Option<bool>) -> Result<Self> {
+    pub(super) fn new(gpu: &Gpu, row_ptr: &[usize], k: usize, fused: Option<bool>) -> Result<Self> {
+        let (nrows, nnz) = (row_ptr.len() - 1, row_ptr[row_ptr.len() - 1]);
         // Local pieces need the flag bit free in row numbers.
-        let local_ok = a.nrows() < SPMM_LOCAL_PIECE as usize;
+        let local_ok = nrows < SPMM_LOCAL_PIECE as usize;
         let cut = |shape: BlockShape| {
             let tiles = shape.tiles(k, size_of::<T>());
             let groups = shape.groups() as usize;
@@ -63,7 +64,7 @@ impl<T: Scalar> Blocks<T> {
             (
                 shape,
                 tiles,
-                partition_in_waves(a, tiles, groups, local, sm_count),
+                partition_in_waves(row_ptr, tiles, groups, local, sm_count),
             )
         };
         let (mut shape, mut tiles, mut partition) = cut(BlockShape::for_k(k, size_of::<T>()));
@@ -71,7 +72,7 @@ impl<T: Scalar> Blocks<T> {
         if let Some(narrow) = shape.narrow()
             && local_ok
             && in_pieces > 0
-            && 2 * in_pieces >= a.nnz()
+            && 2 * in_pieces >= nnz
         {
             (shape, tiles, partition) = cut(narrow);
         }
@@ -107,7 +108,7 @@ impl<T: Scalar> Blocks<T> {
             n_blocks: n_blocks as u32,
             n_pieces: n_pieces as u32,
             n_local_rows,
-            rows: gpu.upload(&a.entry_rows())?,
+            rows: gpu.upload(&entry_rows(row_ptr))?,
             n_long: n_long as u32,
             long_rows: gpu.upload(&long_rows)?,
             long_first: gpu.upload(&long_first)?,

@@ -37,6 +37,8 @@ use gpu_kernels::Semiring;
 use gpu_kernels::args::{SPMM_THREAD_COLS, SpmmCsrThreadArgs, TRANSPOSE_THREADS, TransposeArgs};
 use gpu_kernels::kernels::{family, utility};
 
+use std::sync::Arc;
+
 use super::Gpu;
 use super::matrix::{DevCsr, index};
 use crate::Scalar;
@@ -131,7 +133,7 @@ pub struct SpmmPlan<T> {
     kernel: SpmmKernel,
     layout: DenseLayout,
     k: u32,
-    a: DevCsr<T>,
+    a: Arc<DevCsr<T>>,
     /// `block-rows`' blocks (`None` for `thread-row`).
     blocks: Option<Blocks<T>>,
     /// `transposed`: B and C in row-major order.
@@ -149,6 +151,35 @@ impl<T: Scalar> SpmmPlan<T> {
         layout: DenseLayout,
         kernel: SpmmKernel,
     ) -> Result<Self> {
+        let dev = Arc::new(DevCsr::upload(gpu, a)?);
+        Self::with_offsets(gpu, dev, a.row_ptr(), k, layout, kernel)
+    }
+
+    /// A plan over `a`, already on the device and shared with its owner
+    /// (a matrix CuPy handed over, or a product kept there): only its row
+    /// offsets come to the host, to cut the blocks. As [`new`](Self::new)
+    /// otherwise.
+    pub fn on_device(
+        gpu: &Gpu,
+        a: Arc<DevCsr<T>>,
+        k: usize,
+        layout: DenseLayout,
+        kernel: SpmmKernel,
+    ) -> Result<Self> {
+        let row_ptr = a.row_offsets(gpu)?;
+        Self::with_offsets(gpu, a, &row_ptr, k, layout, kernel)
+    }
+
+    /// The plan over `dev`, whose row offsets are `row_ptr`.
+    fn with_offsets(
+        gpu: &Gpu,
+        dev: Arc<DevCsr<T>>,
+        row_ptr: &[usize],
+        k: usize,
+        layout: DenseLayout,
+        kernel: SpmmKernel,
+    ) -> Result<Self> {
+        let (nrows, ncols) = (dev.n_rows as usize, dev.n_cols as usize);
         let requested = kernel;
         let kernel = match kernel {
             SpmmKernel::Auto => choose(layout),
@@ -174,7 +205,6 @@ impl<T: Scalar> SpmmPlan<T> {
             });
         }
         let k32 = index(k, "k (columns of B)")?;
-        let dev = DevCsr::upload(gpu, a)?;
         let blocks = match kernel {
             SpmmKernel::BlockRows | SpmmKernel::BlockRowsFused | SpmmKernel::Transposed => {
                 let fused = match requested {
@@ -183,19 +213,19 @@ impl<T: Scalar> SpmmPlan<T> {
                     }
                     _ => None,
                 };
-                Some(Blocks::new(gpu, a, k, fused)?)
+                Some(Blocks::new(gpu, row_ptr, k, fused)?)
             }
             _ => {
                 // A thread per row and column tile, counted in u32.
-                let threads = a.nrows() * k.div_ceil(SPMM_THREAD_COLS as usize);
+                let threads = nrows * k.div_ceil(SPMM_THREAD_COLS as usize);
                 index(threads, "the SpMM's work items (rows × column tiles)")?;
                 None
             }
         };
         let row_major = match kernel {
             SpmmKernel::Transposed => Some((
-                gpu.output::<T>((a.ncols() * k).max(1))?,
-                gpu.output::<T>((a.nrows() * k).max(1))?,
+                gpu.output::<T>((ncols * k).max(1))?,
+                gpu.output::<T>((nrows * k).max(1))?,
             )),
             _ => None,
         };

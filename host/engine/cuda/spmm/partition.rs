@@ -8,9 +8,6 @@ use gpu_kernels::Semiring;
 use gpu_kernels::args::{SPMM_LOCAL_PIECE, SpmmBlockArgs};
 use gpu_kernels::kernels::{Family, family};
 
-use crate::Scalar;
-use crate::format::Csr;
-
 /// Work a block of `block-rows` holds, in entries plus one a row (so that
 /// a run of empty rows, each still written, is work too). A group streams
 /// a block with four entries' loads of B in flight: at 64, the block's two
@@ -188,7 +185,7 @@ impl Partition {
     }
 }
 
-/// Cuts A into blocks of at most `block` cost: the rows longer than `block`
+/// Cuts A (its row offsets `ptr`) into blocks of at most `block` cost: the rows longer than `block`
 /// entries into even pieces of about [`piece_len`], the other rows, in
 /// order, into blocks of whole rows (a block always takes its first row).
 /// A long row of at most `2 · groups` pieces (`groups`: a warp's groups,
@@ -197,8 +194,8 @@ impl Partition {
 /// partial rows). Order: the pieces, the local pieces (the widest rows
 /// first, so that each row's run is aligned to its width, from a multiple
 /// of `groups`), the blocks: the longest work starts first.
-pub(super) fn partition_blocks<T: Scalar>(a: &Csr<T>, block: usize, groups: usize) -> Partition {
-    let ptr = a.row_ptr();
+pub(super) fn partition_blocks(ptr: &[usize], block: usize, groups: usize) -> Partition {
+    let nrows = ptr.len() - 1;
     let (mut pieces, mut long_rows, mut long_first) = (Vec::new(), Vec::new(), vec![0u32]);
     // Local pieces by log2 of their row's width.
     let mut local: Vec<Vec<u32>> = vec![Vec::new(); groups.ilog2() as usize + 1];
@@ -239,7 +236,7 @@ pub(super) fn partition_blocks<T: Scalar>(a: &Csr<T>, block: usize, groups: usiz
         }
         cost += len + 1;
     }
-    close(&mut blocks, first, a.nrows());
+    close(&mut blocks, first, nrows);
     let n_pieces = pieces.len() / 4;
     let n_local_rows = local
         .iter()
@@ -281,22 +278,24 @@ pub(super) fn partition_blocks<T: Scalar>(a: &Csr<T>, block: usize, groups: usiz
 /// groups start only as the first wave's finish, paying a block's whole
 /// chain again for a few blocks. The cost grows until the blocks fit
 /// one wave (or reach [`BLOCK_COST`]).
-pub(super) fn partition_in_waves<T: Scalar>(
-    a: &Csr<T>,
+pub(super) fn partition_in_waves(
+    row_ptr: &[usize],
     tiles: usize,
     groups: usize,
     local: usize,
     sm_count: usize,
 ) -> Partition {
     let wave = wave(groups, sm_count);
-    let mut cost = block_cost(a.nnz() + a.nrows(), a.nrows(), tiles, groups, sm_count);
-    let mut partition = partition_blocks(a, cost, local);
+    let nrows = row_ptr.len() - 1;
+    let nnz = row_ptr[nrows];
+    let mut cost = block_cost(nnz + nrows, nrows, tiles, groups, sm_count);
+    let mut partition = partition_blocks(row_ptr, cost, local);
     let items = |p: &Partition| p.blocks.len() / 4 * tiles;
     while items(&partition) > wave && cost < BLOCK_COST {
         cost = (cost * items(&partition))
             .div_ceil(wave)
             .clamp(cost + 1, BLOCK_COST);
-        partition = partition_blocks(a, cost, local);
+        partition = partition_blocks(row_ptr, cost, local);
     }
     partition
 }
@@ -360,7 +359,7 @@ mod tests {
             n_local_rows,
             long_rows,
             long_first,
-        } = partition_blocks(&a, BLOCK_COST, 1);
+        } = partition_blocks(a.row_ptr(), BLOCK_COST, 1);
         assert_eq!(n_local_rows, 0);
         let blocks: Vec<[usize; 4]> = blocks
             .chunks(4)
@@ -404,7 +403,7 @@ mod tests {
         let piece_entries: usize = blocks[..n_pieces].iter().map(|b| b[3] - b[2]).sum();
         assert_eq!(piece_entries, long + 1 + 100_000);
         // A smaller budget cuts more rows, into even pieces of about its size.
-        let p = partition_blocks(&a, MIN_BLOCK_COST, 1);
+        let p = partition_blocks(a.row_ptr(), MIN_BLOCK_COST, 1);
         assert_eq!(p.long_rows, [2, 3, 7, 9]);
         for p in p.blocks[..4 * p.n_pieces].chunks(4) {
             let most = piece_len(lens[p[0] as usize], MIN_BLOCK_COST) as u32;
@@ -420,7 +419,7 @@ mod tests {
         let lens = [3, 17, 0, 40, 5, 65, 64, 33, 2, 1000, 20, 128, 129];
         let a = with_rows(&lens);
         let groups = 4;
-        let p = partition_blocks(&a, MIN_BLOCK_COST, groups);
+        let p = partition_blocks(a.row_ptr(), MIN_BLOCK_COST, groups);
         assert_eq!(p.long_rows, [9, 12]);
         assert_eq!(p.n_local_rows, 7);
         let blocks: Vec<[u32; 4]> = p
@@ -477,7 +476,7 @@ mod tests {
         }
         assert!(covered.iter().all(|&c| c == 1), "{covered:?}");
         // Without groups to share, the same rows are long rows.
-        let p = partition_blocks(&a, MIN_BLOCK_COST, 1);
+        let p = partition_blocks(a.row_ptr(), MIN_BLOCK_COST, 1);
         assert_eq!(p.n_local_rows, 0);
         assert_eq!(p.long_rows, [1, 3, 5, 6, 7, 9, 10, 11, 12]);
     }
@@ -510,19 +509,25 @@ mod tests {
         // cost 27 keeps a row a block (40 > 32); 43 takes two (20 blocks).
         let one_wave = with_rows(&[20; 40]);
         assert_eq!(block_cost(840, 40, 1, 1, 1), 27);
-        assert_eq!(partition_blocks(&one_wave, 27, 1).blocks.len() / 4, 40);
-        let p = partition_in_waves(&one_wave, 1, 1, 1, 1);
+        assert_eq!(
+            partition_blocks(one_wave.row_ptr(), 27, 1).blocks.len() / 4,
+            40
+        );
+        let p = partition_in_waves(one_wave.row_ptr(), 1, 1, 1, 1);
         assert_eq!(p.blocks.len() / 4, 20);
         assert!(p.blocks.chunks(4).all(|b| b[1] - b[0] == 2));
         // Two tiles count twice: 40 items of 20 blocks fit no wave below
         // cost 64, where blocks of three rows make 14 blocks, 28 items.
-        let p = partition_in_waves(&one_wave, 2, 1, 1, 1);
+        let p = partition_in_waves(one_wave.row_ptr(), 2, 1, 1, 1);
         assert_eq!(p.blocks.len() / 4, 14);
         // At the largest cost they stay past a wave: 200 rows of 10, five
         // a block, 40 blocks.
         let many = with_rows(&[10; 200]);
         assert_eq!(block_cost(2200, 200, 1, 1, 1), BLOCK_COST);
-        assert_eq!(partition_in_waves(&many, 1, 1, 1, 1).blocks.len() / 4, 40);
+        assert_eq!(
+            partition_in_waves(many.row_ptr(), 1, 1, 1, 1).blocks.len() / 4,
+            40
+        );
     }
 
     #[test]

@@ -4,9 +4,6 @@
 
 use cudarc::driver::CudaSlice;
 
-use crate::Scalar;
-use crate::format::Csr;
-
 /// Threads per block of the adaptive kernel (the others take
 /// [`Gpu::launch_threads`]'s).
 pub(super) const BLOCK: u32 = 256;
@@ -36,20 +33,21 @@ pub(super) fn adaptive_block_nnz(nnz: usize) -> u32 {
     (per_block.next_power_of_two() as u32).clamp(BLOCK, ADAPTIVE_NNZ)
 }
 
-/// Cuts `a`'s entries into the adaptive kernel's row blocks: consecutive
+/// Cuts the entries of a CSR with row offsets `row_ptr` into the adaptive
+/// kernel's row blocks: consecutive
 /// rows while they number at most `BLOCK` and hold at most `piece`
 /// entries together; a longer row in pieces of `piece` entries. Returns
 /// the `n_blocks + 1` bounds, each a row and its starting entry,
 /// flattened.
-pub(super) fn adaptive_row_blocks<T: Scalar>(a: &Csr<T>, piece: usize) -> Vec<u32> {
-    let row_ptr = a.row_ptr();
+pub(super) fn adaptive_row_blocks(row_ptr: &[usize], piece: usize) -> Vec<u32> {
+    let nrows = row_ptr.len() - 1;
     let mut bounds = vec![0u32, 0];
     let mut first = 0;
-    while first < a.nrows() {
+    while first < nrows {
         let mut last = first + 1;
-        if a.row_len(first) <= piece {
+        if row_ptr[first + 1] - row_ptr[first] <= piece {
             let limit = row_ptr[first] + piece;
-            while last < a.nrows() && last - first < BLOCK as usize && row_ptr[last + 1] <= limit {
+            while last < nrows && last - first < BLOCK as usize && row_ptr[last + 1] <= limit {
                 last += 1;
             }
         } else {

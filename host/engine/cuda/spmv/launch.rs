@@ -30,7 +30,9 @@ impl<T: Scalar> SpmvPlan<T> {
         assert_eq!(y.len(), self.n_rows as usize, "y.len() != A.nrows()");
         let (xp, yp) = (gpu.ptr(x), gpu.ptr_mut(y));
         // SAFETY (every launch below): the plan's matrix, uploaded from a
-        // checked host matrix of this shape (its arrays, indices in range),
+        // checked host matrix of this shape, or a `DevCsr` on the device,
+        // whose offsets were checked and whose indices its maker vouched
+        // for (`DevCsr::from_foreign`'s contract): its arrays, indices in range,
         // `x` of `A.ncols()` and `y` of `A.nrows()` values (checked above),
         // the plan's scratch sized for its matrix at `new`, and the
         // geometry each kernel documents: grid-stride threads (a row, a

@@ -34,6 +34,8 @@ mod balance;
 mod choice;
 mod launch;
 
+use std::sync::Arc;
+
 use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
 use gpu_kernels::args::SpmvCsrMergeArgs;
@@ -43,7 +45,7 @@ use super::Gpu;
 use super::matrix::{DevBsr, DevCoo, DevCsr, DevEll, DevEllColumns, DevSell, index};
 use crate::Scalar;
 use crate::error::{Error, Result};
-use crate::format::{Bsr, Coo, Csr, Ell, Hyb, Sell};
+use crate::format::{Bsr, Coo, Csr, Ell, Hyb, RowStats, Sell};
 use balance::{AdaptiveBlocks, MergeCarry, adaptive_block_nnz, adaptive_row_blocks, merge_items};
 use choice::choose;
 use choice::vector_lanes;
@@ -118,7 +120,9 @@ parse_by_name!(SpmvKernel, "SpMV kernel");
 
 /// A on the device, in the format its kernel reads.
 enum DevMatrix<T> {
-    Csr(DevCsr<T>),
+    /// Shared with the matrix a plan [`on_device`](SpmvPlan::on_device)
+    /// was made over.
+    Csr(Arc<DevCsr<T>>),
     Coo(DevCoo<T>),
     Ell(DevEll<T>),
     Hyb(DevEll<T>, DevCoo<T>),
@@ -148,50 +152,90 @@ impl<T: Scalar> SpmvPlan<T> {
     /// on the host first. `Auto` is resolved by `choose`; where it picks
     /// ELL and the slots do not fit, csr-adaptive runs on the CSR instead.
     pub fn new<S: Semiring<Value = T>>(gpu: &Gpu, a: &Csr<T>, kernel: SpmvKernel) -> Result<Self> {
-        let stats = a.row_stats();
+        match kernel {
+            SpmvKernel::Coo => Self::from_coo::<S>(gpu, &a.to_coo()),
+            SpmvKernel::Hyb => Self::from_hyb(gpu, &Hyb::from_csr(a)),
+            SpmvKernel::Sell => Self::from_sell(gpu, &Sell::from_csr(a, SELL_C, SELL_SIGMA)?),
+            SpmvKernel::Bsr => Self::from_bsr(gpu, &Bsr::from_csr(a, BSR_BLOCK)?),
+            // The upload checks that the entries fit the kernels' `u32`.
+            _ => {
+                let dev = Arc::new(DevCsr::upload(gpu, a)?);
+                Self::on_csr(gpu, dev, a.row_ptr(), || a.bandwidth(), kernel)
+            }
+        }
+    }
+
+    /// A plan over `a`, already on the device and shared with its owner
+    /// (a matrix CuPy handed over, or a product kept there): only its row
+    /// offsets come to the host, to choose the kernel and cut its work.
+    /// The kernels that read CSR (and ELL, made on the device) run so;
+    /// those of the formats converted on the host are
+    /// [`Error::Unavailable`]. ELL here never takes the near-diagonal
+    /// 16-bit columns: telling them apart would read every column index.
+    pub fn on_device(gpu: &Gpu, a: Arc<DevCsr<T>>, kernel: SpmvKernel) -> Result<Self> {
+        if matches!(
+            kernel,
+            SpmvKernel::Coo | SpmvKernel::Hyb | SpmvKernel::Sell | SpmvKernel::Bsr
+        ) {
+            return Err(Error::Unavailable {
+                engine: "cuda",
+                reason: format!(
+                    "SpMV kernel {} converts the matrix on the host; a matrix kept on the \
+                     device runs the CSR and ELL kernels (or auto)",
+                    kernel.name()
+                ),
+            });
+        }
+        let row_ptr = a.row_offsets(gpu)?;
+        Self::on_csr(gpu, a, &row_ptr, || usize::MAX, kernel)
+    }
+
+    /// The plan of a kernel that reads CSR or ELL over `csr`, whose row
+    /// offsets are `row_ptr` and whose farthest entry from the diagonal is
+    /// at most `bandwidth()` (asked only for ELL).
+    fn on_csr(
+        gpu: &Gpu,
+        csr: Arc<DevCsr<T>>,
+        row_ptr: &[usize],
+        bandwidth: impl FnOnce() -> usize,
+        kernel: SpmvKernel,
+    ) -> Result<Self> {
+        let stats = RowStats::of_offsets(row_ptr);
+        let nnz = csr.nnz as usize;
+        let n_cols = csr.n_cols as usize;
         let auto = kernel == SpmvKernel::Auto;
         let (kernel, lanes) = match kernel {
-            SpmvKernel::Auto => choose(&stats, a.nnz()),
+            SpmvKernel::Auto => choose(&stats, nnz),
             SpmvKernel::CsrVector => (SpmvKernel::CsrVector, vector_lanes(stats.mean)),
             k => (k, 1),
         };
         match kernel {
-            SpmvKernel::Auto | SpmvKernel::CsrScalar | SpmvKernel::CsrVector => Self::with(
-                kernel,
-                lanes,
-                a.ncols(),
-                DevMatrix::Csr(DevCsr::upload(gpu, a)?),
-            ),
-            SpmvKernel::CsrMerge => Self::merge(gpu, a, stats.max),
-            // First: the upload checks that the entries fit the bounds' `u32`.
-            SpmvKernel::CsrAdaptive => Self::adaptive(gpu, a, DevCsr::upload(gpu, a)?),
-            SpmvKernel::Coo => Self::from_coo::<S>(gpu, &a.to_coo()),
+            SpmvKernel::CsrMerge => Self::merge(gpu, csr, row_ptr, stats.max),
+            SpmvKernel::CsrAdaptive => Self::adaptive(gpu, row_ptr, csr),
             SpmvKernel::Ell => {
                 // Tried ELL built on the host, its padding uploaded: the cold
                 // call took 2–3× as long, 10–20 ms of it a serial `Csr::bandwidth`.
-                let csr = DevCsr::upload(gpu, a)?;
-                // SAFETY: `stats.max` is `a`'s longest row, and
-                // `Csr::bandwidth` its farthest entry from the diagonal.
-                match unsafe { DevEll::from_dev_csr(gpu, &csr, stats.max, a.bandwidth()) } {
-                    Ok(ell) => Self::with(SpmvKernel::Ell, 1, a.ncols(), DevMatrix::Ell(ell)),
+                // SAFETY: `stats.max` is the longest row of `csr` (whose
+                // offsets `row_ptr` are), and `bandwidth` at least its
+                // farthest entry from the diagonal (the caller's word).
+                match unsafe { DevEll::from_dev_csr(gpu, &csr, stats.max, bandwidth()) } {
+                    Ok(ell) => Self::with(SpmvKernel::Ell, 1, n_cols, DevMatrix::Ell(ell)),
                     // `auto` took ELL for speed; where its slots do not fit
                     // beside the CSR, the kernel it takes for other large
                     // matrices runs instead.
-                    Err(Error::TooLarge(_)) if auto => Self::adaptive(gpu, a, csr),
+                    Err(Error::TooLarge(_)) if auto => Self::adaptive(gpu, row_ptr, csr),
                     Err(e) => Err(e),
                 }
             }
-            SpmvKernel::Hyb => Self::from_hyb(gpu, &Hyb::from_csr(a)),
-            SpmvKernel::Sell => Self::from_sell(gpu, &Sell::from_csr(a, SELL_C, SELL_SIGMA)?),
-            SpmvKernel::Bsr => Self::from_bsr(gpu, &Bsr::from_csr(a, BSR_BLOCK)?),
+            _ => Self::with(kernel, lanes, n_cols, DevMatrix::Csr(csr)),
         }
     }
 
-    /// The adaptive kernel's plan over `m` (`a` on the device): its row
-    /// blocks found on the host.
-    fn adaptive(gpu: &Gpu, a: &Csr<T>, m: DevCsr<T>) -> Result<Self> {
-        let block_nnz = adaptive_block_nnz(a.nnz());
-        let bounds = adaptive_row_blocks(a, block_nnz as usize);
+    /// The adaptive kernel's plan over `m` (on the device, its row offsets
+    /// `row_ptr`): its row blocks found on the host.
+    fn adaptive(gpu: &Gpu, row_ptr: &[usize], m: Arc<DevCsr<T>>) -> Result<Self> {
+        let block_nnz = adaptive_block_nnz(m.nnz as usize);
+        let bounds = adaptive_row_blocks(row_ptr, block_nnz as usize);
         let n_blocks = bounds.len() / 2 - 1;
         let blocks = AdaptiveBlocks {
             block_nnz,
@@ -199,8 +243,8 @@ impl<T: Scalar> SpmvPlan<T> {
             partial: gpu.zeros::<T>(n_blocks)?,
             done: gpu.zeros::<u32>(n_blocks)?,
         };
-        let matrix = DevMatrix::Csr(m);
-        let mut plan = Self::with(SpmvKernel::CsrAdaptive, 1, a.ncols(), matrix)?;
+        let n_cols = m.n_cols as usize;
+        let mut plan = Self::with(SpmvKernel::CsrAdaptive, 1, n_cols, DevMatrix::Csr(m))?;
         plan.adaptive = Some(blocks);
         Ok(plan)
     }
@@ -225,14 +269,12 @@ impl<T: Scalar> SpmvPlan<T> {
         })
     }
 
-    fn merge(gpu: &Gpu, a: &Csr<T>, max_row: usize) -> Result<Self> {
-        let m = DevCsr::upload(gpu, a)?;
+    fn merge(gpu: &Gpu, m: Arc<DevCsr<T>>, row_ptr: &[usize], max_row: usize) -> Result<Self> {
         let items_per_part = merge_items(m.n_rows, m.nnz, max_row, gpu.sm_count());
         let parts = SpmvCsrMergeArgs::<()>::parts(m.n_rows, m.nnz, items_per_part)
             .expect("merge_items gives a multiple of 32")
             .max(1);
         // Each part's first row, found once here rather than by every run.
-        let row_ptr = a.row_ptr();
         let part_rows: Vec<u32> = (0..=u64::from(parts))
             .map(|p| {
                 let diagonal = p * u64::from(items_per_part);
@@ -248,7 +290,8 @@ impl<T: Scalar> SpmvPlan<T> {
             sums: gpu.zeros::<T>(parts as usize)?,
             part_rows: gpu.upload(&part_rows)?,
         };
-        let mut plan = Self::with(SpmvKernel::CsrMerge, 1, a.ncols(), DevMatrix::Csr(m))?;
+        let n_cols = m.n_cols as usize;
+        let mut plan = Self::with(SpmvKernel::CsrMerge, 1, n_cols, DevMatrix::Csr(m))?;
         plan.carry = Some(carry);
         Ok(plan)
     }
@@ -382,7 +425,7 @@ pub(crate) mod tests {
         let a = with_rows(&lens);
         let row_ptr = a.row_ptr();
         for piece in [ADAPTIVE_NNZ as usize, BLOCK as usize] {
-            let flat = adaptive_row_blocks(&a, piece);
+            let flat = adaptive_row_blocks(a.row_ptr(), piece);
             let bounds: Vec<(usize, usize)> = flat
                 .chunks(2)
                 .map(|b| (b[0] as usize, b[1] as usize))
