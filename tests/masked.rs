@@ -242,7 +242,7 @@ fn shapes_that_do_not_fit_are_mismatches() {
     let cuda = ops::spgemm_masked::<spmx::PlusTimes<f64>, bool>(
         &a,
         &a.transpose(),
-        Mask::structural(&Csr::<bool>::empty(2, 2)),
+        Mask::complement(&Csr::<bool>::empty(2, 2)),
         Engine::Cuda,
     );
     assert!(matches!(cuda, Err(Error::Unavailable { .. })), "{cuda:?}");

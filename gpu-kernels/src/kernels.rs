@@ -29,11 +29,13 @@
 use crate::args::KernelArgs;
 #[cfg(target_arch = "nvptx64")]
 use crate::args::{
-    SpgemmGiantNumericArgs, SpgemmGiantSymbolicArgs, SpgemmNumericArgs, SpgemmReplayArgs,
-    SpgemmStageArgs, SpgemmSymbolicArgs, SpgemmUnstageArgs, SpmmBlockArgs, SpmmCsrThreadArgs,
-    SpmmFixupArgs, SpmvBsrArgs, SpmvCooArgs, SpmvCsrAdaptiveArgs, SpmvCsrArgs, SpmvCsrMergeArgs,
-    SpmvEllArgs, SpmvEllNearArgs, SpmvSellArgs,
+    SpgemmGiantNumericArgs, SpgemmGiantSymbolicArgs, SpgemmMaskedDotArgs, SpgemmNumericArgs,
+    SpgemmReplayArgs, SpgemmStageArgs, SpgemmSymbolicArgs, SpgemmUnstageArgs, SpmmBlockArgs,
+    SpmmCsrThreadArgs, SpmmFixupArgs, SpmvBsrArgs, SpmvCooArgs, SpmvCsrAdaptiveArgs, SpmvCsrArgs,
+    SpmvCsrMaskedArgs, SpmvCsrMergeArgs, SpmvEllArgs, SpmvEllNearArgs, SpmvSellArgs,
 };
+#[cfg(target_arch = "nvptx64")]
+use crate::masked::{spgemm_masked_dot, spmv_csr_masked};
 use crate::semiring::Semiring;
 #[cfg(target_arch = "nvptx64")]
 use crate::spgemm::{
@@ -442,6 +444,8 @@ crate::for_each_semiring!(stamp_kernels! {
         spgemm_giant_columns_numeric(SpgemmGiantNumericArgs) = spgemm_giant_columns,
         spgemm_giant_rows_symbolic(SpgemmGiantSymbolicArgs) = spgemm_giant_rows,
         spgemm_giant_rows_numeric(SpgemmGiantNumericArgs) = spgemm_giant_rows,
+        spgemm_masked_dot(SpgemmMaskedDotArgs),
+        spmv_csr_masked(SpmvCsrMaskedArgs),
     ]
 });
 

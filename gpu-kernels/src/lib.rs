@@ -17,6 +17,7 @@
 //! | `spmv/`      | nvptx64    | SpMV kernel bodies, a module per format and strategy: CSR (scalar, vector, merge path, adaptive), COO, ELL, SELL, BSR |
 //! | `spgemm/`    | nvptx64    | SpGEMM: classification and binning, prefix sums, a module per row class, giant rows through Bᵀ, the plan's replay; its `mod.rs` maps host steps to entry points |
 //! | `spmm/`      | nvptx64    | SpMM kernel bodies: CSR × dense, block kernels (row-major) with their fix-up, and thread per row (any layout) |
+//! | `masked`     | nvptx64    | masked products: SpGEMM a dot product an entry of the mask, SpMV a thread a row |
 //!
 //! `GUIDE.md` (beside `Cargo.toml`) shows how to write a kernel or add a
 //! semiring and run it on the GPU.
@@ -47,6 +48,8 @@ pub mod semiring;
 
 #[cfg(target_arch = "nvptx64")]
 pub mod device;
+#[cfg(target_arch = "nvptx64")]
+pub mod masked;
 #[cfg(target_arch = "nvptx64")]
 pub mod spgemm;
 #[cfg(target_arch = "nvptx64")]

@@ -101,7 +101,7 @@ impl Engine {
     /// error naming the reason when the requested engine cannot run it here.
     pub fn resolve(self, op: Op) -> Result<Engine> {
         match self {
-            Engine::Auto => Ok(if op.on_cuda() && cuda_ready().is_ok() {
+            Engine::Auto => Ok(if op.auto_on_cuda() && cuda_ready().is_ok() {
                 Engine::Cuda
             } else {
                 Engine::Cpu
@@ -172,6 +172,8 @@ pub enum Op {
     MaskedAssign,
     /// Shortest paths from chosen sources ([`crate::app::sssp()`]).
     Sssp,
+    /// Breadth-first search ([`crate::app::bfs()`]).
+    Bfs,
 }
 
 impl Op {
@@ -187,12 +189,25 @@ impl Op {
             Op::MaskedSpmv => "masked SpMV",
             Op::MaskedAssign => "masked assignment",
             Op::Sssp => "SSSP",
+            Op::Bfs => "BFS",
         }
+    }
+
+    /// Whether `auto` runs this operation on the GPU where there is one:
+    /// what the cuda engine has but the masked products, whose GPU kernels
+    /// are one-shot calls that move their operands each time (a graph
+    /// algorithm's step would pay that at every step): ask for those by
+    /// name.
+    pub fn auto_on_cuda(self) -> bool {
+        self.on_cuda() && !matches!(self, Op::MaskedSpgemm | Op::MaskedSpmv)
     }
 
     /// Whether the cuda engine implements this operation.
     pub fn on_cuda(self) -> bool {
-        matches!(self, Op::Spmv | Op::Spmm | Op::Spgemm)
+        matches!(
+            self,
+            Op::Spmv | Op::Spmm | Op::Spgemm | Op::MaskedSpgemm | Op::MaskedSpmv
+        )
     }
 }
 

@@ -8,9 +8,12 @@
 //! algorithms are written (triangles: `L·L⟨L⟩`; BFS: `q⟨¬visited⟩ = Aᵀ q`),
 //! and what cuSPARSE does not have.
 //!
-//! Engines: serial and cpu, with the same bits, which are the unmasked
-//! product's where the mask allows; the cuda engine has no masked kernels
-//! yet ([`Error::Unavailable`](crate::Error), and `Auto` picks cpu).
+//! Engines: serial, cpu and cuda, with the same bits, which are the
+//! unmasked product's where the mask allows. The cuda engine's kernels
+//! (`engine::cuda::masked`) are one-shot calls that move their operands
+//! each time, and take a structural mask only (a complemented one is
+//! [`Error::Unavailable`](crate::Error)): `Auto` runs the cpu engine
+//! ([`Op::auto_on_cuda`]); ask for cuda by name.
 //!
 //! ```
 //! use spmx::{Csr, Engine, PlusTimes, ops};
@@ -28,6 +31,8 @@
 pub use crate::engine::shared::masked::{Mask, VectorMask};
 
 use super::domain;
+#[cfg(feature = "gpu")]
+use crate::engine::cuda::Gpu;
 use crate::engine::shared::masked::{
     assign_row, mask_fits, spgemm_masked_one_thread, spmv_masked_rows,
 };
@@ -54,8 +59,12 @@ where
     shapes_agree(a, b)?;
     mask_fits("spgemm_masked", (a.nrows(), b.ncols()), mask.pattern)?;
     domain::check_operands::<S>(a, b)?;
-    Ok(match engine.resolve(Op::MaskedSpgemm)? {
+    Ok(match engine.resolve_for::<S>(Op::MaskedSpgemm)? {
         Engine::Serial => spgemm_masked_one_thread::<S, M>(a, b, mask),
+        #[cfg(feature = "gpu")]
+        Engine::Cuda => {
+            crate::engine::cuda::masked::spgemm_masked::<S, M>(Gpu::get()?, a, b, mask)?
+        }
         _ => cpu::masked::spgemm_masked::<S, M>(a, b, mask),
     })
 }
@@ -117,8 +126,12 @@ where
         }
     }
     domain::check_csr::<S>("A", a)?;
-    match engine.resolve(Op::MaskedSpmv)? {
+    match engine.resolve_for::<S>(Op::MaskedSpmv)? {
         Engine::Serial => spmv_masked_rows::<S>(a, x, 0..a.nrows(), y, mask, replace),
+        #[cfg(feature = "gpu")]
+        Engine::Cuda => {
+            crate::engine::cuda::masked::spmv_masked::<S>(Gpu::get()?, a, x, y, mask, replace)?
+        }
         _ => cpu::masked::spmv_masked::<S>(a, x, y, mask, replace),
     }
     Ok(())

@@ -42,8 +42,10 @@
 //! | [`TransposeArgs`]    | `transpose_1`, `transpose_4`, `transpose_8` (utility) | 24 |
 //! | [`CsrToEllArgs`]     | `csr_to_ell_1`, `_4`, `_8`, `csr_to_ell_near_1`, `_4`, `_8` (utility) | 48 |
 //! | [`ScanArgs`]         | `scan_tiles`, `scan_tile_sums`, `scan_add` (utility) | 32 |
+//! | [`SpgemmMaskedDotArgs`] | `spgemm_masked_dot`                    | 88    |
+//! | [`SpmvCsrMaskedArgs`] | `spmv_csr_masked`                       | 64    |
 //!
-//! The structs live by operation, as the kernels do: [`spmv`], [`spmm`],
+//! The structs live by operation, as the kernels do: [`spmv`], [`spmm`], [`masked`],
 //! [`spgemm`] (its row classes, a struct per phase ([`SpgemmPhase`]), replay, long and giant rows, scan), and
 //! [`util`] (the utility kernels': spin, narrowing, comparison, transposes,
 //! CSR to ELL). Each is re-exported here, so `crate::args::Name` names
@@ -169,11 +171,13 @@ macro_rules! kernel_args {
     )*};
 }
 
+pub mod masked;
 pub mod spgemm;
 pub mod spmm;
 pub mod spmv;
 pub mod util;
 
+pub use masked::*;
 pub use spgemm::*;
 pub use spmm::*;
 pub use spmv::*;

@@ -12,6 +12,7 @@
 //! | [`ptx`]     | the embedded PTX and its table of entry points            |
 
 pub mod context;
+pub mod masked;
 pub mod matrix;
 pub mod ptx;
 pub mod spgemm;

@@ -1,0 +1,66 @@
+//! The masked products' argument structs (`spgemm_masked_dot`,
+//! `spmv_csr_masked`).
+
+use super::{DevPtr, DevPtrMut};
+
+kernel_args! {
+    SpgemmMaskedDotArgs = 88;
+    SpmvCsrMaskedArgs = 64;
+}
+
+/// `C⟨M⟩ = A ⊗ B` for a structural mask M, entry by entry of M: for its
+/// entry `e` at `(i, j)`, the columns of A's row `i` and of Bᵀ's row `j`
+/// (B's column `j`, as CSR of Bᵀ) merged; where they meet at `k`,
+/// `A(i, k) ⊗ B(k, j)`, summed in `k` order from the first product into
+/// `values[e]`, and `formed[e]` set to 1 (0 where they never meet: C has
+/// no entry there, and `values[e]` is the semiring's zero). The host
+/// keeps the formed entries, in M's order.
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpgemmMaskedDotArgs<T> {
+    /// A's `n_rows + 1` offsets, column indices (sorted in a row), values.
+    pub a_row_ptr: DevPtr<u32>,
+    pub a_col_idx: DevPtr<u32>,
+    pub a_values: DevPtr<T>,
+    /// Bᵀ's (rows: B's columns) offsets, column indices (sorted), values.
+    pub bt_row_ptr: DevPtr<u32>,
+    pub bt_col_idx: DevPtr<u32>,
+    pub bt_values: DevPtr<T>,
+    /// The row and the column of each of M's `mask_nnz` entries.
+    pub mask_rows: DevPtr<u32>,
+    pub mask_cols: DevPtr<u32>,
+    /// A value and a flag for each entry of M.
+    pub values: DevPtrMut<T>,
+    pub formed: DevPtrMut<u32>,
+    pub mask_nnz: u32,
+    /// Always 0 (keeps the struct free of padding).
+    pub _pad: u32,
+}
+
+/// `y⟨m⟩ = A ⊗ x` over CSR, a thread a row: row `i` is computed (as
+/// `spmv_csr_scalar` computes it: in row order from the semiring zero)
+/// where `allowed[i]` differs from `complement`; elsewhere `y[i]` is kept,
+/// or (`replace` 1) set to the semiring's zero.
+#[repr(C)]
+#[derive(Debug)]
+pub struct SpmvCsrMaskedArgs<T> {
+    /// `n_rows + 1` offsets into `col_idx` and `values`.
+    pub row_ptr: DevPtr<u32>,
+    /// Column of each stored entry.
+    pub col_idx: DevPtr<u32>,
+    /// Value of each stored entry.
+    pub values: DevPtr<T>,
+    /// The dense input vector.
+    pub x: DevPtr<T>,
+    /// The dense output vector, `n_rows` entries, read where kept.
+    pub y: DevPtrMut<T>,
+    /// A flag a row (a `bool`: one byte, 0 or 1).
+    pub allowed: DevPtr<bool>,
+    pub n_rows: u32,
+    /// 1: the mask allows the rows `allowed` says false.
+    pub complement: u32,
+    /// 1: rows the mask rules out are set to the semiring's zero.
+    pub replace: u32,
+    /// Always 0 (keeps the struct free of padding).
+    pub _pad: u32,
+}

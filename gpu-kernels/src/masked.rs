@@ -1,0 +1,108 @@
+//! Masked products (GraphBLAS's `C⟨M⟩ = A ⊗ B` and `y⟨m⟩ = A ⊗ x`), the
+//! entries the mask rules out never computed: SpGEMM as a dot product an
+//! entry of M (`spgemm_masked_dot`: A's row merged with Bᵀ's row, the
+//! method GraphBLAS calls dot3, which pays where M is sparser than A·B,
+//! as in triangle counting's `L·L⟨L⟩`), and SpMV a thread a row
+//! (`spmv_csr_masked`). Each sums in the order the CPU engines do, so the
+//! bits are theirs.
+
+use crate::args::{SpgemmMaskedDotArgs, SpmvCsrMaskedArgs};
+use crate::device::thread::grid_stride;
+use crate::semiring::Semiring;
+
+/// `C⟨M⟩ = A ⊗ B`, a thread an entry of M (grid-stride): the two sorted
+/// column lists merged, the products where they meet summed in column
+/// order, the first product taken as it is (as the CPU's masked rows
+/// take it; `0 + -0` would lose the sign).
+///
+/// Launch: 1D, any block size, any grid. Every `values[e]` and
+/// `formed[e]` is written.
+///
+/// # Safety
+/// `a` describes valid CSRs of A and Bᵀ in device memory (offsets
+/// non-decreasing, a row's columns increasing), each mask entry's row a
+/// row of A and its column a row of Bᵀ, and `values`, `formed` of
+/// `mask_nnz` elements.
+#[inline(always)]
+pub unsafe fn spgemm_masked_dot<S: Semiring>(a: SpgemmMaskedDotArgs<S::Value>) {
+    let (a_ptr, a_col, a_val) = (
+        a.a_row_ptr.as_ptr(),
+        a.a_col_idx.as_ptr(),
+        a.a_values.as_ptr(),
+    );
+    let (b_ptr, b_col, b_val) = (
+        a.bt_row_ptr.as_ptr(),
+        a.bt_col_idx.as_ptr(),
+        a.bt_values.as_ptr(),
+    );
+    let (rows, cols) = (a.mask_rows.as_ptr(), a.mask_cols.as_ptr());
+    let (values, formed) = (a.values.as_mut_ptr(), a.formed.as_mut_ptr());
+    for e in grid_stride(a.mask_nnz) {
+        let e = e as usize;
+        // SAFETY: the caller's contract: every index is in bounds.
+        unsafe {
+            let (i, j) = (*rows.add(e) as usize, *cols.add(e) as usize);
+            let (mut p, p_end) = (*a_ptr.add(i), *a_ptr.add(i + 1));
+            let (mut q, q_end) = (*b_ptr.add(j), *b_ptr.add(j + 1));
+            let mut acc = S::zero();
+            let mut any = false;
+            while p < p_end && q < q_end {
+                let (ka, kb) = (*a_col.add(p as usize), *b_col.add(q as usize));
+                if ka < kb {
+                    p += 1;
+                } else if kb < ka {
+                    q += 1;
+                } else {
+                    let product = S::mul(*a_val.add(p as usize), *b_val.add(q as usize));
+                    acc = if any { S::add(acc, product) } else { product };
+                    any = true;
+                    p += 1;
+                    q += 1;
+                }
+            }
+            *values.add(e) = acc;
+            *formed.add(e) = u32::from(any);
+        }
+    }
+}
+
+/// `y⟨m⟩ = A ⊗ x`, a thread a row (grid-stride): an allowed row summed in
+/// row order from the semiring zero, as `spmv_csr_scalar` and the CPU
+/// engines sum it.
+///
+/// Launch: 1D, any block size, any grid.
+///
+/// # Safety
+/// `a` describes a valid CSR matrix, `x` of its column count, `y` and
+/// `allowed` of its row count, in device memory.
+#[inline(always)]
+pub unsafe fn spmv_csr_masked<S: Semiring>(a: SpmvCsrMaskedArgs<S::Value>) {
+    let (row_ptr, col_idx, values, x, y, allowed) = (
+        a.row_ptr.as_ptr(),
+        a.col_idx.as_ptr(),
+        a.values.as_ptr(),
+        a.x.as_ptr(),
+        a.y.as_mut_ptr(),
+        a.allowed.as_ptr(),
+    );
+    let complement = a.complement != 0;
+    for row in grid_stride(a.n_rows) {
+        let row = row as usize;
+        // SAFETY: the caller's contract: every index is in bounds.
+        unsafe {
+            if *allowed.add(row) != complement {
+                let (start, end) = (*row_ptr.add(row) as usize, *row_ptr.add(row + 1) as usize);
+                let mut acc = S::zero();
+                for k in start..end {
+                    acc = S::add(
+                        acc,
+                        S::mul(*values.add(k), *x.add(*col_idx.add(k) as usize)),
+                    );
+                }
+                *y.add(row) = acc;
+            } else if a.replace != 0 {
+                *y.add(row) = S::zero();
+            }
+        }
+    }
+}
