@@ -18,23 +18,6 @@ use spmx::{Csr, Engine, Error, Scalar, Semiring, generate};
 
 const ENGINES: [Engine; 3] = [Engine::Serial, Engine::Cpu, Engine::Auto];
 
-/// `c` without the entries `mask` rules out: the plain meaning of a mask.
-fn keep_allowed<T: Scalar, M: Scalar>(c: &Csr<T>, mask: &Csr<M>, complement: bool) -> Csr<T> {
-    let mut row_ptr = vec![0];
-    let (mut cols, mut vals) = (vec![], vec![]);
-    for i in 0..c.nrows() {
-        let (cc, cv) = c.row(i);
-        for (&j, &v) in cc.iter().zip(cv) {
-            if mask.get(i, j as usize).is_some() != complement {
-                cols.push(j);
-                vals.push(v);
-            }
-        }
-        row_ptr.push(cols.len());
-    }
-    Csr::try_new(c.nrows(), c.ncols(), row_ptr, cols, vals).unwrap()
-}
-
 /// GraphBLAS's `C⟨M⟩ = T` written out entry by entry over a dense grid.
 fn assign_reference<T: Scalar, M: Scalar>(
     c: &Csr<T>,
@@ -71,7 +54,7 @@ where
 {
     let full = reference::spgemm::<S>(a, b);
     for complement in [false, true] {
-        let want = keep_allowed(&full, mask, complement);
+        let want = reference::keep_allowed(&full, mask, complement);
         let m = Mask {
             pattern: mask,
             complement,

@@ -23,8 +23,11 @@ mod common;
 use common::{TestScalar, arb_csr_shaped, assert_identical, reference};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use spmx::engine::mpi::{DistCsr, DistDense, Fetch, HaloCsr, Ranks, RowPartition, spgemm};
+use spmx::engine::mpi::{
+    DistCsr, DistDense, Fetch, HaloCsr, Ranks, RowPartition, spgemm, spgemm_masked,
+};
 use spmx::format::{Csr, Dense};
+use spmx::ops::VectorMask;
 use spmx::{Engine, Error, OrAnd, PlusTimes, Scalar, Semiring};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -361,11 +364,19 @@ where
                 assert_eq!(whole, a, "{what}: gather");
             }
             let want = reference::spgemm::<S>(&a, &b);
+            let mask = draw(runner, arb_csr_shaped::<bool>(m, n));
+            let dmask = DistCsr::scatter(ranks, root.then_some((&mask, &a_rows))).unwrap();
             for fetch in [Fetch::Rows, Fetch::Replicate, Fetch::Auto] {
                 let c = spgemm::<S>(ranks, &da, &db, fetch).unwrap();
                 assert_eq!(c.rows(), &a_rows, "{what}: C is split like A");
                 if let Some(c) = c.gather(ranks).unwrap() {
                     assert_identical(&c, &want);
+                }
+                for complement in [false, true] {
+                    let c = spgemm_masked::<S, bool>(ranks, &da, &db, &dmask, complement, fetch);
+                    if let Some(c) = c.unwrap().gather(ranks).unwrap() {
+                        assert_identical(&c, &reference::keep_allowed(&want, &mask, complement));
+                    }
                 }
             }
             dense_products::<S>(ranks, runner, &a, &da, &what);
@@ -408,13 +419,43 @@ fn dense_products<S: Semiring>(
             } else {
                 reference::spmm::<S>(a, &x).as_slice().to_vec()
             };
+            let bits = |v: &[S::Value]| v.iter().map(|x| x.bits()).collect::<Vec<_>>();
             if let Some(got) = got.gather(ranks).unwrap() {
-                let bits = |v: &[S::Value]| v.iter().map(|x| x.bits()).collect::<Vec<_>>();
                 assert_eq!(
                     bits(got.as_slice()),
                     bits(&want),
                     "{what}: A ⊗ x, width {width}"
                 );
+            }
+            if width == 1 {
+                // y⟨m⟩ = A ⊗ x over y = 1, 2, 3, …: every third row ruled
+                // out, kept or (replace) set to the zero.
+                let rows = da.rows().range(ranks.rank());
+                let allowed: Vec<bool> = rows.clone().map(|i| i % 3 != 0).collect();
+                let before: Vec<S::Value> = (0..a.nrows())
+                    .map(|i| common::in_domain::<S>(S::Value::from_f64(i as f64 + 1.0)))
+                    .collect();
+                let y = Dense::try_new(rows.len(), 1, before[rows].to_vec()).unwrap();
+                let y = DistDense::from_local(da.rows().clone(), y);
+                for (complement, replace) in [(false, false), (true, true)] {
+                    let mask = VectorMask {
+                        allowed: &allowed,
+                        complement,
+                    };
+                    let got = plan
+                        .spmv_masked::<S>(ranks, &dx, &y, mask, replace)
+                        .unwrap();
+                    let want: Vec<S::Value> = (0..a.nrows())
+                        .map(|i| match ((i % 3 != 0) != complement, replace) {
+                            (true, _) => want[i],
+                            (false, true) => S::zero(),
+                            (false, false) => before[i],
+                        })
+                        .collect();
+                    if let Some(got) = got.gather(ranks).unwrap() {
+                        assert_eq!(bits(got.as_slice()), bits(&want), "{what}: y⟨m⟩ = A ⊗ x");
+                    }
+                }
             }
         }
     }

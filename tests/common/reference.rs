@@ -57,6 +57,23 @@ where
     Dense::try_new(m, k, c).unwrap()
 }
 
+/// `c` without the entries `mask` rules out: the plain meaning of a mask.
+pub fn keep_allowed<T: Scalar, M: Scalar>(c: &Csr<T>, mask: &Csr<M>, complement: bool) -> Csr<T> {
+    let mut row_ptr = vec![0];
+    let (mut cols, mut vals) = (vec![], vec![]);
+    for i in 0..c.nrows() {
+        let (cc, cv) = c.row(i);
+        for (&j, &v) in cc.iter().zip(cv) {
+            if mask.get(i, j as usize).is_some() != complement {
+                cols.push(j);
+                vals.push(v);
+            }
+        }
+        row_ptr.push(cols.len());
+    }
+    Csr::try_new(c.nrows(), c.ncols(), row_ptr, cols, vals).unwrap()
+}
+
 /// C = A ⊗ B, each row of C summed in a `BTreeMap` by column; an entry
 /// exists wherever some product does, even if its value is the zero.
 pub fn spgemm<S: Semiring>(a: &Csr<S::Value>, b: &Csr<S::Value>) -> Csr<S::Value>

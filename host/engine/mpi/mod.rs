@@ -27,7 +27,7 @@ pub mod multiply;
 
 pub use halo::Halo;
 pub use matrix::{DistCsr, DistDense, RowPartition};
-pub use multiply::{Fetch, HaloCsr, spgemm};
+pub use multiply::{Fetch, HaloCsr, spgemm, spgemm_masked};
 
 use crate::engine::Engine;
 use crate::error::{Error, Result};

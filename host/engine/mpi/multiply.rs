@@ -10,6 +10,10 @@
 //!   all of B at once ([`Fetch::Replicate`]); one rank multiplies its own
 //!   A and B as they are. C stays split like A, so a
 //!   chain of products (APSP's squarings) never gathers between steps.
+//! - Masked products: [`spgemm_masked`] fetches B as [`spgemm`] does,
+//!   with the mask split like A (each rank masks its own rows of C), and
+//!   [`HaloCsr::spmv_masked`] moves x as [`HaloCsr::spmv`] does, y and its
+//!   mask split like A.
 //!
 //! As `ops` does for whole matrices, each refuses an input value outside
 //! the semiring's domain (max-times: values ≥ 0), naming its global place,
@@ -19,7 +23,7 @@ use super::{DistCsr, DistDense, Halo, Ranks, RowPartition};
 use crate::engine::Op;
 use crate::error::{Error, Result};
 use crate::format::{Csr, Dense};
-use crate::ops::{dispatch, domain, spgemm_blocks};
+use crate::ops::{self, Mask, VectorMask, dispatch, domain, spgemm_blocks};
 use crate::scalar::Scalar;
 use gpu_kernels::Semiring;
 
@@ -134,6 +138,40 @@ impl<T: Scalar> HaloCsr<T> {
         Ok(DistDense::from_local(self.rows.clone(), c))
     }
 
+    /// `y⟨m⟩ = A ⊗ x` over `S` ([`ops::spmv_masked`]): x split like the
+    /// plan's operand, `y` split like A and this rank's rows of the mask
+    /// in `allowed`; the allowed rows computed, the others kept from `y`
+    /// or (`replace`) set to the semiring's zero. Collective.
+    pub fn spmv_masked<S: Semiring<Value = T>>(
+        &self,
+        ranks: &Ranks,
+        x: &DistDense<T>,
+        y: &DistDense<T>,
+        mask: VectorMask<'_>,
+        replace: bool,
+    ) -> Result<DistDense<T>> {
+        if x.local().ncols() != 1 || y.local().ncols() != 1 || y.rows() != &self.rows {
+            return Err(Error::mismatch(
+                "HaloCsr::spmv_masked",
+                "x and y must be one column each, y split like A",
+            ));
+        }
+        self.check_operand("HaloCsr::spmv_masked", x)?;
+        let first = self.operand.range(ranks.rank()).start;
+        let in_domain = self
+            .check_block::<S>(ranks)
+            .and_then(|()| domain::check_vector::<S>("x", x.local().as_slice(), first));
+        let xs = self.halo.dense_rows(ranks, x.local().as_slice(), 1)?;
+        let mut out = y.local().as_slice().to_vec();
+        let done = in_domain.and_then(|()| {
+            let engine = ranks.inner_for::<S>(Op::MaskedSpmv)?;
+            ops::spmv_masked::<S>(&self.block, &xs, &mut out, mask, replace, engine)
+        });
+        ranks.agree(done)?;
+        let y = Dense::try_new(out.len(), 1, out)?;
+        Ok(DistDense::from_local(self.rows.clone(), y))
+    }
+
     /// Ok when this rank's block of A holds only values in `S`'s domain
     /// (named by their global rows and columns).
     fn check_block<S: Semiring<Value = T>>(&self, ranks: &Ranks) -> Result<()> {
@@ -162,6 +200,66 @@ pub fn spgemm<S: Semiring>(
     a: &DistCsr<S::Value>,
     b: &DistCsr<S::Value>,
     fetch: Fetch,
+) -> Result<DistCsr<S::Value>>
+where
+    S::Value: Scalar,
+{
+    by_blocks::<S>(ranks, a, b, fetch, |a, b| {
+        let engine = ranks.inner_for::<S>(Op::Spgemm)?;
+        spgemm_blocks::check_c_fits(a, b)?;
+        dispatch::spgemm::<S>(a, b, engine)
+    })
+}
+
+/// `C⟨M⟩ = A ⊗ B` over `S` ([`ops::spgemm_masked`]: M's stored entries,
+/// or every other one when `complement`), A, B and the mask split by
+/// rows, the mask like A; C is split like A. Each rank computes only what
+/// its rows of the mask allow. Collective.
+pub fn spgemm_masked<S: Semiring, M: Scalar>(
+    ranks: &Ranks,
+    a: &DistCsr<S::Value>,
+    b: &DistCsr<S::Value>,
+    mask: &DistCsr<M>,
+    complement: bool,
+    fetch: Fetch,
+) -> Result<DistCsr<S::Value>>
+where
+    S::Value: Scalar,
+{
+    if mask.rows() != a.rows() || mask.ncols() != b.ncols() {
+        return Err(Error::mismatch(
+            "mpi::spgemm_masked",
+            format!(
+                "the mask ({}×{}) must be split like A and have B's {} columns",
+                mask.nrows(),
+                mask.ncols(),
+                b.ncols()
+            ),
+        ));
+    }
+    let pattern = mask.local();
+    by_blocks::<S>(ranks, a, b, fetch, |a, b| {
+        let engine = ranks.inner_for::<S>(Op::MaskedSpgemm)?;
+        ops::spgemm_masked::<S, M>(
+            a,
+            b,
+            Mask {
+                pattern,
+                complement,
+            },
+            engine,
+        )
+    })
+}
+
+/// `product(A's block, B's rows it needs)` on every rank, B's rows brought
+/// as `fetch` says; the blocks' shapes and values' domain checked first.
+fn by_blocks<S: Semiring>(
+    ranks: &Ranks,
+    a: &DistCsr<S::Value>,
+    b: &DistCsr<S::Value>,
+    fetch: Fetch,
+    product: impl Fn(&Csr<S::Value>, &Csr<S::Value>) -> Result<Csr<S::Value>>,
 ) -> Result<DistCsr<S::Value>>
 where
     S::Value: Scalar,
@@ -195,30 +293,15 @@ where
         Fetch::Replicate => true,
     };
     let c = if ranks.size() == 1 {
-        block_spgemm::<S>(a.local(), b.local(), ranks)
+        product(a.local(), b.local())
     } else if replicate {
         let b = b.all_gather(ranks)?;
-        block_spgemm::<S>(a.local(), &b, ranks)
+        product(a.local(), &b)
     } else {
         let halo = Halo::new(ranks, a.local().col_idx(), b.rows())?;
         let b_rows = halo.sparse_rows(ranks, b.local())?;
-        block_spgemm::<S>(&halo.renumber_columns(a.local()), &b_rows, ranks)
+        product(&halo.renumber_columns(a.local()), &b_rows)
     };
     let c = ranks.agree(c)?;
     Ok(DistCsr::from_local(a.rows().clone(), c))
-}
-
-/// A rank's product of blocks on its engine ([`Ranks::inner_for`]), once
-/// its C is known to fit the rank's memory.
-fn block_spgemm<S: Semiring>(
-    a: &Csr<S::Value>,
-    b: &Csr<S::Value>,
-    ranks: &Ranks,
-) -> Result<Csr<S::Value>>
-where
-    S::Value: Scalar,
-{
-    let engine = ranks.inner_for::<S>(Op::Spgemm)?;
-    spgemm_blocks::check_c_fits(a, b)?;
-    dispatch::spgemm::<S>(a, b, engine)
 }
