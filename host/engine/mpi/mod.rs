@@ -6,7 +6,7 @@
 //! | this one      | [`Ranks`]: the communicator, the engine inside each rank, agreement on errors, counted exchanges |
 //! | [`matrix`]    | [`RowPartition`], [`DistCsr`] and [`DistDense`]: scatter from rank 0, gather to it |
 //! | [`halo`]      | [`Halo`]: the rows of a distributed operand that a block's columns reference, fetched from their owners |
-//! | [`multiply`]  | SpMV and SpMM ([`HaloCsr`]: the exchange pattern built once, reused every call), SpGEMM |
+//! | [`multiply`]  | SpMV and SpMM ([`HaloCsr`]: the exchange pattern built once, reused every call), SpGEMM, and their masked forms ([`spgemm_masked`], [`HaloCsr::spmv_masked`]) |
 //!
 //! Every function here that takes `&Ranks` is *collective*: every rank
 //! calls it, in the same order. A step that can fail on some ranks only
