@@ -10,6 +10,20 @@
 //! vertex's parent is its lowest-numbered in-neighbour in the previous
 //! level, whichever way it was reached, so levels and parents are the
 //! same on every engine and thread count. The source is its own parent.
+//!
+//! The search keeps one word a vertex, its level and parent packed as
+//! `!(level << 32 | parent)` ([`pack`]), 0 while unreached, and a queue of
+//! the reached vertices, level after level (the frontier is its last
+//! level). Zero meaning "unreached" lets the words come zeroed from the
+//! allocator, untouched: a search pays the first touch of a page (about
+//! 2 µs where we measured) only where it reaches, and no pass over every
+//! vertex to start. A push claims `v` for `u` by raising `v`'s word to
+//! `pack(level, u)`: an unreached vertex (0) takes it and joins the queue,
+//! one reached at an earlier level (a lower level packs higher) keeps its
+//! word, and one claimed at this level by a higher-numbered parent takes
+//! the lower one. So an edge costs one read of its head's word, claims
+//! commute, and the frontier's order, or how its walk is split between
+//! threads (atomic `fetch_max`), changes nothing.
 
 use crate::engine::{Engine, Op};
 use crate::error::{Error, Result};
@@ -18,6 +32,8 @@ use crate::ops::{VectorMask, spmv_masked, transpose};
 use crate::scalar::Scalar;
 use gpu_kernels::OrAnd;
 use rayon::prelude::*;
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Push turns to pull once the frontier's out-edges pass the unexplored
 /// edges over this (Beamer et al.'s α, tuned there on graphs like ours).
@@ -30,6 +46,9 @@ const PUSH_BELOW_VERTEX_SHARE: usize = 24;
 /// (measured on the real set's graphs of 10⁵ edges: 3–10× slower with
 /// pulls).
 const PULL_MIN_EDGES: usize = 1 << 20;
+/// Out-edges of a frontier under which a push runs on one thread: below
+/// it, splitting the frontier costs more than the threads save.
+const PARALLEL_PUSH_EDGES: usize = 1 << 16;
 
 /// How each step expands the frontier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -43,16 +62,69 @@ pub enum BfsDirection {
     Pull,
 }
 
-/// A search's result.
+/// A search's result: each vertex's level (hops from the source) and
+/// parent in the search tree (the source's is itself).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Bfs {
-    /// Each vertex's level: hops from the source (`None`: not reached).
-    pub level: Vec<Option<u32>>,
-    /// Each reached vertex's parent in the search tree (the source's is
-    /// itself).
-    pub parent: Vec<Option<u32>>,
+    /// Each vertex's level and parent, [`pack`]ed; 0: not reached.
+    words: Vec<u64>,
+    /// Vertices reached, the source included.
+    reached: usize,
+    /// The deepest level reached.
+    depth: u32,
     /// Steps that pushed and steps that pulled.
     pub steps: (usize, usize),
+}
+
+impl Bfs {
+    /// Vertices of the graph searched.
+    pub fn vertices(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Vertex `v`'s level: hops from the source (`None`: not reached, or
+    /// `v` is not a vertex).
+    pub fn level(&self, v: usize) -> Option<u32> {
+        self.words.get(v).and_then(|&w| unpack(w)).map(|(l, _)| l)
+    }
+
+    /// Vertex `v`'s parent (`None`: not reached, or `v` is not a vertex).
+    pub fn parent(&self, v: usize) -> Option<u32> {
+        self.words.get(v).and_then(|&w| unpack(w)).map(|(_, p)| p)
+    }
+
+    /// Each vertex's level, in vertex order (`None`: not reached).
+    pub fn levels(&self) -> impl Iterator<Item = Option<u32>> + '_ {
+        self.words.iter().map(|&w| unpack(w).map(|(l, _)| l))
+    }
+
+    /// Each vertex's parent, in vertex order (`None`: not reached).
+    pub fn parents(&self) -> impl Iterator<Item = Option<u32>> + '_ {
+        self.words.iter().map(|&w| unpack(w).map(|(_, p)| p))
+    }
+
+    /// Vertices reached, the source included.
+    pub fn reached(&self) -> usize {
+        self.reached
+    }
+
+    /// The deepest level reached (0: the source alone).
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+}
+
+/// A reached vertex's word: its level and parent, complemented so that 0
+/// is free to mean "unreached" (no level and parent pack to it: the
+/// level of a vertex numbered `u32::MAX` is below `u32::MAX`) and a
+/// lower level, then a lower parent, packs higher.
+fn pack(level: u32, parent: u32) -> u64 {
+    !((u64::from(level) << 32) | u64::from(parent))
+}
+
+/// The level and parent `word` packs (`None`: unreached).
+fn unpack(word: u64) -> Option<(u32, u32)> {
+    (word != 0).then_some(((!word >> 32) as u32, !word as u32))
 }
 
 /// [`bfs_with`] choosing the direction of each step.
@@ -86,163 +158,229 @@ pub fn bfs_with<T: Scalar>(
         ));
     }
     let engine = engine.resolve(Op::MaskedSpmv)?;
-    let mut level = vec![None; n];
-    let mut parent = vec![None; n];
-    level[source] = Some(0);
-    parent[source] = Some(source as u32);
-    let mut visited = vec![false; n];
-    visited[source] = true;
-    let mut frontier = vec![source as u32];
-    let mut claim = vec![u32::MAX; n];
+    // Zeroed by the allocator, touched only where the search reaches.
+    let mut words = vec![0u64; n];
+    words[source] = pack(0, source as u32);
+    // The reached vertices, level after level, and a slot past them for
+    // the push to write into (zeroed, touched only as it fills).
+    let mut queue = vec![0u32; n + 1];
+    queue[0] = source as u32;
+    let mut reached = 1;
+    let split = engine == Engine::Cpu && rayon::current_num_threads() > 1;
+    // Beamer's rule weighs the frontier's out-edges against those left:
+    // counted only where a step may pull by it.
+    let beamer = direction == BfsDirection::Auto && a.nnz() >= PULL_MIN_EDGES;
     let mut unexplored = a.nnz() - a.row_len(source);
-    // Aᵀ's pattern, made at the first pull.
-    let mut a_t: Option<Csr<bool>> = None;
+    let mut pull: Option<Pull> = None;
     let mut pulling = false;
-    let mut last_frontier = 0;
-    let mut steps = (0, 0);
-    for depth in 1.. {
-        if frontier.is_empty() {
-            break;
-        }
-        let out_edges: usize = frontier.iter().map(|&u| a.row_len(u as usize)).sum();
+    let (mut start, mut last_frontier, mut depth, mut steps) = (0, 0, 0, (0, 0));
+    while start < reached {
+        let end = reached;
+        let frontier = end - start;
+        let out_edges: usize = if beamer || split {
+            queue[start..end]
+                .iter()
+                .map(|&u| a.row_len(u as usize))
+                .sum()
+        } else {
+            0
+        };
         pulling = match direction {
             BfsDirection::Push => false,
             BfsDirection::Pull => true,
-            BfsDirection::Auto if pulling => frontier.len() * PUSH_BELOW_VERTEX_SHARE >= n,
+            BfsDirection::Auto if pulling => frontier * PUSH_BELOW_VERTEX_SHARE >= n,
             // Beamer's rule: pull once a growing frontier's edges pass a
             // share of those left.
             BfsDirection::Auto => {
-                a.nnz() >= PULL_MIN_EDGES
-                    && frontier.len() > last_frontier
-                    && out_edges * PULL_ABOVE_EDGE_SHARE > unexplored
+                beamer && frontier > last_frontier && out_edges * PULL_ABOVE_EDGE_SHARE > unexplored
             }
         };
-        last_frontier = frontier.len();
-        let reached = if pulling {
+        last_frontier = frontier;
+        depth += 1;
+        if pulling {
             steps.1 += 1;
-            let a_t = match &mut a_t {
-                Some(t) => t,
-                slot => slot.insert(transpose(&a.map(|_| true), engine)?),
+            let pull = match &mut pull {
+                Some(pull) => pull,
+                slot => slot.insert(Pull::new(a, engine)?),
             };
-            pull(a_t, &frontier, &visited, engine)?
+            reached = pull.step(&mut words, &mut queue, start..end, depth, engine)?;
         } else {
             steps.0 += 1;
-            push(a, &frontier, &visited, &mut claim, out_edges, engine)
-        };
-        for &(v, p) in &reached {
-            visited[v as usize] = true;
-            level[v as usize] = Some(depth);
-            parent[v as usize] = Some(p);
-            unexplored -= a.row_len(v as usize);
+            if split && out_edges >= PARALLEL_PUSH_EDGES {
+                reached = push_split(a, &mut words, &mut queue, start..end, depth);
+            } else {
+                reached = push(a, &mut words, &mut queue, start..end, depth);
+            }
         }
-        frontier = reached.into_iter().map(|(v, _)| v).collect();
+        if beamer {
+            for &v in &queue[end..reached] {
+                unexplored -= a.row_len(v as usize);
+            }
+        }
+        start = end;
     }
     Ok(Bfs {
-        level,
-        parent,
+        words,
+        reached,
+        // The last step found no one.
+        depth: depth - 1,
         steps,
     })
 }
 
-/// Out-edges of a frontier under which a push runs on one thread: below
-/// it, splitting the frontier costs more than the threads save.
-const PARALLEL_PUSH_EDGES: usize = 1 << 16;
-
-/// The unvisited out-neighbours of the frontier, each with its lowest
-/// frontier in-neighbour, kept in `claim` (`u32::MAX`: none yet; a vertex
-/// claimed is visited right after, so it is never asked again). A claim
-/// only ever lowers, so the parents do not depend on the frontier's order
-/// or on how the walk is split, and the frontier need not be sorted.
+/// Expands the frontier `queue[frontier]` (level `depth - 1`, the queue's
+/// last) by walking its out-edges, appending the vertices it reaches first
+/// to the queue; returns the queue's new length. Without a branch on the
+/// data: each head's word is raised and the head written past the queue's
+/// end, kept (the end moved on) only if it was unreached — a cold search
+/// mispredicts no branch of its own per vertex found.
 fn push<T: Scalar>(
     a: &Csr<T>,
-    frontier: &[u32],
-    visited: &[bool],
-    claim: &mut [u32],
-    out_edges: usize,
-    engine: Engine,
-) -> Vec<(u32, u32)> {
-    let mut reached = Vec::new();
-    let mut take = |v: u32, u: u32| {
-        let claimed = &mut claim[v as usize];
-        if *claimed == u32::MAX {
-            reached.push(v);
-        }
-        *claimed = (*claimed).min(u);
-    };
-    if engine == Engine::Serial || out_edges < PARALLEL_PUSH_EDGES {
-        for &u in frontier {
-            for &v in a.row(u as usize).0 {
-                if !visited[v as usize] {
-                    take(v, u);
-                }
-            }
-        }
-    } else {
-        // Candidates gathered in parallel, chunk by chunk, then claimed.
-        let per_chunk = frontier.len().div_ceil(4 * rayon::current_num_threads());
-        let found: Vec<Vec<(u32, u32)>> = frontier
-            .par_chunks(per_chunk.max(1))
-            .map(|chunk| {
-                let mut found = Vec::new();
-                for &u in chunk {
-                    let unvisited = a
-                        .row(u as usize)
-                        .0
-                        .iter()
-                        .filter(|&&v| !visited[v as usize]);
-                    found.extend(unvisited.map(|&v| (v, u)));
-                }
-                found
-            })
-            .collect();
-        for (v, u) in found.into_iter().flatten() {
-            take(v, u);
+    words: &mut [u64],
+    queue: &mut [u32],
+    frontier: Range<usize>,
+    depth: u32,
+) -> usize {
+    let (row_ptr, col_idx) = (a.row_ptr(), a.col_idx());
+    let mut end = frontier.end;
+    for i in frontier {
+        let u = queue[i] as usize;
+        let claim = pack(depth, u as u32);
+        for &v in &col_idx[row_ptr[u]..row_ptr[u + 1]] {
+            let word = &mut words[v as usize];
+            let was = *word;
+            *word = was.max(claim);
+            queue[end] = v;
+            end += usize::from(was == 0);
         }
     }
-    reached
-        .into_iter()
-        .map(|v| (v, claim[v as usize]))
-        .collect()
+    end
 }
 
-/// `q⟨¬visited, replace⟩ = Aᵀ ∨.∧ f`, each vertex of q with its lowest
-/// in-neighbour in the frontier f.
-fn pull(
-    a_t: &Csr<bool>,
-    frontier: &[u32],
-    visited: &[bool],
-    engine: Engine,
-) -> Result<Vec<(u32, u32)>> {
-    let n = a_t.nrows();
-    let mut f = vec![false; n];
-    for &u in frontier {
-        f[u as usize] = true;
+/// [`push`] with the frontier split between the threads, each raising
+/// words by an atomic `fetch_max` and keeping the vertices it found
+/// unreached; their lists join the queue in the frontier's order.
+fn push_split<T: Scalar>(
+    a: &Csr<T>,
+    words: &mut [u64],
+    queue: &mut [u32],
+    frontier: Range<usize>,
+    depth: u32,
+) -> usize {
+    let words = as_atomic(words);
+    let per_chunk = frontier.len().div_ceil(4 * rayon::current_num_threads());
+    let mut end = frontier.end;
+    let found: Vec<Vec<u32>> = queue[frontier]
+        .par_chunks(per_chunk.max(1))
+        .map(|chunk| {
+            let mut found = Vec::new();
+            for &u in chunk {
+                let claim = pack(depth, u);
+                for &v in a.row(u as usize).0 {
+                    let word = &words[v as usize];
+                    if claim > word.load(Ordering::Relaxed)
+                        && word.fetch_max(claim, Ordering::Relaxed) == 0
+                    {
+                        found.push(v);
+                    }
+                }
+            }
+            found
+        })
+        .collect();
+    for found in found {
+        queue[end..end + found.len()].copy_from_slice(&found);
+        end += found.len();
     }
-    let mut q = vec![false; n];
-    let unvisited = VectorMask {
-        allowed: visited,
-        complement: true,
-    };
-    spmv_masked::<OrAnd>(a_t, &f, &mut q, unvisited, true, engine)?;
-    let parent_of = |v: usize| {
-        let (cols, _) = a_t.row(v);
-        (
-            v as u32,
-            *cols
-                .iter()
-                .find(|&&u| f[u as usize])
-                .expect("q[v] says one is there"),
-        )
-    };
-    Ok(if engine == Engine::Serial {
-        (0..n).filter(|&v| q[v]).map(parent_of).collect()
-    } else {
-        (0..n)
-            .into_par_iter()
-            .filter(|&v| q[v])
-            .map(parent_of)
-            .collect()
-    })
+    end
+}
+
+/// `words` as atomics, for threads to raise at once.
+fn as_atomic(words: &mut [u64]) -> &[AtomicU64] {
+    const { assert!(std::mem::align_of::<AtomicU64>() == std::mem::align_of::<u64>()) };
+    // SAFETY: AtomicU64 has u64's size (documented) and alignment (asserted
+    // above), and the exclusive borrow of `words` leaves the atomics the
+    // only access to them while they live.
+    unsafe { &*(words as *mut [u64] as *const [AtomicU64]) }
+}
+
+/// What pull steps keep between them: Aᵀ's pattern (each vertex's
+/// in-neighbours) and n-long masks of the frontier, of the vertices
+/// visited, and of those the step reaches.
+struct Pull {
+    a_t: Csr<bool>,
+    frontier: Vec<bool>,
+    visited: Vec<bool>,
+    reached: Vec<bool>,
+}
+
+impl Pull {
+    fn new<T: Scalar>(a: &Csr<T>, engine: Engine) -> Result<Pull> {
+        let n = a.nrows();
+        Ok(Pull {
+            a_t: transpose(&a.map(|_| true), engine)?,
+            frontier: vec![false; n],
+            visited: vec![false; n],
+            reached: vec![false; n],
+        })
+    }
+
+    /// Expands the frontier `queue[frontier]` by `q⟨¬visited, replace⟩ =
+    /// Aᵀ ∨.∧ f`, each vertex of q with its lowest in-neighbour in f,
+    /// appended to the queue; returns the queue's new length.
+    fn step(
+        &mut self,
+        words: &mut [u64],
+        queue: &mut [u32],
+        frontier: Range<usize>,
+        depth: u32,
+        engine: Engine,
+    ) -> Result<usize> {
+        for (seen, &word) in self.visited.iter_mut().zip(words.iter()) {
+            *seen = word != 0;
+        }
+        self.frontier.fill(false);
+        let mut end = frontier.end;
+        for &u in &queue[frontier] {
+            self.frontier[u as usize] = true;
+        }
+        let unvisited = VectorMask {
+            allowed: &self.visited,
+            complement: true,
+        };
+        spmv_masked::<OrAnd>(
+            &self.a_t,
+            &self.frontier,
+            &mut self.reached,
+            unvisited,
+            true,
+            engine,
+        )?;
+        let (a_t, frontier, reached) = (&self.a_t, &self.frontier, &self.reached);
+        let parent_of = |v: usize| {
+            let (cols, _) = a_t.row(v);
+            let lowest = cols.iter().find(|&&u| frontier[u as usize]);
+            (v as u32, *lowest.expect("q[v] says one is there"))
+        };
+        let found: Vec<(u32, u32)> = if engine == Engine::Serial {
+            (0..words.len())
+                .filter(|&v| reached[v])
+                .map(parent_of)
+                .collect()
+        } else {
+            (0..words.len())
+                .into_par_iter()
+                .filter(|&v| reached[v])
+                .map(parent_of)
+                .collect()
+        };
+        for (v, u) in found {
+            words[v as usize] = pack(depth, u);
+            queue[end] = v;
+            end += 1;
+        }
+        Ok(end)
+    }
 }
 
 #[cfg(test)]
@@ -289,11 +427,13 @@ mod tests {
                     for engine in [Engine::Serial, Engine::Cpu] {
                         let got = bfs_with(&a, source, engine, direction).unwrap();
                         assert_eq!(
-                            got.level, level,
+                            got.levels().collect::<Vec<_>>(),
+                            level,
                             "seed {seed} source {source} {direction:?}"
                         );
                         assert_eq!(
-                            got.parent, parent,
+                            got.parents().collect::<Vec<_>>(),
+                            parent,
                             "seed {seed} source {source} {direction:?}"
                         );
                     }
@@ -309,7 +449,13 @@ mod tests {
         for engine in [Engine::Serial, Engine::Cpu] {
             for direction in [BfsDirection::Auto, BfsDirection::Pull] {
                 let got = bfs_with(&a, 0, engine, direction).unwrap();
-                assert_eq!((&got.level, &got.parent), (&push.level, &push.parent));
+                assert_eq!(
+                    got,
+                    Bfs {
+                        steps: got.steps,
+                        ..push.clone()
+                    }
+                );
             }
         }
     }
