@@ -12,18 +12,22 @@
 //! same on every engine and thread count. The source is its own parent.
 //!
 //! The search keeps one word a vertex, its level and parent packed as
-//! `!(level << 32 | parent)` ([`pack`]), 0 while unreached, and a queue of
-//! the reached vertices, level after level (the frontier is its last
-//! level). Zero meaning "unreached" lets the words come zeroed from the
-//! allocator, untouched: a search pays the first touch of a page (about
-//! 2 µs where we measured) only where it reaches, and no pass over every
-//! vertex to start. A push claims `v` for `u` by raising `v`'s word to
-//! `pack(level, u)`: an unreached vertex (0) takes it and joins the queue,
-//! one reached at an earlier level (a lower level packs higher) keeps its
-//! word, and one claimed at this level by a higher-numbered parent takes
-//! the lower one. So an edge costs one read of its head's word, claims
-//! commute, and the frontier's order, or how its walk is split between
-//! threads (atomic `fetch_max`), changes nothing.
+//! `!(level << 32 | parent)`, 0 while unreached, and two lists:
+//! the frontier and the next level. Zero meaning "unreached" lets the
+//! words come zeroed from the allocator, untouched: a search pays the
+//! first touch of a page (about 2 µs in the VM where we measured, a cost
+//! a fresh process pays and a warm one does not) only where it reaches,
+//! and no pass over every vertex to start; the lists are as long as the
+//! longest level. A push claims `v` for `u` by raising `v`'s word to
+//! `pack(level, u)`: an unreached vertex (0) takes it and joins the next
+//! level, one reached at an earlier level (a lower level packs higher)
+//! keeps its word, and one claimed at this level by a higher-numbered
+//! parent takes the lower one. So an edge costs one read of its head's
+//! word and no branch on the data, claims commute, and the frontier's
+//! order, or how its walk is split between threads (atomic `fetch_max`),
+//! changes nothing. The rows of the frontier's vertices a few ahead are
+//! prefetched: read in search order, they are at random in memory, and a
+//! graph just read is not all in the cache.
 
 use crate::engine::{Engine, Op};
 use crate::error::{Error, Result};
@@ -32,7 +36,6 @@ use crate::ops::{VectorMask, spmv_masked, transpose};
 use crate::scalar::Scalar;
 use gpu_kernels::OrAnd;
 use rayon::prelude::*;
-use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Push turns to pull once the frontier's out-edges pass the unexplored
@@ -66,7 +69,7 @@ pub enum BfsDirection {
 /// parent in the search tree (the source's is itself).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Bfs {
-    /// Each vertex's level and parent, [`pack`]ed; 0: not reached.
+    /// Each vertex's level and parent, packed by `pack`; 0: not reached.
     words: Vec<u64>,
     /// Vertices reached, the source included.
     reached: usize,
@@ -161,10 +164,10 @@ pub fn bfs_with<T: Scalar>(
     // Zeroed by the allocator, touched only where the search reaches.
     let mut words = vec![0u64; n];
     words[source] = pack(0, source as u32);
-    // The reached vertices, level after level, and a slot past them for
-    // the push to write into (zeroed, touched only as it fills).
-    let mut queue = vec![0u32; n + 1];
-    queue[0] = source as u32;
+    // The frontier and the next level, each as long as its longest level
+    // (or one row's out-edges past it: see `push`).
+    let (mut frontier, mut found) = (vec![source as u32], 1);
+    let mut next = Vec::new();
     let mut reached = 1;
     let split = engine == Engine::Cpu && rayon::current_num_threads() > 1;
     // Beamer's rule weighs the frontier's out-edges against those left:
@@ -173,51 +176,49 @@ pub fn bfs_with<T: Scalar>(
     let mut unexplored = a.nnz() - a.row_len(source);
     let mut pull: Option<Pull> = None;
     let mut pulling = false;
-    let (mut start, mut last_frontier, mut depth, mut steps) = (0, 0, 0, (0, 0));
-    while start < reached {
-        let end = reached;
-        let frontier = end - start;
+    let (mut last_frontier, mut depth, mut steps) = (0, 0, (0, 0));
+    while found > 0 {
+        let here = &frontier[..found];
         let out_edges: usize = if beamer || split {
-            queue[start..end]
-                .iter()
-                .map(|&u| a.row_len(u as usize))
-                .sum()
+            here.iter().map(|&u| a.row_len(u as usize)).sum()
         } else {
             0
         };
         pulling = match direction {
             BfsDirection::Push => false,
             BfsDirection::Pull => true,
-            BfsDirection::Auto if pulling => frontier * PUSH_BELOW_VERTEX_SHARE >= n,
+            BfsDirection::Auto if pulling => found * PUSH_BELOW_VERTEX_SHARE >= n,
             // Beamer's rule: pull once a growing frontier's edges pass a
             // share of those left.
             BfsDirection::Auto => {
-                beamer && frontier > last_frontier && out_edges * PULL_ABOVE_EDGE_SHARE > unexplored
+                beamer && found > last_frontier && out_edges * PULL_ABOVE_EDGE_SHARE > unexplored
             }
         };
-        last_frontier = frontier;
+        last_frontier = found;
         depth += 1;
-        if pulling {
+        let step = if pulling {
             steps.1 += 1;
             let pull = match &mut pull {
                 Some(pull) => pull,
                 slot => slot.insert(Pull::new(a, engine)?),
             };
-            reached = pull.step(&mut words, &mut queue, start..end, depth, engine)?;
+            pull.step(&mut words, here, &mut next, depth, engine)?
         } else {
             steps.0 += 1;
             if split && out_edges >= PARALLEL_PUSH_EDGES {
-                reached = push_split(a, &mut words, &mut queue, start..end, depth);
+                push_split(a, &mut words, here, &mut next, depth)
             } else {
-                reached = push(a, &mut words, &mut queue, start..end, depth);
+                push(a, &mut words, here, &mut next, depth)
             }
-        }
+        };
         if beamer {
-            for &v in &queue[end..reached] {
+            for &v in &next[..step] {
                 unexplored -= a.row_len(v as usize);
             }
         }
-        start = end;
+        reached += step;
+        found = step;
+        std::mem::swap(&mut frontier, &mut next);
     }
     Ok(Bfs {
         words,
@@ -228,49 +229,77 @@ pub fn bfs_with<T: Scalar>(
     })
 }
 
-/// Expands the frontier `queue[frontier]` (level `depth - 1`, the queue's
-/// last) by walking its out-edges, appending the vertices it reaches first
-/// to the queue; returns the queue's new length. Without a branch on the
-/// data: each head's word is raised and the head written past the queue's
-/// end, kept (the end moved on) only if it was unreached — a cold search
-/// mispredicts no branch of its own per vertex found.
+/// How many vertices of the frontier ahead of the one walked its row
+/// pointers, then its out-edges, are fetched into the cache: a cold
+/// search (a fresh process, the graph just read) otherwise waits on memory
+/// twice a vertex, the rows being read in search order, at random.
+const PREFETCH_AHEAD: (usize, usize) = (32, 16);
+
+/// Expands `frontier` (level `depth - 1`) by walking its out-edges,
+/// writing the vertices it reaches first to `next` (grown as needed);
+/// returns how many. Without a branch on the data: each head's word is
+/// raised and the head written past those found, kept (the count moved
+/// on) only if it was unreached — a cold search mispredicts no branch of
+/// its own per vertex found.
 fn push<T: Scalar>(
     a: &Csr<T>,
     words: &mut [u64],
-    queue: &mut [u32],
-    frontier: Range<usize>,
+    frontier: &[u32],
+    next: &mut Vec<u32>,
     depth: u32,
 ) -> usize {
     let (row_ptr, col_idx) = (a.row_ptr(), a.col_idx());
-    let mut end = frontier.end;
-    for i in frontier {
-        let u = queue[i] as usize;
-        let claim = pack(depth, u as u32);
-        for &v in &col_idx[row_ptr[u]..row_ptr[u + 1]] {
+    let mut found = 0;
+    for (i, &u) in frontier.iter().enumerate() {
+        if let Some(&w) = frontier.get(i + PREFETCH_AHEAD.0) {
+            prefetch(row_ptr, w as usize);
+        }
+        if let Some(&w) = frontier.get(i + PREFETCH_AHEAD.1) {
+            prefetch(col_idx, row_ptr[w as usize]);
+        }
+        let (u, claim) = (u as usize, pack(depth, u));
+        let heads = &col_idx[row_ptr[u]..row_ptr[u + 1]];
+        // Room for every head written: amortised doubling.
+        if next.len() < found + heads.len() {
+            next.resize((found + heads.len()).max(2 * next.len()), 0);
+        }
+        for &v in heads {
             let word = &mut words[v as usize];
             let was = *word;
             *word = was.max(claim);
-            queue[end] = v;
-            end += usize::from(was == 0);
+            next[found] = v;
+            found += usize::from(was == 0);
         }
     }
-    end
+    found
+}
+
+/// Asks the cache for `slice[at]` (nothing where `at` is past the end, or
+/// off x86_64).
+#[inline(always)]
+fn prefetch<T>(slice: &[T], at: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: SSE is part of x86_64, and a prefetch reads nothing (an
+        // address past the end is not dereferenced).
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(slice.as_ptr().wrapping_add(at).cast()) }
+    }
 }
 
 /// [`push`] with the frontier split between the threads, each raising
 /// words by an atomic `fetch_max` and keeping the vertices it found
-/// unreached; their lists join the queue in the frontier's order.
+/// unreached; their lists join `next` in the frontier's order.
 fn push_split<T: Scalar>(
     a: &Csr<T>,
     words: &mut [u64],
-    queue: &mut [u32],
-    frontier: Range<usize>,
+    frontier: &[u32],
+    next: &mut Vec<u32>,
     depth: u32,
 ) -> usize {
     let words = as_atomic(words);
     let per_chunk = frontier.len().div_ceil(4 * rayon::current_num_threads());
-    let mut end = frontier.end;
-    let found: Vec<Vec<u32>> = queue[frontier]
+    let lists: Vec<Vec<u32>> = frontier
         .par_chunks(per_chunk.max(1))
         .map(|chunk| {
             let mut found = Vec::new();
@@ -288,11 +317,11 @@ fn push_split<T: Scalar>(
             found
         })
         .collect();
-    for found in found {
-        queue[end..end + found.len()].copy_from_slice(&found);
-        end += found.len();
+    next.clear();
+    for list in lists {
+        next.extend(list);
     }
-    end
+    next.len()
 }
 
 /// `words` as atomics, for threads to raise at once.
@@ -325,14 +354,14 @@ impl Pull {
         })
     }
 
-    /// Expands the frontier `queue[frontier]` by `q⟨¬visited, replace⟩ =
-    /// Aᵀ ∨.∧ f`, each vertex of q with its lowest in-neighbour in f,
-    /// appended to the queue; returns the queue's new length.
+    /// Expands `frontier` by `q⟨¬visited, replace⟩ = Aᵀ ∨.∧ f`, each
+    /// vertex of q with its lowest in-neighbour in f, written to `next`;
+    /// returns how many.
     fn step(
         &mut self,
         words: &mut [u64],
-        queue: &mut [u32],
-        frontier: Range<usize>,
+        frontier: &[u32],
+        next: &mut Vec<u32>,
         depth: u32,
         engine: Engine,
     ) -> Result<usize> {
@@ -340,8 +369,7 @@ impl Pull {
             *seen = word != 0;
         }
         self.frontier.fill(false);
-        let mut end = frontier.end;
-        for &u in &queue[frontier] {
+        for &u in frontier {
             self.frontier[u as usize] = true;
         }
         let unvisited = VectorMask {
@@ -374,12 +402,12 @@ impl Pull {
                 .map(parent_of)
                 .collect()
         };
-        for (v, u) in found {
+        next.clear();
+        for &(v, u) in &found {
             words[v as usize] = pack(depth, u);
-            queue[end] = v;
-            end += 1;
+            next.push(v);
         }
-        Ok(end)
+        Ok(found.len())
     }
 }
 
@@ -440,6 +468,38 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_split_push_claims_what_one_thread_does() {
+        // Every level of a search, pushed on one thread and split on three
+        // (whatever the pool here), from the same words.
+        let a = crate::generate::power_law(5_000, 5_000, 12.0, 2.1, 7).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let mut words = vec![0u64; a.nrows()];
+        words[0] = pack(0, 0);
+        let mut frontier = vec![0u32];
+        let mut depth = 0;
+        while !frontier.is_empty() {
+            depth += 1;
+            let (mut one, mut split) = (words.clone(), words.clone());
+            let (mut next_one, mut next_split) = (vec![], vec![]);
+            let found = push(&a, &mut one, &frontier, &mut next_one, depth);
+            let found_split =
+                pool.install(|| push_split(&a, &mut split, &frontier, &mut next_split, depth));
+            assert_eq!(one, split, "level {depth}");
+            next_one.truncate(found);
+            next_split.truncate(found_split);
+            next_split.sort_unstable();
+            let mut sorted = next_one.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, next_split, "level {depth}");
+            (words, frontier) = (one, next_one);
+        }
+        assert!(depth > 3);
     }
 
     #[test]
