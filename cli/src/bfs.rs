@@ -50,8 +50,7 @@ pub fn run(args: &BfsArgs) -> anyhow::Result<()> {
     if let Some(out) = &args.output {
         files::write(out, &levels_and_parents(&found), Field::Integer)?;
     }
-    let reached = found.level.iter().flatten().count();
-    let depth = found.level.iter().flatten().max().copied().unwrap_or(0);
+    let (reached, depth) = (found.reached(), found.depth());
     let graph = args.graph.display().to_string();
     let or_and = Instance::default_for(SemiringArg::OrAnd);
     let mut s = Summary::new("bfs", &graph, or_and, engine);
@@ -77,12 +76,12 @@ pub fn run(args: &BfsArgs) -> anyhow::Result<()> {
 fn levels_and_parents(found: &Bfs) -> Csr<i64> {
     let mut row_ptr = vec![0];
     let (mut cols, mut values) = (vec![], vec![]);
-    for (level, parent) in found.level.iter().zip(&found.parent) {
+    for (level, parent) in found.levels().zip(found.parents()) {
         if let (Some(level), Some(parent)) = (level, parent) {
             cols.extend([0, 1]);
-            values.extend([i64::from(*level), i64::from(*parent)]);
+            values.extend([i64::from(level), i64::from(parent)]);
         }
         row_ptr.push(cols.len());
     }
-    Csr::from_parts_unchecked(found.level.len(), 2, row_ptr, cols, values)
+    Csr::from_parts_unchecked(found.vertices(), 2, row_ptr, cols, values)
 }

@@ -78,8 +78,8 @@ fn bfs_writes_levels_and_parents() {
             .unwrap();
         assert_eq!(got.shape(), (3000, 2));
         for v in 0..3000 {
-            let level = want.level[v].map(i64::from);
-            let parent = want.parent[v].map(i64::from);
+            let level = want.level(v).map(i64::from);
+            let parent = want.parent(v).map(i64::from);
             assert_eq!(
                 (got.get(v, 0), got.get(v, 1)),
                 (level, parent),

@@ -1,28 +1,42 @@
 //! Triangle counting by LAGraph's Sandia method: with L the strictly lower
-//! triangle of the undirected graph, each triangle `{a, b, c}` (`a < b <
-//! c`) is one path `c → b → a` of L closed by the edge `c → a`, so the
-//! count is the sum of `C⟨L⟩ = L ⊕.⊗ L` over plus-pair — a masked SpGEMM
-//! that forms only the entries L has.
+//! triangle of the undirected graph, each triangle `{a, b, c}` (`a` before
+//! `b` before `c`) is one path `c → b → a` of L closed by the edge `c → a`,
+//! so the count is the sum of `C⟨L⟩ = L ⊕.⊗ L` over plus-pair — the
+//! masked SpGEMM that forms only the entries L has.
 //!
 //! The graph is A's pattern made undirected: an edge wherever A stores
 //! `(i, j)` or `(j, i)`, values ignored (explicit zeros are edges), self
-//! loops and repeats dropped. Ordering the vertices by degree first
-//! ([`TriangleOrder::Degree`], LAGraph's choice for skewed graphs) makes
-//! each row of L hold a vertex's lower-degree neighbours, which bounds the
-//! work of a hub by the degrees of its neighbours rather than its own.
+//! loops and repeats dropped. "Before" is an order of the vertices: by
+//! number ([`TriangleOrder::Natural`]), or by degree first
+//! ([`TriangleOrder::Degree`], LAGraph's choice for skewed graphs), which
+//! gives each vertex only its lower-degree neighbours in L and so bounds
+//! the work of a hub by the degrees of its neighbours rather than its
+//! own. Vertices keep their numbers: the order only says which end of an
+//! edge holds it in L (row v of L: v's neighbours before v).
+//!
+//! The count is the masked product summed, without forming it: row v of
+//! `C⟨L⟩` over plus-pair sums to `Σ_{w ∈ L(v)} |L(w) ∩ L(v)|`, so the
+//! kernel marks L(v) in a bitmap (a bit a vertex, cleared after the row)
+//! and counts the marks each L(w) hits — the marker-per-row inner loop of
+//! the masked SpGEMM ([`spgemm_masked`](crate::ops::spgemm_masked), which
+//! the tests check it against) with no values and no C. Where A's pattern
+//! is symmetric (checked in one pass), L is each row of A filtered, in one
+//! more pass; otherwise each row is merged with the same row of Aᵀ first.
+//! On the cpu engine the rows of the count are split into chunks of about
+//! equal entries of L, a bitmap a thread.
 
-use crate::engine::Engine;
+use crate::engine::shared::partition::{balanced_row_chunks, for_each_chunk};
+use crate::engine::{Engine, Op};
 use crate::error::{Error, Result};
 use crate::format::Csr;
-use crate::ops::{Mask, spgemm_masked};
+use crate::ops::transpose;
 use crate::scalar::Scalar;
-use gpu_kernels::PlusPair;
-use rayon::prelude::*;
+use std::ops::Range;
 
-/// How the vertices are numbered before L is taken.
+/// How the vertices are ordered before L is taken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum TriangleOrder {
-    /// As they are.
+    /// By number.
     Natural,
     /// By degree, lowest first (ties by number).
     #[default]
@@ -53,9 +67,14 @@ pub struct Triangles {
     pub edges: usize,
 }
 
+/// Entries of L under which the count runs on one thread even on the cpu
+/// engine: below it, waking the pool's threads costs about what they save.
+const PARALLEL_MIN_EDGES: usize = 1 << 14;
+
 /// The triangles of the undirected graph of A's pattern (square), vertices
-/// numbered by `order`, the masked product on `engine`. A non-square A is
-/// [`Error::Mismatch`].
+/// ordered by `order`, the count on `engine` (serial or cpu; the cuda
+/// engine has no masked SpGEMM yet and is [`Error::Unavailable`]). A
+/// non-square A is [`Error::Mismatch`].
 pub fn triangles<T: Scalar>(a: &Csr<T>, order: TriangleOrder, engine: Engine) -> Result<Triangles> {
     if a.nrows() != a.ncols() {
         return Err(Error::mismatch(
@@ -63,109 +82,178 @@ pub fn triangles<T: Scalar>(a: &Csr<T>, order: TriangleOrder, engine: Engine) ->
             format!("the graph is {}×{}, not square", a.nrows(), a.ncols()),
         ));
     }
-    let l = lower_triangle(a, order);
-    let c = spgemm_masked::<PlusPair<u64>, u64>(&l, &l, Mask::structural(&l), engine)?;
+    let engine = engine.resolve(Op::MaskedSpgemm)?;
+    let l = lower_triangle(a, order, engine)?;
+    let threads = if engine == Engine::Cpu && l.col_idx.len() >= PARALLEL_MIN_EDGES {
+        rayon::current_num_threads()
+    } else {
+        1
+    };
     Ok(Triangles {
-        count: c.values().par_iter().sum(),
-        edges: l.nnz(),
+        count: l.count(threads),
+        edges: l.col_idx.len(),
     })
 }
 
-/// L: the strictly lower triangle of A's undirected pattern, vertices
-/// renumbered by `order`, one entry (of value 1) per edge.
-fn lower_triangle<T: Scalar>(a: &Csr<T>, order: TriangleOrder) -> Csr<u64> {
-    let n = a.nrows();
-    let new_id = numbering(a, order);
-    // Each entry (i, j), i ≠ j, is the edge (max, min) of the new numbers:
-    // counted per row of L, placed, then each row sorted and deduplicated.
-    let edge = |i: usize, j: u32| {
-        let (p, q) = (new_id[i], new_id[j as usize]);
-        (p.max(q), p.min(q))
-    };
-    let mut row_ptr = vec![0usize; n + 1];
-    for i in 0..n {
-        for &j in a.row(i).0 {
-            if j as usize != i {
-                row_ptr[edge(i, j).0 as usize + 1] += 1;
-            }
-        }
-    }
-    for r in 0..n {
-        row_ptr[r + 1] += row_ptr[r];
-    }
-    let mut next = row_ptr.clone();
-    let mut cols = vec![0u32; row_ptr[n]];
-    for i in 0..n {
-        for &j in a.row(i).0 {
-            if j as usize != i {
-                let (hi, lo) = edge(i, j);
-                cols[next[hi as usize]] = lo;
-                next[hi as usize] += 1;
-            }
-        }
-    }
-    let mut rows: Vec<&mut [u32]> = Vec::with_capacity(n);
-    let mut rest = cols.as_mut_slice();
-    for r in 0..n {
-        let (row, tail) = rest.split_at_mut(row_ptr[r + 1] - row_ptr[r]);
-        rows.push(row);
-        rest = tail;
-    }
-    let lens: Vec<usize> = rows
-        .into_par_iter()
-        .map(|row| {
-            row.sort_unstable();
-            let mut kept = 0;
-            for k in 0..row.len() {
-                if k == 0 || row[k] != row[kept - 1] {
-                    row[kept] = row[k];
-                    kept += 1;
-                }
-            }
-            kept
-        })
-        .collect();
-    // Close the gaps the repeats left.
-    let mut out = 0;
-    let mut l_ptr = Vec::with_capacity(n + 1);
-    l_ptr.push(0);
-    for r in 0..n {
-        cols.copy_within(row_ptr[r]..row_ptr[r] + lens[r], out);
-        out += lens[r];
-        l_ptr.push(out);
-    }
-    cols.truncate(out);
-    let ones = vec![1u64; out];
-    Csr::from_parts_unchecked(n, n, l_ptr, cols, ones)
+/// L's pattern: row v holds v's neighbours before v, increasing.
+struct Lower {
+    row_ptr: Vec<usize>,
+    col_idx: Vec<u32>,
 }
 
-/// The new number of each vertex under `order`.
-fn numbering<T: Scalar>(a: &Csr<T>, order: TriangleOrder) -> Vec<u32> {
-    let n = a.nrows();
-    match order {
-        TriangleOrder::Natural => (0..n as u32).collect(),
-        TriangleOrder::Degree => {
-            // Entries in the vertex's row and column: its degree in the
-            // undirected graph, up to repeats and self loops, which is
-            // enough to order by.
-            let mut degree: Vec<usize> = (0..n).map(|i| a.row_len(i)).collect();
-            for &j in a.col_idx() {
-                degree[j as usize] += 1;
+/// L of A's undirected pattern under `order` (the transpose, where A is
+/// not symmetric, on `engine`).
+fn lower_triangle<T: Scalar>(a: &Csr<T>, order: TriangleOrder, engine: Engine) -> Result<Lower> {
+    // The check's cursors live in what becomes L's row pointers, so that
+    // it touches no memory of its own.
+    let mut row_ptr = vec![0; a.nrows() + 1];
+    if pattern_is_symmetric(a, &mut row_ptr) {
+        // Each edge is stored both ways (a self loop once) and L keeps one.
+        return Ok(Lower::keep_before(
+            row_ptr,
+            order,
+            |v| a.row(v).0.iter().copied(),
+            |v| a.row_len(v),
+            a.nnz() / 2,
+        ));
+    }
+    let a_t = transpose(a, engine)?;
+    Ok(Lower::keep_before(
+        row_ptr,
+        order,
+        |v| union(a.row(v).0, a_t.row(v).0),
+        // An edge stored both ways counts twice: enough to order by.
+        |v| a.row_len(v) + a_t.row_len(v),
+        a.nnz(),
+    ))
+}
+
+impl Lower {
+    /// L of the undirected graph where vertex v has the neighbours
+    /// `neighbours(v)` (increasing, v itself allowed) and the degree
+    /// `degree(v)` (read only by [`TriangleOrder::Degree`]), into
+    /// `row_ptr` (n + 1 long, any contents) and an array reserving
+    /// `edges` (at least L's entries, else it grows).
+    fn keep_before<I: Iterator<Item = u32>>(
+        mut row_ptr: Vec<usize>,
+        order: TriangleOrder,
+        neighbours: impl Fn(usize) -> I,
+        degree: impl Fn(usize) -> usize,
+        edges: usize,
+    ) -> Lower {
+        let n = row_ptr.len() - 1;
+        // Reserved, not written: pages past L's end are never touched.
+        let mut col_idx = Vec::with_capacity(edges);
+        let rank = |v: usize| match order {
+            TriangleOrder::Natural => (0, v),
+            TriangleOrder::Degree => (degree(v), v),
+        };
+        for (v, start) in row_ptr[..n].iter_mut().enumerate() {
+            *start = col_idx.len();
+            let here = rank(v);
+            col_idx.extend(neighbours(v).filter(|&w| rank(w as usize) < here));
+        }
+        row_ptr[n] = col_idx.len();
+        Lower { row_ptr, col_idx }
+    }
+
+    fn row(&self, v: usize) -> &[u32] {
+        &self.col_idx[self.row_ptr[v]..self.row_ptr[v + 1]]
+    }
+
+    /// The triangles, on `threads` threads (one: on the calling thread).
+    fn count(&self, threads: usize) -> u64 {
+        let n = self.row_ptr.len() - 1;
+        let words = n.div_ceil(64);
+        if threads == 1 {
+            return self.count_rows(0..n, &mut vec![0; words]);
+        }
+        let chunks = balanced_row_chunks(&self.row_ptr);
+        let mut tasks: Vec<(Vec<u64>, u64)> = (0..threads.min(chunks.len()))
+            .map(|_| (vec![0; words], 0))
+            .collect();
+        for_each_chunk(&mut tasks, chunks, |(marks, count), _, rows| {
+            *count += self.count_rows(rows, marks);
+        });
+        tasks.iter().map(|(_, count)| count).sum()
+    }
+
+    /// The sum of rows `rows` of `L ⊕.⊗ L⟨L⟩` over plus-pair: for each v,
+    /// L(v) marked in `marks` (a bit a vertex; all clear before and
+    /// after), the marks that each L(w), w ∈ L(v), hits.
+    fn count_rows(&self, rows: Range<usize>, marks: &mut [u64]) -> u64 {
+        let mut count = 0;
+        for v in rows {
+            let row = self.row(v);
+            // A triangle closes at v through two of its neighbours in L.
+            if row.len() < 2 {
+                continue;
             }
-            let mut by_degree: Vec<u32> = (0..n as u32).collect();
-            by_degree.par_sort_unstable_by_key(|&v| (degree[v as usize], v));
-            let mut new_id = vec![0u32; n];
-            for (rank, &v) in by_degree.iter().enumerate() {
-                new_id[v as usize] = rank as u32;
+            for &w in row {
+                marks[w as usize / 64] |= 1 << (w % 64);
             }
-            new_id
+            for &w in row {
+                for &x in self.row(w as usize) {
+                    count += (marks[x as usize / 64] >> (x % 64)) & 1;
+                }
+            }
+            for &w in row {
+                marks[w as usize / 64] = 0;
+            }
+        }
+        count
+    }
+}
+
+/// Whether A's pattern (square) is symmetric, self loops aside, in one
+/// pass over its rows in order: row i's entries (i, j) left of the
+/// diagonal must each have been matched, in turn, by row j's entry
+/// (j, i), and each of its entries right of it matches the next unmatched
+/// entry of row j. `matched` (n long or more, zeros) counts the entries of
+/// each row matched so far; it is left dirty.
+fn pattern_is_symmetric<T: Scalar>(a: &Csr<T>, matched: &mut [usize]) -> bool {
+    for i in 0..a.nrows() {
+        let cols = a.row(i).0;
+        let left = cols.partition_point(|&j| (j as usize) < i);
+        if matched[i] != left {
+            return false;
+        }
+        for &j in &cols[left..] {
+            let j = j as usize;
+            if j == i {
+                continue;
+            }
+            if a.row(j).0.get(matched[j]) != Some(&(i as u32)) {
+                return false;
+            }
+            matched[j] += 1;
         }
     }
+    true
+}
+
+/// The union of two increasing sequences, increasing.
+fn union<'s>(x: &'s [u32], y: &'s [u32]) -> impl Iterator<Item = u32> + 's {
+    let (mut p, mut q) = (0, 0);
+    std::iter::from_fn(move || {
+        let next = match (x.get(p), y.get(q)) {
+            (Some(&i), Some(&j)) => i.min(j),
+            (Some(&i), None) => i,
+            (None, Some(&j)) => j,
+            (None, None) => return None,
+        };
+        p += usize::from(x.get(p) == Some(&next));
+        q += usize::from(y.get(q) == Some(&next));
+        Some(next)
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::{Mask, spgemm_masked};
+    use gpu_kernels::PlusPair;
+    use std::collections::BTreeSet;
 
     /// Triangles by looking at every triple: the plain meaning.
     fn by_triples(a: &Csr<f64>) -> u64 {
@@ -182,18 +270,93 @@ mod tests {
         count
     }
 
+    /// A's pattern made undirected (self loops kept), or its strictly lower
+    /// triangle (`lower`), by sets: the plain meaning.
+    fn undirected(a: &Csr<f64>, lower: bool) -> Csr<f64> {
+        let n = a.nrows();
+        let mut rows = vec![BTreeSet::new(); n];
+        for i in 0..n {
+            for &j in a.row(i).0 {
+                rows[i].insert(j);
+                rows[j as usize].insert(i as u32);
+            }
+        }
+        let (mut row_ptr, mut cols) = (vec![0], vec![]);
+        for (i, row) in rows.iter().enumerate() {
+            cols.extend(row.iter().filter(|&&j| !lower || (j as usize) < i));
+            row_ptr.push(cols.len());
+        }
+        let ones = vec![1.0; cols.len()];
+        Csr::try_new(n, n, row_ptr, cols, ones).unwrap()
+    }
+
     #[test]
     fn counts_match_every_triple_on_random_graphs() {
         for seed in 0..40u64 {
             let n = (seed % 13) as usize + 1;
             let per_row = ((seed % 5) as usize + 1).min(n);
-            let a = crate::generate::uniform(n, n, 0, per_row, seed).unwrap();
-            let want = by_triples(&a);
-            for order in TriangleOrder::ALL {
-                for engine in [Engine::Serial, Engine::Cpu] {
-                    let got = triangles(&a, order, engine).unwrap();
-                    assert_eq!(got.count, want, "seed {seed}, {order:?}, {engine:?}");
+            let directed = crate::generate::uniform(n, n, 0, per_row, seed).unwrap();
+            let want = by_triples(&directed);
+            // Stored one way and both ways: the merge and the filter.
+            for a in [undirected(&directed, false), directed] {
+                for order in TriangleOrder::ALL {
+                    for engine in [Engine::Serial, Engine::Cpu] {
+                        let got = triangles(&a, order, engine).unwrap();
+                        assert_eq!(got.count, want, "seed {seed}, {order:?}, {engine:?}");
+                    }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn the_count_is_the_masked_product_summed_on_large_graphs() {
+        for seed in 0..3 {
+            let directed = crate::generate::power_law(4000, 4000, 9.0, 2.1, seed).unwrap();
+            let plain_lower = undirected(&directed, true);
+            let mut counts = vec![];
+            for a in [undirected(&directed, false), directed] {
+                for order in TriangleOrder::ALL {
+                    let l = lower_triangle(&a, order, Engine::Cpu).unwrap();
+                    if order == TriangleOrder::Natural {
+                        assert_eq!(
+                            (&l.row_ptr[..], &l.col_idx[..]),
+                            (plain_lower.row_ptr(), plain_lower.col_idx())
+                        );
+                    }
+                    let n = a.nrows();
+                    let ones = vec![1u64; l.col_idx.len()];
+                    let l = Csr::try_new(n, n, l.row_ptr, l.col_idx, ones).unwrap();
+                    let c = spgemm_masked::<PlusPair<u64>, u64>(
+                        &l,
+                        &l,
+                        Mask::structural(&l),
+                        Engine::Serial,
+                    )
+                    .unwrap();
+                    let want: u64 = c.values().iter().sum();
+                    assert!(l.nnz() >= PARALLEL_MIN_EDGES, "the cpu engine splits");
+                    for engine in [Engine::Serial, Engine::Cpu] {
+                        let got = triangles(&a, order, engine).unwrap();
+                        assert_eq!((got.count, got.edges), (want, l.nnz()), "{order:?}");
+                    }
+                    counts.push(want);
+                }
+            }
+            assert!(counts[0] > 0 && counts.iter().all(|&c| c == counts[0]));
+        }
+    }
+
+    #[test]
+    fn symmetry_is_seen_exactly() {
+        for seed in 0..60u64 {
+            let n = (seed % 9) as usize + 1;
+            let a = crate::generate::uniform(n, n, 0, (seed as usize % 4).min(n), seed).unwrap();
+            for a in [undirected(&a, false), a] {
+                let t = a.transpose();
+                let want = (a.row_ptr(), a.col_idx()) == (t.row_ptr(), t.col_idx());
+                let got = pattern_is_symmetric(&a, &mut vec![0; n + 1]);
+                assert_eq!(got, want, "seed {seed}");
             }
         }
     }
