@@ -42,7 +42,7 @@ pub fn run(args: &BfsArgs) -> anyhow::Result<()> {
         files::check_output(out)?;
     }
     args.report.check()?;
-    let engine = args.engine.start(Op::MaskedSpmv)?;
+    let engine = args.engine.start(Op::Bfs)?;
     let g = files::read_csr::<f64>(&args.graph, &args.input)?;
     let t = Instant::now();
     let found = bfs(&g, args.source, engine)?;

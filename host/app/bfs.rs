@@ -162,7 +162,7 @@ pub fn bfs_with<T: Scalar>(
             ),
         ));
     }
-    let engine = engine.resolve(Op::MaskedSpmv)?;
+    let engine = engine.resolve(Op::Bfs)?;
     // Zeroed by the allocator, touched only where the search reaches.
     let mut words = vec![0u64; n];
     words[source] = pack(0, source as u32);

@@ -23,14 +23,17 @@
 //! is symmetric (checked in one pass), L is each row of A filtered, in one
 //! more pass; otherwise each row is merged with the same row of Aᵀ first.
 //! On the cpu engine the rows of the count are split into chunks of about
-//! equal entries of L, a bitmap a thread.
+//! equal entries of L, a bitmap a thread. On the cuda engine the masked
+//! product itself runs on the GPU (a dot product an entry of L,
+//! `engine::cuda::masked`) and its values are summed.
 
 use crate::engine::shared::partition::{balanced_row_chunks, for_each_chunk};
 use crate::engine::{Engine, Op};
 use crate::error::{Error, Result};
 use crate::format::Csr;
-use crate::ops::transpose;
+use crate::ops::{Mask, spgemm_masked, transpose};
 use crate::scalar::Scalar;
+use gpu_kernels::PlusPair;
 use std::ops::Range;
 
 /// How the vertices are ordered before L is taken.
@@ -72,9 +75,9 @@ pub struct Triangles {
 const PARALLEL_MIN_EDGES: usize = 1 << 14;
 
 /// The triangles of the undirected graph of A's pattern (square), vertices
-/// ordered by `order`, the count on `engine` (serial or cpu; the cuda
-/// engine has no masked SpGEMM yet and is [`Error::Unavailable`]). A
-/// non-square A is [`Error::Mismatch`].
+/// ordered by `order`, the count on `engine` (serial, cpu, or cuda: L made
+/// on the host, `L·L⟨L⟩` on the GPU; auto: cpu). A non-square A is
+/// [`Error::Mismatch`].
 pub fn triangles<T: Scalar>(a: &Csr<T>, order: TriangleOrder, engine: Engine) -> Result<Triangles> {
     if a.nrows() != a.ncols() {
         return Err(Error::mismatch(
@@ -83,7 +86,23 @@ pub fn triangles<T: Scalar>(a: &Csr<T>, order: TriangleOrder, engine: Engine) ->
         ));
     }
     let engine = engine.resolve(Op::MaskedSpgemm)?;
-    let l = lower_triangle(a, order, engine)?;
+    let host = if engine == Engine::Cuda {
+        Engine::Cpu
+    } else {
+        engine
+    };
+    let l = lower_triangle(a, order, host)?;
+    if engine == Engine::Cuda {
+        let n = a.nrows();
+        let edges = l.col_idx.len();
+        let ones = vec![1u64; edges];
+        let l = Csr::try_new(n, n, l.row_ptr, l.col_idx, ones)?;
+        let c = spgemm_masked::<PlusPair<u64>, u64>(&l, &l, Mask::structural(&l), engine)?;
+        return Ok(Triangles {
+            count: c.values().iter().sum(),
+            edges,
+        });
+    }
     let threads = if engine == Engine::Cpu && l.col_idx.len() >= PARALLEL_MIN_EDGES {
         rayon::current_num_threads()
     } else {
@@ -251,8 +270,6 @@ fn union<'s>(x: &'s [u32], y: &'s [u32]) -> impl Iterator<Item = u32> + 's {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::{Mask, spgemm_masked};
-    use gpu_kernels::PlusPair;
     use std::collections::BTreeSet;
 
     /// Triangles by looking at every triple: the plain meaning.
