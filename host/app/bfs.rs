@@ -138,8 +138,8 @@ pub fn bfs<T: Scalar>(a: &Csr<T>, source: usize, engine: Engine) -> Result<Bfs> 
 }
 
 /// Levels and parents of A's graph (square) from `source`, each step in
-/// `direction`, on `engine` (serial or cpu, the same results; cuda has no
-/// masked SpMV yet). A non-square A, or a source out of range, is
+/// `direction`, on `engine` (serial or cpu, the same results; the cuda
+/// engine has no BFS). A non-square A, or a source out of range, is
 /// [`Error::Mismatch`].
 pub fn bfs_with<T: Scalar>(
     a: &Csr<T>,

@@ -21,8 +21,8 @@
 //! | SpGEMM `C = A ⊗ B`   | CSR                                 | ✓      | ✓ ¹  | ✓ ⁴  |
 //! | element-wise `A ⊕ B` | CSR                                 | ✓      | ✓ ¹  |      |
 //! | transpose            | CSR (→ CSR of Aᵀ, i.e. CSC)         | ✓      | ✓ ¹  |      |
-//! | masked SpGEMM `C⟨M⟩ = A ⊗ B` | CSR, structural mask or its complement | ✓ | ✓ ¹ |   |
-//! | masked SpMV `y⟨m⟩ = A ⊗ x`   | CSR, dense mask                     | ✓      | ✓ ¹  |      |
+//! | masked SpGEMM `C⟨M⟩ = A ⊗ B` | CSR, structural mask or its complement | ✓ | ✓ ¹ | ✓ ⁵ |
+//! | masked SpMV `y⟨m⟩ = A ⊗ x`   | CSR, dense mask                     | ✓      | ✓ ¹  | ✓ ⁵  |
 //!
 //! ¹ Rows split by work; every row computed as the serial engine computes
 //! it, so the same bits as serial. ² Entries cut into chunks of a fixed
@@ -33,6 +33,8 @@
 //! are in `gpu_kernels::spmv` and `gpu_kernels::spmm`). ⁴ Feature `gpu`:
 //! every entry summed in the serial order, so the serial bits for every
 //! semiring; a C larger than the device is computed in row blocks.
+//! ⁵ Feature `gpu`, asked for by name (`auto` runs cpu): the serial
+//! bits; SpGEMM with a structural mask only (see [`masked`]).
 //!
 //! A product whose patterns stay while values change (AMG setup, iterative
 //! methods) is planned once and recomputed: [`SpgemmPlan`] on the cpu and
