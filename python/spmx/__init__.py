@@ -38,7 +38,7 @@ import scipy.sparse as _sp
 from . import _spmx
 from . import _device
 from ._device import DeviceSparseMatrix, from_cupy
-from ._matrix import _Matrix
+from ._matrix import _cast_dense, _Matrix
 from ._spmx import DTYPES, SEMIRINGS, OutOfMemoryError
 
 __all__ = [
@@ -267,15 +267,7 @@ def matmul(
         if engine in ("auto", "cuda") and not masked:
             return _device.matmul_dense(A, B, semiring)
         B = B.get()
-    x = np.asarray(B)
-    if x.dtype != A.dtype:
-        if not np.can_cast(x.dtype, A.dtype, casting="same_kind"):
-            raise ValueError(
-                f"cannot multiply a {A.dtype.name} matrix by {x.dtype.name} values: "
-                f"convert one of them"
-            )
-        x = x.astype(A.dtype)
-    x = np.ascontiguousarray(x)
+    x = np.ascontiguousarray(_cast_dense(np.asarray(B), A.dtype))
     if masked:
         mask = np.ascontiguousarray(mask.get() if hasattr(mask, "get") else mask)
         if mask.dtype != np.bool_ or mask.shape != (A.shape[0],):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _spmx
-from ._matrix import _Matrix
+from ._matrix import _cast_dense, _Matrix
 
 # The value types both CuPy's sparse matrices and spmx's GPU kernels have.
 DEVICE_DTYPES = ("float32", "float64")
@@ -104,13 +104,7 @@ def matmul_dense(A, B, semiring):
             raise ValueError(f"the matrix is on GPU {A.device}, the array on GPU {B.device.id}")
         if B.ndim not in (1, 2):
             raise ValueError(f"a dense operand has 1 or 2 dimensions, not {B.ndim}")
-        if B.dtype != A.dtype:
-            if not np.can_cast(B.dtype, A.dtype, casting="same_kind"):
-                raise ValueError(
-                    f"cannot multiply a {A.dtype.name} matrix by {B.dtype.name} values: "
-                    f"convert one of them"
-                )
-            B = B.astype(A.dtype)
+        B = _cast_dense(B, A.dtype)
         col_major = B.ndim == 2 and not B.flags.c_contiguous and B.flags.f_contiguous
         if not (B.flags.c_contiguous or col_major):
             B = cupy.ascontiguousarray(B)

@@ -6,6 +6,19 @@ from __future__ import annotations
 import numpy as np
 
 
+def _cast_dense(values, dtype):
+    """A dense operand (numpy or CuPy) cast to a matrix's ``dtype``
+    (``same_kind``); another kind is a ``ValueError`` naming both."""
+    if values.dtype == dtype:
+        return values
+    if not np.can_cast(values.dtype, dtype, casting="same_kind"):
+        raise ValueError(
+            f"cannot multiply a {np.dtype(dtype).name} matrix by {values.dtype.name} values: "
+            f"convert one of them"
+        )
+    return values.astype(dtype)
+
+
 class _Matrix:
     """A matrix spmx holds: ``_native`` is the extension's object."""
 
