@@ -18,7 +18,7 @@
 //! `C⟨L⟩` over plus-pair sums to `Σ_{w ∈ L(v)} |L(w) ∩ L(v)|`, so the
 //! kernel marks L(v) in a bitmap (a bit a vertex, cleared after the row)
 //! and counts the marks each L(w) hits — the marker-per-row inner loop of
-//! the masked SpGEMM ([`spgemm_masked`](crate::ops::spgemm_masked), which
+//! the masked SpGEMM ([`spgemm_masked`], which
 //! the tests check it against) with no values and no C. Where A's pattern
 //! is symmetric (checked in one pass), L is each row of A filtered, in one
 //! more pass; otherwise each row is merged with the same row of Aᵀ first.
