@@ -70,13 +70,19 @@ pub fn read<T: Scalar>(path: &Path, opts: &InputOpts) -> anyhow::Result<MtxMatri
         result
     };
     let matrix = result?;
-    if matrix.dropped > 0 {
+    warn_read::<T>(&name, matrix.dropped, &matrix.notes);
+    Ok(matrix)
+}
+
+/// Warns what reading `name` as `T` values met that the matrix does not
+/// show: entries dropped, values out of range, bytes after gzip data.
+pub fn warn_read<T>(name: &str, dropped: usize, notes: &io::ReadNotes) {
+    if dropped > 0 {
         eprintln!(
             "spmx: --drop-invalid: dropped {} from {name}",
-            count(matrix.dropped, "out-of-range entry", "out-of-range entries"),
+            count(dropped, "out-of-range entry", "out-of-range entries"),
         );
     }
-    let notes = &matrix.notes;
     for (n, what) in [
         (
             notes.overflowed,
@@ -103,10 +109,9 @@ pub fn read<T: Scalar>(path: &Path, opts: &InputOpts) -> anyhow::Result<MtxMatri
         ),
     ] {
         if n > 0 {
-            warn(&name, &what);
+            warn(name, &what);
         }
     }
-    Ok(matrix)
 }
 
 /// Reads a MatrixMarket file as CSR, warning about what the file did not
@@ -144,17 +149,21 @@ pub fn check_output(path: &Path) -> anyhow::Result<()> {
 /// [`csr`], warning how many duplicate entries were summed.
 pub fn summed_csr<T: Scalar>(m: &MtxMatrix<T>, path: &Path) -> anyhow::Result<Csr<T>> {
     let a = csr(m, path)?;
-    let summed = m.coo.nnz() - a.nnz();
+    warn_summed(&display(path), m.coo.nnz() - a.nnz());
+    Ok(a)
+}
+
+/// Warns that `summed` duplicate entries of `name` were summed, if any.
+pub fn warn_summed(name: &str, summed: usize) {
     if summed > 0 {
         warn(
-            &display(path),
+            name,
             &format!(
                 "summed {} (at the same row and column)",
                 count(summed, "duplicate entry", "duplicate entries")
             ),
         );
     }
-    Ok(a)
 }
 
 /// `spmx: warning: file: what`, on stderr.

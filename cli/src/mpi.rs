@@ -6,6 +6,7 @@
 //! the summary.
 
 use super::engine_arg::EngineOpts;
+use super::files::InputOpts;
 use super::operands::{self, Operand};
 use super::semiring_arg::{CliValue, Instance, with_semiring};
 use super::summary::{ReportOpts, Summary};
@@ -55,6 +56,34 @@ pub fn on_root<T>(
         Ok(None)
     };
     Ok(ranks.agree(result)?)
+}
+
+/// The matrix in `path` as `T` values, split by rows balanced by entries,
+/// every rank reading its own part of the file where it can (see
+/// [`spmx::engine::mpi::files`]); rank 0 warns what reading met, as
+/// [`files::read`](super::files::read) does, and that a file was read by
+/// it alone. Collective.
+pub fn read_dist<T: CliValue>(
+    ranks: &Ranks,
+    path: &Path,
+    opts: &InputOpts,
+) -> anyhow::Result<DistCsr<T>> {
+    let (a, read) =
+        spmx::engine::mpi::files::read_csr::<T::Read>(ranks, path, &opts.read_options())?;
+    if ranks.is_root() {
+        let name = super::files::display(path);
+        if !read.in_parts {
+            eprintln!(
+                "spmx: warning: {name}: read by rank 0 alone and scattered (gzip, or not a \
+                 regular file, cannot be split among the ranks)"
+            );
+        }
+        super::files::warn_read::<T::Read>(&name, read.dropped, &read.notes);
+        super::files::warn_summed(&name, read.summed);
+    }
+    let (rows, local) = a.into_parts();
+    let local = ranks.agree(T::from_read(local))?;
+    Ok(DistCsr::from_local(rows, local))
 }
 
 /// Runs `product` on every rank between two barriers: the wall time is the

@@ -190,9 +190,16 @@ impl ValueType {
 /// value as true and zero as false), and generated or drawn values (on
 /// (0, 1]) converted to them.
 pub trait CliValue: Scalar {
+    /// The values a file is read as: these, or `f64` for `bool` (a
+    /// stored value is true where it is not 0).
+    type Read: Scalar;
+    /// Values as read made these values.
+    fn from_read(m: Csr<Self::Read>) -> spmx::Result<Csr<Self>>;
     /// Reads a MatrixMarket file as CSR of these values (see
     /// [`files::read_csr`]).
-    fn read_csr(path: &Path, opts: &InputOpts) -> anyhow::Result<Csr<Self>>;
+    fn read_csr(path: &Path, opts: &InputOpts) -> anyhow::Result<Csr<Self>> {
+        Ok(Self::from_read(files::read_csr::<Self::Read>(path, opts)?)?)
+    }
     /// What drawn values become, for the summary (`(0, 1]`).
     const DRAWN: &str;
     /// Drawn or generated values as these values: `f64` as they are,
@@ -202,8 +209,9 @@ pub trait CliValue: Scalar {
 
 impl CliValue for f64 {
     const DRAWN: &str = "(0, 1]";
-    fn read_csr(path: &Path, opts: &InputOpts) -> anyhow::Result<Csr<f64>> {
-        files::read_csr(path, opts)
+    type Read = f64;
+    fn from_read(m: Csr<f64>) -> spmx::Result<Csr<f64>> {
+        Ok(m)
     }
     fn from_drawn(m: Csr<f64>) -> spmx::Result<Csr<f64>> {
         Ok(m)
@@ -212,8 +220,9 @@ impl CliValue for f64 {
 
 impl CliValue for bool {
     const DRAWN: &str = "true";
-    fn read_csr(path: &Path, opts: &InputOpts) -> anyhow::Result<Csr<bool>> {
-        Ok(files::read_csr::<f64>(path, opts)?.try_map_values(bool::from_f64)?)
+    type Read = f64;
+    fn from_read(m: Csr<f64>) -> spmx::Result<Csr<bool>> {
+        m.try_map_values(bool::from_f64)
     }
     fn from_drawn(m: Csr<f64>) -> spmx::Result<Csr<bool>> {
         m.try_map_values(bool::from_f64)
@@ -224,8 +233,9 @@ macro_rules! cli_integer {
     ($($t:ident),*) => {$(
         impl CliValue for $t {
             const DRAWN: &str = "1..=100";
-            fn read_csr(path: &Path, opts: &InputOpts) -> anyhow::Result<Csr<$t>> {
-                files::read_csr(path, opts)
+            type Read = $t;
+            fn from_read(m: Csr<$t>) -> spmx::Result<Csr<$t>> {
+                Ok(m)
             }
             fn from_drawn(m: Csr<f64>) -> spmx::Result<Csr<$t>> {
                 m.try_map_values(|v| (v * 100.0).ceil() as $t)

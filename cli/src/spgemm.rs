@@ -342,54 +342,39 @@ fn load<T: CliValue>(args: &SpgemmArgs) -> anyhow::Result<(Csr<T>, Option<Csr<T>
     Ok((a, b, source))
 }
 
-/// `--engine mpi`: rank 0 reads A and B and splits A by products, B by
-/// entries; C stays split like A and is gathered only to be written.
+/// `--engine mpi`: every rank reads its part of A's and B's files (rank 0
+/// reads them alone when they cannot be split: gzip, standard input, the
+/// built-in pair, B transposed), A split by products, B by entries; C
+/// stays split like A and is written by every rank, each its rows.
 #[cfg(feature = "mpi")]
 fn run_mpi(args: &SpgemmArgs, instance: Instance) -> anyhow::Result<()> {
     use super::mpi;
-    use spmx::engine::mpi::{DistCsr, Fetch, RowPartition, spgemm};
+    use spmx::engine::mpi::{Fetch, files as mpi_files, spgemm};
     mpi::run(&args.engine, |ranks| {
         if let Some(out) = &args.output {
             mpi::on_root(ranks, || files::check_output(out))?;
         }
         let t0 = Instant::now();
-        let p = ranks.size();
         let (load, about, write, (c_shape, c_nnz), multiply, mine) =
             with_semiring!(instance, |S| {
-                let inputs = mpi::on_root(ranks, || {
-                    let (a, b, source) = load::<<S as Semiring>::Value>(args)?;
-                    let b_or_a = b.as_ref().unwrap_or(&a);
-                    let products = ops::spgemm_products(&a, b_or_a);
-                    let shapes = [(a.shape(), a.nnz()), (b_or_a.shape(), b_or_a.nnz())];
-                    Ok((a, b, (source, products, shapes)))
-                })?;
+                let (a, b, about) = mpi_inputs::<<S as Semiring>::Value>(ranks, args)?;
                 let load = t0.elapsed();
-                let (root, about) = match inputs {
-                    Some((a, b, about)) => (Some((a, b)), Some(about)),
-                    None => (None, None),
-                };
-                let root = root.as_ref().map(|(a, b)| {
-                    let b = b.as_ref().unwrap_or(a);
-                    let rows = (
-                        RowPartition::by_products(a, b, p),
-                        RowPartition::by_entries(b, p),
-                    );
-                    (a, b, rows)
-                });
-                let a = DistCsr::scatter(ranks, root.as_ref().map(|(a, _, (rows, _))| (*a, rows)))?;
-                let b = DistCsr::scatter(ranks, root.as_ref().map(|(_, b, (_, rows))| (*b, rows)))?;
-                drop(root);
+                let b = b.as_ref().unwrap_or(&a);
                 let (c, multiply, mine) =
-                    mpi::timed(ranks, || spgemm::<S>(ranks, &a, &b, Fetch::Auto))?;
+                    mpi::timed(ranks, || spgemm::<S>(ranks, &a, b, Fetch::Auto))?;
                 let mine = mine.holding(a.rows().range(ranks.rank()), a.local().nnz());
                 let shape = ((c.nrows(), c.ncols()), c.nnz(ranks));
                 let t = Instant::now();
                 if let Some(out) = &args.output {
-                    let c = c.gather(ranks)?;
-                    mpi::on_root(ranks, || {
-                        let c = c.as_ref().expect("gathered on rank 0");
-                        files::write(out, c, instance.output_field())
-                    })?;
+                    let field = instance.output_field();
+                    if files::is_std_stream(out) {
+                        let c = c.gather(ranks)?;
+                        mpi::on_root(ranks, || {
+                            files::write(out, c.as_ref().expect("gathered on rank 0"), field)
+                        })?;
+                    } else {
+                        mpi_files::write_mtx(ranks, &c, out, field)?;
+                    }
                 }
                 (
                     load,
@@ -400,7 +385,8 @@ fn run_mpi(args: &SpgemmArgs, instance: Instance) -> anyhow::Result<()> {
                     mine,
                 )
             });
-        let mut summary = about.map(|(source, products, [a, b])| {
+        let mut summary = ranks.is_root().then(|| {
+            let (source, products, [a, b]) = about;
             let shapes = [a, b, (c_shape, c_nnz)];
             let mut s = summary(&source, instance, Engine::Mpi, shapes, products);
             s.time("load", load).time("multiply", multiply);
@@ -412,6 +398,84 @@ fn run_mpi(args: &SpgemmArgs, instance: Instance) -> anyhow::Result<()> {
         });
         mpi::print(ranks, summary.as_mut(), mine, &args.report)
     })
+}
+
+/// What the summary says of the inputs: where they came from, the
+/// products, and A's and B's shapes and entries.
+#[cfg(feature = "mpi")]
+type MpiAbout = (String, usize, [((usize, usize), usize); 2]);
+
+/// A split by products and B (`None`: B is A) by entries, every rank
+/// reading its part of the files where they can be split, else rank 0
+/// reading them (see [`load`]) and scattering. Collective.
+#[cfg(feature = "mpi")]
+type MpiInputs<T> = (
+    spmx::engine::mpi::DistCsr<T>,
+    Option<spmx::engine::mpi::DistCsr<T>>,
+    MpiAbout,
+);
+
+#[cfg(feature = "mpi")]
+fn mpi_inputs<T: CliValue>(
+    ranks: &spmx::engine::mpi::Ranks,
+    args: &SpgemmArgs,
+) -> anyhow::Result<MpiInputs<T>> {
+    use super::mpi;
+    use spmx::engine::mpi::{DistCsr, RowPartition};
+    let p = ranks.size();
+    let splittable = |f: &std::path::Path| !files::is_std_stream(f);
+    let (a, b, source) = match (&args.a, &args.b) {
+        (Some(pa), pb)
+            if !args.transpose_b && splittable(pa) && pb.as_deref().is_none_or(splittable) =>
+        {
+            let a = mpi::read_dist::<T>(ranks, pa, &args.input)?;
+            let b = pb
+                .as_ref()
+                .map(|pb| mpi::read_dist::<T>(ranks, pb, &args.input))
+                .transpose()?;
+            let source = match pb {
+                None => format!("{} squared", files::display(pa)),
+                Some(pb) => format!("{} times {}", files::display(pa), files::display(pb)),
+            };
+            (a, b, source)
+        }
+        _ => {
+            let root = mpi::on_root(ranks, || load::<T>(args))?;
+            let (root, source) = match root {
+                Some((a, b, source)) => (Some((a, b)), source),
+                None => (None, String::new()),
+            };
+            let split = |m: Option<&Csr<T>>| {
+                let rows = m.map(|m| RowPartition::by_entries(m, p));
+                DistCsr::scatter(ranks, m.zip(rows.as_ref()))
+            };
+            let a = split(root.as_ref().map(|(a, _)| a))?;
+            let has_b = ranks.all(root.as_ref().is_none_or(|(_, b)| b.is_some()));
+            let b = if has_b {
+                Some(split(root.as_ref().and_then(|(_, b)| b.as_ref()))?)
+            } else {
+                None
+            };
+            (a, b, source)
+        }
+    };
+    let bb = b.as_ref().unwrap_or(&a);
+    anyhow::ensure!(
+        a.ncols() == bb.nrows(),
+        "cannot multiply: A is {}×{} but B is {}×{} (A's columns must equal B's rows; \
+         --transpose-b multiplies by Bᵀ)",
+        a.nrows(),
+        a.ncols(),
+        bb.nrows(),
+        bb.ncols()
+    );
+    let shapes = [
+        ((a.nrows(), a.ncols()), a.nnz(ranks)),
+        ((bb.nrows(), bb.ncols()), bb.nnz(ranks)),
+    ];
+    let (rows, products) = RowPartition::by_products_of(ranks, &a, bb)?;
+    let a = a.repartition(ranks, rows)?;
+    Ok((a, b, (source, products, shapes)))
 }
 
 /// The summary's first lines: shapes of A, B and C (`(m, n)` and entries)

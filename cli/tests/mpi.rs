@@ -9,8 +9,9 @@
 //! - Started by `mpirun` (with `SPMX_MPI_WORKER` set), it is a *worker*:
 //!   every rank draws the same random matrices (rank 0's seed, printed) and
 //!   checks scatter and gather, SpGEMM (rows fetched and B replicated),
-//!   SpMV and SpMM against `common::reference`, and APSP against the serial
-//!   engine, bit for bit, for several
+//!   SpMV and SpMM against `common::reference`, APSP against the serial
+//!   engine, and files read and written in parts against the whole-file
+//!   reader and writer (`mpi/files.rs`), bit for bit, for several
 //!   semirings, on odd shapes (0×0, empty rows, a dense row, rectangular),
 //!   with balanced, uneven and empty-rank partitions; then one rank fails
 //!   on purpose and every rank must return its error. The engine inside
@@ -19,6 +20,8 @@
 
 #[path = "../../tests/common/mod.rs"]
 mod common;
+#[path = "mpi/files.rs"]
+mod files_in_parts;
 
 use common::{TestScalar, arb_csr_shaped, assert_identical, reference};
 use proptest::strategy::{Strategy, ValueTree};
@@ -280,6 +283,9 @@ fn worker() {
         };
     }
     spmx::for_each_semiring!(every_instance! {});
+    files_in_parts::read_and_write_in_parts(&ranks, &mut runner, CASES);
+    files_in_parts::bad_files_fail_as_read_whole(&ranks, &mut runner, CASES);
+    files_in_parts::partition_and_repartition(&ranks, &mut runner, CASES);
     or_and_stored_zero_is_false(&ranks);
     apsp_matches_serial(&ranks, &mut runner);
     apsp_negative_cycle_through_neg_inf(&ranks);

@@ -39,12 +39,14 @@
 //! | `fields` | per-line tokenizing and number parsing |
 //! | `read`   | the entry loop: ranges, counts, symmetric expansion |
 //! | `write`  | MatrixMarket text: coordinate (whole or by row blocks) and array |
-//! | `output` | where it goes: stdout, a device in place, or a temporary file renamed over the target |
+//! | `output` | where it goes: stdout, a device in place, or a temporary file renamed over the target; [`PartedFile`], one file written at offsets by several processes |
+//! | `parts`  | a coordinate file read in parts by byte ranges ([`mtx_layout`], [`read_mtx_part`]) |
 
 mod fields;
 mod header;
 mod lines;
 mod output;
+mod parts;
 mod read;
 mod write;
 
@@ -55,11 +57,16 @@ use std::fmt::Write as _;
 use crate::format::Coo;
 
 pub use lines::MAX_LINE_BYTES;
-pub use output::{check_output, remove_unfinished_outputs};
+pub use output::{PartedFile, check_output, remove_unfinished_outputs};
+pub use parts::{
+    MtxLayout, MtxPart, PartError, after_lines, check_parts, mtx_layout, read_mtx_part,
+};
 pub use read::{
     STREAM_BYTES_PER_ENTRY, STREAM_SLACK_BYTES, read_mtx, read_mtx_from, read_mtx_sized,
 };
-pub use write::{MtxWriter, write_dense_mtx, write_mtx, write_mtx_to};
+pub use write::{
+    MtxWriter, coordinate_header, write_coordinate_rows, write_dense_mtx, write_mtx, write_mtx_to,
+};
 
 /// `text` with the characters that could drive a terminal escaped: C0
 /// controls (tab and newline included), DEL and C1 controls as `\x1b` or

@@ -278,6 +278,132 @@ impl Write for Output {
     }
 }
 
+/// One regular file written by several processes at byte offsets (the
+/// ranks of the mpi engine, each its own rows): the leader creates it as a
+/// temporary file beside the target ([`PartedFile::create`]), the others
+/// open that file by its path ([`PartedFile::join`]); each writes its parts
+/// with [`PartedFile::write_at`] and syncs them ([`PartedFile::sync`]);
+/// once every one has, the leader renames the file over the target
+/// ([`PartedFile::finish`]). The leader's, dropped unfinished, removes the
+/// temporary file and leaves the target as it was. The target's directory
+/// must be the same directory for every process (one machine, or a shared
+/// file system).
+pub struct PartedFile {
+    /// The target as given: what errors name.
+    name: PathBuf,
+    file: File,
+    /// The temporary file's path, for the others to join.
+    path: PathBuf,
+    /// The leader's: the file to rename over the target.
+    replace: Option<Replace>,
+}
+
+impl PartedFile {
+    /// The leader's side: a temporary file beside `path`, or `None` where
+    /// the text cannot be written in parts: standard output, a `.gz` name
+    /// (one gzip stream) or a device or FIFO.
+    pub fn create(path: impl AsRef<Path>) -> Result<Option<PartedFile>> {
+        let path = path.as_ref();
+        let io_err = |source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let gzip = path
+            .extension()
+            .is_some_and(|ext| ext.eq_ignore_ascii_case("gz"));
+        let Destination::Replace {
+            target,
+            permissions,
+        } = destination(path).map_err(io_err)?
+        else {
+            return Ok(None);
+        };
+        if gzip {
+            return Ok(None);
+        }
+        let (tmp, file) =
+            TempFile::beside(&target).map_err(|e| io_err(cannot_replace(&target, e)))?;
+        Ok(Some(PartedFile {
+            name: path.to_path_buf(),
+            file,
+            path: tmp.path.clone(),
+            replace: Some(Replace {
+                tmp,
+                target,
+                permissions,
+            }),
+        }))
+    }
+
+    /// Another process's side: the leader's temporary file at `temporary`
+    /// ([`PartedFile::temporary_path`]), for target `path` (named by errors).
+    pub fn join(path: impl AsRef<Path>, temporary: impl AsRef<Path>) -> Result<PartedFile> {
+        let (name, temporary) = (path.as_ref(), temporary.as_ref());
+        let file = OpenOptions::new()
+            .write(true)
+            .open(temporary)
+            .map_err(|source| Error::Io {
+                path: name.to_path_buf(),
+                source: io::Error::new(
+                    source.kind(),
+                    format!(
+                        "cannot open the file being written, {}: {source}",
+                        printable(&temporary.display().to_string())
+                    ),
+                ),
+            })?;
+        Ok(PartedFile {
+            name: name.to_path_buf(),
+            file,
+            path: temporary.to_path_buf(),
+            replace: None,
+        })
+    }
+
+    /// Where the text is written until it is complete.
+    pub fn temporary_path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes `bytes` at byte `offset` of the file.
+    pub fn write_at(&self, offset: u64, bytes: &[u8]) -> Result<()> {
+        use std::os::unix::fs::FileExt;
+        self.file
+            .write_all_at(bytes, offset)
+            .map_err(|e| self.error(e))
+    }
+
+    /// Makes what this process wrote durable.
+    pub fn sync(&self) -> Result<()> {
+        self.file.sync_data().map_err(|e| self.error(e))
+    }
+
+    /// The leader's last step, once every process has synced its parts:
+    /// the file given the replaced file's permissions, synced and renamed
+    /// over the target. The others' only close the file.
+    pub fn finish(self) -> Result<()> {
+        let Some(replace) = self.replace else {
+            return Ok(());
+        };
+        let io_err = |source| Error::Io {
+            path: self.name.clone(),
+            source,
+        };
+        if let Some(permissions) = replace.permissions {
+            self.file.set_permissions(permissions).map_err(io_err)?;
+        }
+        self.file.sync_all().map_err(io_err)?;
+        replace.tmp.rename_to(&replace.target).map_err(io_err)
+    }
+
+    fn error(&self, source: io::Error) -> Error {
+        Error::Io {
+            path: self.name.clone(),
+            source,
+        }
+    }
+}
+
 /// The temporary files being written now, as C strings for `unlink` (null:
 /// a free slot). A path stays allocated once listed (a few bytes a write):
 /// freeing it could race a signal handler reading it.

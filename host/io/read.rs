@@ -127,7 +127,7 @@ fn parse_error(name: &str, line: u64, reason: impl Into<String>) -> Error {
 }
 
 /// The error for a line that could not be read from source `name`.
-fn line_error(name: &str, error: LineError) -> Error {
+pub(super) fn line_error(name: &str, error: LineError) -> Error {
     match error {
         LineError::Io(source) => Error::Io {
             path: PathBuf::from(name),
@@ -180,7 +180,7 @@ fn fits_in_memory<T>(header: &Header, memory: Option<u64>) -> Result<(), String>
 }
 
 /// Banner, comments and blank lines, size line.
-fn read_header<R: Read>(lines: &mut Lines<R>, name: &str) -> Result<Header> {
+pub(super) fn read_header<R: Read>(lines: &mut Lines<R>, name: &str) -> Result<Header> {
     let io_err = |e| line_error(name, e);
     let start = lines
         .first_bytes(BANNER_WINDOW)
@@ -289,14 +289,14 @@ fn parse_value<T: Scalar>(field: Field, text: &[u8]) -> Result<T, String> {
 }
 
 /// The entry pass, with what every line is checked against.
-struct EntryReader<'a> {
-    name: &'a str,
-    opts: &'a ReadOptions,
-    header: Header,
+pub(super) struct EntryReader<'a> {
+    pub(super) name: &'a str,
+    pub(super) opts: &'a ReadOptions,
+    pub(super) header: Header,
 }
 
 impl EntryReader<'_> {
-    fn error(&self, line: u64, reason: impl Into<String>) -> Error {
+    pub(super) fn error(&self, line: u64, reason: impl Into<String>) -> Error {
         parse_error(self.name, line, reason)
     }
 
@@ -305,16 +305,15 @@ impl EntryReader<'_> {
     }
 
     /// Room for the expanded entries: what the header declares, but never
-    /// more than the remaining input could hold at `min_line_bytes` an entry.
-    fn reserve<T: Scalar, R: Read>(
+    /// more than `remaining` bytes of input (when known) could hold at
+    /// `min_line_bytes` an entry.
+    pub(super) fn reserve<T: Scalar>(
         &self,
         coo: &mut Coo<T>,
-        lines: &Lines<R>,
+        remaining: Option<u64>,
         min_line_bytes: u64,
     ) -> Result<()> {
-        let by_input = lines
-            .remaining_bytes()
-            .map_or(UNKNOWN_SIZE_RESERVE, |b| b / min_line_bytes + 1);
+        let by_input = remaining.map_or(UNKNOWN_SIZE_RESERVE, |b| b / min_line_bytes + 1);
         let entries = (self.header.declared_entries as u64).min(by_input);
         let per_entry = if self.header.symmetry == Symmetry::General {
             1
@@ -335,24 +334,55 @@ impl EntryReader<'_> {
     ) -> Result<(Coo<T>, usize)> {
         let h = self.header;
         let mut coo = Coo::new(h.nrows, h.ncols)?;
-        // Shortest entry lines: `1 1\n`, `1 1 1\n`.
         self.reserve(
             &mut coo,
-            lines,
-            if h.field == Field::Pattern { 4 } else { 6 },
+            lines.remaining_bytes(),
+            self.shortest_entry_line(),
         )?;
+        let (seen, dropped) =
+            self.entry_lines(lines, &mut coo, notes, h.declared_entries, u64::MAX)?;
+        if seen < h.declared_entries {
+            return Err(self.error(lines.line() + 1, self.too_few(seen)));
+        }
+        Ok((coo, dropped))
+    }
+
+    /// The fewest bytes an entry line takes: `1 1\n`, `1 1 1\n`.
+    pub(super) fn shortest_entry_line(&self) -> u64 {
+        if self.header.field == Field::Pattern {
+            4
+        } else {
+            6
+        }
+    }
+
+    /// Reads coordinate entry lines into `coo` until the input ends or the
+    /// next line would start at or past byte `end` of it, refusing the
+    /// entry after the first `allowed` as one too many; gives the entry
+    /// lines seen and those dropped ([`ReadOptions::drop_invalid`]).
+    pub(super) fn entry_lines<T: Scalar, R: Read>(
+        &self,
+        lines: &mut Lines<R>,
+        coo: &mut Coo<T>,
+        notes: &mut ReadNotes,
+        allowed: usize,
+        end: u64,
+    ) -> Result<(usize, usize)> {
         let (mut seen, mut dropped) = (0usize, 0usize);
-        while let Some((no, line)) = lines.next_line().map_err(|e| self.line_error(e))? {
+        while lines.consumed() < end {
+            let Some((no, line)) = lines.next_line().map_err(|e| self.line_error(e))? else {
+                break;
+            };
             let Some((first, fields)) = data_fields(line) else {
                 continue;
             };
-            if seen == h.declared_entries {
+            if seen == allowed {
                 return Err(self.error(no, self.too_many()));
             }
             seen += 1;
             match self.coordinate_entry::<T>(no, line, first, fields, notes) {
                 Ok((i, j, value)) => self
-                    .push_expanded(&mut coo, i, j, value)
+                    .push_expanded(coo, i, j, value)
                     .map_err(|reason| self.error(no, reason))?,
                 Err(BadLine::OutOfRange(_)) if self.opts.drop_invalid => dropped += 1,
                 Err(BadLine::OutOfRange(reason) | BadLine::Malformed(reason)) => {
@@ -360,10 +390,7 @@ impl EntryReader<'_> {
                 }
             }
         }
-        if seen < h.declared_entries {
-            return Err(self.error(lines.line() + 1, self.too_few(seen)));
-        }
-        Ok((coo, dropped))
+        Ok((seen, dropped))
     }
 
     /// 0-based row and column and the value of coordinate line `no`, given
@@ -454,7 +481,7 @@ impl EntryReader<'_> {
         )
     }
 
-    fn too_few(&self, seen: usize) -> String {
+    pub(super) fn too_few(&self, seen: usize) -> String {
         format!(
             "too few entries: the file ends after {seen} of the {} the size line declares",
             self.header.declared_entries
@@ -505,7 +532,7 @@ impl EntryReader<'_> {
     ) -> Result<(Coo<T>, usize)> {
         let h = self.header;
         let mut coo = Coo::new(h.nrows, h.ncols)?;
-        self.reserve(&mut coo, lines, 2)?;
+        self.reserve(&mut coo, lines.remaining_bytes(), 2)?;
         let first_row = |j: usize| match h.symmetry {
             Symmetry::General => 0,
             Symmetry::Symmetric => j,

@@ -186,10 +186,7 @@ impl CoordinateText {
     /// The text's banner and size line.
     fn start(nrows: usize, ncols: usize, nnz: usize, field: Field) -> CoordinateText {
         let mut out = Vec::with_capacity(FLUSH_BYTES + 4096);
-        out.extend_from_slice(
-            format!("%%MatrixMarket matrix coordinate {field} general\n{nrows} {ncols} {nnz}\n")
-                .as_bytes(),
-        );
+        out.extend_from_slice(coordinate_header(nrows, ncols, nnz, field).as_bytes());
         CoordinateText {
             field,
             nrows,
@@ -229,29 +226,7 @@ impl CoordinateText {
                 self.nnz
             ));
         }
-        let mut digits = itoa::Buffer::new();
-        let mut row_prefix = Vec::new();
-        for local in 0..block.nrows() {
-            let (cols, vals) = block.row(local);
-            if cols.is_empty() {
-                continue;
-            }
-            let i = self.rows + local;
-            row_prefix.clear();
-            row_prefix.extend_from_slice(digits.format(i + 1).as_bytes());
-            row_prefix.push(b' ');
-            for (&c, &v) in cols.iter().zip(vals) {
-                self.out.extend_from_slice(&row_prefix);
-                self.out
-                    .extend_from_slice(digits.format(u64::from(c) + 1).as_bytes());
-                if self.field != Field::Pattern {
-                    self.out.push(b' ');
-                    push_value(&mut self.out, v, self.field, i, u64::from(c))?;
-                }
-                self.out.push(b'\n');
-                spill(&mut self.out, w)?;
-            }
-        }
+        format_rows(&mut self.out, block, self.rows, self.field, w)?;
         self.rows += block.nrows();
         self.entries += block.nnz();
         Ok(())
@@ -273,6 +248,62 @@ impl CoordinateText {
         self.out.clear();
         w.flush()
     }
+}
+
+/// The banner and size line that begin the general coordinate file of an
+/// `nrows` × `ncols` matrix of `nnz` entries with values of `field`, as
+/// [`write_mtx`] writes it.
+pub fn coordinate_header(nrows: usize, ncols: usize, nnz: usize, field: Field) -> String {
+    format!("%%MatrixMarket matrix coordinate {field} general\n{nrows} {ncols} {nnz}\n")
+}
+
+/// The entry lines of `block` as [`write_mtx`] writes them, its row `i`
+/// being the matrix's row `first_row + i`: the text of a part of a file
+/// whose other parts (the header, [`coordinate_header`], and the other
+/// rows) are written by others. Handed to `w` a megabyte at a time.
+pub fn write_coordinate_rows<T: Scalar, W: Write>(
+    w: &mut W,
+    block: &Csr<T>,
+    first_row: usize,
+    field: Field,
+) -> io::Result<()> {
+    let mut out = Vec::with_capacity(FLUSH_BYTES + 4096);
+    format_rows(&mut out, block, first_row, field, w)?;
+    w.write_all(&out)
+}
+
+/// Formats the entry lines of `block`, its row `i` numbered
+/// `first_row + i`, into `out`, handing it to `w` whenever it is full.
+fn format_rows<T: Scalar, W: Write>(
+    out: &mut Vec<u8>,
+    block: &Csr<T>,
+    first_row: usize,
+    field: Field,
+    w: &mut W,
+) -> io::Result<()> {
+    let mut digits = itoa::Buffer::new();
+    let mut row_prefix = Vec::new();
+    for local in 0..block.nrows() {
+        let (cols, vals) = block.row(local);
+        if cols.is_empty() {
+            continue;
+        }
+        let i = first_row + local;
+        row_prefix.clear();
+        row_prefix.extend_from_slice(digits.format(i + 1).as_bytes());
+        row_prefix.push(b' ');
+        for (&c, &v) in cols.iter().zip(vals) {
+            out.extend_from_slice(&row_prefix);
+            out.extend_from_slice(digits.format(u64::from(c) + 1).as_bytes());
+            if field != Field::Pattern {
+                out.push(b' ');
+                push_value(out, v, field, i, u64::from(c))?;
+            }
+            out.push(b'\n');
+            spill(out, w)?;
+        }
+    }
+    Ok(())
 }
 
 /// Hands `out` to `w` once it holds [`FLUSH_BYTES`].

@@ -43,6 +43,55 @@ impl RowPartition {
         Self::balanced(&prefix, parts)
     }
 
+    /// [`RowPartition::by_products`] of two distributed matrices, the same
+    /// cuts, without gathering either, and the products of `a · b` in all:
+    /// each rank fetches the lengths of the rows of `b` its block of `a`
+    /// references, sums its rows' products, and finds the cuts that fall
+    /// in its rows. Collective.
+    pub fn by_products_of<T: Scalar>(
+        ranks: &Ranks,
+        a: &DistCsr<T>,
+        b: &DistCsr<T>,
+    ) -> Result<(Self, usize)> {
+        let halo = super::Halo::new(ranks, a.local().col_idx(), b.rows())?;
+        let b_lens: Vec<u64> = (0..b.local().nrows())
+            .map(|i| b.local().row_len(i) as u64)
+            .collect();
+        let lens = halo.dense_rows(ranks, &b_lens, 1)?;
+        let block = halo.renumber_columns(a.local());
+        let mut prefix = Vec::with_capacity(block.nrows() + 1);
+        prefix.push(0u64);
+        for i in 0..block.nrows() {
+            let (cols, _) = block.row(i);
+            let products: u64 = cols.iter().map(|&j| lens[j as usize]).sum();
+            prefix.push(prefix[i] + products + 1);
+        }
+        let totals = ranks.all_gather_one(prefix[block.nrows()]);
+        let offset: u64 = totals[..ranks.rank()].iter().sum();
+        let total: u64 = totals.iter().sum();
+        let first = a.rows().range(ranks.rank()).start;
+        let parts = ranks.size();
+        // Cut k is the first row whose prefix reaches k/parts of the work,
+        // as `balanced_cuts` has it: each rank offers the first of its own,
+        // and the least offer wins.
+        let offers: Vec<u64> = (1..parts)
+            .map(|k| {
+                let target = (total as u128 * k as u128 / parts as u128) as u64;
+                let at = prefix.partition_point(|&w| offset + w < target);
+                if at < prefix.len() {
+                    (first + at) as u64
+                } else {
+                    u64::MAX
+                }
+            })
+            .collect();
+        let mut cuts = vec![0];
+        cuts.extend(ranks.min_each(&offers).into_iter().map(|c| c as usize));
+        cuts.push(a.nrows());
+        let products = total as usize - a.nrows();
+        Ok((RowPartition::from_cuts(cuts)?, products))
+    }
+
     /// `n` rows in `parts` ranges of equal length (within one).
     pub fn even(n: usize, parts: usize) -> Self {
         RowPartition {
@@ -153,6 +202,46 @@ impl<T: Scalar> DistCsr<T> {
         DistCsr { rows, local }
     }
 
+    /// The same matrix split by `rows` instead: each rank sends the rows
+    /// it holds to their new owners. Collective.
+    pub fn repartition(&self, ranks: &Ranks, rows: RowPartition) -> Result<Self> {
+        if rows.nrows() != self.nrows() || rows.parts() != ranks.size() {
+            return Err(Error::mismatch(
+                "DistCsr::repartition",
+                format!(
+                    "{} ranges of {} rows for {} ranks and a matrix of {} rows",
+                    rows.parts(),
+                    rows.nrows(),
+                    ranks.size(),
+                    self.nrows()
+                ),
+            ));
+        }
+        let mine = self.rows.range(ranks.rank());
+        let (ptr, local) = (self.local.row_ptr(), &self.local);
+        // Rows of mine that rank r owns now: a contiguous run, in rank order.
+        let overlap = |r: usize| {
+            let theirs = rows.range(r);
+            let lo = theirs.start.clamp(mine.start, mine.end);
+            let hi = theirs.end.clamp(lo, mine.end);
+            (lo - mine.start)..(hi - mine.start)
+        };
+        let send_rows: Vec<usize> = (0..ranks.size()).map(|r| overlap(r).len()).collect();
+        let send_entries: Vec<usize> = (0..ranks.size())
+            .map(|r| ptr[overlap(r).end] - ptr[overlap(r).start])
+            .collect();
+        let lens = self.local_lens();
+        let recv_rows = ranks.exchange_counts(&send_rows);
+        let recv_entries = ranks.exchange_counts(&send_entries);
+        let lens = ranks.exchange(&lens, &send_rows, &recv_rows)?;
+        let cols = ranks.exchange(local.col_idx(), &send_entries, &recv_entries)?;
+        let values = ranks.exchange(local.values(), &send_entries, &recv_entries)?;
+        Ok(DistCsr {
+            rows,
+            local: block(lens, self.ncols(), cols, values),
+        })
+    }
+
     /// The whole matrix on rank 0 (`None` on the others). Collective.
     pub fn gather(&self, ranks: &Ranks) -> Result<Option<Csr<T>>> {
         let lens = ranks.gather(&self.local_lens())?;
@@ -178,6 +267,11 @@ impl<T: Scalar> DistCsr<T> {
         (0..self.local.nrows())
             .map(|i| self.local.row_len(i) as u64)
             .collect()
+    }
+
+    /// Which rank owns which rows, and this rank's rows.
+    pub fn into_parts(self) -> (RowPartition, Csr<T>) {
+        (self.rows, self.local)
     }
 
     /// This rank's rows (global column numbers).

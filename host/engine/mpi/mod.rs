@@ -4,7 +4,8 @@
 //! | module        | what                                                        |
 //! |---------------|-------------------------------------------------------------|
 //! | this one      | [`Ranks`]: the communicator, the engine inside each rank, agreement on errors, counted exchanges |
-//! | [`matrix`]    | [`RowPartition`], [`DistCsr`] and [`DistDense`]: scatter from rank 0, gather to it |
+//! | [`matrix`]    | [`RowPartition`], [`DistCsr`] and [`DistDense`]: scatter from rank 0, gather to it, repartition |
+//! | [`files`]     | MatrixMarket files read and written by every rank, each its own part ([`files::read_csr`], [`files::write_mtx`]) |
 //! | [`halo`]      | [`Halo`]: the rows of a distributed operand that a block's columns reference, fetched from their owners |
 //! | [`multiply`]  | SpMV and SpMM ([`HaloCsr`]: the exchange pattern built once, reused every call), SpGEMM, and their masked forms ([`spgemm_masked`], [`HaloCsr::spmv_masked`]) |
 //!
@@ -21,6 +22,7 @@
 //! serial engine's bits; cuda ranks' SpMV and SpMM over plus-times round
 //! as the cuda engine does.
 
+pub mod files;
 pub mod halo;
 pub mod matrix;
 pub mod multiply;
@@ -182,6 +184,36 @@ impl Ranks {
         self.world
             .all_reduce_into(&mine, &mut sum, SystemOperation::sum());
         sum
+    }
+
+    /// Element by element, the sums of every rank's `mine` (all of one
+    /// length), on every rank; its bytes counted as sent and received
+    /// once. Collective.
+    pub fn sum_each(&self, mine: &[u64]) -> Vec<u64> {
+        self.reduce_each(mine, SystemOperation::sum())
+    }
+
+    /// Element by element, the least of every rank's `mine` (all of one
+    /// length), on every rank. Collective.
+    pub fn min_each(&self, mine: &[u64]) -> Vec<u64> {
+        self.reduce_each(mine, SystemOperation::min())
+    }
+
+    fn reduce_each(&self, mine: &[u64], op: SystemOperation) -> Vec<u64> {
+        let mut all = recv_buffer(mine.len());
+        let spare = [0];
+        let mine = real_address(mine, &spare);
+        let bytes = if self.size() > 1 {
+            8 * mine.len() as u64
+        } else {
+            0
+        };
+        self.counted(
+            || self.world.all_reduce_into(mine, &mut all[..], op),
+            bytes,
+            bytes,
+        );
+        all
     }
 
     /// Waits for every rank. Collective.
