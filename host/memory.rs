@@ -27,6 +27,18 @@ pub fn available_bytes() -> Option<u64> {
     lowest(lowest(machine, cgroup), address_space_left())
 }
 
+/// The most memory this process has held resident so far (`VmHWM` of
+/// `/proc/self/status`); `None` where it cannot be read.
+pub fn peak_resident_bytes() -> Option<u64> {
+    read("/proc/self/status").and_then(|t| meminfo_field(&t, "VmHWM"))
+}
+
+/// The memory this process holds resident now (`VmRSS`); `None` where it
+/// cannot be read.
+pub fn resident_bytes() -> Option<u64> {
+    read("/proc/self/status").and_then(|t| meminfo_field(&t, "VmRSS"))
+}
+
 /// Whether the process's address space is limited (`ulimit -v`): then
 /// every mapping counts against the limit whether its pages are touched or
 /// not, and no array should take more address space than it needs.

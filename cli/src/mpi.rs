@@ -33,6 +33,7 @@ pub fn run(
     );
     opts.size_threads()?;
     let ranks = Ranks::start(opts.rank_engine)?;
+    let _ = STARTED_RESIDENT.set(spmx::memory::resident_bytes().unwrap_or(0));
     if let Err(e) = command(&ranks) {
         if ranks.is_root() {
             eprintln!("spmx: error: {e:#}");
@@ -43,6 +44,10 @@ pub fn run(
     }
     Ok(())
 }
+
+/// The memory this rank held once MPI had started, before any input: what
+/// the table's "held" column counts from.
+static STARTED_RESIDENT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
 
 /// `work()` on rank 0 (`Some` there, `None` elsewhere); its failure is
 /// every rank's error. Collective.
@@ -135,7 +140,9 @@ impl RankWork {
 
 /// Adds the `ranks` line to `summary` and, on rank 0, reports it (see
 /// [`Summary::report`]) followed by every rank's rows, entries of A, time,
-/// and time and bytes exchanging with other ranks during the product.
+/// time and bytes exchanging with other ranks during the product, and
+/// memory: the most it held resident (`peak MiB`) and how much of that
+/// came after MPI started (`held MiB`: inputs, products, outputs).
 /// Collective.
 pub fn print(
     ranks: &Ranks,
@@ -144,6 +151,8 @@ pub fn print(
     report: &ReportOpts,
 ) -> anyhow::Result<()> {
     let traffic = mine.traffic;
+    const MIB: f64 = (1 << 20) as f64;
+    let peak = spmx::memory::peak_resident_bytes().unwrap_or(0);
     let row = [
         mine.rows.start as f64,
         mine.rows.end as f64,
@@ -152,6 +161,8 @@ pub fn print(
         traffic.exchange_time.as_secs_f64() * 1e3,
         traffic.bytes_sent as f64,
         traffic.bytes_received as f64,
+        peak as f64 / MIB,
+        peak.saturating_sub(*STARTED_RESIDENT.get().unwrap_or(&0)) as f64 / MIB,
     ];
     let (Some((all, _)), Some(summary)) = (ranks.gather(&row)?, summary) else {
         return Ok(());
@@ -163,18 +174,37 @@ pub fn print(
     summary.line(
         "rank",
         format!(
-            "{:>22}{:>14}{:>11}{:>11}{:>14}{:>14}",
-            "rows", "A entries", "time ms", "exch ms", "sent B", "received B"
+            "{:>22}{:>14}{:>11}{:>11}{:>14}{:>14}{:>10}{:>10}",
+            "rows",
+            "A entries",
+            "time ms",
+            "exch ms",
+            "sent B",
+            "received B",
+            "peak MiB",
+            "held MiB"
         ),
     );
     for (r, rank) in all.chunks(row.len()).enumerate() {
-        let [start, end, entries, compute, exchange, sent, received] = rank else {
+        let [
+            start,
+            end,
+            entries,
+            compute,
+            exchange,
+            sent,
+            received,
+            peak,
+            held,
+        ] = rank
+        else {
             unreachable!("{} numbers a rank", row.len())
         };
         summary.line(
             "rank",
             format!(
-                "{:>22}{entries:>14}{compute:>11.3}{exchange:>11.3}{sent:>14}{received:>14}",
+                "{:>22}{entries:>14}{compute:>11.3}{exchange:>11.3}{sent:>14}{received:>14}\
+                 {peak:>10.1}{held:>10.1}",
                 format!("{r}: {start}..{end}")
             ),
         );
