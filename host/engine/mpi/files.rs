@@ -3,11 +3,11 @@
 //! writes all of it.
 //!
 //! - [`read_csr`]: each rank reads the entry lines that start in its
-//!   `1/p` of the file's bytes ([`io::read_mtx_part`]), the row counts
-//!   are summed across ranks to cut the rows by entries, and every entry
-//!   goes to its row's owner in one all-to-all. A rank holds its part and
-//!   what it receives (about `2·nnz/p` entries) and, for a moment, a count
-//!   a row (8 bytes a row, for the cuts). Entries reach their owner in
+//!   `1/p` of the file's bytes ([`io::read_mtx_part`]), the rows are cut
+//!   by entries from counts summed slice by slice (each rank the counts of
+//!   `n/p` rows), and every entry goes to its row's owner in one
+//!   all-to-all. A rank holds its part and what it receives (about
+//!   `2·nnz/p` entries) and `n/p` counts. Entries reach their owner in
 //!   file order (parts in rank order), so duplicates sum in file order and
 //!   every row is the whole-file reader's, bit for bit. A file that cannot
 //!   be split (gzip, an `array` file, a pipe) is read by rank 0 and
@@ -140,19 +140,7 @@ fn read_in_parts<T: Scalar>(
 /// duplicates summed over all ranks. Collective.
 fn to_owners<T: Scalar>(ranks: &Ranks, part: MtxPart<T>) -> Result<(DistCsr<T>, usize)> {
     let (nrows, ncols, rows, cols, values) = part.coo.into_parts();
-    let mut per_row = vec![0u64; nrows];
-    for &r in &rows {
-        per_row[r as usize] += 1;
-    }
-    let per_row = ranks.sum_each(&per_row);
-    let mut prefix = Vec::with_capacity(nrows + 1);
-    prefix.push(0usize);
-    for (i, &c) in per_row.iter().enumerate() {
-        prefix.push(prefix[i] + c as usize);
-    }
-    drop(per_row);
-    let owners = RowPartition::balanced(&prefix, ranks.size());
-    drop(prefix);
+    let owners = cut_by_entries(ranks, nrows, &rows)?;
     let owner = |r: u32| owners.cuts().partition_point(|&c| c <= r as usize) - 1;
     // Entries grouped by owner, each group in file order.
     let mut send_counts = vec![0usize; ranks.size()];
@@ -206,6 +194,44 @@ fn to_owners<T: Scalar>(ranks: &Ranks, part: MtxPart<T>) -> Result<(DistCsr<T>, 
     let local = ranks.agree(coo.try_to_csr())?;
     let summed = ranks.sum((coo.nnz() - local.nnz()) as u64) as usize;
     Ok((DistCsr::from_local(owners, local), summed))
+}
+
+/// The rows `0..n` cut by entries, every rank holding entries in rows
+/// `rows` (any rows, any order): each rank's entry counts by row go to the
+/// owner of that row's slice of `n / p` rows, which sums them, and the
+/// cuts are found slice by slice ([`RowPartition::balanced_across`]). No
+/// rank holds a count for every row. Collective.
+fn cut_by_entries(ranks: &Ranks, n: usize, rows: &[u32]) -> Result<RowPartition> {
+    let slices = RowPartition::even(n, ranks.size());
+    let mut sorted = rows.to_vec();
+    sorted.sort_unstable();
+    // (row, count) pairs, in row order, so grouped by slice owner.
+    let (mut distinct, mut counts) = (Vec::new(), Vec::new());
+    for run in sorted.chunk_by(|x, y| x == y) {
+        distinct.push(run[0]);
+        counts.push(run.len() as u64);
+    }
+    drop(sorted);
+    let send: Vec<usize> = (0..ranks.size())
+        .map(|r| {
+            let range = slices.range(r);
+            let lo = distinct.partition_point(|&d| (d as usize) < range.start);
+            let hi = distinct.partition_point(|&d| (d as usize) < range.end);
+            hi - lo
+        })
+        .collect();
+    let recv = ranks.exchange_counts(&send);
+    let distinct = ranks.exchange(&distinct, &send, &recv)?;
+    let counts = ranks.exchange(&counts, &send, &recv)?;
+    let mine = slices.range(ranks.rank());
+    let mut prefix = vec![0u64; mine.len() + 1];
+    for (&row, &count) in distinct.iter().zip(&counts) {
+        prefix[row as usize - mine.start + 1] += count;
+    }
+    for i in 0..mine.len() {
+        prefix[i + 1] += prefix[i];
+    }
+    Ok(RowPartition::balanced_across(ranks, mine.start, &prefix, n)?.0)
 }
 
 /// The whole file read by rank 0 and scattered by entries. Collective.

@@ -66,10 +66,25 @@ impl RowPartition {
             let products: u64 = cols.iter().map(|&j| lens[j as usize]).sum();
             prefix.push(prefix[i] + products + 1);
         }
-        let totals = ranks.all_gather_one(prefix[block.nrows()]);
+        let first = a.rows().range(ranks.rank()).start;
+        let (rows, total) = Self::balanced_across(ranks, first, &prefix, a.nrows())?;
+        Ok((rows, total as usize - a.nrows()))
+    }
+
+    /// [`RowPartition::balanced`] over `n` rows whose work is known in
+    /// slices: this rank's `prefix` is the work of its contiguous rows
+    /// from `first` (`prefix[0] = 0`), the slices covering the rows in rank
+    /// order. The same cuts as `balanced` over the whole prefix, found by
+    /// each rank in its own slice; with the work in all. Collective.
+    pub fn balanced_across(
+        ranks: &Ranks,
+        first: usize,
+        prefix: &[u64],
+        n: usize,
+    ) -> Result<(Self, u64)> {
+        let totals = ranks.all_gather_one(prefix.last().copied().unwrap_or(0));
         let offset: u64 = totals[..ranks.rank()].iter().sum();
         let total: u64 = totals.iter().sum();
-        let first = a.rows().range(ranks.rank()).start;
         let parts = ranks.size();
         // Cut k is the first row whose prefix reaches k/parts of the work,
         // as `balanced_cuts` has it: each rank offers the first of its own,
@@ -87,9 +102,8 @@ impl RowPartition {
             .collect();
         let mut cuts = vec![0];
         cuts.extend(ranks.min_each(&offers).into_iter().map(|c| c as usize));
-        cuts.push(a.nrows());
-        let products = total as usize - a.nrows();
-        Ok((RowPartition::from_cuts(cuts)?, products))
+        cuts.push(n);
+        Ok((RowPartition::from_cuts(cuts)?, total))
     }
 
     /// `n` rows in `parts` ranges of equal length (within one).
