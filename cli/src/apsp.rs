@@ -146,8 +146,8 @@ pub fn read_graph(path: &Path, input: &InputOpts) -> anyhow::Result<Csr<f64>> {
 }
 
 /// `--engine mpi`: rank 0 reads G; D is split by the products of its first
-/// squaring and stays split until the closure, which is gathered only to
-/// be written.
+/// squaring and stays split until the closure, which every rank writes,
+/// each its rows (gathered to rank 0 for standard output).
 #[cfg(feature = "mpi")]
 fn run_mpi(args: &ApspArgs) -> anyhow::Result<()> {
     use super::mpi;
@@ -157,14 +157,19 @@ fn run_mpi(args: &ApspArgs) -> anyhow::Result<()> {
         let d = &result.distances;
         let mine = mine.holding(d.rows().range(ranks.rank()), d.local().nnz());
         let reachable = d.nnz(ranks);
-        let whole = match &args.output {
-            Some(_) => d.gather(ranks)?,
-            None => None,
-        };
-        mpi::on_root(ranks, || match (&args.output, &whole) {
-            (Some(out), Some(d)) => files::write(out, d, Field::Real),
-            _ => Ok(()),
-        })?;
+        match &args.output {
+            Some(out) if !files::is_std_stream(out) => {
+                spmx::engine::mpi::files::write_mtx(ranks, d, out, Field::Real)?;
+            }
+            Some(out) => {
+                let whole = d.gather(ranks)?;
+                mpi::on_root(ranks, || match &whole {
+                    Some(d) => files::write(out, d, Field::Real),
+                    None => Ok(()),
+                })?;
+            }
+            None => {}
+        }
         let mut summary = g.as_ref().map(|g| {
             let how = (ApspMethod::Squaring, result.squarings);
             summary(args, Engine::Mpi, g, reachable, how, elapsed)

@@ -12,7 +12,7 @@ use super::semiring_arg::{CliValue, Instance, with_semiring};
 use super::summary::{ReportOpts, Summary};
 use spmx::engine::mpi::{DistCsr, DistDense, HaloCsr, Ranks, RowPartition, Traffic};
 use spmx::format::Dense;
-use spmx::{Csr, Engine, Scalar, Semiring};
+use spmx::{Engine, Scalar, Semiring};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -219,10 +219,16 @@ pub enum DenseOp {
     Spmm,
 }
 
-/// What [`dense`] reads on rank 0: A and the dense operand, in the
-/// values of whichever semiring it runs.
+/// What [`dense`] reads: A (by every rank, each its part, where its file
+/// can be split) and the dense operand (on rank 0), in the values of
+/// whichever semiring it runs.
 pub trait LoadDense {
-    fn load<T: CliValue>(&self) -> anyhow::Result<(Csr<T>, Operand<T>)>;
+    /// A's file (`-`: standard input).
+    fn matrix(&self) -> &Path;
+    /// How A's file is read.
+    fn input(&self) -> &InputOpts;
+    /// The dense operand for an A of `ncols` columns: read or drawn.
+    fn operand<T: CliValue>(&self, ncols: usize) -> anyhow::Result<Operand<T>>;
 }
 
 /// What rank 0 read, for the summary: A's shape and entries, the dense
@@ -270,11 +276,12 @@ pub fn refuse_gpu_kernel(given: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `spmx spmv` or `spmx spmm` with `--engine mpi`: rank 0 loading `inputs`,
-/// A split by entries and the dense operand like A's rows (square A) or
-/// evenly, the exchange pattern built once, the product run with it, the
-/// result gathered to rank 0 and written there when `output` names a file.
-/// Collective.
+/// `spmx spmv` or `spmx spmm` with `--engine mpi`: A read by every rank
+/// (each its part; rank 0 alone for standard input or gzip) and split by
+/// entries, the dense operand read or drawn on rank 0 and split like A's
+/// rows (square A) or evenly, the exchange pattern built once, the product
+/// run with it, the result gathered to rank 0 and written there when
+/// `output` names a file. Collective.
 pub fn dense(
     ranks: &Ranks,
     op: DenseOp,
@@ -287,23 +294,25 @@ pub fn dense(
     }
     let t0 = Instant::now();
     let (load, inputs, t, plan, multiply, mine) = with_semiring!(instance, |S| {
-        let mut read = on_root(ranks, || inputs.load::<<S as Semiring>::Value>())?;
-        let load = t0.elapsed();
-        let inputs = read.as_ref().map(|(a, d)| DenseInputs {
-            a_shape: a.shape(),
-            a_nnz: a.nnz(),
-            operand_cols: d.matrix.ncols(),
-            operand_source: d.source.clone(),
-        });
-        let root = on_root(ranks, || {
-            let (a, d) = read.take().expect("rank 0 read the inputs");
-            let d = operands::dense::<S>(&d.matrix)?;
-            Ok((a, d))
+        let a = read_matrix::<<S as Semiring>::Value>(ranks, inputs)?;
+        let d = on_root(ranks, || {
+            let d = inputs.operand::<<S as Semiring>::Value>(a.ncols())?;
+            Ok((operands::dense::<S>(&d.matrix)?, d.source))
         })?;
+        let load = t0.elapsed();
+        let a_nnz = a.nnz(ranks);
+        let inputs = d.as_ref().map(|(d, source)| DenseInputs {
+            a_shape: (a.nrows(), a.ncols()),
+            a_nnz,
+            operand_cols: d.ncols(),
+            operand_source: source.clone(),
+        });
         let (result, plan, multiply, mine) =
-            split_and_multiply(ranks, root, output.is_some(), |plan, d| match op {
-                DenseOp::Spmv => plan.spmv::<S>(ranks, d),
-                DenseOp::Spmm => plan.spmm::<S>(ranks, d),
+            split_and_multiply(ranks, a, d.map(|(d, _)| d), output.is_some(), |plan, d| {
+                match op {
+                    DenseOp::Spmv => plan.spmv::<S>(ranks, d),
+                    DenseOp::Spmm => plan.spmm::<S>(ranks, d),
+                }
             })?;
         // Converted and written on rank 0 inside `on_root`, so that a
         // failure there (say, no memory for the output) ends every rank.
@@ -324,28 +333,34 @@ pub fn dense(
     })
 }
 
-/// Rank 0's operands split, the exchange pattern built (timed), `product`
-/// run between barriers, and its result gathered to rank 0 when `gather`.
-/// Collective.
+/// A split by entries: read in parts by every rank ([`read_dist`]), or
+/// from standard input by rank 0 and scattered. Collective.
+fn read_matrix<T: CliValue>(ranks: &Ranks, inputs: &impl LoadDense) -> anyhow::Result<DistCsr<T>> {
+    let path = inputs.matrix();
+    if !super::files::is_std_stream(path) {
+        return read_dist(ranks, path, inputs.input());
+    }
+    let a = on_root(ranks, || T::read_csr(path, inputs.input()))?;
+    let rows = a.as_ref().map(|a| RowPartition::by_entries(a, ranks.size()));
+    Ok(DistCsr::scatter(ranks, a.as_ref().zip(rows.as_ref()))?)
+}
+
+/// Rank 0's dense operand split like `a`'s rows (square A) or evenly, the
+/// exchange pattern built (timed), `product` run between barriers, and
+/// its result gathered to rank 0 when `gather`. Collective.
 fn split_and_multiply<T: Scalar>(
     ranks: &Ranks,
-    root: Option<(Csr<T>, Dense<T>)>,
+    a: DistCsr<T>,
+    d: Option<Dense<T>>,
     gather: bool,
     product: impl FnOnce(&HaloCsr<T>, &DistDense<T>) -> spmx::Result<DistDense<T>>,
 ) -> anyhow::Result<(Option<Dense<T>>, Duration, Duration, RankWork)> {
-    let p = ranks.size();
-    let root = root.map(|(a, d)| {
-        let rows = RowPartition::by_entries(&a, p);
-        let operand_rows = if a.nrows() == a.ncols() {
-            rows.clone()
-        } else {
-            RowPartition::even(a.ncols(), p)
-        };
-        (a, d, rows, operand_rows)
-    });
-    let a = DistCsr::scatter(ranks, root.as_ref().map(|(a, _, rows, _)| (a, rows)))?;
-    let d = DistDense::scatter(ranks, root.as_ref().map(|(_, d, _, rows)| (d, rows)))?;
-    drop(root);
+    let operand_rows = if a.nrows() == a.ncols() {
+        a.rows().clone()
+    } else {
+        RowPartition::even(a.ncols(), ranks.size())
+    };
+    let d = DistDense::scatter(ranks, d.as_ref().map(|d| (d, &operand_rows)))?;
     let t = Instant::now();
     let plan = HaloCsr::new(ranks, &a, d.rows())?;
     let plan_time = t.elapsed();

@@ -125,19 +125,24 @@ where
 /// A, and B read or drawn, in `T`'s values.
 fn load<T: CliValue>(args: &SpmmArgs) -> anyhow::Result<(Csr<T>, Operand<T>)> {
     let a = T::read_csr(&args.a, &args.input)?;
-    let b = match &args.b {
-        Some(path) => Operand::read(path, &args.input, a.ncols(), None, "B")?,
-        None => {
-            anyhow::ensure!(args.k >= 1, "--k must be at least 1");
-            Operand::random(a.ncols(), args.k, args.seed)
-                .with_context(|| format!("{}: cannot draw a random B for A", args.a.display()))?
-        }
-    };
+    let b = operand(args, a.ncols())?;
     Ok((a, b))
 }
 
-/// `--engine mpi`: rank 0 reads A and B; A is split by entries, B's rows
-/// like A's rows (square A) or evenly; each rank fetches the rows of B its
+/// B for an A of `ncols` columns: read from `--b`, or drawn `--k` wide.
+fn operand<T: CliValue>(args: &SpmmArgs, ncols: usize) -> anyhow::Result<Operand<T>> {
+    match &args.b {
+        Some(path) => Operand::read(path, &args.input, ncols, None, "B"),
+        None => {
+            anyhow::ensure!(args.k >= 1, "--k must be at least 1");
+            Operand::random(ncols, args.k, args.seed)
+                .with_context(|| format!("{}: cannot draw a random B for A", args.a.display()))
+        }
+    }
+}
+
+/// `--engine mpi`: every rank reads its part of A, rank 0 reads B; A is
+/// split by entries, B's rows like A's rows (square A) or evenly; each rank fetches the rows of B its
 /// columns reference (the pattern built once, timed as "plan").
 #[cfg(feature = "mpi")]
 fn run_mpi(args: &SpmmArgs, instance: super::semiring_arg::Instance) -> anyhow::Result<()> {
@@ -171,7 +176,13 @@ fn run_mpi(args: &SpmmArgs, instance: super::semiring_arg::Instance) -> anyhow::
 
 #[cfg(feature = "mpi")]
 impl super::mpi::LoadDense for SpmmArgs {
-    fn load<T: CliValue>(&self) -> anyhow::Result<(Csr<T>, Operand<T>)> {
-        load::<T>(self)
+    fn matrix(&self) -> &std::path::Path {
+        &self.a
+    }
+    fn input(&self) -> &super::files::InputOpts {
+        &self.input
+    }
+    fn operand<T: CliValue>(&self, ncols: usize) -> anyhow::Result<Operand<T>> {
+        operand::<T>(self, ncols)
     }
 }

@@ -216,16 +216,21 @@ where
 /// A, and x read or drawn, in `T`'s values.
 fn load<T: CliValue>(args: &SpmvArgs) -> anyhow::Result<(Csr<T>, Operand<T>)> {
     let a = T::read_csr(&args.a, &args.input)?;
-    let x = match &args.x {
-        Some(path) => Operand::read(path, &args.input, a.ncols(), Some(1), "x")?,
-        None => Operand::random(a.ncols(), 1, args.seed)
-            .with_context(|| format!("{}: cannot draw a random x for A", args.a.display()))?,
-    };
+    let x = operand(args, a.ncols())?;
     Ok((a, x))
 }
 
-/// `--engine mpi`: rank 0 reads A and x; A is split by entries, x like A's
-/// rows (square A) or evenly; each rank fetches the entries of x its
+/// x for an A of `ncols` columns: read from `--x`, or drawn.
+fn operand<T: CliValue>(args: &SpmvArgs, ncols: usize) -> anyhow::Result<Operand<T>> {
+    match &args.x {
+        Some(path) => Operand::read(path, &args.input, ncols, Some(1), "x"),
+        None => Operand::random(ncols, 1, args.seed)
+            .with_context(|| format!("{}: cannot draw a random x for A", args.a.display())),
+    }
+}
+
+/// `--engine mpi`: every rank reads its part of A, rank 0 reads x; A is
+/// split by entries, x like A's rows (square A) or evenly; each rank fetches the entries of x its
 /// columns reference (the pattern built once, timed as "plan").
 #[cfg(feature = "mpi")]
 fn run_mpi(args: &SpmvArgs, instance: super::semiring_arg::Instance) -> anyhow::Result<()> {
@@ -260,7 +265,13 @@ fn run_mpi(args: &SpmvArgs, instance: super::semiring_arg::Instance) -> anyhow::
 
 #[cfg(feature = "mpi")]
 impl super::mpi::LoadDense for SpmvArgs {
-    fn load<T: CliValue>(&self) -> anyhow::Result<(Csr<T>, Operand<T>)> {
-        load::<T>(self)
+    fn matrix(&self) -> &std::path::Path {
+        &self.a
+    }
+    fn input(&self) -> &super::files::InputOpts {
+        &self.input
+    }
+    fn operand<T: CliValue>(&self, ncols: usize) -> anyhow::Result<Operand<T>> {
+        operand::<T>(self, ncols)
     }
 }

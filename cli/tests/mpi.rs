@@ -65,6 +65,7 @@ fn main() {
         );
     }
     cli_real_set();
+    files_in_parts::cli_outputs_as_serial();
     cli_unreadable_input();
     cli_or_and_stored_zero_is_false();
     cli_apsp_negative_cycle_through_neg_inf();

@@ -154,6 +154,53 @@ pub fn partition_and_repartition(ranks: &Ranks, runner: &mut TestRunner, cases: 
     }
 }
 
+/// `spmx spmv`, `spmm` and `apsp` with `--engine mpi` on 4 ranks, every
+/// rank reading its part of a plain file and (apsp) writing its rows,
+/// write what the serial engine writes, byte for byte.
+pub fn cli_outputs_as_serial() {
+    let spmx = Path::new(env!("CARGO_BIN_EXE_spmx"));
+    let dir = tempfile::tempdir().unwrap();
+    let real = super::common::real_data_dir();
+    for (name, op, extra) in [
+        ("bcsstk16.mtx.gz", "spmv", &[][..]),
+        ("wiki-Vote.mtx.gz", "spmm", &["--k", "5"][..]),
+        ("apsp_input.mtx.gz", "apsp", &[][..]),
+    ] {
+        let gz = real.join(name);
+        if !gz.exists() {
+            println!("  {name}: not here, skipped");
+            continue;
+        }
+        let plain = dir.path().join("a.mtx");
+        let a = io::read_mtx::<f64>(&gz, &ReadOptions::default()).unwrap();
+        io::write_mtx(&plain, &a.coo.to_csr(), Field::Real).unwrap();
+        let (ours, theirs) = (dir.path().join("ours.mtx"), dir.path().join("theirs.mtx"));
+        let run = |engine: &str, out: &Path, ranks: Option<usize>| {
+            let mut args = vec![op.to_string(), plain.display().to_string()];
+            args.extend(extra.iter().map(|s| s.to_string()));
+            args.extend(["-o", &out.display().to_string(), "--engine", engine].map(String::from));
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            match ranks {
+                Some(n) => {
+                    let launch = super::mpirun(n, spmx, &args, false);
+                    assert!(launch.ok, "{op} {name} on {n} ranks:\n{}", launch.text);
+                }
+                None => {
+                    let status = std::process::Command::new(spmx).args(&args).output().unwrap();
+                    assert!(status.status.success(), "{op} {name} serial");
+                }
+            }
+        };
+        run("serial", &theirs, None);
+        run("mpi", &ours, Some(4));
+        assert!(
+            std::fs::read(&ours).unwrap() == std::fs::read(&theirs).unwrap(),
+            "{op} {name}: 4 ranks do not write the serial engine's file"
+        );
+        println!("  {op} {name} on 4 ranks writes the serial engine's file");
+    }
+}
+
 /// How many ways [`write_styled`] writes a matrix.
 const STYLES: usize = 4;
 
