@@ -264,6 +264,33 @@ fn by_blocks<S: Semiring>(
 where
     S::Value: Scalar,
 {
+    check_operands::<S>(ranks, a, b)?;
+    let replicate = replicates(ranks, b, fetch);
+    let c = if ranks.size() == 1 {
+        product(a.local(), b.local())
+    } else if replicate {
+        let b = b.all_gather(ranks)?;
+        product(a.local(), &b)
+    } else {
+        let halo = Halo::new(ranks, a.local().col_idx(), b.rows())?;
+        let b_rows = halo.sparse_rows(ranks, b.local())?;
+        product(&halo.renumber_columns(a.local()), &b_rows)
+    };
+    let c = ranks.agree(c)?;
+    Ok(DistCsr::from_local(a.rows().clone(), c))
+}
+
+/// Ok when A's columns are B's rows and (for a semiring of non-negative
+/// values) every value is in `S`'s domain, named by its global place; the
+/// same error on every rank. Collective.
+pub(super) fn check_operands<S: Semiring>(
+    ranks: &Ranks,
+    a: &DistCsr<S::Value>,
+    b: &DistCsr<S::Value>,
+) -> Result<()>
+where
+    S::Value: Scalar,
+{
     if a.ncols() != b.nrows() {
         return Err(Error::mismatch(
             "mpi::spgemm",
@@ -284,24 +311,18 @@ where
                 .and_then(|()| domain::check_csr_block::<S>("B", b.local(), first_row(b), column)),
         )?;
     }
-    let replicate = match fetch {
+    Ok(())
+}
+
+/// Whether [`spgemm`] with `fetch` gives every rank all of B (rather than
+/// the rows its block of A references). Collective.
+pub(super) fn replicates<T: Scalar>(ranks: &Ranks, b: &DistCsr<T>, fetch: Fetch) -> bool {
+    match fetch {
         Fetch::Auto => {
-            let bytes = b.nnz(ranks) * (4 + size_of::<S::Value>()) + 8 * (b.nrows() + 1);
+            let bytes = b.nnz(ranks) * (4 + size_of::<T>()) + 8 * (b.nrows() + 1);
             bytes <= REPLICATE_B_BYTES
         }
         Fetch::Rows => false,
         Fetch::Replicate => true,
-    };
-    let c = if ranks.size() == 1 {
-        product(a.local(), b.local())
-    } else if replicate {
-        let b = b.all_gather(ranks)?;
-        product(a.local(), &b)
-    } else {
-        let halo = Halo::new(ranks, a.local().col_idx(), b.rows())?;
-        let b_rows = halo.sparse_rows(ranks, b.local())?;
-        product(&halo.renumber_columns(a.local()), &b_rows)
-    };
-    let c = ranks.agree(c)?;
-    Ok(DistCsr::from_local(a.rows().clone(), c))
+    }
 }
