@@ -59,6 +59,11 @@ pub struct SpgemmArgs {
     /// `runs` line lists every run in ms.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     repeat: u32,
+    /// With --engine mpi: 1d (each rank its rows of C), 2d (SUMMA on a
+    /// grid of ranks) or auto (default: whichever the plan predicts moves
+    /// fewer bytes on the busiest rank).
+    #[arg(long, value_parser = ["1d", "2d", "auto"])]
+    partition: Option<String>,
 }
 
 /// The built-in pair, shaped like the classic course benchmark: 8191 × 8191,
@@ -88,6 +93,9 @@ pub fn run(args: &SpgemmArgs) -> anyhow::Result<()> {
     #[cfg(feature = "mpi")]
     if args.engine.engine == Engine::Mpi {
         return run_mpi(args, instance);
+    }
+    if args.partition.is_some() {
+        anyhow::bail!("--partition splits the product across MPI ranks: it needs --engine mpi");
     }
     let engine = args.engine.start(spmx::engine::Op::Spgemm)?;
     if let Some(out) = &args.output {
@@ -347,14 +355,15 @@ fn load<T: CliValue>(args: &SpgemmArgs) -> anyhow::Result<(Csr<T>, Option<Csr<T>
 #[cfg(feature = "mpi")]
 fn run_mpi(args: &SpgemmArgs, instance: Instance) -> anyhow::Result<()> {
     use super::mpi;
-    use spmx::engine::mpi::{DistCsr, Fetch, RowPartition, spgemm};
+    use spmx::engine::mpi::{DistCsr, Fetch, RowPartition, plan_spgemm, spgemm_planned};
+    let partition = args.partition.as_deref().unwrap_or("auto").parse()?;
     mpi::run(&args.engine, |ranks| {
         if let Some(out) = &args.output {
             mpi::on_root(ranks, || files::check_output(out))?;
         }
         let t0 = Instant::now();
         let p = ranks.size();
-        let (load, about, write, (c_shape, c_nnz), multiply, mine) =
+        let (load, about, write, (c_shape, c_nnz), multiply, mine, plan) =
             with_semiring!(instance, |S| {
                 let inputs = mpi::on_root(ranks, || {
                     let (a, b, source) = load::<<S as Semiring>::Value>(args)?;
@@ -379,8 +388,9 @@ fn run_mpi(args: &SpgemmArgs, instance: Instance) -> anyhow::Result<()> {
                 let a = DistCsr::scatter(ranks, root.as_ref().map(|(a, _, (rows, _))| (*a, rows)))?;
                 let b = DistCsr::scatter(ranks, root.as_ref().map(|(_, b, (_, rows))| (*b, rows)))?;
                 drop(root);
+                let plan = plan_spgemm(ranks, &a, &b, Fetch::Auto, partition)?;
                 let (c, multiply, mine) =
-                    mpi::timed(ranks, || spgemm::<S>(ranks, &a, &b, Fetch::Auto))?;
+                    mpi::timed(ranks, || spgemm_planned::<S>(ranks, &a, &b, &plan))?;
                 let mine = mine.holding(a.rows().range(ranks.rank()), a.local().nnz());
                 let shape = ((c.nrows(), c.ncols()), c.nnz(ranks));
                 let t = Instant::now();
@@ -398,12 +408,15 @@ fn run_mpi(args: &SpgemmArgs, instance: Instance) -> anyhow::Result<()> {
                     shape,
                     multiply,
                     mine,
+                    plan.to_string(),
                 )
             });
         let mut summary = about.map(|(source, products, [a, b])| {
             let shapes = [a, b, (c_shape, c_nnz)];
             let mut s = summary(&source, instance, Engine::Mpi, shapes, products);
-            s.time("load", load).time("multiply", multiply);
+            s.line("partition", plan)
+                .time("load", load)
+                .time("multiply", multiply);
             if let Some(w) = write {
                 s.time("write", w);
             }
