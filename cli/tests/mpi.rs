@@ -3,12 +3,15 @@
 //!
 //! One binary, two roles (so it has its own `main`, `harness = false`):
 //! - Started by cargo, it is the *launcher*: it runs itself under `mpirun`
-//!   with 1, 2, 3 and 4 ranks (oversubscribed) as workers, then runs
-//!   `spmx … --engine mpi` under `mpirun -np 3` on the real set and on bad
+//!   with 1, 2, 3 and 4 ranks (oversubscribed) as workers, and with 8 and
+//!   16 as workers checking only the planned SpGEMM (1D, 2D, auto) on a
+//!   few cases, then runs `spmx … --engine mpi` under `mpirun -np 3` on the
+//!   real set (`--partition 2d` on 4 ranks for one matrix) and on bad
 //!   input. Every launch has a time limit: a hang fails the test.
 //! - Started by `mpirun` (with `SPMX_MPI_WORKER` set), it is a *worker*:
 //!   every rank draws the same random matrices (rank 0's seed, printed) and
-//!   checks scatter and gather, SpGEMM (rows fetched and B replicated),
+//!   checks scatter and gather, SpGEMM (rows fetched and B replicated;
+//!   1D, 2D and auto planned, and each plan's predicted bytes),
 //!   SpMV and SpMM against `common::reference`, and APSP against the serial
 //!   engine, bit for bit, for several
 //!   semirings, on odd shapes (0×0, empty rows, a dense row, rectangular),

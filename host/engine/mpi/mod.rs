@@ -33,7 +33,9 @@ pub mod summa;
 pub use halo::Halo;
 pub use matrix::{DistCsr, DistDense, RowPartition};
 pub use multiply::{Fetch, HaloCsr, spgemm, spgemm_masked};
-pub use summa::{BlockCsr, Grid, Partition, SpgemmPlan, plan_spgemm, spgemm_planned, summa_blocks};
+pub use summa::{
+    BlockCsr, Bytes, Grid, Partition, SpgemmPlan, plan_spgemm, spgemm_planned, summa_blocks,
+};
 
 use crate::engine::Engine;
 use crate::error::{Error, Result};

@@ -21,6 +21,7 @@
 
 use super::{DistCsr, DistDense, Halo, Ranks, RowPartition};
 use crate::engine::Op;
+use crate::engine::shared::spgemm::product_shapes_agree;
 use crate::error::{Error, Result};
 use crate::format::{Csr, Dense};
 use crate::ops::{self, Mask, VectorMask, dispatch, domain, spgemm_blocks};
@@ -291,18 +292,11 @@ pub(super) fn check_operands<S: Semiring>(
 where
     S::Value: Scalar,
 {
-    if a.ncols() != b.nrows() {
-        return Err(Error::mismatch(
-            "mpi::spgemm",
-            format!(
-                "A.ncols() != B.nrows() ({}×{} times {}×{})",
-                a.nrows(),
-                a.ncols(),
-                b.nrows(),
-                b.ncols()
-            ),
-        ));
-    }
+    product_shapes_agree(
+        "mpi::spgemm",
+        (a.nrows(), a.ncols()),
+        (b.nrows(), b.ncols()),
+    )?;
     if S::NON_NEGATIVE {
         let first_row = |m: &DistCsr<S::Value>| m.rows().range(ranks.rank()).start;
         let column = |j: u32| j as usize;

@@ -26,6 +26,7 @@
 use super::matrix::block;
 use super::multiply::{check_operands, replicates};
 use super::{DistCsr, Fetch, Group, Halo, Ranks, RowPartition, spgemm};
+use crate::engine::shared::spgemm::product_shapes_agree;
 use crate::error::{Error, Result};
 use crate::format::Csr;
 use crate::scalar::Scalar;
@@ -86,7 +87,7 @@ impl Grid {
     pub fn for_ranks(p: usize) -> Grid {
         let rows = (1..=p)
             .take_while(|d| d * d <= p)
-            .filter(|d| p % d == 0)
+            .filter(|&d| p.is_multiple_of(d))
             .last()
             .unwrap_or(1);
         Grid {
@@ -103,11 +104,6 @@ impl Grid {
     /// The grid row and column of `rank`.
     fn place(&self, rank: usize) -> (usize, usize) {
         (rank / self.cols, rank % self.cols)
-    }
-
-    /// The rank at grid row `i`, column `j`.
-    fn rank_at(&self, i: usize, j: usize) -> usize {
-        i * self.cols + j
     }
 }
 
@@ -239,17 +235,11 @@ impl fmt::Display for SpgemmPlan {
     /// `2d (grid 2×2); predicted bytes, largest rank: 1d 1234, 2d 567`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (pr, pc) = self.layout.grid.shape();
+        let how = [" (rows fetched)", " (B replicated)"][usize::from(self.replicate)];
         write!(
             f,
-            "{} (grid {pr}×{pc}); predicted bytes, largest rank: 1d {}{}, 2d {} (+ C's return)",
-            self.chosen,
-            self.one_d_max,
-            if self.replicate {
-                " (B replicated)"
-            } else {
-                ""
-            },
-            self.two_d_max
+            "{} (grid {pr}×{pc}); predicted bytes, largest rank: 1d {}{how}, 2d {} (+ C's return)",
+            self.chosen, self.one_d_max, self.two_d_max
         )
     }
 }
@@ -271,18 +261,11 @@ pub fn plan_spgemm<T: Scalar>(
     fetch: Fetch,
     partition: Partition,
 ) -> Result<SpgemmPlan> {
-    if a.ncols() != b.nrows() {
-        return Err(Error::mismatch(
-            "mpi::plan_spgemm",
-            format!(
-                "A.ncols() != B.nrows() ({}×{} times {}×{})",
-                a.nrows(),
-                a.ncols(),
-                b.nrows(),
-                b.ncols()
-            ),
-        ));
-    }
+    product_shapes_agree(
+        "mpi::plan_spgemm",
+        (a.nrows(), a.ncols()),
+        (b.nrows(), b.ncols()),
+    )?;
     let replicate = replicates(ranks, b, fetch);
     let one_d = one_d_bytes(ranks, a, b, replicate)?;
     let layout = layout(ranks, a, b);
@@ -394,20 +377,29 @@ impl<T: Scalar> BlockCsr<T> {
         let cols = ranks.exchange(&cols, &entries_to, &entries_from)?;
         let values = ranks.exchange(&values, &entries_to, &entries_from)?;
         // Each row of mine: its pieces from its grid row's ranks, by column.
-        let starts = |counts: &[usize]| prefix(counts.iter().map(|&c| c as u64));
+        let starts = |counts: &[usize]| -> Vec<usize> {
+            let mut at = 0;
+            counts
+                .iter()
+                .map(|&c| {
+                    at += c;
+                    at - c
+                })
+                .collect()
+        };
         let (mut len_at, mut entry_at) = (starts(&lens_from), starts(&entries_from));
         let (mut out_lens, mut out_cols, mut out_values) = (Vec::new(), Vec::new(), Vec::new());
         for r in mine {
             let i = owner(&self.row_blocks, r);
             let mut len = 0;
             for j in 0..self.grid.cols {
-                let from = self.grid.rank_at(i, j);
-                let n = lens[len_at[from] as usize] as usize;
+                let from = i * self.grid.cols + j;
+                let n = lens[len_at[from]] as usize;
                 len_at[from] += 1;
-                let at = entry_at[from] as usize;
+                let at = entry_at[from];
                 out_cols.extend_from_slice(&cols[at..at + n]);
                 out_values.extend_from_slice(&values[at..at + n]);
-                entry_at[from] += n as u64;
+                entry_at[from] += n;
                 len += n as u64;
             }
             out_lens.push(len);
@@ -455,7 +447,7 @@ where
                 let first = lay.a_cols.range(j).start;
                 columns(&a_block, stage.start - first..stage.end - first)
             });
-            broadcast_csr(ranks, &row_group, root, mine, c_rows.len(), stage.len())
+            broadcast_csr(ranks, &row_group, root, mine, stage.len())
         });
         let b_piece = (lay.b_piece(t, j) > 0).then(|| {
             let root = owner(&lay.b_rows, stage.start);
@@ -463,7 +455,7 @@ where
                 let first = lay.b_rows.range(i).start;
                 b_block.rows(stage.start - first..stage.end - first)
             });
-            broadcast_csr(ranks, &col_group, root, mine, stage.len(), c_cols.len())
+            broadcast_csr(ranks, &col_group, root, mine, c_cols.len())
         });
         if let (Some(a), Some(b)) = (a_piece, b_piece) {
             c = fold.product::<S>(&c, &a, &b);
@@ -501,15 +493,6 @@ fn overlap(x: &Range<usize>, y: &Range<usize>) -> Range<usize> {
     x.start.max(y.start)..x.end.min(y.end).max(x.start.max(y.start))
 }
 
-/// The running sums of `counts`, from 0 (one more than `counts`).
-fn prefix(counts: impl Iterator<Item = u64>) -> Vec<u64> {
-    let mut sums = vec![0];
-    for c in counts {
-        sums.push(sums.last().unwrap() + c);
-    }
-    sums
-}
-
 /// Columns `cols` of `m` (numbered from `cols.start`).
 fn columns<T: Scalar>(m: &Csr<T>, cols: Range<usize>) -> Csr<T> {
     let (mut lens, mut out_cols, mut values) = (Vec::with_capacity(m.nrows()), vec![], vec![]);
@@ -524,13 +507,12 @@ fn columns<T: Scalar>(m: &Csr<T>, cols: Range<usize>) -> Csr<T> {
 }
 
 /// `mine` (on the root: its row lengths, columns, values) on every member
-/// of `group`, as an `nrows × ncols` matrix. Collective over the group.
+/// of `group`, as a matrix of `ncols` columns. Collective over the group.
 fn broadcast_csr<T: Scalar>(
     ranks: &Ranks,
     group: &Group,
     root: usize,
     mine: Option<Csr<T>>,
-    nrows: usize,
     ncols: usize,
 ) -> Csr<T> {
     let lens = mine.as_ref().map_or_else(Vec::new, |m| {
@@ -542,7 +524,6 @@ fn broadcast_csr<T: Scalar>(
     let lens = ranks.broadcast_within(group, root, lens);
     let cols = ranks.broadcast_within(group, root, cols);
     let values = ranks.broadcast_within(group, root, values);
-    debug_assert_eq!(lens.len(), nrows);
     block(lens, ncols, cols, values)
 }
 
