@@ -94,10 +94,10 @@ pub fn run(args: &SpgemmArgs) -> anyhow::Result<()> {
     if args.engine.engine == Engine::Mpi {
         return run_mpi(args, instance);
     }
+    let engine = args.engine.start(spmx::engine::Op::Spgemm)?;
     if args.partition.is_some() {
         anyhow::bail!("--partition splits the product across MPI ranks: it needs --engine mpi");
     }
-    let engine = args.engine.start(spmx::engine::Op::Spgemm)?;
     if let Some(out) = &args.output {
         files::check_output(out)?;
     }

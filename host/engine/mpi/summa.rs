@@ -41,7 +41,8 @@ pub enum Partition {
     /// Each rank computes its rows of C, fetching the rows of B they
     /// need ([`spgemm`]).
     OneD,
-    /// SUMMA on a grid of ranks ([`summa_blocks`]).
+    /// SUMMA on a grid of ranks ([`summa_blocks`]), on the CPU whatever
+    /// the engine inside the ranks.
     TwoD,
     /// Whichever the plan predicts moves fewer bytes on its busiest rank.
     #[default]
