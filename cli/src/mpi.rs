@@ -307,13 +307,16 @@ pub fn dense(
             operand_cols: d.ncols(),
             operand_source: source.clone(),
         });
-        let (result, plan, multiply, mine) =
-            split_and_multiply(ranks, a, d.map(|(d, _)| d), output.is_some(), |plan, d| {
-                match op {
-                    DenseOp::Spmv => plan.spmv::<S>(ranks, d),
-                    DenseOp::Spmm => plan.spmm::<S>(ranks, d),
-                }
-            })?;
+        let (result, plan, multiply, mine) = split_and_multiply(
+            ranks,
+            a,
+            d.map(|(d, _)| d),
+            output.is_some(),
+            |plan, d| match op {
+                DenseOp::Spmv => plan.spmv::<S>(ranks, d),
+                DenseOp::Spmm => plan.spmm::<S>(ranks, d),
+            },
+        )?;
         // Converted and written on rank 0 inside `on_root`, so that a
         // failure there (say, no memory for the output) ends every rank.
         let t = Instant::now();
@@ -341,7 +344,9 @@ fn read_matrix<T: CliValue>(ranks: &Ranks, inputs: &impl LoadDense) -> anyhow::R
         return read_dist(ranks, path, inputs.input());
     }
     let a = on_root(ranks, || T::read_csr(path, inputs.input()))?;
-    let rows = a.as_ref().map(|a| RowPartition::by_entries(a, ranks.size()));
+    let rows = a
+        .as_ref()
+        .map(|a| RowPartition::by_entries(a, ranks.size()));
     Ok(DistCsr::scatter(ranks, a.as_ref().zip(rows.as_ref()))?)
 }
 

@@ -59,6 +59,11 @@ pub struct SpgemmArgs {
     /// `runs` line lists every run in ms.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     repeat: u32,
+    /// With --engine mpi: 1d (each rank its rows of C), 2d (SUMMA on a
+    /// grid of ranks) or auto (default: whichever the plan predicts moves
+    /// fewer bytes on the busiest rank).
+    #[arg(long, value_parser = ["1d", "2d", "auto"])]
+    partition: Option<String>,
 }
 
 /// The built-in pair, shaped like the classic course benchmark: 8191 × 8191,
@@ -90,6 +95,9 @@ pub fn run(args: &SpgemmArgs) -> anyhow::Result<()> {
         return run_mpi(args, instance);
     }
     let engine = args.engine.start(spmx::engine::Op::Spgemm)?;
+    if args.partition.is_some() {
+        anyhow::bail!("--partition splits the product across MPI ranks: it needs --engine mpi");
+    }
     if let Some(out) = &args.output {
         files::check_output(out)?;
     }
@@ -349,19 +357,21 @@ fn load<T: CliValue>(args: &SpgemmArgs) -> anyhow::Result<(Csr<T>, Option<Csr<T>
 #[cfg(feature = "mpi")]
 fn run_mpi(args: &SpgemmArgs, instance: Instance) -> anyhow::Result<()> {
     use super::mpi;
-    use spmx::engine::mpi::{Fetch, files as mpi_files, spgemm};
+    use spmx::engine::mpi::{Fetch, files as mpi_files, plan_spgemm, spgemm_planned};
+    let partition = args.partition.as_deref().unwrap_or("auto").parse()?;
     mpi::run(&args.engine, |ranks| {
         if let Some(out) = &args.output {
             mpi::on_root(ranks, || files::check_output(out))?;
         }
         let t0 = Instant::now();
-        let (load, about, write, (c_shape, c_nnz), multiply, mine) =
+        let (load, about, write, (c_shape, c_nnz), multiply, mine, plan) =
             with_semiring!(instance, |S| {
                 let (a, b, about) = mpi_inputs::<<S as Semiring>::Value>(ranks, args)?;
                 let load = t0.elapsed();
                 let b = b.as_ref().unwrap_or(&a);
+                let plan = plan_spgemm(ranks, &a, b, Fetch::Auto, partition)?;
                 let (c, multiply, mine) =
-                    mpi::timed(ranks, || spgemm::<S>(ranks, &a, b, Fetch::Auto))?;
+                    mpi::timed(ranks, || spgemm_planned::<S>(ranks, &a, b, &plan))?;
                 let mine = mine.holding(a.rows().range(ranks.rank()), a.local().nnz());
                 let shape = ((c.nrows(), c.ncols()), c.nnz(ranks));
                 let t = Instant::now();
@@ -383,13 +393,16 @@ fn run_mpi(args: &SpgemmArgs, instance: Instance) -> anyhow::Result<()> {
                     shape,
                     multiply,
                     mine,
+                    plan.to_string(),
                 )
             });
         let mut summary = ranks.is_root().then(|| {
             let (source, products, [a, b]) = about;
             let shapes = [a, b, (c_shape, c_nnz)];
             let mut s = summary(&source, instance, Engine::Mpi, shapes, products);
-            s.time("load", load).time("multiply", multiply);
+            s.line("partition", plan)
+                .time("load", load)
+                .time("multiply", multiply);
             if let Some(w) = write {
                 s.time("write", w);
             }

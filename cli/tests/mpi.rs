@@ -3,12 +3,15 @@
 //!
 //! One binary, two roles (so it has its own `main`, `harness = false`):
 //! - Started by cargo, it is the *launcher*: it runs itself under `mpirun`
-//!   with 1, 2, 3 and 4 ranks (oversubscribed) as workers, then runs
-//!   `spmx … --engine mpi` under `mpirun -np 3` on the real set and on bad
+//!   with 1, 2, 3 and 4 ranks (oversubscribed) as workers, and with 8 and
+//!   16 as workers checking only the planned SpGEMM (1D, 2D, auto) on a
+//!   few cases, then runs `spmx … --engine mpi` under `mpirun -np 3` on the
+//!   real set (`--partition 2d` on 4 ranks for one matrix) and on bad
 //!   input. Every launch has a time limit: a hang fails the test.
 //! - Started by `mpirun` (with `SPMX_MPI_WORKER` set), it is a *worker*:
 //!   every rank draws the same random matrices (rank 0's seed, printed) and
-//!   checks scatter and gather, SpGEMM (rows fetched and B replicated),
+//!   checks scatter and gather, SpGEMM (rows fetched and B replicated;
+//!   1D, 2D and auto planned, and each plan's predicted bytes),
 //!   SpMV and SpMM against `common::reference`, APSP against the serial
 //!   engine, and files read and written in parts against the whole-file
 //!   reader and writer (`mpi/files.rs`), bit for bit, for several
@@ -27,7 +30,8 @@ use common::{TestScalar, arb_csr_shaped, assert_identical, reference};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use spmx::engine::mpi::{
-    DistCsr, DistDense, Fetch, HaloCsr, Ranks, RowPartition, spgemm, spgemm_masked,
+    DistCsr, DistDense, Fetch, HaloCsr, Partition, Ranks, RowPartition, plan_spgemm, spgemm,
+    spgemm_masked, spgemm_planned, summa_blocks,
 };
 use spmx::format::{Csr, Dense};
 use spmx::ops::VectorMask;
@@ -37,6 +41,11 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const WORKER: &str = "SPMX_MPI_WORKER";
+/// [`WORKER`]'s value for a worker that checks only the planned (1D, 2D
+/// and auto) SpGEMM, on [`PLANNED_CASES`] cases: the launches on many ranks.
+const PLANNED_ONLY: &str = "planned";
+/// Random cases per semiring of a [`PLANNED_ONLY`] worker.
+const PLANNED_CASES: usize = 4;
 /// The engine inside each worker rank (default cpu): `cuda` checks the
 /// GPU ranks (run the workers by hand under mpirun on a GPU machine).
 const RANK_ENGINE: &str = "SPMX_MPI_RANK_ENGINE";
@@ -55,9 +64,16 @@ fn main() {
         return;
     }
     let me = std::env::current_exe().unwrap();
-    for n in 1..=4 {
+    for (n, worker) in [
+        (1, "1"),
+        (2, "1"),
+        (3, "1"),
+        (4, "1"),
+        (8, PLANNED_ONLY),
+        (16, PLANNED_ONLY),
+    ] {
         let t = Instant::now();
-        let out = mpirun(n, &me, &[], true);
+        let out = mpirun(n, &me, &[], Some(worker));
         assert!(out.ok, "{n} rank(s): the workers failed:\n{}", out.text);
         println!(
             "workers on {n} rank(s): ok ({:.1} s)",
@@ -66,6 +82,7 @@ fn main() {
     }
     cli_real_set();
     files_in_parts::cli_outputs_as_serial();
+    cli_two_d_partition();
     cli_unreadable_input();
     cli_or_and_stored_zero_is_false();
     cli_apsp_negative_cycle_through_neg_inf();
@@ -78,8 +95,9 @@ struct Launch {
     text: String,
 }
 
-/// Runs `program args` on `n` ranks under mpirun, killed after [`LIMIT`].
-fn mpirun(n: usize, program: &Path, args: &[&str], worker: bool) -> Launch {
+/// Runs `program args` on `n` ranks under mpirun, killed after [`LIMIT`];
+/// `worker`: the value of [`WORKER`] to run it with.
+fn mpirun(n: usize, program: &Path, args: &[&str], worker: Option<&str>) -> Launch {
     let mut cmd = Command::new("mpirun");
     cmd.args([
         "--allow-run-as-root",
@@ -91,8 +109,8 @@ fn mpirun(n: usize, program: &Path, args: &[&str], worker: bool) -> Launch {
     .args(args)
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());
-    if worker {
-        cmd.env(WORKER, "1");
+    if let Some(worker) = worker {
+        cmd.env(WORKER, worker);
     }
     let mut child = cmd.spawn().expect("mpirun starts");
     let start = Instant::now();
@@ -162,7 +180,7 @@ fn cli_real_set() {
             "--threads",
             "1",
         ];
-        let out = mpirun(3, spmx, &args, false);
+        let out = mpirun(3, spmx, &args, None);
         assert!(out.ok, "{name}: spmx under mpirun failed:\n{}", out.text);
         let got = spmx::io::read_mtx::<f64>(&c_path, &Default::default()).unwrap();
         let want = spmx::engine::serial::spgemm::<PlusTimes<f64>>(&a, &b);
@@ -172,6 +190,59 @@ fn cli_real_set() {
             want.nnz()
         );
     }
+}
+
+/// `spmx spgemm A -o C --engine mpi --partition 2d` on 4 ranks equals the
+/// serial engine's C for a real matrix with stored zeros, and says so in
+/// its summary; `--partition` without `--engine mpi` is refused, naming it.
+fn cli_two_d_partition() {
+    let spmx = Path::new(env!("CARGO_BIN_EXE_spmx"));
+    let path = common::real_data_dir().join("bayer10.mtx.gz");
+    if !path.exists() {
+        println!("  skipping the 2D CLI check: no {}", path.display());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let c_path = dir.path().join("c.mtx");
+    let (a_arg, c_arg) = (path.to_string_lossy(), c_path.to_string_lossy());
+    let args = [
+        "spgemm",
+        &a_arg,
+        "-o",
+        &c_arg,
+        "--engine",
+        "mpi",
+        "--threads",
+        "1",
+        "--partition",
+        "2d",
+    ];
+    let out = mpirun(4, spmx, &args, None);
+    assert!(
+        out.ok,
+        "spmx --partition 2d under mpirun failed:\n{}",
+        out.text
+    );
+    assert!(out.text.contains("2d (grid 2×2)"), "{}", out.text);
+    let a = spmx::io::read_mtx::<f64>(&path, &Default::default())
+        .unwrap()
+        .coo
+        .to_csr();
+    let got = spmx::io::read_mtx::<f64>(&c_path, &Default::default()).unwrap();
+    assert_identical(
+        &got.coo.to_csr(),
+        &spmx::engine::serial::spgemm::<PlusTimes<f64>>(&a, &a),
+    );
+    let out = Command::new(spmx)
+        .args(["spgemm", &a_arg, "--engine", "serial", "--partition", "2d"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("--partition"),
+        "{err}"
+    );
+    println!("  bayer10 squared by SUMMA on 4 ranks is the serial C");
 }
 
 /// A file rank 0 cannot read ends every rank with its error, no hang.
@@ -186,7 +257,7 @@ fn cli_unreadable_input() {
             "--threads",
             "1",
         ];
-        let out = mpirun(3, spmx, &args, false);
+        let out = mpirun(3, spmx, &args, None);
         assert!(!out.ok, "{op}: a missing file must fail:\n{}", out.text);
         assert!(
             out.text.contains("rank 0 of 3") && out.text.contains("/nonexistent/A.mtx"),
@@ -227,7 +298,7 @@ fn cli_or_and_stored_zero_is_false() {
         }
         args.extend(["-o", &out_arg]);
         args.extend(common);
-        let out = mpirun(3, spmx, &args, false);
+        let out = mpirun(3, spmx, &args, None);
         assert!(out.ok, "{op}: spmx under mpirun failed:\n{}", out.text);
         let got = spmx::io::read_mtx::<f64>(&out_path, &Default::default())
             .unwrap()
@@ -253,7 +324,7 @@ fn cli_apsp_negative_cycle_through_neg_inf() {
     .unwrap();
     let g_arg = g.to_string_lossy();
     let args = ["apsp", &g_arg, "--engine", "mpi", "--threads", "1"];
-    let out = mpirun(3, spmx, &args, false);
+    let out = mpirun(3, spmx, &args, None);
     assert!(
         !out.ok && out.text.contains("negative cycle"),
         "apsp through -inf on 3 ranks:\n{}",
@@ -278,15 +349,26 @@ fn worker() {
         Config::default(),
         TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes(seed)),
     );
+    let planned_only = std::env::var(WORKER).is_ok_and(|w| w == PLANNED_ONLY);
     macro_rules! every_instance {
         ($($n:ident $sr:ident $atomic:ident [$($t:ident => $S:ty as $test:ident),+];)*) => {
-            $($(every_semiring::<$S>(&ranks, &mut runner);)+)*
+            $($(if planned_only {
+                planned_cases::<$S>(&ranks, &mut runner);
+            } else {
+                every_semiring::<$S>(&ranks, &mut runner);
+            })+)*
         };
     }
     spmx::for_each_semiring!(every_instance! {});
-    files_in_parts::read_and_write_in_parts(&ranks, &mut runner, CASES);
-    files_in_parts::bad_files_fail_as_read_whole(&ranks, &mut runner, CASES);
-    files_in_parts::partition_and_repartition(&ranks, &mut runner, CASES);
+    rounding_sensitive_sums(&ranks, &mut runner);
+    let file_cases = if planned_only { CASES / 4 } else { CASES };
+    files_in_parts::read_and_write_in_parts(&ranks, &mut runner, file_cases);
+    files_in_parts::bad_files_fail_as_read_whole(&ranks, &mut runner, file_cases);
+    files_in_parts::partition_and_repartition(&ranks, &mut runner, file_cases);
+    if planned_only {
+        ranks.barrier();
+        return;
+    }
     or_and_stored_zero_is_false(&ranks);
     apsp_matches_serial(&ranks, &mut runner);
     apsp_negative_cycle_through_neg_inf(&ranks);
@@ -387,8 +469,111 @@ where
                 }
             }
             dense_products::<S>(ranks, runner, &a, &da, &what);
+            planned_products::<S>(ranks, (&a, &da), (&b, &db), &what);
         }
     }
+}
+
+/// [`planned_products`] on [`PLANNED_CASES`] random products, their sizes
+/// up to two rows a rank, each split one random way.
+fn planned_cases<S: Semiring>(ranks: &Ranks, runner: &mut TestRunner)
+where
+    S::Value: TestScalar,
+{
+    let (root, most) = (ranks.is_root(), 2 * ranks.size() + 1);
+    for case in 0..PLANNED_CASES {
+        let (m, k, n) = draw(runner, (0..=most, 0..=most, 0..=most));
+        let a = draw(runner, arb_csr_shaped::<S::Value>(m, k)).map(common::in_domain::<S>);
+        let b = draw(runner, arb_csr_shaped::<S::Value>(k, n)).map(common::in_domain::<S>);
+        let what = format!(
+            "{} case {case}: A {m}×{k}, B {k}×{n}",
+            std::any::type_name::<S>()
+        );
+        let a_choices = partitions(ranks, runner, &a);
+        let a_rows = draw(runner, proptest::sample::select(a_choices));
+        let b_choices = partitions(ranks, runner, &b);
+        let b_rows = draw(runner, proptest::sample::select(b_choices));
+        let da = DistCsr::scatter(ranks, root.then_some((&a, &a_rows))).unwrap();
+        let db = DistCsr::scatter(ranks, root.then_some((&b, &b_rows))).unwrap();
+        planned_products::<S>(ranks, (&a, &da), (&b, &db), &what);
+    }
+}
+
+/// Plus-times products whose sums round differently in another order
+/// (dense, values in [0, 1)): 1D, 2D and auto give the serial bits, f64
+/// and f32.
+fn rounding_sensitive_sums(ranks: &Ranks, runner: &mut TestRunner) {
+    let root = ranks.is_root();
+    let (m, k, n) = (5, 4 * ranks.size() + 7, 3);
+    let mut dense = |rows: usize, cols: usize| {
+        let values = draw(runner, proptest::collection::vec(0.0..1.0f64, rows * cols));
+        Dense::try_new(rows, cols, values).unwrap().to_csr(0.0)
+    };
+    let (a, b) = (dense(m, k), dense(k, n));
+    let (a_rows, b_rows) = (
+        RowPartition::even(m, ranks.size()),
+        all_on_last_rank(k, ranks.size()),
+    );
+    let da = DistCsr::scatter(ranks, root.then_some((&a, &a_rows))).unwrap();
+    let db = DistCsr::scatter(ranks, root.then_some((&b, &b_rows))).unwrap();
+    planned_products::<PlusTimes<f64>>(ranks, (&a, &da), (&b, &db), "sums of [0, 1) f64");
+    let (a, b) = (a.map(|v| v as f32), b.map(|v| v as f32));
+    let da = DistCsr::scatter(ranks, root.then_some((&a, &a_rows))).unwrap();
+    let db = DistCsr::scatter(ranks, root.then_some((&b, &b_rows))).unwrap();
+    planned_products::<PlusTimes<f32>>(ranks, (&a, &da), (&b, &db), "sums of [0, 1) f32");
+}
+
+/// The planned products of A and B (whole, and split): 1D (each fetch),
+/// 2D and auto give the serial engine's C, split like A; 1D and 2D (up to
+/// C's blocks) exchange exactly the bytes their plan predicted on this
+/// rank; auto chooses 2D where, and only where, its busiest rank's
+/// prediction is below 1D's.
+fn planned_products<S: Semiring>(
+    ranks: &Ranks,
+    (a, da): (&Csr<S::Value>, &DistCsr<S::Value>),
+    (b, db): (&Csr<S::Value>, &DistCsr<S::Value>),
+    what: &str,
+) where
+    S::Value: TestScalar,
+{
+    let want = spmx::engine::serial::spgemm::<S>(a, b);
+    let check = |c: DistCsr<S::Value>, how: &str| {
+        assert_eq!(c.rows(), da.rows(), "{what}, {how}: C is split like A");
+        if let Some(c) = c.gather(ranks).unwrap() {
+            assert_identical(&c, &want);
+        }
+    };
+    let moved = |before: spmx::engine::mpi::Traffic| {
+        let t = ranks.traffic().since(before);
+        (t.bytes_sent, t.bytes_received)
+    };
+    for fetch in [Fetch::Rows, Fetch::Replicate, Fetch::Auto] {
+        let plan = plan_spgemm(ranks, da, db, fetch, Partition::OneD).unwrap();
+        assert_eq!(plan.chosen(), Partition::OneD);
+        let before = ranks.traffic();
+        let c = spgemm_planned::<S>(ranks, da, db, &plan).unwrap();
+        let predicted = (plan.one_d().sent, plan.one_d().received);
+        assert_eq!(moved(before), predicted, "{what}, 1d {fetch:?}: bytes");
+        assert!(plan.one_d_max() >= plan.one_d().total());
+        check(c, "1d");
+    }
+    let plan = plan_spgemm(ranks, da, db, Fetch::Auto, Partition::TwoD).unwrap();
+    assert_eq!(plan.chosen(), Partition::TwoD);
+    let (pr, pc) = plan.grid().shape();
+    assert!(pr * pc == ranks.size() && pr <= pc, "{pr}×{pc}");
+    let before = ranks.traffic();
+    let blocks = summa_blocks::<S>(ranks, da, db, &plan).unwrap();
+    let predicted = (plan.two_d().sent, plan.two_d().received);
+    assert_eq!(moved(before), predicted, "{what}, 2d on {plan}: bytes");
+    check(blocks.to_rows(ranks, da.rows()).unwrap(), "2d");
+    check(
+        spgemm_planned::<S>(ranks, da, db, &plan).unwrap(),
+        "2d planned",
+    );
+    let auto = plan_spgemm(ranks, da, db, Fetch::Auto, Partition::Auto).unwrap();
+    let two_d = auto.two_d_max() < auto.one_d_max();
+    assert_eq!(auto.chosen() == Partition::TwoD, two_d, "{what}: {auto}");
+    check(spgemm_planned::<S>(ranks, da, db, &auto).unwrap(), "auto");
 }
 
 /// SpMV and SpMM with a random x and B, split two ways, against the

@@ -182,11 +182,14 @@ pub fn cli_outputs_as_serial() {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             match ranks {
                 Some(n) => {
-                    let launch = super::mpirun(n, spmx, &args, false);
+                    let launch = super::mpirun(n, spmx, &args, None);
                     assert!(launch.ok, "{op} {name} on {n} ranks:\n{}", launch.text);
                 }
                 None => {
-                    let status = std::process::Command::new(spmx).args(&args).output().unwrap();
+                    let status = std::process::Command::new(spmx)
+                        .args(&args)
+                        .output()
+                        .unwrap();
                     assert!(status.status.success(), "{op} {name} serial");
                 }
             }

@@ -148,6 +148,28 @@ impl Halo {
         let values = ranks.exchange(&values, &send_entries, &recv_entries)?;
         Ok(block(recv_lens, local.ncols(), cols, values))
     }
+
+    /// The bytes (sent, received) this rank exchanged with other ranks in
+    /// [`Halo::new`] (its requests) and will in [`Halo::sparse_rows`] of
+    /// `local` (row lengths, columns, values): a plan's prediction. Only
+    /// the entry counts move here. Collective.
+    pub fn sparse_bytes<T: Scalar>(&self, ranks: &Ranks, local: &Csr<T>) -> (u64, u64) {
+        let me = ranks.rank();
+        let mut send_entries = Vec::with_capacity(self.send_counts.len());
+        let mut at = 0;
+        for &c in &self.send_counts {
+            let rows = &self.send_rows[at..at + c];
+            send_entries.push(rows.iter().map(|&r| local.row_len(r as usize)).sum());
+            at += c;
+        }
+        let recv_entries = ranks.exchange_counts(&send_entries);
+        let others = |counts: &[usize]| (counts.iter().sum::<usize>() - counts[me]) as u64;
+        let entry = (size_of::<u32>() + size_of::<T>()) as u64;
+        let (asked, asked_of_me) = (others(&self.recv_counts), others(&self.send_counts));
+        let sent = asked * 4 + asked_of_me * 8 + others(&send_entries) * entry;
+        let received = asked_of_me * 4 + asked * 8 + others(&recv_entries) * entry;
+        (sent, received)
+    }
 }
 
 /// Whether `entries` column indices below `n` are many enough for a table

@@ -8,6 +8,7 @@
 //! | [`files`]     | MatrixMarket files read and written by every rank, each its own part ([`files::read_csr`], [`files::write_mtx`]) |
 //! | [`halo`]      | [`Halo`]: the rows of a distributed operand that a block's columns reference, fetched from their owners |
 //! | [`multiply`]  | SpMV and SpMM ([`HaloCsr`]: the exchange pattern built once, reused every call), SpGEMM, and their masked forms ([`spgemm_masked`], [`HaloCsr::spmv_masked`]) |
+//! | [`summa`]     | 2D (SUMMA) SpGEMM on a grid of ranks, and [`plan_spgemm`]: 1D or 2D per product, from the bytes each would move |
 //!
 //! Every function here that takes `&Ranks` is *collective*: every rank
 //! calls it, in the same order. A step that can fail on some ranks only
@@ -20,22 +21,29 @@
 //! (columns renumbered in increasing order, which keeps every row's
 //! order). With cpu or serial ranks, and for SpGEMM on any, that is the
 //! serial engine's bits; cuda ranks' SpMV and SpMM over plus-times round
-//! as the cuda engine does.
+//! as the cuda engine does. The 2D SpGEMM ([`summa`]) splits rows' sums
+//! across ranks, but folds each entry's products in the serial engine's
+//! order, so it gives the serial bits too (on the CPU, whatever the
+//! engine inside the ranks).
 
 pub mod files;
 pub mod halo;
 pub mod matrix;
 pub mod multiply;
+pub mod summa;
 
 pub use halo::Halo;
 pub use matrix::{DistCsr, DistDense, RowPartition};
 pub use multiply::{Fetch, HaloCsr, spgemm, spgemm_masked};
+pub use summa::{
+    BlockCsr, Bytes, Grid, Partition, SpgemmPlan, plan_spgemm, spgemm_planned, summa_blocks,
+};
 
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use mpi::datatype::{Partition, PartitionMut};
+use mpi::datatype::{self, PartitionMut};
 use mpi::environment::Universe;
-use mpi::topology::SimpleCommunicator;
+use mpi::topology::{Color, SimpleCommunicator};
 use mpi::traits::*;
 use mpi::{Count, collective::SystemOperation};
 use std::cell::Cell;
@@ -62,6 +70,25 @@ impl Traffic {
             bytes_received: self.bytes_received - before.bytes_received,
             exchange_time: self.exchange_time - before.exchange_time,
         }
+    }
+}
+
+/// Some of the ranks (a row or a column of a process grid), made by
+/// [`Ranks::group`]; [`Ranks::broadcast_within`] exchanges among them.
+pub struct Group {
+    comm: SimpleCommunicator,
+}
+
+impl Group {
+    /// This rank's number in the group, from 0 (members keep the order of
+    /// their ranks).
+    pub fn rank(&self) -> usize {
+        self.comm.rank() as usize
+    }
+
+    /// How many ranks the group has.
+    pub fn size(&self) -> usize {
+        self.comm.size() as usize
     }
 }
 
@@ -186,34 +213,70 @@ impl Ranks {
         sum
     }
 
-    /// Element by element, the sums of every rank's `mine` (all of one
-    /// length), on every rank; its bytes counted as sent and received
-    /// once. Collective.
+    /// The sum of every rank's `mine`, element by element (every rank
+    /// passes as many). Not counted in [`Ranks::traffic`], like
+    /// [`Ranks::sum`]: plans exchange such counts before any data moves.
+    /// Collective.
     pub fn sum_each(&self, mine: &[u64]) -> Vec<u64> {
         self.reduce_each(mine, SystemOperation::sum())
     }
 
-    /// Element by element, the least of every rank's `mine` (all of one
-    /// length), on every rank. Collective.
+    /// The least of every rank's `mine`, element by element (every rank
+    /// passes as many); not counted, as [`Ranks::sum_each`]. Collective.
     pub fn min_each(&self, mine: &[u64]) -> Vec<u64> {
         self.reduce_each(mine, SystemOperation::min())
     }
 
     fn reduce_each(&self, mine: &[u64], op: SystemOperation) -> Vec<u64> {
         let mut all = recv_buffer(mine.len());
-        let spare = [0];
-        let mine = real_address(mine, &spare);
-        let bytes = if self.size() > 1 {
-            8 * mine.len() as u64
+        let spare = [0u64];
+        self.world
+            .all_reduce_into(real_address(mine, &spare), &mut all[..], op);
+        all
+    }
+
+    /// The ranks that pass the same `color` as this one, as a [`Group`].
+    /// Collective.
+    pub fn group(&self, color: usize) -> Group {
+        let color = Color::with_value(Count::try_from(color).expect("a color fits a C int"));
+        let comm = self
+            .world
+            .split_by_color(color)
+            .expect("a rank given a color is in that color's group");
+        Group { comm }
+    }
+
+    /// `data` as member `root` of `group` has it, on every member (the
+    /// others' `data` is ignored). Counted as the collective gathers are:
+    /// the root sends its data to each other member, each of them receives
+    /// it once. Collective over the group.
+    pub fn broadcast_within<T: Equivalence + Copy + Default>(
+        &self,
+        group: &Group,
+        root: usize,
+        data: Vec<T>,
+    ) -> Vec<T> {
+        let root_process = group.comm.process_at_rank(root as i32);
+        let mut len = data.len() as u64;
+        root_process.broadcast_into(&mut len);
+        let is_root = group.rank() == root;
+        let mut data = if is_root && !data.is_empty() {
+            data
         } else {
-            0
+            recv_buffer(len as usize)
+        };
+        let bytes = len * size_of::<T>() as u64;
+        let (sent, received) = if is_root {
+            ((group.size() as u64 - 1) * bytes, 0)
+        } else {
+            (0, bytes)
         };
         self.counted(
-            || self.world.all_reduce_into(mine, &mut all[..], op),
-            bytes,
-            bytes,
+            || root_process.broadcast_into(&mut data[..]),
+            sent,
+            received,
         );
-        all
+        data
     }
 
     /// Waits for every rank. Collective.
@@ -278,7 +341,7 @@ impl Ranks {
         match parts {
             Some((buf, _)) if self.is_root() => {
                 let spare = [T::default()];
-                let send = Partition::new(
+                let send = datatype::Partition::new(
                     real_address(buf, &spare),
                     &layout.counts[..],
                     &layout.displs[..],
@@ -381,7 +444,7 @@ impl Ranks {
         let received = (recv.len() - recv_counts[me]) as u64 * elem;
         let spare = [T::default()];
         let send = real_address(send, &spare);
-        let send = Partition::new(send, &send_layout.counts[..], &send_layout.displs[..]);
+        let send = datatype::Partition::new(send, &send_layout.counts[..], &send_layout.displs[..]);
         let mut recv_part = PartitionMut::new(
             &mut recv[..],
             &recv_layout.counts[..],

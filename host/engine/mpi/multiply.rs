@@ -21,6 +21,7 @@
 
 use super::{DistCsr, DistDense, Halo, Ranks, RowPartition};
 use crate::engine::Op;
+use crate::engine::shared::spgemm::product_shapes_agree;
 use crate::error::{Error, Result};
 use crate::format::{Csr, Dense};
 use crate::ops::{self, Mask, VectorMask, dispatch, domain, spgemm_blocks};
@@ -264,34 +265,8 @@ fn by_blocks<S: Semiring>(
 where
     S::Value: Scalar,
 {
-    if a.ncols() != b.nrows() {
-        return Err(Error::mismatch(
-            "mpi::spgemm",
-            format!(
-                "A.ncols() != B.nrows() ({}×{} times {}×{})",
-                a.nrows(),
-                a.ncols(),
-                b.nrows(),
-                b.ncols()
-            ),
-        ));
-    }
-    if S::NON_NEGATIVE {
-        let first_row = |m: &DistCsr<S::Value>| m.rows().range(ranks.rank()).start;
-        let column = |j: u32| j as usize;
-        ranks.agree(
-            domain::check_csr_block::<S>("A", a.local(), first_row(a), column)
-                .and_then(|()| domain::check_csr_block::<S>("B", b.local(), first_row(b), column)),
-        )?;
-    }
-    let replicate = match fetch {
-        Fetch::Auto => {
-            let bytes = b.nnz(ranks) * (4 + size_of::<S::Value>()) + 8 * (b.nrows() + 1);
-            bytes <= REPLICATE_B_BYTES
-        }
-        Fetch::Rows => false,
-        Fetch::Replicate => true,
-    };
+    check_operands::<S>(ranks, a, b)?;
+    let replicate = replicates(ranks, b, fetch);
     let c = if ranks.size() == 1 {
         product(a.local(), b.local())
     } else if replicate {
@@ -304,4 +279,44 @@ where
     };
     let c = ranks.agree(c)?;
     Ok(DistCsr::from_local(a.rows().clone(), c))
+}
+
+/// Ok when A's columns are B's rows and (for a semiring of non-negative
+/// values) every value is in `S`'s domain, named by its global place; the
+/// same error on every rank. Collective.
+pub(super) fn check_operands<S: Semiring>(
+    ranks: &Ranks,
+    a: &DistCsr<S::Value>,
+    b: &DistCsr<S::Value>,
+) -> Result<()>
+where
+    S::Value: Scalar,
+{
+    product_shapes_agree(
+        "mpi::spgemm",
+        (a.nrows(), a.ncols()),
+        (b.nrows(), b.ncols()),
+    )?;
+    if S::NON_NEGATIVE {
+        let first_row = |m: &DistCsr<S::Value>| m.rows().range(ranks.rank()).start;
+        let column = |j: u32| j as usize;
+        ranks.agree(
+            domain::check_csr_block::<S>("A", a.local(), first_row(a), column)
+                .and_then(|()| domain::check_csr_block::<S>("B", b.local(), first_row(b), column)),
+        )?;
+    }
+    Ok(())
+}
+
+/// Whether [`spgemm`] with `fetch` gives every rank all of B (rather than
+/// the rows its block of A references). Collective.
+pub(super) fn replicates<T: Scalar>(ranks: &Ranks, b: &DistCsr<T>, fetch: Fetch) -> bool {
+    match fetch {
+        Fetch::Auto => {
+            let bytes = b.nnz(ranks) * (4 + size_of::<T>()) + 8 * (b.nrows() + 1);
+            bytes <= REPLICATE_B_BYTES
+        }
+        Fetch::Rows => false,
+        Fetch::Replicate => true,
+    }
 }
