@@ -111,6 +111,7 @@ pub fn timed<T>(
         entries: 0,
         time: own,
         traffic,
+        predicted: None,
     };
     Ok((result?, wall, mine))
 }
@@ -125,6 +126,8 @@ pub struct RankWork {
     time: Duration,
     /// What it exchanged during the product.
     traffic: Traffic,
+    /// The bytes it was predicted to send and receive, where a plan said.
+    predicted: Option<(u64, u64)>,
 }
 
 impl RankWork {
@@ -136,12 +139,21 @@ impl RankWork {
             ..self
         }
     }
+
+    /// The same work, predicted to send and receive these bytes.
+    pub fn predicted(self, sent: u64, received: u64) -> Self {
+        RankWork {
+            predicted: Some((sent, received)),
+            ..self
+        }
+    }
 }
 
 /// Adds the `ranks` line to `summary` and, on rank 0, reports it (see
 /// [`Summary::report`]) followed by every rank's rows, entries of A, time,
-/// time and bytes exchanging with other ranks during the product, and
-/// memory: the most it held resident (`peak MiB`) and how much of that
+/// time and bytes exchanging with other ranks during the product (and,
+/// where a plan predicted them, the bytes predicted: `-` where none did),
+/// and memory: the most it held resident (`peak MiB`) and how much of that
 /// came after MPI started (`held MiB`: inputs, products, outputs).
 /// Collective.
 pub fn print(
@@ -161,6 +173,8 @@ pub fn print(
         traffic.exchange_time.as_secs_f64() * 1e3,
         traffic.bytes_sent as f64,
         traffic.bytes_received as f64,
+        mine.predicted.map_or(-1.0, |p| p.0 as f64),
+        mine.predicted.map_or(-1.0, |p| p.1 as f64),
         peak as f64 / MIB,
         peak.saturating_sub(*STARTED_RESIDENT.get().unwrap_or(&0)) as f64 / MIB,
     ];
@@ -174,17 +188,26 @@ pub fn print(
     summary.line(
         "rank",
         format!(
-            "{:>22}{:>14}{:>11}{:>11}{:>14}{:>14}{:>10}{:>10}",
+            "{:>22}{:>14}{:>11}{:>11}{:>14}{:>14}{:>14}{:>14}{:>10}{:>10}",
             "rows",
             "A entries",
             "time ms",
             "exch ms",
             "sent B",
             "received B",
+            "pred sent B",
+            "pred recv B",
             "peak MiB",
             "held MiB"
         ),
     );
+    let predicted = |b: f64| {
+        if b < 0.0 {
+            "-".to_string()
+        } else {
+            b.to_string()
+        }
+    };
     for (r, rank) in all.chunks(row.len()).enumerate() {
         let [
             start,
@@ -194,6 +217,8 @@ pub fn print(
             exchange,
             sent,
             received,
+            pred_sent,
+            pred_received,
             peak,
             held,
         ] = rank
@@ -204,8 +229,10 @@ pub fn print(
             "rank",
             format!(
                 "{:>22}{entries:>14}{compute:>11.3}{exchange:>11.3}{sent:>14}{received:>14}\
-                 {peak:>10.1}{held:>10.1}",
-                format!("{r}: {start}..{end}")
+                 {:>14}{:>14}{peak:>10.1}{held:>10.1}",
+                format!("{r}: {start}..{end}"),
+                predicted(*pred_sent),
+                predicted(*pred_received),
             ),
         );
     }

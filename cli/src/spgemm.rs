@@ -357,7 +357,7 @@ fn load<T: CliValue>(args: &SpgemmArgs) -> anyhow::Result<(Csr<T>, Option<Csr<T>
 #[cfg(feature = "mpi")]
 fn run_mpi(args: &SpgemmArgs, instance: Instance) -> anyhow::Result<()> {
     use super::mpi;
-    use spmx::engine::mpi::{Fetch, files as mpi_files, plan_spgemm, spgemm_planned};
+    use spmx::engine::mpi::{Fetch, Partition, files as mpi_files, plan_spgemm, spgemm_planned};
     let partition = args.partition.as_deref().unwrap_or("auto").parse()?;
     mpi::run(&args.engine, |ranks| {
         if let Some(out) = &args.output {
@@ -372,7 +372,13 @@ fn run_mpi(args: &SpgemmArgs, instance: Instance) -> anyhow::Result<()> {
                 let plan = plan_spgemm(ranks, &a, b, Fetch::Auto, partition)?;
                 let (c, multiply, mine) =
                     mpi::timed(ranks, || spgemm_planned::<S>(ranks, &a, b, &plan))?;
-                let mine = mine.holding(a.rows().range(ranks.rank()), a.local().nnz());
+                let predicted = match plan.chosen() {
+                    Partition::TwoD => plan.two_d(),
+                    _ => plan.one_d(),
+                };
+                let mine = mine
+                    .holding(a.rows().range(ranks.rank()), a.local().nnz())
+                    .predicted(predicted.sent, predicted.received);
                 let shape = ((c.nrows(), c.ncols()), c.nnz(ranks));
                 let t = Instant::now();
                 if let Some(out) = &args.output {

@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::{PyNotImplementedError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyTuple};
 use spmx::Semiring;
 use spmx::engine::cuda::Gpu;
 use spmx::engine::cuda::matrix::{DevCsr, ForeignCsr, ForeignIndex};
@@ -308,7 +308,8 @@ impl PyDeviceArray {
                 (address, len == 0)
             }
             Held::Dense(out) => {
-                d.set_item("shape", out.shape())?;
+                // A tuple: CuPy refuses a list here.
+                d.set_item("shape", PyTuple::new(py, out.shape())?)?;
                 d.set_item("typestr", out.typestr())?;
                 match out.strides() {
                     Some(strides) => d.set_item("strides", strides)?,
