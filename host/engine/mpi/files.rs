@@ -147,7 +147,7 @@ fn to_owners<T: Scalar>(ranks: &Ranks, part: MtxPart<T>) -> Result<(DistCsr<T>, 
     for &r in &rows {
         send_counts[owner(r)] += 1;
     }
-    let mut at: Vec<usize> = send_counts
+    let starts: Vec<usize> = send_counts
         .iter()
         .scan(0, |sum, &c| {
             let start = *sum;
@@ -155,28 +155,29 @@ fn to_owners<T: Scalar>(ranks: &Ranks, part: MtxPart<T>) -> Result<(DistCsr<T>, 
             Some(start)
         })
         .collect();
-    let order: Vec<usize> = rows
-        .iter()
-        .map(|&r| {
-            let slot = &mut at[owner(r)];
-            *slot += 1;
-            *slot - 1
-        })
-        .collect();
+    // Each array grouped in its own pass (a stable counting sort by owner),
+    // so that no permutation of 8 bytes an entry is held beside them.
     let grouped = |items: &[u32]| {
-        let mut out = vec![0u32; items.len()];
-        for (k, &slot) in order.iter().enumerate() {
-            out[slot] = items[k];
+        let (mut at, mut out) = (starts.clone(), vec![0u32; items.len()]);
+        for (&r, &item) in rows.iter().zip(items) {
+            let slot = &mut at[owner(r)];
+            out[*slot] = item;
+            *slot += 1;
         }
         out
     };
-    let (send_rows, send_cols) = (grouped(&rows), grouped(&cols));
-    drop((rows, cols));
+    let send_cols = grouped(&cols);
+    drop(cols);
     let mut send_values = vec![T::ZERO; values.len()];
-    for (k, &slot) in order.iter().enumerate() {
-        send_values[slot] = values[k];
+    let mut at = starts.clone();
+    for (&r, &v) in rows.iter().zip(&values) {
+        let slot = &mut at[owner(r)];
+        send_values[*slot] = v;
+        *slot += 1;
     }
-    drop((values, order));
+    drop(values);
+    let send_rows = grouped(&rows);
+    drop(rows);
     let recv_counts = ranks.exchange_counts(&send_counts);
     let first = owners.range(ranks.rank()).start as u32;
     let rows: Vec<u32> = ranks
