@@ -338,16 +338,22 @@ fn load<T: CliValue>(args: &SpgemmArgs) -> anyhow::Result<(Csr<T>, Option<Csr<T>
         ),
     };
     let bb = b.as_ref().unwrap_or(&a);
+    fits(a.shape(), bb.shape())?;
+    Ok((a, b, source))
+}
+
+/// Ok when A of `a` rows and columns can be multiplied by B of `b`.
+fn fits(a: (usize, usize), b: (usize, usize)) -> anyhow::Result<()> {
     anyhow::ensure!(
-        a.ncols() == bb.nrows(),
+        a.1 == b.0,
         "cannot multiply: A is {}×{} but B is {}×{} (A's columns must equal B's rows; \
          --transpose-b multiplies by Bᵀ)",
-        a.nrows(),
-        a.ncols(),
-        bb.nrows(),
-        bb.ncols()
+        a.0,
+        a.1,
+        b.0,
+        b.1
     );
-    Ok((a, b, source))
+    Ok(())
 }
 
 /// `--engine mpi`: every rank reads its part of A's and B's files (rank 0
@@ -479,15 +485,7 @@ fn mpi_inputs<T: CliValue>(
         }
     };
     let bb = b.as_ref().unwrap_or(&a);
-    anyhow::ensure!(
-        a.ncols() == bb.nrows(),
-        "cannot multiply: A is {}×{} but B is {}×{} (A's columns must equal B's rows; \
-         --transpose-b multiplies by Bᵀ)",
-        a.nrows(),
-        a.ncols(),
-        bb.nrows(),
-        bb.ncols()
-    );
+    fits((a.nrows(), a.ncols()), (bb.nrows(), bb.ncols()))?;
     let shapes = [
         ((a.nrows(), a.ncols()), a.nnz(ranks)),
         ((bb.nrows(), bb.ncols()), bb.nnz(ranks)),

@@ -415,6 +415,24 @@ fn partitions<T: Scalar>(ranks: &Ranks, runner: &mut TestRunner, a: &Csr<T>) -> 
     ]
 }
 
+/// `a` and `b` scattered from rank 0, each split one of the ways of
+/// [`partitions`], drawn.
+fn scatter_pair<T: TestScalar>(
+    ranks: &Ranks,
+    runner: &mut TestRunner,
+    a: &Csr<T>,
+    b: &Csr<T>,
+) -> (DistCsr<T>, DistCsr<T>) {
+    let root = ranks.is_root();
+    let a_choices = partitions(ranks, runner, a);
+    let a_rows = draw(runner, proptest::sample::select(a_choices));
+    let b_choices = partitions(ranks, runner, b);
+    let b_rows = draw(runner, proptest::sample::select(b_choices));
+    let da = DistCsr::scatter(ranks, root.then_some((a, &a_rows))).unwrap();
+    let db = DistCsr::scatter(ranks, root.then_some((b, &b_rows))).unwrap();
+    (da, db)
+}
+
 /// `n` rows all on the last of `parts` ranks, the others empty.
 fn all_on_last_rank(n: usize, parts: usize) -> RowPartition {
     let mut cuts = vec![0; parts];
@@ -480,7 +498,7 @@ fn planned_cases<S: Semiring>(ranks: &Ranks, runner: &mut TestRunner)
 where
     S::Value: TestScalar,
 {
-    let (root, most) = (ranks.is_root(), 2 * ranks.size() + 1);
+    let most = 2 * ranks.size() + 1;
     for case in 0..PLANNED_CASES {
         let (m, k, n) = draw(runner, (0..=most, 0..=most, 0..=most));
         let a = draw(runner, arb_csr_shaped::<S::Value>(m, k)).map(common::in_domain::<S>);
@@ -489,12 +507,7 @@ where
             "{} case {case}: A {m}×{k}, B {k}×{n}",
             std::any::type_name::<S>()
         );
-        let a_choices = partitions(ranks, runner, &a);
-        let a_rows = draw(runner, proptest::sample::select(a_choices));
-        let b_choices = partitions(ranks, runner, &b);
-        let b_rows = draw(runner, proptest::sample::select(b_choices));
-        let da = DistCsr::scatter(ranks, root.then_some((&a, &a_rows))).unwrap();
-        let db = DistCsr::scatter(ranks, root.then_some((&b, &b_rows))).unwrap();
+        let (da, db) = scatter_pair(ranks, runner, &a, &b);
         planned_products::<S>(ranks, (&a, &da), (&b, &db), &what);
     }
 }

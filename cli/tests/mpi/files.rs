@@ -10,7 +10,7 @@ use super::common::{arb_csr_shaped, assert_identical};
 use super::{draw, partitions};
 use proptest::test_runner::TestRunner;
 use spmx::Csr;
-use spmx::engine::mpi::{DistCsr, Ranks, RowPartition, files};
+use spmx::engine::mpi::{Ranks, RowPartition, files};
 use spmx::io::{self, Field, ReadOptions};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -126,12 +126,7 @@ pub fn partition_and_repartition(ranks: &Ranks, runner: &mut TestRunner, cases: 
         let (m, k, n) = draw(runner, (0..=12usize, 0..=12usize, 0..=12usize));
         let a = draw(runner, arb_csr_shaped::<f64>(m, k));
         let b = draw(runner, arb_csr_shaped::<f64>(k, n));
-        let a_choices = partitions(ranks, runner, &a);
-        let a_rows = draw(runner, proptest::sample::select(a_choices));
-        let b_choices = partitions(ranks, runner, &b);
-        let b_rows = draw(runner, proptest::sample::select(b_choices));
-        let da = DistCsr::scatter(ranks, root.then_some((&a, &a_rows))).unwrap();
-        let db = DistCsr::scatter(ranks, root.then_some((&b, &b_rows))).unwrap();
+        let (da, db) = super::scatter_pair(ranks, runner, &a, &b);
         let (rows, products) = RowPartition::by_products_of(ranks, &da, &db).unwrap();
         assert_eq!(
             rows,
