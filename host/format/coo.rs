@@ -3,7 +3,7 @@
 //! produce; [`Coo::to_csr`] turns it into canonical CSR.
 
 use crate::error::{Error, Result};
-use crate::format::{Csr, MAX_DIM, try_filled, try_with_capacity};
+use crate::format::{Csr, MAX_DIM, try_filled};
 use crate::scalar::Scalar;
 
 /// A coordinate-format matrix. Entries may be unsorted and repeated.
@@ -197,36 +197,51 @@ impl<T: Scalar> Coo<T> {
         for i in 1..n {
             row_ptr[i + 1] += row_ptr[i];
         }
-        let mut entries: Vec<(u32, T)> = try_filled("CSR entries", nnz, (0, T::ZERO))?;
+        let mut col_idx = try_filled("CSR column indices", nnz, 0u32)?;
+        let mut values = try_filled("CSR values", nnz, T::ZERO)?;
         for k in 0..nnz {
             let dst = &mut row_ptr[self.rows[k] as usize + 1];
-            entries[*dst] = (self.cols[k], self.values[k]);
+            col_idx[*dst] = self.cols[k];
+            values[*dst] = self.values[k];
             *dst += 1;
         }
         // Sort each row by column (stable) and fold duplicates, compacting
-        // in place: `out` trails the read position.
-        let mut col_idx = try_with_capacity("CSR column indices", nnz)?;
-        let mut values = try_with_capacity("CSR values", nnz)?;
-        let mut start = 0;
+        // in place: `out` trails the read position. Sorted in the arrays
+        // themselves (a row out of order through a copy of that row alone),
+        // so no array of (column, value) pairs is held beside them.
+        let (mut start, mut out) = (0, 0);
+        let mut pairs = Vec::new();
         for i in 0..n {
             let end = row_ptr[i + 1];
-            let row = &mut entries[start..end];
-            if !row.is_sorted_by_key(|e| e.0) {
-                row.sort_by_key(|e| e.0);
+            if !col_idx[start..end].is_sorted() {
+                pairs.clear();
+                pairs.extend(
+                    col_idx[start..end]
+                        .iter()
+                        .copied()
+                        .zip(values[start..end].iter().copied()),
+                );
+                pairs.sort_by_key(|e: &(u32, T)| e.0);
+                for (k, &(c, v)) in pairs.iter().enumerate() {
+                    col_idx[start + k] = c;
+                    values[start + k] = v;
+                }
             }
-            let first = col_idx.len();
-            for &(c, v) in row.iter() {
-                if col_idx.len() > first && *col_idx.last().unwrap() == c {
-                    let last = values.last_mut().unwrap();
-                    *last = combine(*last, v);
+            let first = out;
+            for k in start..end {
+                if out > first && col_idx[out - 1] == col_idx[k] {
+                    values[out - 1] = combine(values[out - 1], values[k]);
                 } else {
-                    col_idx.push(c);
-                    values.push(v);
+                    col_idx[out] = col_idx[k];
+                    values[out] = values[k];
+                    out += 1;
                 }
             }
             start = end;
-            row_ptr[i + 1] = col_idx.len();
+            row_ptr[i + 1] = out;
         }
+        col_idx.truncate(out);
+        values.truncate(out);
         Ok(Csr::from_parts_unchecked(
             n, self.ncols, row_ptr, col_idx, values,
         ))
