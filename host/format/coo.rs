@@ -278,6 +278,43 @@ mod tests {
         assert_eq!(csr.values(), &[0.0, 2.0, 5.0, 5.0]);
     }
 
+    /// Random triplets, duplicates and rows out of order among them, give
+    /// each (row, column) its values folded in storage order.
+    #[test]
+    fn to_csr_folds_duplicates_in_storage_order() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |below: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % below
+        };
+        for case in 0..200 {
+            let (m, n) = (next(9) as usize + 1, next(9) as usize + 1);
+            let mut coo = Coo::new(m, n).unwrap();
+            let mut want = std::collections::BTreeMap::new();
+            for _ in 0..next(60) {
+                let (r, c) = (next(m as u64) as u32, next(n as u64) as u32);
+                let v = next(1000) as f64 / 7.0 - 50.0;
+                coo.push_unchecked(r, c, v);
+                want.entry((r, c))
+                    .and_modify(|w: &mut f64| *w = f64::sum_duplicates(*w, v))
+                    .or_insert(v);
+            }
+            let csr = coo.try_to_csr().unwrap();
+            let got: Vec<_> = (0..m)
+                .flat_map(|i| {
+                    let (cols, vals) = csr.row(i);
+                    cols.iter()
+                        .zip(vals)
+                        .map(move |(&c, &v)| ((i as u32, c), v.to_bits()))
+                })
+                .collect();
+            let want: Vec<_> = want.into_iter().map(|(k, v)| (k, v.to_bits())).collect();
+            assert_eq!(got, want, "case {case}");
+        }
+    }
+
     #[test]
     fn try_new_rejects_out_of_range_and_length_mismatch() {
         let e = Coo::try_new(2, 2, vec![0, 2], vec![0, 0], vec![1.0, 1.0]).unwrap_err();
