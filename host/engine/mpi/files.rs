@@ -213,14 +213,7 @@ fn cut_by_entries(ranks: &Ranks, n: usize, rows: &[u32]) -> Result<RowPartition>
         counts.push(run.len() as u64);
     }
     drop(sorted);
-    let send: Vec<usize> = (0..ranks.size())
-        .map(|r| {
-            let range = slices.range(r);
-            let lo = distinct.partition_point(|&d| (d as usize) < range.start);
-            let hi = distinct.partition_point(|&d| (d as usize) < range.end);
-            hi - lo
-        })
-        .collect();
+    let send = slices.count_sorted(&distinct);
     let recv = ranks.exchange_counts(&send);
     let distinct = ranks.exchange(&distinct, &send, &recv)?;
     let counts = ranks.exchange(&counts, &send, &recv)?;

@@ -29,14 +29,7 @@ impl Halo {
     /// operand split by `operand` (one range a rank). Collective.
     pub fn new(ranks: &Ranks, cols: &[u32], operand: &RowPartition) -> Result<Halo> {
         let needed = distinct_sorted(cols, operand.nrows());
-        let recv_counts: Vec<usize> = (0..ranks.size())
-            .map(|r| {
-                let range = operand.range(r);
-                let lo = needed.partition_point(|&c| (c as usize) < range.start);
-                let hi = needed.partition_point(|&c| (c as usize) < range.end);
-                hi - lo
-            })
-            .collect();
+        let recv_counts = operand.count_sorted(&needed);
         let send_counts = ranks.exchange_counts(&recv_counts);
         let requested = ranks.exchange(&needed, &recv_counts, &send_counts)?;
         let mine = operand.range(ranks.rank());

@@ -124,6 +124,19 @@ impl RowPartition {
         Ok(RowPartition { cuts })
     }
 
+    /// How many of `sorted` (increasing row numbers) fall in each rank's
+    /// rows, in rank order.
+    pub fn count_sorted(&self, sorted: &[u32]) -> Vec<usize> {
+        (0..self.parts())
+            .map(|r| {
+                let range = self.range(r);
+                let lo = sorted.partition_point(|&d| (d as usize) < range.start);
+                let hi = sorted.partition_point(|&d| (d as usize) < range.end);
+                hi - lo
+            })
+            .collect()
+    }
+
     /// The rows rank `rank` owns.
     pub fn range(&self, rank: usize) -> Range<usize> {
         self.cuts[rank]..self.cuts[rank + 1]
