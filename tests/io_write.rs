@@ -403,6 +403,10 @@ fn write_everything_to_dash() {
         .write_rows(&small().map(|v| v.round()).rows(2..3))
         .unwrap();
     writer.finish().unwrap();
+    let mut writer = MtxWriter::create_uncounted(dash, 3, 4, Field::Real).unwrap();
+    writer.write_rows(&small().rows(0..1)).unwrap();
+    writer.write_rows(&small().rows(1..3)).unwrap();
+    writer.finish().unwrap();
     write_dense_mtx(dash, 1, 2, &[0.5, -1.0], Field::Real).unwrap();
 }
 
@@ -428,6 +432,7 @@ fn dash_is_standard_output() {
     );
     let expected = "%%MatrixMarket matrix coordinate real general\n3 4 3\n1 1 1.5\n1 4 -2\n3 2 0.25\n\
                     %%MatrixMarket matrix coordinate integer general\n3 4 3\n1 1 2\n1 4 -2\n3 2 0\n\
+                    %%MatrixMarket matrix coordinate real general\n3 4 3\n1 1 1.5\n1 4 -2\n3 2 0.25\n\
                     %%MatrixMarket matrix array real general\n1 2\n0.5\n-1\n";
     assert!(stdout.contains(expected), "{stdout}");
     // No file named `-`, no temporary file.
@@ -574,6 +579,94 @@ fn dropping_an_unfinished_writer_removes_its_temporary_file() {
     );
     drop(w);
     assert!(names_in(dir.path()).is_empty());
+}
+
+/// The text of a MatrixMarket file, gzip or not.
+fn text_of(path: &Path) -> String {
+    let bytes = std::fs::read(path).unwrap();
+    if path.extension().is_some_and(|e| e == "gz") {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut text)
+            .unwrap();
+        text
+    } else {
+        String::from_utf8(bytes).unwrap()
+    }
+}
+
+#[test]
+fn an_uncounted_writer_puts_the_count_it_found_before_the_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = spmx::generate::uniform(50, 30, 0, 4, 7).unwrap();
+    let whole = dir.path().join("whole.mtx");
+    write_mtx(&whole, &m, Field::Real).unwrap();
+    let whole = std::fs::read_to_string(&whole).unwrap();
+    for name in ["m.mtx", "m.mtx.gz"] {
+        for rows in [1, 7, 50] {
+            let path = dir.path().join(name);
+            let mut w = MtxWriter::create_uncounted(&path, 50, 30, Field::Real).unwrap();
+            for block in blocks(&m, rows) {
+                w.write_rows(&block).unwrap();
+            }
+            assert_eq!(w.entries(), m.nnz());
+            w.finish().unwrap();
+            // A plain file gets its size line where room was left, behind
+            // a comment of spaces; a gzip file the whole file's text.
+            let text = text_of(&path);
+            let (banner, rest) = whole.split_once('\n').unwrap();
+            let comment = text[banner.len() + 1..].split_once('\n').unwrap().0;
+            let expected = match name {
+                "m.mtx" => {
+                    assert!(comment.starts_with('%') && comment[1..].trim().is_empty());
+                    format!("{banner}\n{comment}\n{rest}")
+                }
+                _ => whole.clone(),
+            };
+            assert_eq!(text, expected, "{name} in blocks of {rows}");
+            assert_eq!(read_mtx::<f64>(&path, &strict()).unwrap().coo.to_csr(), m);
+        }
+    }
+    // An empty matrix, and a 0 × 0 one.
+    for (nrows, ncols) in [(4, 6), (0, 0)] {
+        let path = dir.path().join("empty.mtx");
+        let mut w = MtxWriter::create_uncounted(&path, nrows, ncols, Field::Real).unwrap();
+        w.write_rows(&Csr::<f64>::empty(nrows, ncols)).unwrap();
+        w.finish().unwrap();
+        let read = read_mtx::<f64>(&path, &strict()).unwrap().coo;
+        assert_eq!((read.shape(), read.nnz()), ((nrows, ncols), 0));
+    }
+    assert_eq!(
+        names_in(dir.path()),
+        ["empty.mtx", "m.mtx", "m.mtx.gz", "whole.mtx"]
+    );
+}
+
+#[test]
+fn an_unfinished_uncounted_writer_leaves_no_file_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["out.mtx", "out.mtx.gz"] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, "previous contents").unwrap();
+        // Too few rows: finish names the count.
+        let mut w = MtxWriter::create_uncounted(&path, 3, 4, Field::Real).unwrap();
+        w.write_rows(&small().rows(0..1)).unwrap();
+        let err = w.finish().unwrap_err().to_string();
+        assert!(
+            err.contains("1 of the 3 rows declared were written"),
+            "{err}"
+        );
+        // Dropped half-way: the temporary file (and a gzip file's held
+        // back entries) removed.
+        let mut w = MtxWriter::create_uncounted(&path, 3, 4, Field::Real).unwrap();
+        w.write_rows(&small().rows(0..2)).unwrap();
+        let expected_temporary = if name == "out.mtx" { 1 } else { 2 };
+        let names = names_in(dir.path());
+        assert_eq!(names.len(), expected_temporary + 1, "{names:?}");
+        drop(w);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "previous contents");
+        assert_eq!(names_in(dir.path()), [name]);
+        std::fs::remove_file(&path).unwrap();
+    }
 }
 
 // ---- dense output ----

@@ -7,18 +7,20 @@
 //! weight is refused, naming its line: no path length through it means
 //! anything. Parallel edges (a source and target stored more than once)
 //! are combined into the lightest, with a warning saying how many; on a
-//! terminal, a bar shows the squarings as they go. The summary goes
-//! to standard error, as every command's does.
+//! terminal, a bar shows the squarings or the rows as they go. By
+//! Dijkstra, `-o` gets the distances a block of rows at a time as they are
+//! computed, so the n² of them need never fit in memory (squaring holds D
+//! whole). The summary goes to standard error, as every command's does.
 
 use super::engine_arg::EngineOpts;
 use super::files::{self, InputOpts};
 use super::semiring_arg::{Instance, SemiringArg};
+use super::sssp::DistanceRows;
 use super::summary::{ReportOpts, Summary};
 use anyhow::Context;
 use clap::Args;
-use spmx::app::apsp::{self, ApspMethod};
+use spmx::app::apsp::{self, ApspHow, ApspMethod};
 use spmx::engine::Op;
-use spmx::io::Field;
 use spmx::{Csr, Engine};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -73,7 +75,7 @@ pub fn run(args: &ApspArgs) -> anyhow::Result<()> {
     // A bar over the squarings expected, from the first one's report on.
     let what = spmx::io::printable(&format!("apsp: {}", args.graph.display())).into_owned();
     let mut bar = None;
-    let result = apsp::apsp_with_progress(&g, engine, &mut |p| {
+    let mut progress = |p: apsp::ApspProgress| {
         let bar = bar.get_or_insert_with(|| {
             super::progress::work(what.clone(), p.expected as u64, "squarings")
         });
@@ -81,17 +83,16 @@ pub fn run(args: &ApspArgs) -> anyhow::Result<()> {
         if let Some(entries) = p.entries {
             bar.set_message(format!("{what}, {entries} pairs joined"));
         }
-    });
+    };
+    let n = g.nrows();
+    let mut out = DistanceRows::create(args.output.as_deref(), n, n)?;
+    let how = apsp::apsp_in_blocks(&g, engine, &mut progress, &mut |b| out.take(b));
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let result = result?;
-    let elapsed = t.elapsed();
-    if let Some(out) = &args.output {
-        files::write(out, &result.distances, Field::Real)?;
-    }
-    let reachable = result.distances.nnz();
-    let how = (result.method, result.squarings);
+    let elapsed = t.elapsed() - out.writing;
+    let how = how?;
+    let reachable = out.finish()?;
     summary(args, engine, &g, reachable, how, elapsed).report(&args.report)
 }
 
@@ -102,7 +103,7 @@ fn summary(
     engine: Engine,
     g: &Csr<f64>,
     reachable: usize,
-    (method, squarings): (ApspMethod, usize),
+    ApspHow { method, squarings }: ApspHow,
     elapsed: Duration,
 ) -> Summary {
     let graph = args.graph.display().to_string();
@@ -159,19 +160,22 @@ fn run_mpi(args: &ApspArgs) -> anyhow::Result<()> {
         let reachable = d.nnz(ranks);
         match &args.output {
             Some(out) if !files::is_std_stream(out) => {
-                spmx::engine::mpi::files::write_mtx(ranks, d, out, Field::Real)?;
+                spmx::engine::mpi::files::write_mtx(ranks, d, out, spmx::io::Field::Real)?;
             }
             Some(out) => {
                 let whole = d.gather(ranks)?;
                 mpi::on_root(ranks, || match &whole {
-                    Some(d) => files::write(out, d, Field::Real),
+                    Some(d) => files::write(out, d, spmx::io::Field::Real),
                     None => Ok(()),
                 })?;
             }
             None => {}
         }
         let mut summary = g.as_ref().map(|g| {
-            let how = (ApspMethod::Squaring, result.squarings);
+            let how = ApspHow {
+                method: ApspMethod::Squaring,
+                squarings: result.squarings,
+            };
             summary(args, Engine::Mpi, g, reachable, how, elapsed)
         });
         mpi::print(ranks, summary.as_mut(), mine, &args.report)

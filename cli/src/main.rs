@@ -119,17 +119,18 @@ fn restore_sigpipe() {
     }
 }
 
-/// Ctrl-C (SIGINT), SIGTERM and SIGHUP while a MatrixMarket output is
-/// being written would leave its temporary file behind (a killed process
-/// runs no destructors): remove every unfinished one, then die of the
-/// signal as before (default action, raised again). Targets are replaced
+/// Ctrl-C (SIGINT), SIGTERM, SIGHUP, and SIGPIPE (a reader of standard
+/// output gone, whose text may be held back in a temporary file) while a
+/// MatrixMarket output is being written would leave its temporary file
+/// behind (a killed process runs no destructors): remove every unfinished
+/// one, then die of the signal as before (default action, raised again). Targets are replaced
 /// only by a finished, synced file, so the previous output stays as it
 /// was. A signal the process was started with ignored (`nohup`, `&` in a
 /// script) stays ignored.
 fn leave_no_partial_output_on_signals() {
     #[cfg(unix)]
     {
-        use libc::{_exit, SIG_DFL, SIG_IGN, SIGHUP, SIGINT, SIGTERM, raise, signal};
+        use libc::{_exit, SIG_DFL, SIG_IGN, SIGHUP, SIGINT, SIGPIPE, SIGTERM, raise, signal};
         extern "C" fn on_signal(signum: i32) {
             spmx::io::remove_unfinished_outputs();
             // SAFETY: async-signal-safe calls only; the default action of
@@ -140,7 +141,7 @@ fn leave_no_partial_output_on_signals() {
                 _exit(128 + signum)
             }
         }
-        for signum in [SIGHUP, SIGINT, SIGTERM] {
+        for signum in [SIGHUP, SIGINT, SIGPIPE, SIGTERM] {
             // SAFETY: sets a signal disposition before any thread starts;
             // the handler only unlinks and re-raises.
             unsafe {

@@ -139,6 +139,48 @@ pub fn apsp_with_progress(
     }
 }
 
+/// How [`apsp_in_blocks`] found the closure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ApspHow {
+    /// By squarings or by Dijkstra from every vertex.
+    pub method: ApspMethod,
+    /// Min-plus squarings it took (0 by Dijkstra).
+    pub squarings: usize,
+}
+
+/// [`apsp_with_progress`] handing the distances to `each` a block of rows
+/// at a time, in order (row i of the first block is vertex i's). By
+/// Dijkstra, each block as soon as its sources are done (about 2²⁴
+/// entries a block: see [`sssp::sssp_in_blocks`]), so that the n²
+/// distances need never fit in memory; by squaring, which holds D whole by
+/// nature, one block once closed. An error `each` returns stops the work
+/// and is returned.
+pub fn apsp_in_blocks(
+    g: &Csr<f64>,
+    engine: Engine,
+    progress: &mut dyn FnMut(ApspProgress),
+    each: &mut dyn FnMut(Csr<f64>) -> Result<()>,
+) -> Result<ApspHow> {
+    match method_for(g, engine) {
+        ApspMethod::Dijkstra => {
+            check_graph(g)?;
+            sssp::all_pairs_in_blocks(g, engine, each)?;
+            Ok(ApspHow {
+                method: ApspMethod::Dijkstra,
+                squarings: 0,
+            })
+        }
+        ApspMethod::Squaring => {
+            let closed = apsp_squaring(g, engine, progress)?;
+            each(closed.distances)?;
+            Ok(ApspHow {
+                method: ApspMethod::Squaring,
+                squarings: closed.squarings,
+            })
+        }
+    }
+}
+
 /// APSP by min-plus squaring whatever the graph, calling `progress` after
 /// each squaring that changed D.
 pub fn apsp_squaring(

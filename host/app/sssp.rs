@@ -43,6 +43,13 @@ use std::collections::BinaryHeap;
 /// `sources[r]`, the source itself at 0. A source out of range is an
 /// error naming it, and so is a negative cycle reachable from a source.
 pub fn sssp(g: &Csr<f64>, sources: &[usize], engine: Engine) -> Result<Csr<f64>> {
+    check_sources(g, sources)?;
+    distances(g, sources.len(), |r| sources[r], engine)
+}
+
+/// Ok when `g` passes [`check_graph`] and every source is one of its
+/// vertices; else the error naming the first that is not.
+fn check_sources(g: &Csr<f64>, sources: &[usize]) -> Result<()> {
     check_graph(g)?;
     if let Some((r, &s)) = sources.iter().enumerate().find(|&(_, &s)| s >= g.nrows()) {
         return Err(Error::invalid(
@@ -55,7 +62,7 @@ pub fn sssp(g: &Csr<f64>, sources: &[usize], engine: Engine) -> Result<Csr<f64>>
             ),
         ));
     }
-    distances(g, sources.len(), |r| sources[r], engine)
+    Ok(())
 }
 
 /// The method [`sssp`] takes for `g`, as a summary names it: `Dijkstra`
@@ -98,31 +105,90 @@ pub(crate) fn check_graph(g: &Csr<f64>) -> Result<()> {
     Ok(())
 }
 
-/// Sources whose rows are computed together before they join the result:
-/// enough for every thread, and few enough that their rows (at most n
-/// entries each) stay within about `ROWS_AT_ONCE_ENTRIES` entries beside
-/// the result.
-const ROWS_AT_ONCE_ENTRIES: usize = 1 << 24;
+/// Sources whose rows are computed together, as one block: enough for
+/// every thread, and few enough that their rows (at most n entries each)
+/// stay within about `BLOCK_ENTRIES` entries (200 MB).
+const BLOCK_ENTRIES: usize = 1 << 24;
 
-/// The rows of `count` sources, row r from `source(r)` (in range).
+/// [`sssp`] a block of rows at a time: `each` gets the rows of the next
+/// sources as soon as they are computed, in order (row i of the first
+/// block is `sources[0]`'s), so that the distances need never be held
+/// whole: a block holds about 2²⁴ entries at most, or a row per thread. An
+/// error `each` returns stops the work and is returned.
+pub fn sssp_in_blocks(
+    g: &Csr<f64>,
+    sources: &[usize],
+    engine: Engine,
+    each: &mut dyn FnMut(Csr<f64>) -> Result<()>,
+) -> Result<()> {
+    check_sources(g, sources)?;
+    in_blocks(
+        g,
+        sources.len(),
+        |r| sources[r],
+        engine,
+        BLOCK_ENTRIES,
+        each,
+    )
+}
+
+/// The distances from every vertex of `g` (checked by [`check_graph`]), by
+/// [`sssp`]'s method, a block of rows at a time as [`sssp_in_blocks`]
+/// hands them: row i is vertex i's.
+pub(crate) fn all_pairs_in_blocks(
+    g: &Csr<f64>,
+    engine: Engine,
+    each: &mut dyn FnMut(Csr<f64>) -> Result<()>,
+) -> Result<()> {
+    in_blocks(g, g.nrows(), |r| r, engine, BLOCK_ENTRIES, each)
+}
+
+/// The rows of `count` sources, row r from `source(r)` (in range), whole.
 fn distances(
     g: &Csr<f64>,
     count: usize,
     source: impl Fn(usize) -> usize + Sync,
     engine: Engine,
 ) -> Result<Csr<f64>> {
-    let n = g.nrows();
-    let parallel = engine.resolve(Op::Sssp)? != Engine::Serial;
-    let negative = !super::apsp::no_negative_weight(g);
     let mut row_ptr = try_with_capacity("SSSP distance row pointers", count + 1)?;
     let (mut cols, mut dists) = (Vec::new(), Vec::new());
     row_ptr.push(0);
+    in_blocks(g, count, source, engine, BLOCK_ENTRIES, &mut |block| {
+        let start = cols.len();
+        append(&mut cols, block.col_idx(), "SSSP distance columns")?;
+        append(&mut dists, block.values(), "SSSP distances")?;
+        row_ptr.extend(block.row_ptr()[1..].iter().map(|&p| start + p));
+        Ok(())
+    })?;
+    Ok(Csr::from_parts_unchecked(
+        count,
+        g.nrows(),
+        row_ptr,
+        cols,
+        dists,
+    ))
+}
+
+/// The rows of `count` sources, row r from `source(r)` (in range), handed
+/// to `each` in blocks of about `block_entries` entries at most (at least
+/// a row per thread).
+fn in_blocks(
+    g: &Csr<f64>,
+    count: usize,
+    source: impl Fn(usize) -> usize + Sync,
+    engine: Engine,
+    block_entries: usize,
+    each: &mut dyn FnMut(Csr<f64>) -> Result<()>,
+) -> Result<()> {
+    let n = g.nrows();
+    let parallel = engine.resolve(Op::Sssp)? != Engine::Serial;
+    let negative = !super::apsp::no_negative_weight(g);
     let threads = if parallel {
         rayon::current_num_threads()
     } else {
         1
     };
-    let at_once = (ROWS_AT_ONCE_ENTRIES / n.max(1)).max(threads);
+    let at_once = (block_entries / n.max(1)).max(threads);
     // A thread's scratch that could not be allocated is kept as the
     // message of its `Error::TooLarge`, for each of its sources to return.
     let new_scratch = || {
@@ -147,15 +213,19 @@ fn distances(
             let mut scratch = new_scratch();
             rs.clone().map(|r| row(&mut scratch, r)).collect()
         };
+        let mut row_ptr = try_with_capacity("SSSP distance row pointers", rs.len() + 1)?;
+        let (mut cols, mut dists) = (Vec::new(), Vec::new());
+        row_ptr.push(0);
         for row in rows {
             let row = row?;
             append(&mut cols, &row.cols, "SSSP distance columns")?;
             append(&mut dists, &row.dists, "SSSP distances")?;
             row_ptr.push(cols.len());
         }
+        each(Csr::from_parts_unchecked(rs.len(), n, row_ptr, cols, dists))?;
         first = rs.end;
     }
-    Ok(Csr::from_parts_unchecked(count, n, row_ptr, cols, dists))
+    Ok(())
 }
 
 /// `more` appended to `v`, or [`Error::TooLarge`] naming `what`.
@@ -463,4 +533,43 @@ fn cycle_through_neg_inf(g: &Csr<f64>, dist: &[f64], reached: &[u32]) -> Result<
                 .zip(weights)
                 .any(|(&v, &w)| w == f64::NEG_INFINITY && component[v as usize] == component[u])
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_in_blocks_join_to_the_whole() {
+        // Weights from 0.5 to 4.5, and a mixed-sign graph (Bellman–Ford).
+        let g = crate::generate::uniform(300, 300, 1, 6, 11)
+            .unwrap()
+            .map(|w| 0.5 + 4.0 * w);
+        let mixed = g.map(|w| if w > 4.0 { -0.25 } else { w });
+        for g in [&g, &mixed] {
+            let sources: Vec<usize> = (0..300).rev().step_by(7).collect();
+            for engine in [Engine::Serial, Engine::Cpu] {
+                let whole = distances(g, sources.len(), |r| sources[r], engine).unwrap();
+                let mut joined = Vec::new();
+                in_blocks(g, sources.len(), |r| sources[r], engine, 1000, &mut |b| {
+                    joined.push(b);
+                    Ok(())
+                })
+                .unwrap();
+                assert!(joined.len() > 1, "{} blocks", joined.len());
+                // 1000 entries a block: 3 rows, or a row per thread.
+                let at_once = 3.max(rayon::current_num_threads());
+                assert!(joined.iter().all(|b| b.nrows() <= at_once));
+                let rows: Vec<(Vec<u32>, Vec<f64>)> = (joined.iter())
+                    .flat_map(|b| {
+                        (0..b.nrows()).map(|i| (b.row(i).0.to_vec(), b.row(i).1.to_vec()))
+                    })
+                    .collect();
+                let want: Vec<(Vec<u32>, Vec<f64>)> = (0..whole.nrows())
+                    .map(|i| (whole.row(i).0.to_vec(), whole.row(i).1.to_vec()))
+                    .collect();
+                assert!(rows == want, "{engine:?}");
+            }
+        }
+    }
 }

@@ -16,7 +16,7 @@
 
 use std::ffi::{CString, c_char};
 use std::fs::{self, File, OpenOptions, Permissions};
-use std::io::{self, Write};
+use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
@@ -224,6 +224,38 @@ impl Output {
         })
     }
 
+    /// Whether [`Output::write_at`] can reach back into the text: a
+    /// regular file written plain (through its temporary file).
+    pub(super) fn can_write_at(&self) -> bool {
+        matches!(self.sink, Sink::File(_)) && self.replace.is_some()
+    }
+
+    /// Writes `bytes` at `offset` of the text over what was written there,
+    /// where [`Output::can_write_at`] (else an error).
+    pub(super) fn write_at(&self, offset: u64, bytes: &[u8]) -> io::Result<()> {
+        match &self.sink {
+            Sink::File(file) if self.replace.is_some() => {
+                use std::os::unix::fs::FileExt;
+                file.write_all_at(bytes, offset)
+            }
+            _ => Err(io::Error::other(
+                "cannot write at an offset of standard output, a device or a gzip stream",
+            )),
+        }
+    }
+
+    /// A temporary file to hold text back until what goes before it is
+    /// known: beside the target, else (standard output, a device) in the
+    /// system's temporary directory.
+    pub(super) fn spool(&self) -> Result<Spool> {
+        let beside = match &self.replace {
+            Some(replace) => replace.target.clone(),
+            None => std::env::temp_dir().join("spool"),
+        };
+        let (tmp, file) = TempFile::beside(&beside).map_err(|e| self.error(e))?;
+        Ok(Spool { tmp, file })
+    }
+
     /// `source` as an error of this output, naming it.
     pub(super) fn error(&self, source: io::Error) -> Error {
         Error::Io {
@@ -275,6 +307,37 @@ impl Write for Output {
             Sink::File(file) => file.flush(),
             Sink::Gzip(gz) => gz.flush(),
         }
+    }
+}
+
+/// Text held back in a temporary file by [`Output::spool`], removed when
+/// dropped (or by [`remove_unfinished_outputs`]).
+pub(super) struct Spool {
+    tmp: TempFile,
+    file: File,
+}
+
+impl Spool {
+    /// Copies the text held back to `w`.
+    pub(super) fn copy_to<W: Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.file.seek(SeekFrom::Start(0))?;
+        io::copy(&mut self.file, w)?;
+        Ok(())
+    }
+
+    /// Where the text is held, for errors to name.
+    pub(super) fn path(&self) -> &Path {
+        &self.tmp.path
+    }
+}
+
+impl Write for Spool {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
     }
 }
 
@@ -463,7 +526,10 @@ impl TempFile {
         loop {
             let n = NEXT.fetch_add(1, Ordering::Relaxed);
             let path = dir.join(format!(".spmx-{}-{n}.tmp", std::process::id()));
-            match OpenOptions::new().write(true).create_new(true).open(&path) {
+            match (OpenOptions::new().read(true).write(true))
+                .create_new(true)
+                .open(&path)
+            {
                 Ok(file) => {
                     let listed = list_unfinished(&path);
                     let tmp = TempFile {

@@ -9,7 +9,7 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use super::Field;
-use super::output::Output;
+use super::output::{Output, Spool};
 use crate::error::{Error, Result};
 use crate::format::Csr;
 use crate::scalar::Scalar;
@@ -41,22 +41,36 @@ pub fn write_mtx<T: Scalar>(path: impl AsRef<Path>, m: &Csr<T>, field: Field) ->
 /// `integer`; give it `integer` for the header that says what they are
 /// (`T::INTEGER` tells).
 pub fn write_mtx_to<T: Scalar, W: Write>(mut w: W, m: &Csr<T>, field: Field) -> io::Result<()> {
-    let mut text = CoordinateText::start(m.nrows(), m.ncols(), m.nnz(), field);
+    let mut text = CoordinateText::start(m.nrows(), m.ncols(), Some(m.nnz()), field);
     text.rows(m, &mut w)?;
     text.end(&mut w)
 }
 
 /// A general coordinate file written a block of rows at a time, as
-/// [`write_mtx`] writes one (the same text, destinations and replacement):
-/// the size line comes first, so the shape and the entry count are given
-/// up front and checked at [`finish`](MtxWriter::finish). Dropped
-/// unfinished, or after an error, it removes its temporary file and leaves
-/// the target as it was (standard output and devices keep what they got).
+/// [`write_mtx`] writes one (the same text, destinations and replacement).
+/// The entry count is given up front ([`create`](MtxWriter::create)) and
+/// checked at [`finish`](MtxWriter::finish), or written at the end
+/// ([`create_uncounted`](MtxWriter::create_uncounted)), for rows whose
+/// entries are not known until computed. Dropped unfinished, or after an
+/// error, it removes its temporary files and leaves the target as it was
+/// (standard output and devices keep what they got).
 pub struct MtxWriter {
     output: Output,
     text: CoordinateText,
+    /// Where the size line goes when the entries are counted as written.
+    uncounted: Option<SizeLineLater>,
     /// A write failed part-way: the text is incomplete, and stays so.
     broken: bool,
+}
+
+/// How an uncounted [`MtxWriter`] puts its size line before the entries.
+enum SizeLineLater {
+    /// Over a blank region left after the banner ([`Output::write_at`]):
+    /// a comment padded to fill what the size line does not.
+    Over { at: u64, len: usize },
+    /// The entry lines are held back in a temporary file, and follow the
+    /// banner and size line at the end (standard output, gzip, devices).
+    Spooled(Spool),
 }
 
 impl MtxWriter {
@@ -71,7 +85,44 @@ impl MtxWriter {
     ) -> Result<MtxWriter> {
         Ok(MtxWriter {
             output: Output::create(path.as_ref())?,
-            text: CoordinateText::start(nrows, ncols, nnz, field),
+            text: CoordinateText::start(nrows, ncols, Some(nnz), field),
+            uncounted: None,
+            broken: false,
+        })
+    }
+
+    /// [`MtxWriter::create`] for as many entries as the blocks written
+    /// hold, counted at [`finish`](MtxWriter::finish). A regular file gets
+    /// its size line written into a blank region left after the banner,
+    /// whose rest becomes a comment line of spaces. Standard output, a
+    /// `.gz` file or a device gets the entry lines held back in a temporary
+    /// file (beside the target, or in the system's temporary directory)
+    /// and copied after the size line at the end. In both cases memory
+    /// stays bounded whatever the matrix.
+    pub fn create_uncounted(
+        path: impl AsRef<Path>,
+        nrows: usize,
+        ncols: usize,
+        field: Field,
+    ) -> Result<MtxWriter> {
+        let mut output = Output::create(path.as_ref())?;
+        let uncounted = if output.can_write_at() {
+            let banner = coordinate_banner(field);
+            let len = size_line_room(nrows, ncols);
+            let mut blank = banner.clone().into_bytes();
+            blank.resize(banner.len() + len, b' ');
+            output.write_all(&blank).map_err(|e| output.error(e))?;
+            SizeLineLater::Over {
+                at: banner.len() as u64,
+                len,
+            }
+        } else {
+            SizeLineLater::Spooled(output.spool()?)
+        };
+        Ok(MtxWriter {
+            output,
+            text: CoordinateText::start(nrows, ncols, None, field),
+            uncounted: Some(uncounted),
             broken: false,
         })
     }
@@ -85,10 +136,20 @@ impl MtxWriter {
         if self.broken {
             return Err(self.broken_error());
         }
-        self.text.rows(block, &mut self.output).map_err(|e| {
-            self.broken = true;
-            self.output.error(e)
-        })
+        let written = match &mut self.uncounted {
+            Some(SizeLineLater::Spooled(spool)) => self
+                .text
+                .rows(block, spool)
+                .map_err(|e| spool_error(spool, e)),
+            _ => (self.text.rows(block, &mut self.output)).map_err(|e| self.output.error(e)),
+        };
+        self.broken = written.is_err();
+        written
+    }
+
+    /// Entries written so far.
+    pub fn entries(&self) -> usize {
+        self.text.entries
     }
 
     fn broken_error(&self) -> Error {
@@ -98,16 +159,43 @@ impl MtxWriter {
     }
 
     /// Completes the file: an error, leaving the target as it was, unless
-    /// exactly the declared rows and entries were written; else the text is
-    /// flushed, synced and renamed into place.
+    /// exactly the declared rows (and, where counted up front, entries)
+    /// were written; else the text is flushed, synced and renamed into
+    /// place.
     pub fn finish(mut self) -> Result<()> {
         if self.broken {
             return Err(self.broken_error());
         }
-        self.text
-            .end(&mut self.output)
-            .map_err(|e| self.output.error(e))?;
+        let (nrows, ncols, nnz) = (self.text.nrows, self.text.ncols, self.text.entries);
+        match self.uncounted.take() {
+            None => (self.text.end(&mut self.output)).map_err(|e| self.output.error(e))?,
+            Some(SizeLineLater::Over { at, len }) => {
+                let size = size_line(nrows, ncols, nnz);
+                let mut region = vec![b' '; len];
+                region[0] = b'%';
+                region[len - size.len() - 1] = b'\n';
+                region[len - size.len()..].copy_from_slice(size.as_bytes());
+                (self.text.end(&mut self.output))
+                    .and_then(|()| self.output.write_at(at, &region))
+                    .map_err(|e| self.output.error(e))?;
+            }
+            Some(SizeLineLater::Spooled(mut spool)) => {
+                (self.text.end(&mut spool)).map_err(|e| spool_error(&spool, e))?;
+                let header = coordinate_header(nrows, ncols, nnz, self.text.field);
+                (self.output.write_all(header.as_bytes()))
+                    .and_then(|()| spool.copy_to(&mut self.output))
+                    .map_err(|e| self.output.error(e))?;
+            }
+        }
         self.output.finish()
+    }
+}
+
+/// `e`, met writing the entry lines held back in `spool`, naming it.
+fn spool_error(spool: &Spool, e: io::Error) -> Error {
+    Error::Io {
+        path: spool.path().to_path_buf(),
+        source: e,
     }
 }
 
@@ -175,7 +263,8 @@ struct CoordinateText {
     field: Field,
     nrows: usize,
     ncols: usize,
-    nnz: usize,
+    /// The entries declared up front; `None` where they are counted.
+    nnz: Option<usize>,
     /// Rows and entries formatted so far.
     rows: usize,
     entries: usize,
@@ -183,10 +272,13 @@ struct CoordinateText {
 }
 
 impl CoordinateText {
-    /// The text's banner and size line.
-    fn start(nrows: usize, ncols: usize, nnz: usize, field: Field) -> CoordinateText {
+    /// The text's banner and size line where `nnz` is declared; else
+    /// nothing yet (the caller puts them first).
+    fn start(nrows: usize, ncols: usize, nnz: Option<usize>, field: Field) -> CoordinateText {
         let mut out = Vec::with_capacity(FLUSH_BYTES + 4096);
-        out.extend_from_slice(coordinate_header(nrows, ncols, nnz, field).as_bytes());
+        if let Some(nnz) = nnz {
+            out.extend_from_slice(coordinate_header(nrows, ncols, nnz, field).as_bytes());
+        }
         CoordinateText {
             field,
             nrows,
@@ -218,12 +310,13 @@ impl CoordinateText {
                 self.nrows
             ));
         }
-        if block.nnz() > self.nnz - self.entries {
+        if let Some(nnz) = self.nnz
+            && block.nnz() > nnz - self.entries
+        {
             return refuse(format!(
-                "a block of {} entries after {} goes past the {} entries declared",
+                "a block of {} entries after {} goes past the {nnz} entries declared",
                 block.nnz(),
                 self.entries,
-                self.nnz
             ));
         }
         format_rows(&mut self.out, block, self.rows, self.field, w)?;
@@ -235,14 +328,22 @@ impl CoordinateText {
     /// Hands the rest of the text to `w` and flushes it, if the rows and
     /// entries written are those declared.
     fn end<W: Write>(&mut self, w: &mut W) -> io::Result<()> {
-        if (self.rows, self.entries) != (self.nrows, self.nnz) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "incomplete: {} of the {} rows and {} of the {} entries declared were written",
-                    self.rows, self.nrows, self.entries, self.nnz
-                ),
-            ));
+        let incomplete = |what| Err(io::Error::new(io::ErrorKind::InvalidInput, what));
+        match self.nnz {
+            Some(nnz) if (self.rows, self.entries) != (self.nrows, nnz) => {
+                return incomplete(format!(
+                    "incomplete: {} of the {} rows and {} of the {nnz} entries declared were \
+                     written",
+                    self.rows, self.nrows, self.entries
+                ));
+            }
+            None if self.rows != self.nrows => {
+                return incomplete(format!(
+                    "incomplete: {} of the {} rows declared were written",
+                    self.rows, self.nrows
+                ));
+            }
+            _ => {}
         }
         w.write_all(&self.out)?;
         self.out.clear();
@@ -254,7 +355,24 @@ impl CoordinateText {
 /// `nrows` × `ncols` matrix of `nnz` entries with values of `field`, as
 /// [`write_mtx`] writes it.
 pub fn coordinate_header(nrows: usize, ncols: usize, nnz: usize, field: Field) -> String {
-    format!("%%MatrixMarket matrix coordinate {field} general\n{nrows} {ncols} {nnz}\n")
+    coordinate_banner(field) + &size_line(nrows, ncols, nnz)
+}
+
+/// The first line of a general coordinate file.
+fn coordinate_banner(field: Field) -> String {
+    format!("%%MatrixMarket matrix coordinate {field} general\n")
+}
+
+/// The size line of a coordinate file.
+fn size_line(nrows: usize, ncols: usize, nnz: usize) -> String {
+    format!("{nrows} {ncols} {nnz}\n")
+}
+
+/// Bytes an uncounted [`MtxWriter`] leaves after the banner: room for the
+/// size line with the longest count (20 digits), and for a comment line
+/// of at least `%` and a newline before it.
+fn size_line_room(nrows: usize, ncols: usize) -> usize {
+    size_line(nrows, ncols, 0).len() - 1 + u64::MAX.to_string().len() + 2
 }
 
 /// The entry lines of `block` as [`write_mtx`] writes them, its row `i`
@@ -355,7 +473,7 @@ mod tests {
     #[test]
     fn coordinate_text_refuses_blocks_past_the_size_line() {
         let block = Csr::try_new(1, 2, vec![0, 1], vec![1], vec![3.0]).unwrap();
-        let mut text = CoordinateText::start(2, 2, 1, Field::Real);
+        let mut text = CoordinateText::start(2, 2, Some(1), Field::Real);
         let mut sink = Vec::new();
         text.rows(&block, &mut sink).unwrap();
         // A second entry, a wrong width: refused, nothing written.
