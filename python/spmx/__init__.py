@@ -49,6 +49,8 @@ __all__ = [
     "matmul",
     "plan_matmul",
     "apsp",
+    "bfs",
+    "triangles",
     "mmread",
     "mmwrite",
     "OutOfMemoryError",
@@ -332,6 +334,28 @@ def apsp(G, dtype="float64", engine: str = "auto") -> SparseMatrix:
     D, _squarings = _spmx.apsp(G._operand(), engine)
     D = SparseMatrix(D)
     return D if name == "float64" else D.astype(name)
+
+
+def bfs(G, source: int, engine: str = "auto"):
+    """Breadth-first search of ``G``'s graph (square; stored entries are
+    edges ``i -> j``, whatever their value) from vertex ``source``, as
+    spmx's ``bfs``: ``(levels, parents)``, two int64 arrays of n: each
+    vertex's hops from the source and its parent in the search tree (its
+    lowest-numbered in-neighbour one level up; the source is its own), -1
+    where not reached. scipy's ``breadth_first_order`` gives the reached
+    vertices and predecessors of a search in another order."""
+    G = asarray(G)
+    return _spmx.bfs(G._operand(), int(source), engine)
+
+
+def triangles(G, order: str = "degree", engine: str = "auto") -> int:
+    """Triangles of the undirected graph of ``G``'s pattern (square; the
+    diagonal ignored), each set of three vertices joined pairwise counted
+    once: the masked product ``L·L⟨L⟩`` over plus-pair of the lower
+    triangle ``L``, vertices ordered by ``order`` ("degree", lowest first,
+    or "natural")."""
+    G = asarray(G)
+    return _spmx.triangles(G._operand(), order, engine)
 
 
 def _field(path) -> str:

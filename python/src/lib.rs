@@ -391,6 +391,44 @@ fn apsp(py: Python<'_>, g: &PyCsr, engine: &str) -> PyResult<(PyCsr, usize)> {
     Ok((PyCsr::from(AnyCsr::F64(result.distances)), result.squarings))
 }
 
+/// Levels and parents of a breadth-first search of G's graph (stored
+/// entries are edges) from `source` (`spmx::app::bfs`): two int64 arrays
+/// of n, -1 where not reached; the source is its own parent.
+#[pyfunction]
+#[pyo3(signature = (g, source, engine="auto"))]
+fn bfs<'py>(
+    py: Python<'py>,
+    g: &PyCsr,
+    source: usize,
+    engine: &str,
+) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>)> {
+    let engine = self::engine(engine)?;
+    let g = g.get()?;
+    let found = py.detach(|| with_value!(g, g: T => spmx::app::bfs::bfs::<T>(g, source, engine)));
+    let found = found.map_err(|e| to_py(py, e))?;
+    let arrays = py.detach(|| {
+        let index = |v: Option<u32>| v.map_or(-1, i64::from);
+        let levels: Vec<i64> = found.levels().map(index).collect();
+        let parents: Vec<i64> = found.parents().map(index).collect();
+        (levels, parents)
+    });
+    Ok((arrays.0.into_pyarray(py), arrays.1.into_pyarray(py)))
+}
+
+/// Triangles of the undirected graph of G's pattern (`spmx::app::triangles`),
+/// vertices ordered by `order` ("degree" or "natural").
+#[pyfunction]
+#[pyo3(signature = (g, order="degree", engine="auto"))]
+fn triangles(py: Python<'_>, g: &PyCsr, order: &str, engine: &str) -> PyResult<u64> {
+    let engine = self::engine(engine)?;
+    let order: spmx::app::triangles::TriangleOrder =
+        order.parse().map_err(PyValueError::new_err)?;
+    let g = g.get()?;
+    let found = py
+        .detach(|| with_value!(g, g: T => spmx::app::triangles::triangles::<T>(g, order, engine)));
+    Ok(found.map_err(|e| to_py(py, e))?.count)
+}
+
 /// Reads a MatrixMarket file (`.gz` too) into a CSR of `dtype` (duplicates
 /// summed); a bad line is a `ValueError` naming the file and the line.
 #[pyfunction]
@@ -441,6 +479,8 @@ fn _spmx(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(spmv_spmm, m)?)?;
     m.add_function(wrap_pyfunction!(plan::plan_spgemm, m)?)?;
     m.add_function(wrap_pyfunction!(apsp, m)?)?;
+    m.add_function(wrap_pyfunction!(bfs, m)?)?;
+    m.add_function(wrap_pyfunction!(triangles, m)?)?;
     m.add_function(wrap_pyfunction!(mmread, m)?)?;
     m.add_function(wrap_pyfunction!(mmwrite, m)?)?;
     m.add("OutOfMemoryError", m.py().get_type::<OutOfMemoryError>())?;
