@@ -171,3 +171,47 @@ fn triangles_on_the_real_graphs_match_the_cpu() {
         }
     }
 }
+
+/// Triangles counted on the GPU equal the CPU's on random graphs: skewed
+/// (a power law), a complete graph, directed and one-sided inputs, and
+/// the empty ones.
+#[test]
+fn triangles_on_random_graphs_match_the_cpu() {
+    if gpu("triangles_on_random_graphs_match_the_cpu").is_none() {
+        return;
+    }
+    let mut graphs = vec![
+        Csr::<f64>::empty(0, 0),
+        Csr::<f64>::empty(1, 1),
+        Csr::<f64>::empty(7, 7),
+        Csr::try_new(
+            40,
+            40,
+            (0..=40).map(|i| i * 40).collect(),
+            (0..1600).map(|k| k % 40).collect(),
+            vec![1.0; 1600],
+        )
+        .unwrap(),
+    ];
+    for seed in 0..4 {
+        graphs.push(spmx::generate::power_law(3000, 3000, 8.0, 2.1, seed).unwrap());
+        graphs.push(spmx::generate::uniform(500, 500, 0, 12, seed).unwrap());
+    }
+    for (k, a) in graphs.iter().enumerate() {
+        for order in [TriangleOrder::Natural, TriangleOrder::Degree] {
+            let cpu = triangles(a, order, Engine::Cpu).unwrap();
+            let cuda = triangles(a, order, Engine::Cuda).unwrap();
+            assert_eq!(
+                (cuda.count, cuda.edges),
+                (cpu.count, cpu.edges),
+                "graph {k} {order:?}"
+            );
+        }
+    }
+    assert_eq!(
+        triangles(&graphs[3], TriangleOrder::Degree, Engine::Cuda)
+            .unwrap()
+            .count,
+        9880
+    );
+}

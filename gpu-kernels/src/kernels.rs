@@ -197,7 +197,8 @@ macro_rules! utility_kernels {
         /// spin, offsets narrowed, buffers compared and dense operands
         /// transposed; SpGEMM's classification, binning and long rows' sums
         /// in `crate::spgemm::classify`, scan in `crate::spgemm::scan`, and
-        /// Bᵀ and gather in `crate::spgemm::giant`): the PTX declares these
+        /// Bᵀ and gather in `crate::spgemm::giant`, the triangle count in
+        /// `crate::masked`): the PTX declares these
         /// and the [`KERNELS`], nothing else.
         pub const UTILITY_KERNELS: &[&str] = &[$(stringify!($name)),*];
 
@@ -223,6 +224,7 @@ utility_kernels! {
     spgemm::scan => scan_add(ScanArgs),
     util => narrow_offsets(NarrowArgs),
     util => words_differ(CompareArgs),
+    masked => triangle_count(TriangleCountArgs),
     util => transpose_1(TransposeArgs),
     util => transpose_4(TransposeArgs),
     util => transpose_8(TransposeArgs),

@@ -4,11 +4,15 @@
 //! method GraphBLAS calls dot3, which pays where M is sparser than A·B,
 //! as in triangle counting's `L·L⟨L⟩`), and SpMV a thread a row
 //! (`spmv_csr_masked`). Each sums in the order the CPU engines do, so the
-//! bits are theirs.
+//! bits are theirs. Triangle counting's `L·Lᵀ⟨L⟩` summed over plus-pair
+//! is `triangle_count`: the dot products counted on the device, nothing
+//! formed and no Bᵀ (Lᵀ's rows are L's).
 
-use crate::args::{SpgemmMaskedDotArgs, SpmvCsrMaskedArgs};
-use crate::device::thread::grid_stride;
-use crate::semiring::Semiring;
+use crate::args::{SpgemmMaskedDotArgs, SpmvCsrMaskedArgs, TriangleCountArgs};
+use crate::device::atomic::atomic_add_u64;
+use crate::device::thread::{grid_stride, lane_id};
+use crate::device::warp;
+use crate::semiring::{PlusTimes, Semiring};
 
 /// `C⟨M⟩ = A ⊗ B`, a thread an entry of M (grid-stride): the two sorted
 /// column lists merged, the products where they meet summed in column
@@ -104,5 +108,48 @@ pub unsafe fn spmv_csr_masked<S: Semiring>(a: SpmvCsrMaskedArgs<S::Value>) {
                 *y.add(row) = S::zero();
             }
         }
+    }
+}
+
+/// Triangles from L ([`TriangleCountArgs`]), a thread an entry of L
+/// (grid-stride): the two rows merged, their meetings counted, the counts
+/// of a warp summed and added to `count` with one atomic.
+///
+/// Launch: 1D, blocks a multiple of 32 threads, any grid; `count` zeroed.
+///
+/// # Safety
+/// `a` describes L's pattern in device memory: `row_ptr` of n + 1
+/// non-decreasing offsets, each row's columns increasing and each below
+/// n, `entry_rows` the row of each of the `nnz` entries; `count` one
+/// `u64`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn triangle_count(a: TriangleCountArgs) {
+    let (ptr, col, rows) = (
+        a.row_ptr.as_ptr(),
+        a.col_idx.as_ptr(),
+        a.entry_rows.as_ptr(),
+    );
+    let mut found = 0u64;
+    for e in grid_stride(a.nnz) {
+        let e = e as usize;
+        // SAFETY: the caller's contract: every index is in bounds.
+        unsafe {
+            let (i, j) = (*rows.add(e) as usize, *col.add(e) as usize);
+            let (mut p, p_end) = (*ptr.add(i), *ptr.add(i + 1));
+            let (mut q, q_end) = (*ptr.add(j), *ptr.add(j + 1));
+            while p < p_end && q < q_end {
+                let (kp, kq) = (*col.add(p as usize), *col.add(q as usize));
+                found += u64::from(kp == kq);
+                p += u32::from(kp <= kq);
+                q += u32::from(kq <= kp);
+            }
+        }
+    }
+    // SAFETY: every lane leaves the loop and reaches this (blocks are
+    // whole warps).
+    let total = unsafe { warp::reduce::<PlusTimes<u64>>(found, 32) };
+    if lane_id() == 0 && total != 0 {
+        // SAFETY: `count` is one u64 of device memory.
+        unsafe { atomic_add_u64(a.count.as_mut_ptr(), total) };
     }
 }

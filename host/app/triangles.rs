@@ -18,22 +18,23 @@
 //! `C⟨L⟩` over plus-pair sums to `Σ_{w ∈ L(v)} |L(w) ∩ L(v)|`, so the
 //! kernel marks L(v) in a bitmap (a bit a vertex, cleared after the row)
 //! and counts the marks each L(w) hits — the marker-per-row inner loop of
-//! the masked SpGEMM ([`spgemm_masked`], which
+//! the masked SpGEMM (`ops::spgemm_masked`, which
 //! the tests check it against) with no values and no C. Where A's pattern
 //! is symmetric (checked in one pass), L is each row of A filtered, in one
 //! more pass; otherwise each row is merged with the same row of Aᵀ first.
 //! On the cpu engine the rows of the count are split into chunks of about
-//! equal entries of L, a bitmap a thread. On the cuda engine the masked
-//! product itself runs on the GPU (a dot product an entry of L,
-//! `engine::cuda::masked`) and its values are summed.
+//! equal entries of L, a bitmap a thread. On the cuda engine L is made on
+//! the host and the count runs on the GPU in its dot form, `L·Lᵀ⟨L⟩`
+//! summed (a thread an entry `(v, w)` of L counts `|L(v) ∩ L(w)|`: Lᵀ's
+//! columns are L's rows, so nothing is transposed and nothing formed;
+//! `engine::cuda::masked::count_triangles`).
 
 use crate::engine::shared::partition::{balanced_row_chunks, for_each_chunk};
 use crate::engine::{Engine, Op};
 use crate::error::{Error, Result};
 use crate::format::Csr;
-use crate::ops::{Mask, spgemm_masked, transpose};
+use crate::ops::transpose;
 use crate::scalar::Scalar;
-use gpu_kernels::PlusPair;
 use std::ops::Range;
 
 /// How the vertices are ordered before L is taken.
@@ -92,15 +93,12 @@ pub fn triangles<T: Scalar>(a: &Csr<T>, order: TriangleOrder, engine: Engine) ->
         engine
     };
     let l = lower_triangle(a, order, host)?;
+    #[cfg(feature = "gpu")]
     if engine == Engine::Cuda {
-        let n = a.nrows();
-        let edges = l.col_idx.len();
-        let ones = vec![1u64; edges];
-        let l = Csr::try_new(n, n, l.row_ptr, l.col_idx, ones)?;
-        let c = spgemm_masked::<PlusPair<u64>, u64>(&l, &l, Mask::structural(&l), engine)?;
+        let gpu = crate::engine::cuda::Gpu::get()?;
         return Ok(Triangles {
-            count: c.values().iter().sum(),
-            edges,
+            count: crate::engine::cuda::masked::count_triangles(gpu, &l.row_ptr, &l.col_idx)?,
+            edges: l.col_idx.len(),
         });
     }
     let threads = if engine == Engine::Cpu && l.col_idx.len() >= PARALLEL_MIN_EDGES {
@@ -270,6 +268,8 @@ fn union<'s>(x: &'s [u32], y: &'s [u32]) -> impl Iterator<Item = u32> + 's {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::{Mask, spgemm_masked};
+    use gpu_kernels::PlusPair;
     use std::collections::BTreeSet;
 
     /// Triangles by looking at every triple: the plain meaning.

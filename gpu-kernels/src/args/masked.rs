@@ -1,7 +1,7 @@
 //! The masked products' argument structs (`spgemm_masked_dot`,
-//! `spmv_csr_masked`).
+//! `spmv_csr_masked`, and `triangle_count`'s `L·Lᵀ⟨L⟩` summed).
 
-use super::{DevPtr, DevPtrMut};
+use super::{DevPtr, DevPtrMut, KernelArgs};
 
 kernel_args! {
     SpgemmMaskedDotArgs = 88;
@@ -64,3 +64,27 @@ pub struct SpmvCsrMaskedArgs<T> {
     /// Always 0 (keeps the struct free of padding).
     pub _pad: u32,
 }
+
+/// Triangles of an undirected graph from L, the strictly lower triangle
+/// of its pattern under some order of the vertices: for each entry
+/// `(i, j)` of L, L's rows `i` and `j` merged and their meetings counted
+/// into `count` (the sum of `L·Lᵀ⟨L⟩` over plus-pair: a triangle counted
+/// once, at its two highest vertices).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct TriangleCountArgs {
+    /// L's `n + 1` offsets and column indices (increasing in a row).
+    pub row_ptr: DevPtr<u32>,
+    pub col_idx: DevPtr<u32>,
+    /// The row of each of L's `nnz` entries.
+    pub entry_rows: DevPtr<u32>,
+    /// One counter, zeroed before the launch.
+    pub count: DevPtrMut<u64>,
+    pub nnz: u32,
+    /// Always 0 (keeps the struct free of padding).
+    pub _pad: u32,
+}
+
+// SAFETY: repr(C), four device addresses and two u32s: no padding.
+unsafe impl KernelArgs for TriangleCountArgs {}
+const _: () = assert!(core::mem::size_of::<TriangleCountArgs>() == 40);

@@ -3,15 +3,17 @@
 //! made on the host) and `y⟨m⟩ = A ⊗ x` a thread a row
 //! (`spmv_csr_masked`). One-shot host calls behind `ops::spgemm_masked`
 //! and `ops::spmv_masked` on the cuda engine: upload, run, download. The
-//! bits are the CPU engines'.
+//! bits are the CPU engines'. Triangle counting's `L·Lᵀ⟨L⟩` summed
+//! ([`count_triangles`], `triangle_count`) needs no values, no Bᵀ and no
+//! C: one count comes back.
 //!
 //! A complemented mask allows most of A·B: its product is the unmasked
 //! one filtered, which the CPU engines do row by row without forming the
 //! rest; the GPU has no kernel for it ([`Error::Unavailable`]).
 
 use gpu_kernels::Semiring;
-use gpu_kernels::args::{SpgemmMaskedDotArgs, SpmvCsrMaskedArgs};
-use gpu_kernels::kernels::family;
+use gpu_kernels::args::{SpgemmMaskedDotArgs, SpmvCsrMaskedArgs, TriangleCountArgs};
+use gpu_kernels::kernels::{family, utility};
 
 use super::Gpu;
 use super::matrix::{DevCsr, index};
@@ -80,6 +82,38 @@ where
         row_ptr.push(c_cols.len());
     }
     Csr::try_new(m.nrows(), m.ncols(), row_ptr, c_cols, c_vals)
+}
+
+/// The triangles of the graph whose strictly lower triangle is L, given
+/// by its `row_ptr` and `col_idx` (a row's columns increasing, each below
+/// its row): each entry `(i, j)` a thread, which counts where L's rows `i`
+/// and `j` meet.
+pub fn count_triangles(gpu: &Gpu, row_ptr: &[usize], col_idx: &[u32]) -> Result<u64> {
+    let nnz = index(col_idx.len(), "the lower triangle's entries")?;
+    let offsets: Vec<u32> = row_ptr.iter().map(|&p| p as u32).collect();
+    let rows: Vec<u32> = (row_ptr.windows(2).enumerate())
+        .flat_map(|(i, span)| std::iter::repeat_n(i as u32, span[1] - span[0]))
+        .collect();
+    let (d_ptr, d_cols, d_rows) = (
+        gpu.upload(&offsets)?,
+        gpu.upload(col_idx)?,
+        gpu.upload(&rows)?,
+    );
+    let mut count = gpu.zeros::<u64>(1)?;
+    let args = TriangleCountArgs {
+        row_ptr: gpu.ptr(&d_ptr),
+        col_idx: gpu.ptr(&d_cols),
+        entry_rows: gpu.ptr(&d_rows),
+        count: gpu.ptr_mut(&mut count),
+        nnz,
+        _pad: 0,
+    };
+    // SAFETY: L's arrays uploaded whole (offsets within its `nnz` entries,
+    // which fit u32; columns increasing, each a row of L below its own),
+    // an entry's row for each, `count` one zeroed u64; blocks of
+    // `Gpu::BLOCK` threads, whole warps.
+    unsafe { gpu.launch_threads(utility::triangle_count(), nnz.into(), args)? };
+    Ok(gpu.download(&count)?[0])
 }
 
 /// `y⟨m⟩ = A ⊗ x` on the GPU, in place, lengths already checked: the
