@@ -160,15 +160,21 @@ fn triangles_on_the_real_graphs_match_the_cpu() {
         .iter()
         .filter(|(n, _)| graphs.iter().any(|g| n.starts_with(g)))
     {
-        for order in [TriangleOrder::Natural, TriangleOrder::Degree] {
-            let cpu = triangles(a, order, Engine::Cpu).unwrap();
-            let cuda = triangles(a, order, Engine::Cuda).unwrap();
-            assert_eq!(
-                (cuda.count, cuda.edges),
-                (cpu.count, cpu.edges),
-                "{name} {order:?}"
-            );
-        }
+        counts_as_the_cpu(a, name);
+    }
+}
+
+/// Asserts that the GPU counts `a`'s triangles and edges as the CPU does,
+/// in every order.
+fn counts_as_the_cpu(a: &Csr<f64>, name: &str) {
+    for order in [TriangleOrder::Natural, TriangleOrder::Degree] {
+        let cpu = triangles(a, order, Engine::Cpu).unwrap();
+        let cuda = triangles(a, order, Engine::Cuda).unwrap();
+        assert_eq!(
+            (cuda.count, cuda.edges),
+            (cpu.count, cpu.edges),
+            "{name} {order:?}"
+        );
     }
 }
 
@@ -198,15 +204,7 @@ fn triangles_on_random_graphs_match_the_cpu() {
         graphs.push(spmx::generate::uniform(500, 500, 0, 12, seed).unwrap());
     }
     for (k, a) in graphs.iter().enumerate() {
-        for order in [TriangleOrder::Natural, TriangleOrder::Degree] {
-            let cpu = triangles(a, order, Engine::Cpu).unwrap();
-            let cuda = triangles(a, order, Engine::Cuda).unwrap();
-            assert_eq!(
-                (cuda.count, cuda.edges),
-                (cpu.count, cpu.edges),
-                "graph {k} {order:?}"
-            );
-        }
+        counts_as_the_cpu(a, &format!("graph {k}"));
     }
     assert_eq!(
         triangles(&graphs[3], TriangleOrder::Degree, Engine::Cuda)
