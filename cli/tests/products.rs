@@ -244,6 +244,18 @@ fn apsp_says_its_method() {
         assert!(run.stderr.contains(method), "{}", run.stderr);
         assert_eq!(run.stderr.contains("squarings"), negative, "{}", run.stderr);
         assert_identical(&read_csr(&d), &want);
+        // To standard output, the rows held back in a temporary file until
+        // the count is known: the same matrix, and no file left behind.
+        let spool = tempdir();
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_spmx"));
+        command.env("TMPDIR", spool.path());
+        let args = ["apsp", s(&g), "-o", "-", "--engine", "cpu"];
+        let run = run::run(command, dir.path(), &args).success();
+        let piped = dir.path().join("piped.mtx");
+        std::fs::write(&piped, &run.stdout).unwrap();
+        assert_identical(&read_csr(&piped), &want);
+        let left: Vec<_> = std::fs::read_dir(spool.path()).unwrap().flatten().collect();
+        assert!(left.is_empty(), "left behind: {left:?}");
     }
 }
 
