@@ -213,3 +213,48 @@ fn triangles_on_random_graphs_match_the_cpu() {
         9880
     );
 }
+
+/// A graph kept on the GPU: L made there when its pattern is symmetric
+/// (stored both ways), else downloaded; the CPU's count and edges either way.
+#[test]
+fn triangles_of_a_device_matrix_match_the_cpu() {
+    let Some(gpu) = gpu("triangles_of_a_device_matrix_match_the_cpu") else {
+        return;
+    };
+    let mut graphs = vec![Csr::<f64>::empty(0, 0), Csr::<f64>::empty(5, 5)];
+    for seed in 0..4 {
+        let directed = spmx::generate::power_law(2500, 2500, 8.0, 2.1, seed).unwrap();
+        graphs.push(both_ways(&directed));
+        graphs.push(directed);
+        graphs.push(both_ways(
+            &spmx::generate::uniform(400, 400, 0, 9, seed).unwrap(),
+        ));
+    }
+    for (k, a) in graphs.iter().enumerate() {
+        let on_device = spmx::engine::cuda::matrix::DevCsr::upload(gpu, a).unwrap();
+        for order in [TriangleOrder::Natural, TriangleOrder::Degree] {
+            let cpu = triangles(a, order, Engine::Cpu).unwrap();
+            let got = spmx::app::triangles::triangles_on_device(&on_device, order).unwrap();
+            assert_eq!(
+                (got.count, got.edges),
+                (cpu.count, cpu.edges),
+                "graph {k} {order:?}"
+            );
+        }
+    }
+    let wide = spmx::engine::cuda::matrix::DevCsr::upload(gpu, &Csr::<f64>::empty(2, 3)).unwrap();
+    let err = spmx::app::triangles::triangles_on_device(&wide, TriangleOrder::Degree).unwrap_err();
+    assert!(err.to_string().contains("2×3, not square"), "{err}");
+}
+
+/// `a`'s pattern stored both ways (an undirected graph), self loops kept.
+fn both_ways(a: &Csr<f64>) -> Csr<f64> {
+    let mut coo = Coo::new(a.nrows(), a.ncols()).unwrap();
+    for i in 0..a.nrows() {
+        for &j in a.row(i).0 {
+            coo.push(i, j as usize, 1.0).unwrap();
+            coo.push(j as usize, i, 1.0).unwrap();
+        }
+    }
+    coo.to_csr()
+}

@@ -197,8 +197,8 @@ macro_rules! utility_kernels {
         /// spin, offsets narrowed, buffers compared and dense operands
         /// transposed; SpGEMM's classification, binning and long rows' sums
         /// in `crate::spgemm::classify`, scan in `crate::spgemm::scan`, and
-        /// Bᵀ and gather in `crate::spgemm::giant`, the triangle count in
-        /// `crate::masked`): the PTX declares these
+        /// Bᵀ and gather in `crate::spgemm::giant`, the triangle count and
+        /// its L in `crate::masked`): the PTX declares these
         /// and the [`KERNELS`], nothing else.
         pub const UTILITY_KERNELS: &[&str] = &[$(stringify!($name)),*];
 
@@ -225,6 +225,9 @@ utility_kernels! {
     util => narrow_offsets(NarrowArgs),
     util => words_differ(CompareArgs),
     masked => triangle_count(TriangleCountArgs),
+    masked => triangle_symmetric(TriangleSymmetricArgs),
+    masked => triangle_lower_lengths(TriangleLowerArgs),
+    masked => triangle_lower_fill(TriangleLowerArgs),
     util => transpose_1(TransposeArgs),
     util => transpose_4(TransposeArgs),
     util => transpose_8(TransposeArgs),

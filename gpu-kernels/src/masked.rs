@@ -6,9 +6,14 @@
 //! (`spmv_csr_masked`). Each sums in the order the CPU engines do, so the
 //! bits are theirs. Triangle counting's `L·Lᵀ⟨L⟩` summed over plus-pair
 //! is `triangle_count`: the dot products counted on the device, nothing
-//! formed and no Bᵀ (Lᵀ's rows are L's).
+//! formed and no Bᵀ (Lᵀ's rows are L's); L itself is made on the device
+//! from a graph with a symmetric pattern (`triangle_symmetric` checks it,
+//! `triangle_lower_lengths` and `triangle_lower_fill` filter its rows).
 
-use crate::args::{SpgemmMaskedDotArgs, SpmvCsrMaskedArgs, TriangleCountArgs};
+use crate::args::{
+    SpgemmMaskedDotArgs, SpmvCsrMaskedArgs, TriangleCountArgs, TriangleLowerArgs,
+    TriangleSymmetricArgs,
+};
 use crate::device::atomic::atomic_add_u64;
 use crate::device::thread::{grid_stride, lane_id};
 use crate::device::warp;
@@ -140,8 +145,8 @@ pub unsafe extern "ptx-kernel" fn triangle_count(a: TriangleCountArgs) {
             while p < p_end && q < q_end {
                 let (kp, kq) = (*col.add(p as usize), *col.add(q as usize));
                 found += u64::from(kp == kq);
-                p += u32::from(kp <= kq);
-                q += u32::from(kq <= kp);
+                p += u64::from(kp <= kq);
+                q += u64::from(kq <= kp);
             }
         }
     }
@@ -151,5 +156,107 @@ pub unsafe extern "ptx-kernel" fn triangle_count(a: TriangleCountArgs) {
     if lane_id() == 0 && total != 0 {
         // SAFETY: `count` is one u64 of device memory.
         unsafe { atomic_add_u64(a.count.as_mut_ptr(), total) };
+    }
+}
+
+/// Flags a pattern that is not symmetric ([`TriangleSymmetricArgs`]), a
+/// thread a row (grid-stride): each entry's mirror searched for by
+/// bisection in its column's row.
+///
+/// Launch: 1D, any block size, any grid; `asymmetric` zeroed.
+///
+/// # Safety
+/// `a` describes a square CSR pattern of `n` rows in device memory
+/// (offsets non-decreasing, a row's columns increasing and below `n`);
+/// `asymmetric` one `u32`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn triangle_symmetric(a: TriangleSymmetricArgs) {
+    let (ptr, col) = (a.row_ptr.as_ptr(), a.col_idx.as_ptr());
+    for i in grid_stride(a.n) {
+        // SAFETY: the caller's contract: every index is in bounds.
+        unsafe {
+            for k in *ptr.add(i as usize)..*ptr.add(i as usize + 1) {
+                let j = *col.add(k as usize) as usize;
+                let (mut lo, mut hi) = (*ptr.add(j), *ptr.add(j + 1));
+                while lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    if *col.add(mid as usize) < i {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                if lo == *ptr.add(j + 1) || *col.add(lo as usize) != i {
+                    *a.asymmetric.as_mut_ptr() = 1;
+                }
+            }
+        }
+    }
+}
+
+/// Whether `w` comes before `v` in L's order: by number, or by degree
+/// then number (see [`TriangleLowerArgs`]).
+///
+/// # Safety
+/// `v` and `w` are rows of the CSR whose offsets `ptr` points to.
+#[inline(always)]
+unsafe fn before(ptr: *const u32, by_degree: bool, w: u32, v: u32) -> bool {
+    if !by_degree {
+        return w < v;
+    }
+    // SAFETY: the caller's contract.
+    let degree = |x: u32| unsafe { *ptr.add(x as usize + 1) - *ptr.add(x as usize) };
+    let (dw, dv) = (degree(w), degree(v));
+    dw < dv || (dw == dv && w < v)
+}
+
+/// L's row lengths ([`TriangleLowerArgs`]), a thread a row (grid-stride).
+///
+/// Launch: 1D, any block size, any grid.
+///
+/// # Safety
+/// `a` describes a square CSR pattern of `n` rows in device memory (as
+/// [`triangle_symmetric`]'s), `lengths` of `n`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn triangle_lower_lengths(a: TriangleLowerArgs) {
+    let (ptr, col) = (a.row_ptr.as_ptr(), a.col_idx.as_ptr());
+    let by_degree = a.by_degree != 0;
+    for v in grid_stride(a.n) {
+        // SAFETY: the caller's contract: every index is in bounds.
+        unsafe {
+            let mut kept = 0u32;
+            for k in *ptr.add(v as usize)..*ptr.add(v as usize + 1) {
+                kept += u32::from(before(ptr, by_degree, *col.add(k as usize), v));
+            }
+            *a.lengths.as_mut_ptr().add(v as usize) = kept;
+        }
+    }
+}
+
+/// L's columns and entry rows ([`TriangleLowerArgs`]) at the offsets
+/// scanned from [`triangle_lower_lengths`]', a thread a row (grid-stride).
+///
+/// Launch: 1D, any block size, any grid.
+///
+/// # Safety
+/// As [`triangle_lower_lengths`]; `l_row_ptr` the exclusive scan of its
+/// lengths (`n + 1`), `l_col_idx` and `l_rows` of `l_row_ptr[n]`.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn triangle_lower_fill(a: TriangleLowerArgs) {
+    let (ptr, col) = (a.row_ptr.as_ptr(), a.col_idx.as_ptr());
+    let by_degree = a.by_degree != 0;
+    for v in grid_stride(a.n) {
+        // SAFETY: the caller's contract: every index is in bounds.
+        unsafe {
+            let mut at = *a.l_row_ptr.as_ptr().add(v as usize) as usize;
+            for k in *ptr.add(v as usize)..*ptr.add(v as usize + 1) {
+                let w = *col.add(k as usize);
+                if before(ptr, by_degree, w, v) {
+                    *a.l_col_idx.as_mut_ptr().add(at) = w;
+                    *a.l_rows.as_mut_ptr().add(at) = v;
+                    at += 1;
+                }
+            }
+        }
     }
 }

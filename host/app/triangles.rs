@@ -27,7 +27,9 @@
 //! the host and the count runs on the GPU in its dot form, `L·Lᵀ⟨L⟩`
 //! summed (a thread an entry `(v, w)` of L counts `|L(v) ∩ L(w)|`: Lᵀ's
 //! columns are L's rows, so nothing is transposed and nothing formed;
-//! `engine::cuda::masked::count_triangles`).
+//! `engine::cuda::masked::count_triangles`). A matrix already in GPU
+//! memory with a symmetric pattern has L made there too
+//! ([`triangles_on_device`]).
 
 use crate::engine::shared::partition::{balanced_row_chunks, for_each_chunk};
 use crate::engine::{Engine, Op};
@@ -110,6 +112,31 @@ pub fn triangles<T: Scalar>(a: &Csr<T>, order: TriangleOrder, engine: Engine) ->
         count: l.count(threads),
         edges: l.col_idx.len(),
     })
+}
+
+/// [`triangles`] of a matrix kept in GPU memory (square, any value type).
+/// Where its pattern is symmetric (an undirected graph stored both ways,
+/// checked on the device), L is made and counted on the device and only
+/// the counts come back; otherwise the matrix is downloaded and counted
+/// as [`triangles`] counts it on cuda. The same count and edges either
+/// way.
+#[cfg(feature = "gpu")]
+pub fn triangles_on_device<T: Scalar>(
+    a: &crate::engine::cuda::matrix::DevCsr<T>,
+    order: TriangleOrder,
+) -> Result<Triangles> {
+    if a.n_rows != a.n_cols {
+        return Err(Error::mismatch(
+            "triangles",
+            format!("the graph is {}×{}, not square", a.n_rows, a.n_cols),
+        ));
+    }
+    let gpu = crate::engine::cuda::Gpu::get()?;
+    let by_degree = order == TriangleOrder::Degree;
+    match crate::engine::cuda::masked::count_triangles_on_device(gpu, a, by_degree)? {
+        Some((count, edges)) => Ok(Triangles { count, edges }),
+        None => triangles(&a.download(gpu)?, order, Engine::Cuda),
+    }
 }
 
 /// L's pattern: row v holds v's neighbours before v, increasing.

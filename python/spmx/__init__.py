@@ -353,8 +353,12 @@ def triangles(G, order: str = "degree", engine: str = "auto") -> int:
     diagonal ignored), each set of three vertices joined pairwise counted
     once: the masked product ``L·L⟨L⟩`` over plus-pair of the lower
     triangle ``L``, vertices ordered by ``order`` ("degree", lowest first,
-    or "natural")."""
+    or "natural"). A :class:`DeviceSparseMatrix` (from CuPy) is counted on
+    its GPU whatever ``engine`` says; where its pattern is symmetric, L is
+    made there too and only the count comes back."""
     G = asarray(G)
+    if isinstance(G, DeviceSparseMatrix):
+        return _spmx.triangles_device(G._native, order)
     return _spmx.triangles(G._operand(), order, engine)
 
 

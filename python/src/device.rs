@@ -380,3 +380,27 @@ pub fn spgemm_device(
     };
     with_semiring(semiring, a.inner.dtype(), op)
 }
+
+/// Triangles of a device matrix's undirected graph
+/// (`spmx::app::triangles::triangles_on_device`): counted on its GPU, L
+/// made there where the pattern is symmetric.
+#[pyfunction]
+#[pyo3(signature = (a, order="degree"))]
+pub fn triangles_device(py: Python<'_>, a: &PyDevCsr, order: &str) -> PyResult<u64> {
+    let order: spmx::app::triangles::TriangleOrder =
+        order.parse().map_err(PyValueError::new_err)?;
+    let found = py.detach(|| match a.inner.as_ref() {
+        AnyDev::F32(r) => count_on(r, order),
+        AnyDev::F64(r) => count_on(r, order),
+    });
+    Ok(found.map_err(|e| to_py(py, e))?.count)
+}
+
+/// The triangles of `r`, kept on the device.
+fn count_on<T: Value>(
+    r: &Resident<T>,
+    order: spmx::app::triangles::TriangleOrder,
+) -> spmx::Result<spmx::app::triangles::Triangles> {
+    let d = r.device().expect("device matrices are kept on the device");
+    spmx::app::triangles::triangles_on_device(d, order)
+}

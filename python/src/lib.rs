@@ -391,17 +391,15 @@ fn apsp(py: Python<'_>, g: &PyCsr, engine: &str) -> PyResult<(PyCsr, usize)> {
     Ok((PyCsr::from(AnyCsr::F64(result.distances)), result.squarings))
 }
 
+/// Two int64 arrays handed to numpy.
+type Int64Pair<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>);
+
 /// Levels and parents of a breadth-first search of G's graph (stored
 /// entries are edges) from `source` (`spmx::app::bfs`): two int64 arrays
 /// of n, -1 where not reached; the source is its own parent.
 #[pyfunction]
 #[pyo3(signature = (g, source, engine="auto"))]
-fn bfs<'py>(
-    py: Python<'py>,
-    g: &PyCsr,
-    source: usize,
-    engine: &str,
-) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>)> {
+fn bfs<'py>(py: Python<'py>, g: &PyCsr, source: usize, engine: &str) -> PyResult<Int64Pair<'py>> {
     let engine = self::engine(engine)?;
     let g = g.get()?;
     let found = py.detach(|| with_value!(g, g: T => spmx::app::bfs::bfs::<T>(g, source, engine)));
@@ -474,6 +472,7 @@ fn _spmx(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<device::PyDevCsr>()?;
     m.add_class::<device::PyDeviceArray>()?;
     m.add_function(wrap_pyfunction!(device::spgemm_device, m)?)?;
+    m.add_function(wrap_pyfunction!(device::triangles_device, m)?)?;
     m.add_function(wrap_pyfunction!(device_dense::spmv_spmm_device, m)?)?;
     m.add_function(wrap_pyfunction!(spgemm, m)?)?;
     m.add_function(wrap_pyfunction!(spmv_spmm, m)?)?;

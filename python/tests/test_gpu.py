@@ -262,3 +262,17 @@ def test_bad_dense_device_operands_are_value_errors():
         S @ cp.ones((4, 2, 2))
     with pytest.raises(ValueError, match="cannot multiply a float64 matrix by complex128"):
         S @ cp.ones(4, dtype=cp.complex128)
+
+
+def test_triangles_of_a_device_matrix():
+    """A CuPy matrix is counted on its GPU: L made there for a symmetric
+    pattern, the matrix downloaded for another; the CPU's count."""
+    cp, cusp = _cupy()
+    rng = np.random.default_rng(11)
+    A = sp.csr_matrix(ref.random_csr(rng, (300, 300), density=0.05, dense_row=True))
+    U = ((A + A.T) != 0).astype(np.float64).tocsr()
+    for M in (U, A, sp.csr_matrix((0, 0))):
+        D = spmx.asarray(cusp.csr_matrix(M))
+        assert isinstance(D, spmx.DeviceSparseMatrix)
+        for order in ("degree", "natural"):
+            assert spmx.triangles(D, order=order) == spmx.triangles(M, order=order, engine="cpu")

@@ -74,7 +74,7 @@ pub struct SpmvCsrMaskedArgs<T> {
 #[derive(Clone, Copy, Debug)]
 pub struct TriangleCountArgs {
     /// L's `n + 1` offsets and column indices (increasing in a row).
-    pub row_ptr: DevPtr<u32>,
+    pub row_ptr: DevPtr<u64>,
     pub col_idx: DevPtr<u32>,
     /// The row of each of L's `nnz` entries.
     pub entry_rows: DevPtr<u32>,
@@ -85,6 +85,53 @@ pub struct TriangleCountArgs {
     pub _pad: u32,
 }
 
-// SAFETY: repr(C), four device addresses and two u32s: no padding.
+/// Whether a square CSR's pattern is symmetric (`triangle_symmetric`):
+/// for each entry `(i, j)`, row `j` searched for `i`; `asymmetric` set to
+/// 1 where it is missing.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct TriangleSymmetricArgs {
+    /// The graph's `n + 1` offsets and column indices (increasing in a
+    /// row, each below `n`).
+    pub row_ptr: DevPtr<u32>,
+    pub col_idx: DevPtr<u32>,
+    /// One flag, zeroed before the launch.
+    pub asymmetric: DevPtrMut<u32>,
+    pub n: u32,
+    /// Always 0 (keeps the struct free of padding).
+    pub _pad: u32,
+}
+
+/// L of a graph with a symmetric pattern, row `v` the neighbours `w` of
+/// `v` that come before it: `w < v` by number, or (`by_degree` 1) by
+/// degree (the row length), ties by number. `triangle_lower_lengths`
+/// writes each row's length to `lengths`; `triangle_lower_fill` its
+/// columns (increasing, as in the graph) and rows from the offsets
+/// `l_row_ptr` scanned from those lengths.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct TriangleLowerArgs {
+    /// The graph's `n + 1` offsets and column indices (symmetric pattern).
+    pub row_ptr: DevPtr<u32>,
+    pub col_idx: DevPtr<u32>,
+    /// L's row lengths (`n`), written by `triangle_lower_lengths`.
+    pub lengths: DevPtrMut<u32>,
+    /// L's `n + 1` offsets, read by `triangle_lower_fill`.
+    pub l_row_ptr: DevPtr<u64>,
+    /// L's column indices and each entry's row, written by
+    /// `triangle_lower_fill`.
+    pub l_col_idx: DevPtrMut<u32>,
+    pub l_rows: DevPtrMut<u32>,
+    pub n: u32,
+    pub by_degree: u32,
+}
+
+// SAFETY: repr(C), device addresses then two u32s: no padding.
 unsafe impl KernelArgs for TriangleCountArgs {}
 const _: () = assert!(core::mem::size_of::<TriangleCountArgs>() == 40);
+// SAFETY: as above.
+unsafe impl KernelArgs for TriangleSymmetricArgs {}
+const _: () = assert!(core::mem::size_of::<TriangleSymmetricArgs>() == 32);
+// SAFETY: as above.
+unsafe impl KernelArgs for TriangleLowerArgs {}
+const _: () = assert!(core::mem::size_of::<TriangleLowerArgs>() == 56);

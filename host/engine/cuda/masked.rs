@@ -5,18 +5,24 @@
 //! and `ops::spmv_masked` on the cuda engine: upload, run, download. The
 //! bits are the CPU engines'. Triangle counting's `L·Lᵀ⟨L⟩` summed
 //! ([`count_triangles`], `triangle_count`) needs no values, no Bᵀ and no
-//! C: one count comes back.
+//! C: one count comes back; [`count_triangles_on_device`] makes L on the
+//! device too, from a matrix kept there whose pattern is symmetric.
 //!
 //! A complemented mask allows most of A·B: its product is the unmasked
 //! one filtered, which the CPU engines do row by row without forming the
 //! rest; the GPU has no kernel for it ([`Error::Unavailable`]).
 
+use cudarc::driver::CudaSlice;
 use gpu_kernels::Semiring;
-use gpu_kernels::args::{SpgemmMaskedDotArgs, SpmvCsrMaskedArgs, TriangleCountArgs};
+use gpu_kernels::args::{
+    DevPtr, DevPtrMut, SpgemmMaskedDotArgs, SpmvCsrMaskedArgs, TriangleCountArgs,
+    TriangleLowerArgs, TriangleSymmetricArgs,
+};
 use gpu_kernels::kernels::{family, utility};
 
 use super::Gpu;
 use super::matrix::{DevCsr, index};
+use super::spgemm::exclusive_scan;
 use crate::Scalar;
 use crate::engine::shared::masked::{Mask, VectorMask};
 use crate::error::{Error, Result};
@@ -89,31 +95,109 @@ where
 /// its row): each entry `(i, j)` a thread, which counts where L's rows `i`
 /// and `j` meet.
 pub fn count_triangles(gpu: &Gpu, row_ptr: &[usize], col_idx: &[u32]) -> Result<u64> {
-    let nnz = index(col_idx.len(), "the lower triangle's entries")?;
-    let offsets: Vec<u32> = row_ptr.iter().map(|&p| p as u32).collect();
+    let offsets: Vec<u64> = row_ptr.iter().map(|&p| p as u64).collect();
     let rows: Vec<u32> = (row_ptr.windows(2).enumerate())
         .flat_map(|(i, span)| std::iter::repeat_n(i as u32, span[1] - span[0]))
         .collect();
-    let (d_ptr, d_cols, d_rows) = (
-        gpu.upload(&offsets)?,
-        gpu.upload(col_idx)?,
-        gpu.upload(&rows)?,
-    );
-    let mut count = gpu.zeros::<u64>(1)?;
-    let args = TriangleCountArgs {
-        row_ptr: gpu.ptr(&d_ptr),
-        col_idx: gpu.ptr(&d_cols),
-        entry_rows: gpu.ptr(&d_rows),
-        count: gpu.ptr_mut(&mut count),
-        nnz,
+    let l = LowerOnDevice {
+        row_ptr: gpu.upload(&offsets)?,
+        col_idx: gpu.upload(col_idx)?,
+        rows: gpu.upload(&rows)?,
+    };
+    l.count(gpu)
+}
+
+/// The triangles and the undirected edges of the graph of `a`'s pattern
+/// (square), L made on the device with its vertices ordered by number or
+/// `by_degree`: `None` where the pattern is not symmetric (checked on the
+/// device first), for the caller to make L on the host. Counts and edges
+/// are those of `app::triangles` on the same graph.
+pub fn count_triangles_on_device<T>(
+    gpu: &Gpu,
+    a: &DevCsr<T>,
+    by_degree: bool,
+) -> Result<Option<(u64, usize)>> {
+    let n = a.n_rows;
+    if a.nnz == 0 {
+        return Ok(Some((0, 0)));
+    }
+    let mut asymmetric = gpu.zeros::<u32>(1)?;
+    let args = TriangleSymmetricArgs {
+        row_ptr: gpu.ptr(&a.row_ptr),
+        col_idx: gpu.ptr(&a.col_idx),
+        asymmetric: gpu.ptr_mut(&mut asymmetric),
+        n,
         _pad: 0,
     };
-    // SAFETY: L's arrays uploaded whole (offsets within its `nnz` entries,
-    // which fit u32; columns increasing, each a row of L below its own),
-    // an entry's row for each, `count` one zeroed u64; blocks of
-    // `Gpu::BLOCK` threads, whole warps.
-    unsafe { gpu.launch_threads(utility::triangle_count(), nnz.into(), args)? };
-    Ok(gpu.download(&count)?[0])
+    // SAFETY: a square DevCsr (checked offsets and columns) of `n` rows,
+    // one zeroed flag; grid-stride.
+    unsafe { gpu.launch_threads(utility::triangle_symmetric(), n.into(), args)? };
+    if gpu.download(&asymmetric)?[0] != 0 {
+        return Ok(None);
+    }
+    let mut lengths = gpu.output::<u32>(n as usize)?;
+    let mut args = TriangleLowerArgs {
+        row_ptr: gpu.ptr(&a.row_ptr),
+        col_idx: gpu.ptr(&a.col_idx),
+        lengths: gpu.ptr_mut(&mut lengths),
+        l_row_ptr: DevPtr::null(),
+        l_col_idx: DevPtrMut::null(),
+        l_rows: DevPtrMut::null(),
+        n,
+        by_degree: u32::from(by_degree),
+    };
+    // SAFETY: as above, `lengths` one a row; grid-stride.
+    unsafe { gpu.launch_threads(utility::triangle_lower_lengths(), n.into(), args)? };
+    let row_ptr = exclusive_scan(gpu, &lengths, n)?;
+    let mut edges = [0u64];
+    gpu.download_into(&row_ptr, n as usize..n as usize + 1, &mut edges)?;
+    let edges = edges[0] as usize;
+    if edges == 0 {
+        return Ok(Some((0, 0)));
+    }
+    let (mut col_idx, mut rows) = (gpu.output::<u32>(edges)?, gpu.output::<u32>(edges)?);
+    args.l_row_ptr = gpu.ptr(&row_ptr);
+    args.l_col_idx = gpu.ptr_mut(&mut col_idx);
+    args.l_rows = gpu.ptr_mut(&mut rows);
+    // SAFETY: as above, `row_ptr` the exclusive scan of the lengths just
+    // written, `col_idx` and `rows` of its total; grid-stride.
+    unsafe { gpu.launch_threads(utility::triangle_lower_fill(), n.into(), args)? };
+    let l = LowerOnDevice {
+        row_ptr,
+        col_idx,
+        rows,
+    };
+    Ok(Some((l.count(gpu)?, edges)))
+}
+
+/// L (a strictly lower triangle's pattern) on the device: `n + 1`
+/// offsets, each entry's column (increasing in a row, below the row) and
+/// row.
+struct LowerOnDevice {
+    row_ptr: CudaSlice<u64>,
+    col_idx: CudaSlice<u32>,
+    rows: CudaSlice<u32>,
+}
+
+impl LowerOnDevice {
+    /// The triangles: `triangle_count`, one u64 back.
+    fn count(&self, gpu: &Gpu) -> Result<u64> {
+        let nnz = index(self.col_idx.len(), "the lower triangle's entries")?;
+        let mut count = gpu.zeros::<u64>(1)?;
+        let args = TriangleCountArgs {
+            row_ptr: gpu.ptr(&self.row_ptr),
+            col_idx: gpu.ptr(&self.col_idx),
+            entry_rows: gpu.ptr(&self.rows),
+            count: gpu.ptr_mut(&mut count),
+            nnz,
+            _pad: 0,
+        };
+        // SAFETY: L's offsets, columns (increasing, each a row of L below
+        // its own) and entry rows, its `nnz` fitting u32; `count` one
+        // zeroed u64; blocks of `Gpu::BLOCK` threads, whole warps.
+        unsafe { gpu.launch_threads(utility::triangle_count(), nnz.into(), args)? };
+        Ok(gpu.download(&count)?[0])
+    }
 }
 
 /// `y⟨m⟩ = A ⊗ x` on the GPU, in place, lengths already checked: the

@@ -110,7 +110,11 @@ pub(super) fn classify<T: Scalar>(
 
 /// The exclusive prefix sum of `input[..n]`: `n + 1` offsets, the last the
 /// total.
-pub(super) fn exclusive_scan(gpu: &Gpu, input: &CudaSlice<u32>, n: u32) -> Result<CudaSlice<u64>> {
+pub(in crate::engine::cuda) fn exclusive_scan(
+    gpu: &Gpu,
+    input: &CudaSlice<u32>,
+    n: u32,
+) -> Result<CudaSlice<u64>> {
     let n_tiles = n.div_ceil(SCAN_TILE).max(1);
     let mut output = gpu.output::<u64>(n as usize + 1)?;
     let mut tile_sums = gpu.output::<u64>(n_tiles as usize)?;

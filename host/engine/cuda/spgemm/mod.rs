@@ -57,6 +57,7 @@
 //! | [`plan`] | the planned product: product lists built on the host (`lists`), replayed on the device (`replay`) |
 
 mod classify;
+pub(super) use classify::exclusive_scan;
 mod giant;
 pub mod plan;
 mod rows;
