@@ -15,7 +15,7 @@ use crate::args::{
     TriangleSymmetricArgs,
 };
 use crate::device::atomic::atomic_add_u64;
-use crate::device::thread::{grid_stride, lane_id};
+use crate::device::thread::{WARP_SIZE, grid_stride, grid_stride_warps, lane_id};
 use crate::device::warp;
 use crate::semiring::{PlusTimes, Semiring};
 
@@ -160,10 +160,12 @@ pub unsafe extern "ptx-kernel" fn triangle_count(a: TriangleCountArgs) {
 }
 
 /// Flags a pattern that is not symmetric ([`TriangleSymmetricArgs`]), a
-/// thread a row (grid-stride): each entry's mirror searched for by
-/// bisection in its column's row.
+/// warp a row (grid-stride over warps; a hub row's entries spread over the
+/// lanes, which a thread a row left to one): each entry's mirror searched
+/// for by bisection in its column's row.
 ///
-/// Launch: 1D, any block size, any grid; `asymmetric` zeroed.
+/// Launch: 1D, blocks a multiple of 32 threads, any grid; `asymmetric`
+/// zeroed.
 ///
 /// # Safety
 /// `a` describes a square CSR pattern of `n` rows in device memory
@@ -172,10 +174,12 @@ pub unsafe extern "ptx-kernel" fn triangle_count(a: TriangleCountArgs) {
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn triangle_symmetric(a: TriangleSymmetricArgs) {
     let (ptr, col) = (a.row_ptr.as_ptr(), a.col_idx.as_ptr());
-    for i in grid_stride(a.n) {
+    for i in grid_stride_warps(a.n) {
         // SAFETY: the caller's contract: every index is in bounds.
         unsafe {
-            for k in *ptr.add(i as usize)..*ptr.add(i as usize + 1) {
+            let end = *ptr.add(i as usize + 1);
+            let mut k = *ptr.add(i as usize) + lane_id();
+            while k < end {
                 let j = *col.add(k as usize) as usize;
                 let (mut lo, mut hi) = (*ptr.add(j), *ptr.add(j + 1));
                 while lo < hi {
@@ -189,6 +193,7 @@ pub unsafe extern "ptx-kernel" fn triangle_symmetric(a: TriangleSymmetricArgs) {
                 if lo == *ptr.add(j + 1) || *col.add(lo as usize) != i {
                     *a.asymmetric.as_mut_ptr() = 1;
                 }
+                k += WARP_SIZE;
             }
         }
     }
@@ -210,9 +215,11 @@ unsafe fn before(ptr: *const u32, by_degree: bool, w: u32, v: u32) -> bool {
     dw < dv || (dw == dv && w < v)
 }
 
-/// L's row lengths ([`TriangleLowerArgs`]), a thread a row (grid-stride).
+/// L's row lengths ([`TriangleLowerArgs`]), a warp a row (grid-stride
+/// over warps): the lanes count their share of the row's entries, summed
+/// across the warp.
 ///
-/// Launch: 1D, any block size, any grid.
+/// Launch: 1D, blocks a multiple of 32 threads, any grid.
 ///
 /// # Safety
 /// `a` describes a square CSR pattern of `n` rows in device memory (as
@@ -221,22 +228,31 @@ unsafe fn before(ptr: *const u32, by_degree: bool, w: u32, v: u32) -> bool {
 pub unsafe extern "ptx-kernel" fn triangle_lower_lengths(a: TriangleLowerArgs) {
     let (ptr, col) = (a.row_ptr.as_ptr(), a.col_idx.as_ptr());
     let by_degree = a.by_degree != 0;
-    for v in grid_stride(a.n) {
-        // SAFETY: the caller's contract: every index is in bounds.
+    for v in grid_stride_warps(a.n) {
+        // SAFETY: the caller's contract: every index is in bounds; every
+        // lane of the warp takes the same rows (warp-uniform loop).
         unsafe {
+            let end = *ptr.add(v as usize + 1);
             let mut kept = 0u32;
-            for k in *ptr.add(v as usize)..*ptr.add(v as usize + 1) {
+            let mut k = *ptr.add(v as usize) + lane_id();
+            while k < end {
                 kept += u32::from(before(ptr, by_degree, *col.add(k as usize), v));
+                k += WARP_SIZE;
             }
-            *a.lengths.as_mut_ptr().add(v as usize) = kept;
+            let kept = warp::reduce::<PlusTimes<u32>>(kept, WARP_SIZE);
+            if lane_id() == 0 {
+                *a.lengths.as_mut_ptr().add(v as usize) = kept;
+            }
         }
     }
 }
 
 /// L's columns and entry rows ([`TriangleLowerArgs`]) at the offsets
-/// scanned from [`triangle_lower_lengths`]', a thread a row (grid-stride).
+/// scanned from [`triangle_lower_lengths`]', a warp a row (grid-stride
+/// over warps): 32 entries at a time, each lane's kept entry placed after
+/// those of the lanes below it (a ballot), so the columns stay in order.
 ///
-/// Launch: 1D, any block size, any grid.
+/// Launch: 1D, blocks a multiple of 32 threads, any grid.
 ///
 /// # Safety
 /// As [`triangle_lower_lengths`]; `l_row_ptr` the exclusive scan of its
@@ -245,17 +261,25 @@ pub unsafe extern "ptx-kernel" fn triangle_lower_lengths(a: TriangleLowerArgs) {
 pub unsafe extern "ptx-kernel" fn triangle_lower_fill(a: TriangleLowerArgs) {
     let (ptr, col) = (a.row_ptr.as_ptr(), a.col_idx.as_ptr());
     let by_degree = a.by_degree != 0;
-    for v in grid_stride(a.n) {
-        // SAFETY: the caller's contract: every index is in bounds.
+    for v in grid_stride_warps(a.n) {
+        // SAFETY: the caller's contract: every index is in bounds; the
+        // loop over a row's chunks is warp-uniform, so every lane votes.
         unsafe {
+            let (start, end) = (*ptr.add(v as usize), *ptr.add(v as usize + 1));
             let mut at = *a.l_row_ptr.as_ptr().add(v as usize) as usize;
-            for k in *ptr.add(v as usize)..*ptr.add(v as usize + 1) {
-                let w = *col.add(k as usize);
-                if before(ptr, by_degree, w, v) {
-                    *a.l_col_idx.as_mut_ptr().add(at) = w;
-                    *a.l_rows.as_mut_ptr().add(at) = v;
-                    at += 1;
+            let mut chunk = start;
+            while chunk < end {
+                let k = chunk + lane_id();
+                let w = if k < end { *col.add(k as usize) } else { 0 };
+                let keep = k < end && before(ptr, by_degree, w, v);
+                let votes = warp::ballot(keep);
+                if keep {
+                    let place = at + (votes & warp::lane_mask_lt()).count_ones() as usize;
+                    *a.l_col_idx.as_mut_ptr().add(place) = w;
+                    *a.l_rows.as_mut_ptr().add(place) = v;
                 }
+                at += votes.count_ones() as usize;
+                chunk += WARP_SIZE;
             }
         }
     }

@@ -129,9 +129,11 @@ pub fn count_triangles_on_device<T>(
         n,
         _pad: 0,
     };
+    // A warp a row.
+    let warps = u64::from(n) * 32;
     // SAFETY: a square DevCsr (checked offsets and columns) of `n` rows,
-    // one zeroed flag; grid-stride.
-    unsafe { gpu.launch_threads(utility::triangle_symmetric(), n.into(), args)? };
+    // one zeroed flag; grid-stride over warps, blocks of whole warps.
+    unsafe { gpu.launch_threads(utility::triangle_symmetric(), warps, args)? };
     if gpu.download(&asymmetric)?[0] != 0 {
         return Ok(None);
     }
@@ -146,8 +148,8 @@ pub fn count_triangles_on_device<T>(
         n,
         by_degree: u32::from(by_degree),
     };
-    // SAFETY: as above, `lengths` one a row; grid-stride.
-    unsafe { gpu.launch_threads(utility::triangle_lower_lengths(), n.into(), args)? };
+    // SAFETY: as above, `lengths` one a row.
+    unsafe { gpu.launch_threads(utility::triangle_lower_lengths(), warps, args)? };
     let row_ptr = exclusive_scan(gpu, &lengths, n)?;
     let mut edges = [0u64];
     gpu.download_into(&row_ptr, n as usize..n as usize + 1, &mut edges)?;
@@ -160,8 +162,8 @@ pub fn count_triangles_on_device<T>(
     args.l_col_idx = gpu.ptr_mut(&mut col_idx);
     args.l_rows = gpu.ptr_mut(&mut rows);
     // SAFETY: as above, `row_ptr` the exclusive scan of the lengths just
-    // written, `col_idx` and `rows` of its total; grid-stride.
-    unsafe { gpu.launch_threads(utility::triangle_lower_fill(), n.into(), args)? };
+    // written, `col_idx` and `rows` of its total; a warp a row.
+    unsafe { gpu.launch_threads(utility::triangle_lower_fill(), warps, args)? };
     let l = LowerOnDevice {
         row_ptr,
         col_idx,
