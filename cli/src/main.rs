@@ -123,9 +123,9 @@ fn restore_sigpipe() {
 /// output gone, whose text may be held back in a temporary file) while a
 /// MatrixMarket output is being written would leave its temporary file
 /// behind (a killed process runs no destructors): remove every unfinished
-/// one, then die of the signal as before (default action, raised again). Targets are replaced
-/// only by a finished, synced file, so the previous output stays as it
-/// was. A signal the process was started with ignored (`nohup`, `&` in a
+/// one, then die of the signal as before (default action, raised again).
+/// Targets are replaced only by a finished, synced file, so the previous
+/// output stays as it was. A signal the process was started with ignored (`nohup`, `&` in a
 /// script) stays ignored.
 fn leave_no_partial_output_on_signals() {
     #[cfg(unix)]

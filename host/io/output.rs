@@ -310,6 +310,9 @@ impl Write for Output {
     }
 }
 
+/// Bytes [`Spool::copy_to`] reads and writes at a time.
+const COPY_BYTES: usize = 1 << 20;
+
 /// Text held back in a temporary file by [`Output::spool`], removed when
 /// dropped (or by [`remove_unfinished_outputs`]).
 pub(super) struct Spool {
@@ -318,10 +321,15 @@ pub(super) struct Spool {
 }
 
 impl Spool {
-    /// Copies the text held back to `w`.
+    /// Copies the text held back to `w`, [`COPY_BYTES`] a write (not
+    /// `io::copy`'s 8 KiB, which a gzip or pipe output would take in many
+    /// small pieces).
     pub(super) fn copy_to<W: Write>(&mut self, w: &mut W) -> io::Result<()> {
         self.file.seek(SeekFrom::Start(0))?;
-        io::copy(&mut self.file, w)?;
+        io::copy(
+            &mut io::BufReader::with_capacity(COPY_BYTES, &mut self.file),
+            w,
+        )?;
         Ok(())
     }
 

@@ -402,15 +402,15 @@ type Int64Pair<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>);
 fn bfs<'py>(py: Python<'py>, g: &PyCsr, source: usize, engine: &str) -> PyResult<Int64Pair<'py>> {
     let engine = self::engine(engine)?;
     let g = g.get()?;
-    let found = py.detach(|| with_value!(g, g: T => spmx::app::bfs::bfs::<T>(g, source, engine)));
-    let found = found.map_err(|e| to_py(py, e))?;
     let arrays = py.detach(|| {
+        let found = with_value!(g, g: T => spmx::app::bfs::bfs::<T>(g, source, engine))?;
         let index = |v: Option<u32>| v.map_or(-1, i64::from);
         let levels: Vec<i64> = found.levels().map(index).collect();
         let parents: Vec<i64> = found.parents().map(index).collect();
-        (levels, parents)
+        spmx::Result::Ok((levels, parents))
     });
-    Ok((arrays.0.into_pyarray(py), arrays.1.into_pyarray(py)))
+    let (levels, parents) = arrays.map_err(|e| to_py(py, e))?;
+    Ok((levels.into_pyarray(py), parents.into_pyarray(py)))
 }
 
 /// Triangles of the undirected graph of G's pattern (`spmx::app::triangles`),
