@@ -7,7 +7,7 @@
 //! A family is a generic function `family::<S: Semiring>(args: Args<S::Value>)`
 //! in a kernel module (its body); the entry point only fixes `S`. A body
 //! may serve several families, one for each argument struct it takes
-//! (`spgemm_hash_symbolic(SpgemmSymbolicArgs) = spgemm_hash`: SpGEMM's row
+//! (`spgemm::hash => spgemm_hash_symbolic(SpgemmSymbolicArgs) = spgemm_hash`: SpGEMM's row
 //! kernels, a family per phase, each compiled for its phase alone). The
 //! semirings are [`for_each_semiring!`](crate::for_each_semiring)'s and
 //! [`for_each_gpu_integer_semiring!`](crate::for_each_gpu_integer_semiring)'s
@@ -27,33 +27,7 @@
 //! point's parameter.
 
 use crate::args::KernelArgs;
-#[cfg(target_arch = "nvptx64")]
-use crate::args::{
-    SpgemmGiantNumericArgs, SpgemmGiantSymbolicArgs, SpgemmMaskedDotArgs, SpgemmNumericArgs,
-    SpgemmReplayArgs, SpgemmStageArgs, SpgemmSymbolicArgs, SpgemmUnstageArgs, SpmmBlockArgs,
-    SpmmCsrThreadArgs, SpmmFixupArgs, SpmvBsrArgs, SpmvCooArgs, SpmvCsrAdaptiveArgs, SpmvCsrArgs,
-    SpmvCsrMaskedArgs, SpmvCsrMergeArgs, SpmvEllArgs, SpmvEllNearArgs, SpmvSellArgs,
-};
-#[cfg(target_arch = "nvptx64")]
-use crate::masked::{spgemm_masked_dot, spmv_csr_masked};
 use crate::semiring::Semiring;
-#[cfg(target_arch = "nvptx64")]
-use crate::spgemm::{
-    spgemm_block, spgemm_copy, spgemm_dense, spgemm_giant_columns, spgemm_giant_rows, spgemm_hash,
-    spgemm_replay_4, spgemm_replay_4_staged, spgemm_replay_8, spgemm_replay_8_staged,
-    spgemm_replay_long_4, spgemm_replay_long_8, spgemm_short, spgemm_unstage, spgemm_unstage_dense,
-    spgemm_warp,
-};
-#[cfg(target_arch = "nvptx64")]
-use crate::spmm::{
-    spmm_csr_block, spmm_csr_block_fused, spmm_csr_block_vec, spmm_csr_block_vec_fused,
-    spmm_csr_fixup, spmm_csr_thread,
-};
-#[cfg(target_arch = "nvptx64")]
-use crate::spmv::{
-    spmv_bsr, spmv_coo_atomic, spmv_csr_adaptive, spmv_csr_merge, spmv_csr_merge_fixup,
-    spmv_csr_scalar, spmv_csr_vector, spmv_ell, spmv_ell_near, spmv_sell,
-};
 use core::marker::PhantomData;
 
 /// One PTX entry point: a kernel family stamped for one semiring.
@@ -313,8 +287,10 @@ fn value_name<T: 'static>() -> Option<&'static str> {
 }
 
 /// Stamps entry points and the [`KERNELS`] table for the cross product of
-/// `families` (name, argument struct, and the body when it is not the
-/// function of the family's name) and the semirings of
+/// `families` (the module of the body, the family's name, its argument
+/// struct, and the body when it is not the function of the family's name:
+/// `spgemm::hash => spgemm_hash_numeric(SpgemmNumericArgs) = spgemm_hash`)
+/// and the semirings of
 /// [`for_each_semiring!`](crate::for_each_semiring) and then
 /// [`for_each_gpu_integer_semiring!`](crate::for_each_gpu_integer_semiring)
 /// (each value type's instance): the first list is gathered and handed on
@@ -329,20 +305,20 @@ macro_rules! stamp_kernels {
         });
     };
     (
-        families: [$($family:ident($args:ident) $(= $body:ident)?),* $(,)?], first: [$($first:tt)*]
+        families: $families:tt, first: [$($first:tt)*]
         $($name:ident $sr:ident $atomic:ident [$($t:ident => $S:ty as $test:ident),+];)*
     ) => {
         stamp_kernels!(
-            families: [$($family($args) $(= $body)?),*],
+            families: $families,
             semirings: [$($first)*, $($($sr $t => $S),+),*]
         );
     };
     (
-        families: [$($family:ident($args:ident) $(= $body:ident)?),* $(,)?],
+        families: [$($($module:ident)::+ => $family:ident($args:ident) $(= $body:ident)?),* $(,)?],
         semirings: $semirings:tt $(,)?
     ) => {
         // The body is the first of `$body` (when given) and `$family`.
-        $( stamp_kernels!(@entries $family $args [$($body)? $family] $semirings); )*
+        $( stamp_kernels!(@entries [$($module)::+] $family $args [$($body)? $family] $semirings); )*
 
         /// Typed handles of the kernel families, one function a family.
         pub mod family {
@@ -366,9 +342,16 @@ macro_rules! stamp_kernels {
     };
 
     (
-        @entries $family:ident $args:ident [$body:ident $($_name:ident)?]
+        @entries $module:tt $family:ident $args:ident [$body:ident $($_name:ident)?]
         [$($sr:ident $t:ident => $S:ty),* $(,)?]
     ) => {$(
+        stamp_kernels!(@entry $module $family $args $body $sr $t $S);
+    )*};
+
+    (
+        @entry [$($module:ident)::+] $family:ident $args:ident $body:ident
+        $sr:ident $t:ident $S:ty
+    ) => {
         // The entry's symbol is `{family}_{semiring}_{value}` by `export_name`
         // (macro_rules cannot build the identifier on stable Rust); each
         // `fn entry` sits in an unnamed const of its own, so the Rust names
@@ -381,14 +364,14 @@ macro_rules! stamp_kernels {
             /// # Safety
             /// Launched by the host under the family's launch contract.
             #[unsafe(export_name = concat!(stringify!($family), "_", stringify!($sr), "_", stringify!($t)))]
-            pub unsafe extern "ptx-kernel" fn entry(args: $args<$t>) {
+            pub unsafe extern "ptx-kernel" fn entry(args: crate::args::$args<$t>) {
                 // SAFETY: the launch contract of the family, upheld by the host.
-                unsafe { $body::<$S>(args) }
+                unsafe { crate::$($module::)+$body::<$S>(args) }
             }
         };
         // The value type in the name is the semiring's: checked on every target.
         const _: fn() = value_is::<$S, $t>;
-    )*};
+    };
 
     (@table [$($acc:tt)*] [] $sems:tt) => { &[$($acc)*] };
     (@table [$($acc:tt)*] [$family:ident $($rest:ident)*] [$($sr:ident $t:ident => $S:ty),* $(,)?]) => {
@@ -407,50 +390,50 @@ fn value_is<S: Semiring<Value = T>, T>() {}
 
 crate::for_each_semiring!(stamp_kernels! {
     families: [
-        spmv_csr_scalar(SpmvCsrArgs),
-        spmv_csr_vector(SpmvCsrArgs),
-        spmv_csr_merge(SpmvCsrMergeArgs),
-        spmv_csr_merge_fixup(SpmvCsrMergeArgs),
-        spmv_csr_adaptive(SpmvCsrAdaptiveArgs),
-        spmv_coo_atomic(SpmvCooArgs),
-        spmv_ell(SpmvEllArgs),
-        spmv_ell_near(SpmvEllNearArgs),
-        spmv_sell(SpmvSellArgs),
-        spmv_bsr(SpmvBsrArgs),
-        spmm_csr_block(SpmmBlockArgs),
-        spmm_csr_block_vec(SpmmBlockArgs),
-        spmm_csr_block_fused(SpmmBlockArgs),
-        spmm_csr_block_vec_fused(SpmmBlockArgs),
-        spmm_csr_fixup(SpmmFixupArgs),
-        spmm_csr_thread(SpmmCsrThreadArgs),
-        spgemm_copy(SpgemmNumericArgs),
-        spgemm_warp_symbolic(SpgemmSymbolicArgs) = spgemm_warp,
-        spgemm_warp_numeric(SpgemmNumericArgs) = spgemm_warp,
-        spgemm_short_symbolic(SpgemmSymbolicArgs) = spgemm_short,
-        spgemm_short_numeric(SpgemmNumericArgs) = spgemm_short,
-        spgemm_short_stage(SpgemmStageArgs) = spgemm_short,
-        spgemm_hash_symbolic(SpgemmSymbolicArgs) = spgemm_hash,
-        spgemm_hash_numeric(SpgemmNumericArgs) = spgemm_hash,
-        spgemm_hash_stage(SpgemmStageArgs) = spgemm_hash,
-        spgemm_block_symbolic(SpgemmSymbolicArgs) = spgemm_block,
-        spgemm_block_numeric(SpgemmNumericArgs) = spgemm_block,
-        spgemm_dense_symbolic(SpgemmSymbolicArgs) = spgemm_dense,
-        spgemm_dense_numeric(SpgemmNumericArgs) = spgemm_dense,
-        spgemm_dense_stage(SpgemmStageArgs) = spgemm_dense,
-        spgemm_unstage(SpgemmUnstageArgs),
-        spgemm_unstage_dense(SpgemmUnstageArgs),
-        spgemm_replay_4(SpgemmReplayArgs),
-        spgemm_replay_8(SpgemmReplayArgs),
-        spgemm_replay_4_staged(SpgemmReplayArgs),
-        spgemm_replay_8_staged(SpgemmReplayArgs),
-        spgemm_replay_long_4(SpgemmReplayArgs),
-        spgemm_replay_long_8(SpgemmReplayArgs),
-        spgemm_giant_columns_symbolic(SpgemmGiantSymbolicArgs) = spgemm_giant_columns,
-        spgemm_giant_columns_numeric(SpgemmGiantNumericArgs) = spgemm_giant_columns,
-        spgemm_giant_rows_symbolic(SpgemmGiantSymbolicArgs) = spgemm_giant_rows,
-        spgemm_giant_rows_numeric(SpgemmGiantNumericArgs) = spgemm_giant_rows,
-        spgemm_masked_dot(SpgemmMaskedDotArgs),
-        spmv_csr_masked(SpmvCsrMaskedArgs),
+        spmv::csr => spmv_csr_scalar(SpmvCsrArgs),
+        spmv::csr => spmv_csr_vector(SpmvCsrArgs),
+        spmv::csr_merge => spmv_csr_merge(SpmvCsrMergeArgs),
+        spmv::csr_merge => spmv_csr_merge_fixup(SpmvCsrMergeArgs),
+        spmv::csr_adaptive => spmv_csr_adaptive(SpmvCsrAdaptiveArgs),
+        spmv::coo => spmv_coo_atomic(SpmvCooArgs),
+        spmv::ell => spmv_ell(SpmvEllArgs),
+        spmv::ell => spmv_ell_near(SpmvEllNearArgs),
+        spmv::ell => spmv_sell(SpmvSellArgs),
+        spmv::bsr => spmv_bsr(SpmvBsrArgs),
+        spmm::block => spmm_csr_block(SpmmBlockArgs),
+        spmm::block => spmm_csr_block_vec(SpmmBlockArgs),
+        spmm::block => spmm_csr_block_fused(SpmmBlockArgs),
+        spmm::block => spmm_csr_block_vec_fused(SpmmBlockArgs),
+        spmm::fixup => spmm_csr_fixup(SpmmFixupArgs),
+        spmm::thread => spmm_csr_thread(SpmmCsrThreadArgs),
+        spgemm::copy => spgemm_copy(SpgemmNumericArgs),
+        spgemm::register => spgemm_warp_symbolic(SpgemmSymbolicArgs) = spgemm_warp,
+        spgemm::register => spgemm_warp_numeric(SpgemmNumericArgs) = spgemm_warp,
+        spgemm::register => spgemm_short_symbolic(SpgemmSymbolicArgs) = spgemm_short,
+        spgemm::register => spgemm_short_numeric(SpgemmNumericArgs) = spgemm_short,
+        spgemm::register => spgemm_short_stage(SpgemmStageArgs) = spgemm_short,
+        spgemm::hash => spgemm_hash_symbolic(SpgemmSymbolicArgs) = spgemm_hash,
+        spgemm::hash => spgemm_hash_numeric(SpgemmNumericArgs) = spgemm_hash,
+        spgemm::hash => spgemm_hash_stage(SpgemmStageArgs) = spgemm_hash,
+        spgemm::block => spgemm_block_symbolic(SpgemmSymbolicArgs) = spgemm_block,
+        spgemm::block => spgemm_block_numeric(SpgemmNumericArgs) = spgemm_block,
+        spgemm::dense => spgemm_dense_symbolic(SpgemmSymbolicArgs) = spgemm_dense,
+        spgemm::dense => spgemm_dense_numeric(SpgemmNumericArgs) = spgemm_dense,
+        spgemm::dense => spgemm_dense_stage(SpgemmStageArgs) = spgemm_dense,
+        spgemm::stage => spgemm_unstage(SpgemmUnstageArgs),
+        spgemm::stage => spgemm_unstage_dense(SpgemmUnstageArgs),
+        spgemm::replay => spgemm_replay_4(SpgemmReplayArgs),
+        spgemm::replay => spgemm_replay_8(SpgemmReplayArgs),
+        spgemm::replay => spgemm_replay_4_staged(SpgemmReplayArgs),
+        spgemm::replay => spgemm_replay_8_staged(SpgemmReplayArgs),
+        spgemm::replay_long => spgemm_replay_long_4(SpgemmReplayArgs),
+        spgemm::replay_long => spgemm_replay_long_8(SpgemmReplayArgs),
+        spgemm::giant => spgemm_giant_columns_symbolic(SpgemmGiantSymbolicArgs) = spgemm_giant_columns,
+        spgemm::giant => spgemm_giant_columns_numeric(SpgemmGiantNumericArgs) = spgemm_giant_columns,
+        spgemm::giant => spgemm_giant_rows_symbolic(SpgemmGiantSymbolicArgs) = spgemm_giant_rows,
+        spgemm::giant => spgemm_giant_rows_numeric(SpgemmGiantNumericArgs) = spgemm_giant_rows,
+        masked => spgemm_masked_dot(SpgemmMaskedDotArgs),
+        masked => spmv_csr_masked(SpmvCsrMaskedArgs),
     ]
 });
 
