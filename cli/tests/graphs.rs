@@ -63,13 +63,9 @@ fn bfs_writes_levels_and_parents() {
     let a = generate::power_law(3000, 3000, 6.0, 2.1, 9).unwrap();
     write_mtx(&g, &a, Field::Real).unwrap();
     let want = bfs(&a, 4, Engine::Serial).unwrap();
-    let run = spmx(
-        dir.path(),
-        &["bfs", s(&g), "--source", "4", "--engine", "cuda"],
-    )
-    .failure();
-    assert!(run.stderr.contains("no BFS"), "{}", run.stderr);
-    for engine in ["serial", "cpu"] {
+    // cuda where there is a GPU, the same levels and parents; elsewhere an
+    // error saying the engine is not available.
+    for engine in ["serial", "cpu", "cuda"] {
         let out = dir.path().join(format!("levels-{engine}.mtx"));
         let run = spmx(
             dir.path(),
@@ -84,6 +80,9 @@ fn bfs_writes_levels_and_parents() {
                 engine,
             ],
         );
+        if engine == "cuda" && run.stderr.contains("the cuda engine is not available") {
+            continue;
+        }
         run.success();
         let got = read_mtx::<i64>(&out, &ReadOptions::default())
             .unwrap()

@@ -172,7 +172,7 @@ macro_rules! utility_kernels {
         /// transposed; SpGEMM's classification, binning and long rows' sums
         /// in `crate::spgemm::classify`, scan in `crate::spgemm::scan`, and
         /// Bᵀ and gather in `crate::spgemm::giant`, the triangle count and
-        /// its L in `crate::masked`): the PTX declares these
+        /// its L, and a breadth-first search's push in `crate::masked`): the PTX declares these
         /// and the [`KERNELS`], nothing else.
         pub const UTILITY_KERNELS: &[&str] = &[$(stringify!($name)),*];
 
@@ -202,6 +202,7 @@ utility_kernels! {
     masked => triangle_symmetric(TriangleSymmetricArgs),
     masked => triangle_lower_lengths(TriangleLowerArgs),
     masked => triangle_lower_fill(TriangleLowerArgs),
+    masked => bfs_push(BfsPushArgs),
     util => transpose_1(TransposeArgs),
     util => transpose_4(TransposeArgs),
     util => transpose_8(TransposeArgs),

@@ -9,12 +9,14 @@
 //! formed and no Bᵀ (Lᵀ's rows are L's); L itself is made on the device
 //! from a graph with a symmetric pattern (`triangle_symmetric` checks it,
 //! `triangle_lower_lengths` and `triangle_lower_fill` filter its rows).
+//! A breadth-first search's level, the or-and product of the frontier
+//! with A under the complement of the visited set, is `bfs_push`.
 
 use crate::args::{
-    SpgemmMaskedDotArgs, SpmvCsrMaskedArgs, TriangleCountArgs, TriangleLowerArgs,
+    BfsPushArgs, SpgemmMaskedDotArgs, SpmvCsrMaskedArgs, TriangleCountArgs, TriangleLowerArgs,
     TriangleSymmetricArgs,
 };
-use crate::device::atomic::atomic_add_u64;
+use crate::device::atomic::{atomic_add_u32, atomic_add_u64, atomic_max_u64};
 use crate::device::thread::{WARP_SIZE, grid_stride, grid_stride_warps, lane_id};
 use crate::device::warp;
 use crate::semiring::{PlusTimes, Semiring};
@@ -279,6 +281,69 @@ pub unsafe extern "ptx-kernel" fn triangle_lower_fill(a: TriangleLowerArgs) {
                     *a.l_rows.as_mut_ptr().add(place) = v;
                 }
                 at += votes.count_ones() as usize;
+                chunk += WARP_SIZE;
+            }
+        }
+    }
+}
+
+/// One level of a breadth-first search ([`BfsPushArgs`]), a warp a vertex
+/// of the frontier (grid-stride over warps): 32 out-edges at a time, each
+/// lane claims its head by an atomic max of the packed word, skipped
+/// where the word already packs as high (reached at an earlier level, or
+/// by a lower parent); the heads found unreached are appended to `next`
+/// at one atomic add a warp and chunk, each lane's place by ballot. The
+/// words are the same whatever the order of the claims; `next`'s order is
+/// not, and nothing depends on it. The frontier's length is read from
+/// `counts`, so levels queue back to back without the host reading it; a
+/// level past the last (an empty frontier) does nothing.
+///
+/// Launch: 1D, blocks a multiple of 32 threads, any grid.
+///
+/// # Safety
+/// `a` describes a square CSR pattern of `n` rows in device memory
+/// (offsets non-decreasing, columns below `n`); `frontier` holds
+/// `counts[level - 1]` rows, `next` room for every vertex not yet reached,
+/// `words` `n` and `counts` `level + 1` elements, `counts[level]` zeroed;
+/// `level` ≥ 1.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn bfs_push(a: BfsPushArgs) {
+    let (ptr, col) = (a.row_ptr.as_ptr(), a.col_idx.as_ptr());
+    let words = a.words.as_mut_ptr();
+    // SAFETY: the caller's contract: `counts` holds `level + 1` counts.
+    let (found, here) = unsafe {
+        let counts = a.counts.as_mut_ptr();
+        (
+            counts.add(a.level as usize),
+            *counts.add(a.level as usize - 1),
+        )
+    };
+    for w in grid_stride_warps(here) {
+        // SAFETY: the caller's contract: every index is in bounds; the
+        // loop over a row's chunks is warp-uniform, so every lane votes.
+        unsafe {
+            let u = *a.frontier.as_ptr().add(w as usize);
+            let claim = !((u64::from(a.level) << 32) | u64::from(u));
+            let (mut chunk, end) = (*ptr.add(u as usize), *ptr.add(u as usize + 1));
+            while chunk < end {
+                let k = chunk + lane_id();
+                let v = if k < end { *col.add(k as usize) } else { 0 };
+                let word = words.add(v as usize);
+                let new = k < end
+                    && core::ptr::read_volatile(word) < claim
+                    && atomic_max_u64(word, claim) == 0;
+                let votes = warp::ballot(new);
+                if votes != 0 {
+                    let mut at = 0;
+                    if lane_id() == 0 {
+                        at = atomic_add_u32(found, votes.count_ones());
+                    }
+                    let at = warp::shuffle_idx(at, 0);
+                    if new {
+                        let place = at + (votes & warp::lane_mask_lt()).count_ones();
+                        *a.next.as_mut_ptr().add(place as usize) = v;
+                    }
+                }
                 chunk += WARP_SIZE;
             }
         }

@@ -28,6 +28,10 @@
 //! changes nothing. The rows of the frontier's vertices a few ahead are
 //! prefetched: read in search order, they are at random in memory, and a
 //! graph just read is not all in the cache.
+//!
+//! On the cuda engine (asked for by name) every level is a push on the
+//! GPU, claims raising the same words by an atomic max
+//! (`engine::cuda::bfs`): the same levels and parents.
 
 use crate::engine::{Engine, Op};
 use crate::error::{Error, Result};
@@ -138,8 +142,8 @@ pub fn bfs<T: Scalar>(a: &Csr<T>, source: usize, engine: Engine) -> Result<Bfs> 
 }
 
 /// Levels and parents of A's graph (square) from `source`, each step in
-/// `direction`, on `engine` (serial or cpu, the same results; the cuda
-/// engine has no BFS). A non-square A, or a source out of range, is
+/// `direction`, on `engine` (serial, cpu or cuda, the same results; cuda
+/// uploads A and pushes every step, whatever `direction`). A non-square A, or a source out of range, is
 /// [`Error::Mismatch`].
 pub fn bfs_with<T: Scalar>(
     a: &Csr<T>,
@@ -163,6 +167,14 @@ pub fn bfs_with<T: Scalar>(
         ));
     }
     let engine = engine.resolve(Op::Bfs)?;
+    #[cfg(feature = "gpu")]
+    if engine == Engine::Cuda {
+        let gpu = crate::engine::cuda::Gpu::get()?;
+        return bfs_on_device(
+            &crate::engine::cuda::matrix::DevCsr::upload(gpu, a)?,
+            source,
+        );
+    }
     // Zeroed by the allocator, touched only where the search reaches.
     let mut words = vec![0u64; n];
     words[source] = pack(0, source as u32);
@@ -231,6 +243,33 @@ pub fn bfs_with<T: Scalar>(
         // The last step found no one.
         depth: depth - 1,
         steps,
+    })
+}
+
+/// [`bfs`] of a graph kept in GPU memory (square), on the GPU: every
+/// step a push (`engine::cuda::bfs`), the same levels and parents as the
+/// CPU's search. A non-square graph, or a source out of range, is
+/// [`Error::Mismatch`].
+#[cfg(feature = "gpu")]
+pub fn bfs_on_device<T>(a: &crate::engine::cuda::matrix::DevCsr<T>, source: usize) -> Result<Bfs> {
+    let n = a.n_rows as usize;
+    if n != a.n_cols as usize || source >= n {
+        return Err(Error::mismatch(
+            "bfs",
+            format!(
+                "the graph is {}×{} and the source vertex {source} (counted from 0): \
+                 a search needs a square graph and a source below {n}",
+                a.n_rows, a.n_cols
+            ),
+        ));
+    }
+    let gpu = crate::engine::cuda::Gpu::get()?;
+    let found = crate::engine::cuda::bfs::bfs_words(gpu, a, source as u32)?;
+    Ok(Bfs {
+        words: found.words,
+        reached: found.reached,
+        depth: found.depth,
+        steps: (found.depth as usize + 1, 0),
     })
 }
 

@@ -343,8 +343,12 @@ def bfs(G, source: int, engine: str = "auto"):
     vertex's hops from the source and its parent in the search tree (its
     lowest-numbered in-neighbour one level up; the source is its own), -1
     where not reached. scipy's ``breadth_first_order`` gives the reached
-    vertices and predecessors of a search in another order."""
+    vertices and predecessors of a search in another order. A
+    :class:`DeviceSparseMatrix` (from CuPy) is searched on its GPU
+    whatever ``engine`` says."""
     G = asarray(G)
+    if isinstance(G, DeviceSparseMatrix):
+        return _spmx.bfs_device(G._native, int(source))
     return _spmx.bfs(G._operand(), int(source), engine)
 
 

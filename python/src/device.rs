@@ -18,6 +18,7 @@
 use std::any::Any;
 use std::sync::{Arc, Mutex};
 
+use numpy::IntoPyArray;
 use pyo3::exceptions::{PyNotImplementedError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -403,4 +404,30 @@ fn count_on<T: Value>(
 ) -> spmx::Result<spmx::app::triangles::Triangles> {
     let d = r.device().expect("device matrices are kept on the device");
     spmx::app::triangles::triangles_on_device(d, order)
+}
+
+/// Breadth-first search of a graph kept on the device, on its GPU
+/// (`spmx::app::bfs::bfs_on_device`): levels and parents as `bfs` gives
+/// them, the same as the CPU's.
+#[pyfunction]
+pub fn bfs_device<'py>(
+    py: Python<'py>,
+    a: &PyDevCsr,
+    source: usize,
+) -> PyResult<crate::Int64Pair<'py>> {
+    let arrays = py.detach(|| {
+        let found = match a.inner.as_ref() {
+            AnyDev::F32(r) => search_on(r, source),
+            AnyDev::F64(r) => search_on(r, source),
+        }?;
+        spmx::Result::Ok(crate::levels_and_parents(&found))
+    });
+    let (levels, parents) = arrays.map_err(|e| to_py(py, e))?;
+    Ok((levels.into_pyarray(py), parents.into_pyarray(py)))
+}
+
+/// A search of `r`'s graph from `source`, kept on the device.
+fn search_on<T: Value>(r: &Resident<T>, source: usize) -> spmx::Result<spmx::app::bfs::Bfs> {
+    let d = r.device().expect("device matrices are kept on the device");
+    spmx::app::bfs::bfs_on_device(d, source)
 }

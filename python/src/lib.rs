@@ -392,7 +392,7 @@ fn apsp(py: Python<'_>, g: &PyCsr, engine: &str) -> PyResult<(PyCsr, usize)> {
 }
 
 /// Two int64 arrays handed to numpy.
-type Int64Pair<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>);
+pub(crate) type Int64Pair<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>);
 
 /// Levels and parents of a breadth-first search of G's graph (stored
 /// entries are edges) from `source` (`spmx::app::bfs`): two int64 arrays
@@ -404,13 +404,20 @@ fn bfs<'py>(py: Python<'py>, g: &PyCsr, source: usize, engine: &str) -> PyResult
     let g = g.get()?;
     let arrays = py.detach(|| {
         let found = with_value!(g, g: T => spmx::app::bfs::bfs::<T>(g, source, engine))?;
-        let index = |v: Option<u32>| v.map_or(-1, i64::from);
-        let levels: Vec<i64> = found.levels().map(index).collect();
-        let parents: Vec<i64> = found.parents().map(index).collect();
-        spmx::Result::Ok((levels, parents))
+        spmx::Result::Ok(levels_and_parents(&found))
     });
     let (levels, parents) = arrays.map_err(|e| to_py(py, e))?;
     Ok((levels.into_pyarray(py), parents.into_pyarray(py)))
+}
+
+/// A search's levels and parents as `bfs` returns them: -1 where not
+/// reached.
+pub(crate) fn levels_and_parents(found: &spmx::app::bfs::Bfs) -> (Vec<i64>, Vec<i64>) {
+    let index = |v: Option<u32>| v.map_or(-1, i64::from);
+    (
+        found.levels().map(index).collect(),
+        found.parents().map(index).collect(),
+    )
 }
 
 /// Triangles of the undirected graph of G's pattern (`spmx::app::triangles`),
@@ -473,6 +480,7 @@ fn _spmx(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<device::PyDeviceArray>()?;
     m.add_function(wrap_pyfunction!(device::spgemm_device, m)?)?;
     m.add_function(wrap_pyfunction!(device::triangles_device, m)?)?;
+    m.add_function(wrap_pyfunction!(device::bfs_device, m)?)?;
     m.add_function(wrap_pyfunction!(device_dense::spmv_spmm_device, m)?)?;
     m.add_function(wrap_pyfunction!(spgemm, m)?)?;
     m.add_function(wrap_pyfunction!(spmv_spmm, m)?)?;

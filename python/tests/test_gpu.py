@@ -276,3 +276,20 @@ def test_triangles_of_a_device_matrix():
         assert isinstance(D, spmx.DeviceSparseMatrix)
         for order in ("degree", "natural"):
             assert spmx.triangles(D, order=order) == spmx.triangles(M, order=order, engine="cpu")
+
+
+def test_bfs_of_a_device_matrix_and_by_name():
+    """A CuPy matrix is searched on its GPU, a host one with engine="cuda":
+    the CPU's levels and parents either way; a source out of range is a
+    ValueError naming it."""
+    cp, cusp = _cupy()
+    rng = np.random.default_rng(12)
+    A = sp.csr_matrix(ref.random_csr(rng, (400, 400), density=0.01, dense_row=True))
+    U = ((A + A.T) != 0).astype(np.float64).tocsr()
+    for M in (U, A):
+        want = spmx.bfs(M, 3, engine="cpu")
+        for got in (spmx.bfs(cusp.csr_matrix(M), 3), spmx.bfs(M, 3, engine="cuda")):
+            np.testing.assert_array_equal(got[0], want[0])
+            np.testing.assert_array_equal(got[1], want[1])
+    with pytest.raises(ValueError, match="source below 400"):
+        spmx.bfs(cusp.csr_matrix(U), 400)

@@ -1,5 +1,6 @@
 //! The masked products' argument structs (`spgemm_masked_dot`,
-//! `spmv_csr_masked`, and `triangle_count`'s `L·Lᵀ⟨L⟩` summed).
+//! `spmv_csr_masked`, `triangle_count`'s `L·Lᵀ⟨L⟩` summed and its L, and a
+//! breadth-first search's level, `bfs_push`).
 
 use super::{DevPtr, DevPtrMut, KernelArgs};
 
@@ -135,3 +136,32 @@ const _: () = assert!(core::mem::size_of::<TriangleSymmetricArgs>() == 32);
 // SAFETY: as above.
 unsafe impl KernelArgs for TriangleLowerArgs {}
 const _: () = assert!(core::mem::size_of::<TriangleLowerArgs>() == 56);
+
+/// One level of a breadth-first search by push (`bfs_push`): each vertex
+/// `u` of the frontier (level `level - 1`, `counts[level - 1]` of them
+/// in `frontier`) claims each out-neighbour `v` by raising `words[v]` to
+/// `!(level << 32 | u)` (atomic max: a lower level, then a lower parent,
+/// packs higher; 0 is unreached), and the vertices it found unreached
+/// are appended to `next`, counted in `counts[level]`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct BfsPushArgs {
+    /// The graph's `n + 1` offsets and column indices (each below `n`).
+    pub row_ptr: DevPtr<u32>,
+    pub col_idx: DevPtr<u32>,
+    /// The frontier's vertices, and the next level's (room for `n`).
+    pub frontier: DevPtr<u32>,
+    pub next: DevPtrMut<u32>,
+    /// Vertices found at each level: `counts[level - 1]` read,
+    /// `counts[level]` (zeroed before) counted up.
+    pub counts: DevPtrMut<u32>,
+    /// Each vertex's level and parent, packed as above (`n`).
+    pub words: DevPtrMut<u64>,
+    pub level: u32,
+    /// Always 0 (keeps the struct free of padding).
+    pub _pad: u32,
+}
+
+// SAFETY: as above.
+unsafe impl KernelArgs for BfsPushArgs {}
+const _: () = assert!(core::mem::size_of::<BfsPushArgs>() == 56);

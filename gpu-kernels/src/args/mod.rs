@@ -44,6 +44,10 @@
 //! | [`ScanArgs`]         | `scan_tiles`, `scan_tile_sums`, `scan_add` (utility) | 32 |
 //! | [`SpgemmMaskedDotArgs`] | `spgemm_masked_dot`                    | 88    |
 //! | [`SpmvCsrMaskedArgs`] | `spmv_csr_masked`                       | 64    |
+//! | [`TriangleCountArgs`] | `triangle_count` (utility)             | 40    |
+//! | [`TriangleSymmetricArgs`] | `triangle_symmetric` (utility)     | 32    |
+//! | [`TriangleLowerArgs`] | `triangle_lower_lengths`, `triangle_lower_fill` (utility) | 56 |
+//! | [`BfsPushArgs`]      | `bfs_push` (utility)                     | 56    |
 //!
 //! The structs live by operation, as the kernels do: [`spmv`], [`spmm`], [`masked`],
 //! [`spgemm`] (its row classes, a struct per phase ([`SpgemmPhase`]), replay, long and giant rows, scan), and

@@ -9,8 +9,11 @@
 //! | [`spmv`]    | SpMV: the kernel family, [`SpmvPlan`], automatic choice     |
 //! | [`spgemm`]  | SpGEMM: rows classified and binned, symbolic, prefix sum, numeric; row blocks when C does not fit; [`spgemm::plan`]: planned once, every entry's products listed, the numeric phase replayed for new values |
 //! | [`spmm`]    | SpMM: warp-tiled and thread-per-row kernels, [`SpmmPlan`], automatic choice |
+//! | [`masked`]  | masked SpGEMM and SpMV, triangle counting (L made on the device) |
+//! | [`bfs`]     | breadth-first search, a level a launch, batches of levels queued |
 //! | [`ptx`]     | the embedded PTX and its table of entry points            |
 
+pub mod bfs;
 pub mod context;
 pub mod masked;
 pub mod matrix;
