@@ -4,8 +4,7 @@
 //! too has the serial bits), `y⟨m⟩ = A ⊗ x` with a mask and its
 //! complement, merging and replacing; random shapes (0×0, empty rows,
 //! rectangular), generated inputs with long rows, and triangles counted
-//! on the real graphs; breadth-first search (the masked SpMV over or-and
-//! it is) on random and real graphs. A complemented mask is refused by name.
+//! on the real graphs. A complemented mask is refused by name.
 //!
 //! Without a GPU (or without feature `gpu`) the tests print why and pass.
 #![cfg(feature = "gpu")]
@@ -13,7 +12,7 @@
 mod common;
 
 use common::gpu::{assert_same_bits, gpu, stamped_or_refused};
-use common::{TestScalar, arb_csr_shaped};
+use common::{TestScalar, arb_csr_shaped, both_ways};
 use proptest::prelude::*;
 use spmx::app::{TriangleOrder, triangles};
 use spmx::format::Coo;
@@ -246,81 +245,4 @@ fn triangles_of_a_device_matrix_match_the_cpu() {
     let wide = spmx::engine::cuda::matrix::DevCsr::upload(gpu, &Csr::<f64>::empty(2, 3)).unwrap();
     let err = spmx::app::triangles::triangles_on_device(&wide, TriangleOrder::Degree).unwrap_err();
     assert!(err.to_string().contains("2×3, not square"), "{err}");
-}
-
-/// `a`'s pattern stored both ways (an undirected graph), self loops kept.
-fn both_ways(a: &Csr<f64>) -> Csr<f64> {
-    let mut coo = Coo::new(a.nrows(), a.ncols()).unwrap();
-    for i in 0..a.nrows() {
-        for &j in a.row(i).0 {
-            coo.push(i, j as usize, 1.0).unwrap();
-            coo.push(j as usize, i, 1.0).unwrap();
-        }
-    }
-    coo.to_csr()
-}
-
-/// Breadth-first search on the GPU gives the CPU's levels and parents on
-/// random graphs (skewed, directed and both ways, complete, a path deep
-/// enough for many batches of levels, edgeless ones) and the real set's
-/// square matrices, from three sources each; a device graph too.
-#[test]
-fn bfs_matches_the_cpu() {
-    let Some(gpu) = gpu("bfs_matches_the_cpu") else {
-        return;
-    };
-    let path = 3000;
-    let mut graphs = vec![
-        ("one vertex".to_string(), Csr::<f64>::empty(1, 1)),
-        ("edgeless".into(), Csr::<f64>::empty(7, 7)),
-        (
-            "path".into(),
-            Csr::try_new(
-                path,
-                path,
-                (0..=path).map(|i| i.min(path - 1)).collect(),
-                (1..path as u32).collect(),
-                vec![1.0; path - 1],
-            )
-            .unwrap(),
-        ),
-    ];
-    for seed in 0..3 {
-        let directed = spmx::generate::power_law(3000, 3000, 6.0, 2.1, seed).unwrap();
-        graphs.push((format!("power law {seed} both ways"), both_ways(&directed)));
-        graphs.push((format!("power law {seed}"), directed));
-        let uniform = spmx::generate::uniform(500, 500, 0, 3, seed).unwrap();
-        graphs.push((format!("uniform {seed}"), uniform));
-    }
-    let real = common::real_matrices("bfs_matches_the_cpu");
-    graphs.extend((real.into_iter()).filter(|(_, a)| a.nrows() == a.ncols()));
-    for (name, a) in &graphs {
-        let n = a.nrows();
-        for source in [0, n / 2, n - 1] {
-            let cpu = spmx::app::bfs::bfs(a, source, Engine::Serial).unwrap();
-            let cuda = spmx::app::bfs::bfs(a, source, Engine::Cuda).unwrap();
-            let seen = |b: &spmx::app::bfs::Bfs| {
-                let levels: Vec<_> = b.levels().collect();
-                let parents: Vec<_> = b.parents().collect();
-                (levels, parents, b.reached(), b.depth())
-            };
-            assert_eq!(seen(&cuda), seen(&cpu), "{name} from {source}");
-        }
-    }
-    let on_device = spmx::engine::cuda::matrix::DevCsr::upload(gpu, &graphs[3].1).unwrap();
-    let got = spmx::app::bfs::bfs_on_device(&on_device, 5).unwrap();
-    let want = spmx::app::bfs::bfs(&graphs[3].1, 5, Engine::Cpu).unwrap();
-    assert_eq!(
-        got.levels().collect::<Vec<_>>(),
-        want.levels().collect::<Vec<_>>()
-    );
-    assert_eq!(
-        got.parents().collect::<Vec<_>>(),
-        want.parents().collect::<Vec<_>>()
-    );
-    let err = spmx::app::bfs::bfs_on_device(&on_device, 3000).unwrap_err();
-    assert!(err.to_string().contains("source below 3000"), "{err}");
-    let wide = spmx::engine::cuda::matrix::DevCsr::upload(gpu, &Csr::<f64>::empty(2, 3)).unwrap();
-    let err = spmx::app::bfs::bfs_on_device(&wide, 0).unwrap_err();
-    assert!(err.to_string().contains("2×3"), "{err}");
 }

@@ -8,42 +8,13 @@
 
 mod common;
 
-use common::Rng;
 use common::reference::floyd_warshall;
+use common::{Rng, random_graph};
 
-use spmx::app::apsp::{self, ApspMethod, apsp_squaring, graph_from_coo};
+use spmx::app::apsp::{self, ApspMethod, apsp_squaring};
 use spmx::app::sssp::sssp;
 use spmx::engine::Engine;
 use spmx::{Coo, Csr, Error};
-
-/// A random graph of `n` vertices and about `n · degree` edges, through
-/// `graph_from_coo` (so parallel edges are combined), with self-loops and
-/// integer weights (sums exact, so any order of summing agrees), some 0,
-/// −0 or +∞; each vertex's weights shifted by a potential (`w + p(u) −
-/// p(v)`: every cycle keeps its weight ≥ 0) where `negative`.
-fn random_graph(rng: &mut Rng, n: usize, degree: usize, negative: bool) -> Csr<f64> {
-    let potential: Vec<f64> = (0..n).map(|_| rng.below(20) as f64).collect();
-    let (mut rows, mut cols, mut weights) = (vec![], vec![], vec![]);
-    for _ in 0..n * degree {
-        let (u, v) = (rng.below(n), rng.below(n));
-        let w = match rng.below(10) {
-            0 => 0.0,
-            1 => -0.0,
-            2 => f64::INFINITY,
-            _ => rng.below(50) as f64,
-        };
-        let shift = if negative && w.is_finite() {
-            potential[u] - potential[v]
-        } else {
-            0.0
-        };
-        rows.push(u as u32);
-        cols.push(v as u32);
-        weights.push(w + shift);
-    }
-    let coo = Coo::try_new(n, n, rows, cols, weights).unwrap();
-    graph_from_coo(&coo).unwrap().edges
-}
 
 /// `got` (rows of `sources`) against Floyd–Warshall's rows, exactly, with
 /// each distance +0 rather than −0.
@@ -119,10 +90,8 @@ fn bad_input_is_an_error_naming_it() {
         matches!(err, Error::Mismatch { .. }) && err.to_string().contains("square, not 2×3"),
         "{err}"
     );
-    for engine in [Engine::Cuda, Engine::Mpi] {
-        let err = sssp(&g, &[0], engine).unwrap_err();
-        assert!(matches!(err, Error::Unavailable { .. }), "{engine}: {err}");
-    }
+    let err = sssp(&g, &[0], Engine::Mpi).unwrap_err();
+    assert!(matches!(err, Error::Unavailable { .. }), "mpi: {err}");
 }
 
 /// The vertex a negative-cycle error names, counted from 0.
@@ -261,10 +230,10 @@ fn apsp_by_dijkstra_equals_apsp_by_squaring() {
     }
 }
 
-/// A graph with a negative weight is squared, and so is any graph on the
-/// cuda engine; a complete graph without negative weights takes Dijkstra.
+/// A graph with a negative weight is squared; a complete graph without
+/// negative weights takes Dijkstra, and on cuda Bellman–Ford rounds.
 #[test]
-fn apsp_squares_negative_graphs_and_on_cuda() {
+fn apsp_squares_negative_graphs_only() {
     let path = Csr::try_new(3, 3, vec![0, 1, 2, 2], vec![1, 2], vec![-1.0, 2.0]).unwrap();
     let done = apsp::apsp(&path, Engine::Cpu).unwrap();
     assert_eq!((done.method, done.squarings), (ApspMethod::Squaring, 2));
@@ -283,6 +252,7 @@ fn apsp_squares_negative_graphs_and_on_cuda() {
     assert_eq!(done.distances, squared.distances);
     assert_eq!(
         apsp::method_for(&complete, Engine::Cuda),
-        ApspMethod::Squaring
+        ApspMethod::Rounds
     );
+    assert_eq!(apsp::method_for(&path, Engine::Cuda), ApspMethod::Squaring);
 }

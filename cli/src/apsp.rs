@@ -1,6 +1,7 @@
 //! `spmx apsp G`: all-pairs shortest paths of a weighted graph, by Dijkstra
 //! from every vertex on a graph without negative weights (on the cpu; with
-//! `--engine cuda`, squarings), else by min-plus squaring (the summary
+//! `--engine cuda`, Bellman–Ford rounds for batches of sources on the
+//! GPU), else by min-plus squaring (the summary
 //! says which; `spmx::app::apsp` says why); `--sources 0,5,9` computes
 //! only those rows, as `spmx sssp`
 //! does. Stored entries are edges (explicit zeros weigh 0). A NaN
@@ -68,7 +69,7 @@ pub fn run(args: &ApspArgs) -> anyhow::Result<()> {
     let g = read_graph(&args.graph, &args.input)?;
     // Dijkstra runs on the cpu where auto would take the GPU for squarings.
     let engine = match apsp::method_for(&g, args.engine.engine) {
-        ApspMethod::Dijkstra => args.engine.engine.resolve(Op::Sssp)?,
+        ApspMethod::Dijkstra | ApspMethod::Rounds => args.engine.engine.resolve(Op::Sssp)?,
         ApspMethod::Squaring => resolved,
     };
     let t = Instant::now();

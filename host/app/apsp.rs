@@ -1,10 +1,11 @@
-//! All-pairs shortest paths: by Dijkstra from every vertex (many-source
-//! SSSP, [`super::sssp()`]) on a graph without negative weights, else by
+//! All-pairs shortest paths: from every vertex (many-source SSSP,
+//! [`super::sssp()`]) on a graph without negative weights, else by
 //! repeated min-plus squaring; [`Apsp::method`] says which.
 //!
 //! [`apsp`] takes Dijkstra wherever no weight is negative on the serial,
-//! cpu and auto engines (auto then runs on the cpu: the GPU has no SSSP
-//! kernels), and squares on cuda. Rule measured on the cpu engine (2
+//! cpu and auto engines (auto runs on the cpu), and on cuda Bellman–Ford
+//! for a batch of sources at once, rounds of min-plus SpMM (the same
+//! bits); a graph with a negative weight is squared. Rule measured on the cpu engine (2
 //! cores): Dijkstra was faster at every density, so none sends a graph
 //! without negative weights to the squarings (500 vertices at density
 //! 0.01 / 0.2 / 1: 0.02 s / 0.04 / 0.14 against 1.1 s / 0.25 / 0.21;
@@ -75,6 +76,9 @@ pub enum ApspMethod {
     Squaring,
     /// Dijkstra from every vertex ([`super::sssp()`]).
     Dijkstra,
+    /// Bellman–Ford from every vertex, a batch of sources at once by
+    /// rounds of min-plus SpMM on the GPU ([`super::sssp()`] on cuda).
+    Rounds,
 }
 
 impl ApspMethod {
@@ -83,19 +87,20 @@ impl ApspMethod {
         match self {
             ApspMethod::Squaring => "min-plus squaring",
             ApspMethod::Dijkstra => "Dijkstra from every vertex",
+            ApspMethod::Rounds => "Bellman–Ford from every vertex, in batches on the GPU",
         }
     }
 }
 
-/// The method [`apsp`] takes for `g` on `engine`: Dijkstra for a graph
-/// without negative weights on the serial, cpu and auto engines, else
-/// squaring.
+/// The method [`apsp`] takes for `g` on `engine`: for a graph without
+/// negative weights, Dijkstra on the serial, cpu and auto engines and
+/// Bellman–Ford rounds on cuda; else squaring.
 pub fn method_for(g: &Csr<f64>, engine: Engine) -> ApspMethod {
-    let host = matches!(engine, Engine::Auto | Engine::Serial | Engine::Cpu);
-    if host && no_negative_weight(g) {
-        ApspMethod::Dijkstra
-    } else {
-        ApspMethod::Squaring
+    match engine {
+        _ if !no_negative_weight(g) => ApspMethod::Squaring,
+        Engine::Auto | Engine::Serial | Engine::Cpu => ApspMethod::Dijkstra,
+        Engine::Cuda => ApspMethod::Rounds,
+        Engine::Mpi => ApspMethod::Squaring,
     }
 }
 
@@ -130,9 +135,9 @@ pub fn apsp_with_progress(
     progress: &mut dyn FnMut(ApspProgress),
 ) -> Result<Apsp> {
     match method_for(g, engine) {
-        ApspMethod::Dijkstra => Ok(Apsp {
+        method @ (ApspMethod::Dijkstra | ApspMethod::Rounds) => Ok(Apsp {
             distances: check_graph(g).and_then(|()| sssp::all_pairs(g, engine))?,
-            method: ApspMethod::Dijkstra,
+            method,
             squarings: 0,
         }),
         ApspMethod::Squaring => apsp_squaring(g, engine, progress),
@@ -162,11 +167,11 @@ pub fn apsp_in_blocks(
     each: &mut dyn FnMut(Csr<f64>) -> Result<()>,
 ) -> Result<ApspHow> {
     match method_for(g, engine) {
-        ApspMethod::Dijkstra => {
+        method @ (ApspMethod::Dijkstra | ApspMethod::Rounds) => {
             check_graph(g)?;
             sssp::all_pairs_in_blocks(g, engine, each)?;
             Ok(ApspHow {
-                method: ApspMethod::Dijkstra,
+                method,
                 squarings: 0,
             })
         }

@@ -12,10 +12,12 @@
 //! scipy's `shortest_path` sums them, so that where the shortest path is
 //! unique the distances are scipy's bit for bit. Each source is computed
 //! on one thread: the cpu engine (and auto) runs the sources in parallel,
-//! serial one after another, to the same bits. The GPU has no SSSP kernels
-//! yet: engine cuda is [`Error::Unavailable`] (as for every [`Op`] the
-//! cuda engine lacks) and auto runs on the cpu; mpi, which takes matrices
-//! split across ranks, is refused as for the other whole-matrix calls.
+//! serial one after another, to the same bits. Engine cuda (by name; auto
+//! runs on the cpu) computes a batch of sources at once by Bellman–Ford
+//! rounds of min-plus SpMM (`engine::cuda::sssp`), to the same bits, for
+//! a graph without negative weights (one with them is
+//! [`Error::Unavailable`] there); mpi, which takes matrices split across
+//! ranks, is refused as for the other whole-matrix calls.
 //!
 //! Bellman–Ford relaxes, each round, the out-edges of only the vertices
 //! whose distance fell in the round before (min-plus SpMV restricted to
@@ -181,8 +183,12 @@ fn in_blocks(
     each: &mut dyn FnMut(Csr<f64>) -> Result<()>,
 ) -> Result<()> {
     let n = g.nrows();
-    let parallel = engine.resolve(Op::Sssp)? != Engine::Serial;
+    let engine = engine.resolve(Op::Sssp)?;
+    let parallel = engine != Engine::Serial;
     let negative = !super::apsp::no_negative_weight(g);
+    if engine == Engine::Cuda {
+        return on_gpu(g, count, &source, negative, block_entries, each);
+    }
     let threads = if parallel {
         rayon::current_num_threads()
     } else {
@@ -226,6 +232,45 @@ fn in_blocks(
         first = rs.end;
     }
     Ok(())
+}
+
+/// [`in_blocks`] on the GPU: a batch of sources a block, each by
+/// `engine::cuda::sssp` (Bellman–Ford rounds of min-plus SpMM), for a
+/// graph without negative weights.
+fn on_gpu(
+    g: &Csr<f64>,
+    count: usize,
+    source: &(impl Fn(usize) -> usize + Sync),
+    negative: bool,
+    block_entries: usize,
+    each: &mut dyn FnMut(Csr<f64>) -> Result<()>,
+) -> Result<()> {
+    #[cfg(feature = "gpu")]
+    {
+        if negative {
+            return Err(Error::Unavailable {
+                engine: "cuda",
+                reason: "the GPU's shortest paths take graphs without negative weights; \
+                         use --engine cpu (Bellman–Ford there)"
+                    .into(),
+            });
+        }
+        let gpu = crate::engine::cuda::Gpu::get()?;
+        let m = crate::engine::cuda::sssp::rounds_matrix(g);
+        let at_once = (block_entries / g.nrows().max(1)).max(1);
+        let mut first = 0;
+        while first < count {
+            let batch: Vec<usize> = (first..count.min(first + at_once)).map(source).collect();
+            each(crate::engine::cuda::sssp::distances(gpu, &m, &batch)?)?;
+            first += batch.len();
+        }
+        Ok(())
+    }
+    #[cfg(not(feature = "gpu"))]
+    {
+        let _ = (g, count, source, negative, block_entries, each);
+        unreachable!("the cuda engine resolves only in builds with feature gpu")
+    }
 }
 
 /// `more` appended to `v`, or [`Error::TooLarge`] naming `what`.

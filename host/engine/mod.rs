@@ -196,18 +196,25 @@ impl Op {
     /// Whether `auto` runs this operation on the GPU where there is one:
     /// what the cuda engine has but the masked products, whose GPU kernels
     /// are one-shot calls that move their operands each time (a graph
-    /// algorithm's step would pay that at every step), and BFS, whose
-    /// upload of a host graph costs more than a search of it on the CPU:
-    /// ask for those by name.
+    /// algorithm's step would pay that at every step), and BFS and SSSP,
+    /// whose upload of a host graph costs more than a search of it on the
+    /// CPU, or whose rounds lose to Dijkstra on deep graphs: ask for those
+    /// by name.
     pub fn auto_on_cuda(self) -> bool {
-        self.on_cuda() && !matches!(self, Op::MaskedSpgemm | Op::MaskedSpmv | Op::Bfs)
+        self.on_cuda() && !matches!(self, Op::MaskedSpgemm | Op::MaskedSpmv | Op::Bfs | Op::Sssp)
     }
 
     /// Whether the cuda engine implements this operation.
     pub fn on_cuda(self) -> bool {
         matches!(
             self,
-            Op::Spmv | Op::Spmm | Op::Spgemm | Op::MaskedSpgemm | Op::MaskedSpmv | Op::Bfs
+            Op::Spmv
+                | Op::Spmm
+                | Op::Spgemm
+                | Op::MaskedSpgemm
+                | Op::MaskedSpmv
+                | Op::Bfs
+                | Op::Sssp
         )
     }
 }

@@ -312,3 +312,44 @@ impl Rng {
         (self.next() % n as u64) as usize
     }
 }
+
+/// A random graph of `n` vertices and about `n · degree` edges, through
+/// `graph_from_coo` (so parallel edges are combined), with self-loops and
+/// integer weights (sums exact, so any order of summing agrees), some 0,
+/// −0 or +∞; each vertex's weights shifted by a potential (`w + p(u) −
+/// p(v)`: every cycle keeps its weight ≥ 0) where `negative`.
+pub fn random_graph(rng: &mut Rng, n: usize, degree: usize, negative: bool) -> Csr<f64> {
+    let potential: Vec<f64> = (0..n).map(|_| rng.below(20) as f64).collect();
+    let (mut rows, mut cols, mut weights) = (vec![], vec![], vec![]);
+    for _ in 0..n * degree {
+        let (u, v) = (rng.below(n), rng.below(n));
+        let w = match rng.below(10) {
+            0 => 0.0,
+            1 => -0.0,
+            2 => f64::INFINITY,
+            _ => rng.below(50) as f64,
+        };
+        let shift = if negative && w.is_finite() {
+            potential[u] - potential[v]
+        } else {
+            0.0
+        };
+        rows.push(u as u32);
+        cols.push(v as u32);
+        weights.push(w + shift);
+    }
+    let coo = Coo::try_new(n, n, rows, cols, weights).unwrap();
+    spmx::app::apsp::graph_from_coo(&coo).unwrap().edges
+}
+
+/// `a`'s pattern stored both ways (an undirected graph), self loops kept.
+pub fn both_ways(a: &Csr<f64>) -> Csr<f64> {
+    let mut coo = spmx::format::Coo::new(a.nrows(), a.ncols()).unwrap();
+    for i in 0..a.nrows() {
+        for &j in a.row(i).0 {
+            coo.push(i, j as usize, 1.0).unwrap();
+            coo.push(j as usize, i, 1.0).unwrap();
+        }
+    }
+    coo.to_csr()
+}

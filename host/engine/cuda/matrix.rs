@@ -271,22 +271,38 @@ impl<T: Scalar> DevCsr<T> {
             ),
         ];
         for (a, b, n) in pairs {
-            let args = CompareArgs {
-                a,
-                b,
-                differ: gpu.ptr_mut(&mut differ),
-                n,
-            };
-            let grid = n
-                .div_ceil(u64::from(Gpu::BLOCK))
-                .clamp(1, u64::from(gpu.sm_count()) * 32);
             // SAFETY: `a` and `b` are the same array of two matrices of one
-            // shape and `nnz`, `n` words each; `differ` one word. A
-            // grid-stride kernel.
-            unsafe { gpu.launch(utility::words_differ(), grid as u32, Gpu::BLOCK, 0, args)? };
+            // shape and `nnz`, `n` words each.
+            unsafe { queue_words_differ(gpu, a, b, n, &mut differ)? };
         }
         Ok(gpu.download(&differ)?[0] == 0)
     }
+}
+
+/// Queues the comparison of `n` 4-byte words at `a` and `b`, setting
+/// `differ[0]` to 1 where any differs (left as it is otherwise).
+///
+/// # Safety
+/// `a` and `b` address `n` words each of live buffers of `gpu`.
+pub(crate) unsafe fn queue_words_differ(
+    gpu: &Gpu,
+    a: DevPtr<u32>,
+    b: DevPtr<u32>,
+    n: u64,
+    differ: &mut CudaSlice<u32>,
+) -> Result<()> {
+    let args = CompareArgs {
+        a,
+        b,
+        differ: gpu.ptr_mut(differ),
+        n,
+    };
+    let grid = n
+        .div_ceil(u64::from(Gpu::BLOCK))
+        .clamp(1, u64::from(gpu.sm_count()) * 32);
+    // SAFETY: the caller's `a`, `b` and `n`; `differ` one word at least. A
+    // grid-stride kernel.
+    unsafe { gpu.launch(utility::words_differ(), grid as u32, Gpu::BLOCK, 0, args) }
 }
 
 /// Row offsets read from another library checked as [`Csr::try_new`]

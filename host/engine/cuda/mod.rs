@@ -11,6 +11,7 @@
 //! | [`spmm`]    | SpMM: warp-tiled and thread-per-row kernels, [`SpmmPlan`], automatic choice |
 //! | [`masked`]  | masked SpGEMM and SpMV, triangle counting (L made on the device) |
 //! | [`bfs`]     | breadth-first search, a level a launch, batches of levels queued |
+//! | [`sssp`]    | shortest paths from a batch of sources: Bellman–Ford as min-plus SpMM rounds |
 //! | [`ptx`]     | the embedded PTX and its table of entry points            |
 
 pub mod bfs;
@@ -21,6 +22,7 @@ pub mod ptx;
 pub mod spgemm;
 pub mod spmm;
 pub mod spmv;
+pub mod sssp;
 
 pub use context::Gpu;
 /// The device buffer type of the plans' `run` and [`Gpu`]'s uploads

@@ -1,19 +1,28 @@
 #!/usr/bin/env python3
-"""Breadth-first search on the GPU, spmx against scipy as its users search,
-in one process on the same graphs:
+"""Breadth-first search and all-pairs shortest paths on the GPU, spmx
+against scipy as its users run them, in one process on the same graphs:
 
     pip install ./python    # on the GPU machine: cupy, scipy
-    python3 scripts/gpu_bfs.py [--synthetic] G.mtx[.gz] ...
+    python3 scripts/gpu_graphs.py [--synthetic] [--apsp-max 6000] G.mtx[.gz] ...
 
 scipy: csgraph.breadth_first_order(S, 0, directed=True,
 return_predecessors=True) on the file's pattern S (entry (i, j) an edge
 i -> j), one CPU thread. spmx on the device: spmx.bfs(D, 0) with D the
 pattern as a CuPy matrix (levels and parents back as NumPy arrays). spmx
 from the host: spmx.bfs(S, 0, engine="cuda") (S uploaded each call) and
-engine="cpu". --synthetic adds a 1000 x 1000 grid (a road-like graph two
-thousand levels deep) and a uniform random graph of 10^6 vertices and 16
-edges each (six levels). Best of 10 calls each, after one untimed; ms;
-every spmx search must give the same levels, reaching what scipy reaches."""
+engine="cpu". --synthetic adds grids of 45 x 45 and 1000 x 1000 vertices
+(road-like graphs, the larger two thousand levels deep; weights 1..10)
+and a uniform random graph of 10^6 vertices and 16 edges each (six
+levels). Best of 10 calls each, after one untimed; ms;
+every spmx search must give the same levels, reaching what scipy reaches.
+
+APSP, on graphs of at most --apsp-max vertices whose weights (the
+file's values) are not negative: scipy's csgraph.shortest_path(A,
+method="D") (Dijkstra from every vertex, one thread, a dense n x n array
+back) against spmx.apsp(A, engine="cuda") (Bellman-Ford rounds of
+min-plus SpMM for batches of sources on the GPU, the distances back as a
+sparse matrix) and engine="cpu"; best of 3, after one untimed; the
+distances must be scipy's within 1e-12 (the line says where bit for bit)."""
 
 import sys
 import time
@@ -23,6 +32,7 @@ import cupyx.scipy.sparse as cusp
 import numpy as np
 import scipy.io
 import scipy.sparse as sp
+from scipy.sparse import csgraph
 from scipy.sparse.csgraph import breadth_first_order
 
 import spmx
@@ -39,29 +49,35 @@ def best_ms(f, reps=10):
     return best * 1e3, result
 
 
-def synthetic():
-    side = 1000
+def grid(side, rng):
+    """A side x side grid, each vertex joined both ways to its right and
+    lower neighbours, weights drawn from 1..10."""
     k = np.arange(side * side).reshape(side, side)
     pairs = [(k[:, :-1], k[:, 1:]), (k[:-1, :], k[1:, :])]
     rows = np.concatenate([a.ravel() for a, b in pairs] + [b.ravel() for a, b in pairs])
     cols = np.concatenate([b.ravel() for a, b in pairs] + [a.ravel() for a, b in pairs])
-    grid = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(side * side,) * 2)
-    n, degree = 1_000_000, 16
+    weights = rng.integers(1, 11, rows.size).astype(np.float64)
+    return sp.csr_matrix((weights, (rows, cols)), shape=(side * side,) * 2)
+
+
+def synthetic():
     rng = np.random.default_rng(1)
+    n, degree = 1_000_000, 16
     rows = np.repeat(np.arange(n), degree)
     uniform = sp.csr_matrix((np.ones(n * degree), (rows, rng.integers(0, n, n * degree))), shape=(n, n))
-    return [("grid-1000x1000", grid), ("uniform-1M-16", uniform)]
+    return [("grid-45x45", grid(45, rng)), ("grid-1000x1000", grid(1000, rng)), ("uniform-1M-16", uniform)]
 
 
 def graphs(args):
     if "--synthetic" in args:
         yield from synthetic()
-    for path in (a for a in args if not a.startswith("--")):
+    for path in (a for a in args if a.endswith((".mtx", ".mtx.gz"))):
         A = sp.csr_matrix(scipy.io.mmread(path))
         if A.shape[0] == A.shape[1]:
             yield path.rsplit("/", 1)[-1].split(".")[0], A
 
 
+apsp_max = int(sys.argv[sys.argv.index("--apsp-max") + 1]) if "--apsp-max" in sys.argv else 6000
 for name, A in graphs(sys.argv[1:]):
     S = sp.csr_matrix((np.ones(A.nnz), A.indices, A.indptr), shape=A.shape)
     scipy_ms, (order, _) = best_ms(lambda: breadth_first_order(S, 0, directed=True, return_predecessors=True))
@@ -79,5 +95,25 @@ for name, A in graphs(sys.argv[1:]):
         f"{name:>16} {A.shape[0]:>8} vertices {A.nnz:>9} edges {int(levels.max()):>5} levels  "
         f"scipy {scipy_ms:8.3f} ms  spmx device {device_ms:8.3f} ms ({scipy_ms / device_ms:6.2f}x)  "
         f"host cuda {cuda_ms:8.3f} ms ({scipy_ms / cuda_ms:6.2f}x)  cpu {cpu_ms:8.3f} ms ({scipy_ms / cpu_ms:5.2f}x)",
+        flush=True,
+    )
+    if A.shape[0] > apsp_max or (A.data < 0).any():
+        continue
+    scipy_ms, want = best_ms(lambda: csgraph.shortest_path(A, method="D"), 3)
+    W = spmx.asarray(A)
+    cuda_ms, on_cuda = best_ms(lambda: spmx.apsp(W, engine="cuda"), 3)
+    cpu_ms, on_cpu = best_ms(lambda: spmx.apsp(W, engine="cpu"), 3)
+    exact = True
+    for got in (on_cuda, on_cpu):
+        dense = np.full(A.shape, np.inf)
+        d = got.to_scipy().tocoo()
+        dense[d.row, d.col] = d.data
+        if not np.allclose(dense, want, rtol=1e-12, atol=0):
+            sys.exit(f"{name}: spmx's distances differ from scipy's")
+        exact = exact and np.array_equal(dense, want)
+    print(
+        f"{name:>16} {A.shape[0]:>8} vertices {A.nnz:>9} edges  APSP  scipy {scipy_ms:9.1f} ms  "
+        f"spmx cuda {cuda_ms:9.1f} ms ({scipy_ms / cuda_ms:6.2f}x)  cpu {cpu_ms:9.1f} ms ({scipy_ms / cpu_ms:5.2f}x)  "
+        f"{'the same bits' if exact else 'within 1e-12'}",
         flush=True,
     )
