@@ -1,11 +1,18 @@
 #!/usr/bin/env python3
-"""Breadth-first search and all-pairs shortest paths on the GPU, spmx
-against scipy as its users run them, in one process on the same graphs:
+"""Graphs on the GPU: triangles against CuPy, breadth-first search and
+all-pairs shortest paths against scipy, as their users run them, in one
+process on the same graphs:
 
     pip install ./python    # on the GPU machine: cupy, scipy
-    python3 scripts/gpu_graphs.py [--synthetic] [--apsp-max 6000] G.mtx[.gz] ...
+    python3 scripts/gpu_graphs.py [--synthetic] [--no-triangles] [--apsp-max 6000] G.mtx[.gz] ...
 
-scipy: csgraph.breadth_first_order(S, 0, directed=True,
+Triangles (--no-triangles leaves them out): CuPy's
+((L @ L).multiply(L)).sum() with L, the strict lower triangle of the
+undirected pattern U, already on the device (warm pool), against
+spmx.triangles(D) with D = U as a CuPy matrix (L made and counted on the
+GPU); best of 5 calls, after one untimed; the counts must agree.
+
+BFS: scipy's csgraph.breadth_first_order(S, 0, directed=True,
 return_predecessors=True) on the file's pattern S (entry (i, j) an edge
 i -> j), one CPU thread. spmx on the device: spmx.bfs(D, 0) with D the
 pattern as a CuPy matrix (levels and parents back as NumPy arrays). spmx
@@ -80,6 +87,20 @@ def graphs(args):
 apsp_max = int(sys.argv[sys.argv.index("--apsp-max") + 1]) if "--apsp-max" in sys.argv else 6000
 for name, A in graphs(sys.argv[1:]):
     S = sp.csr_matrix((np.ones(A.nnz), A.indices, A.indptr), shape=A.shape)
+    if "--no-triangles" not in sys.argv:
+        U = ((S + S.T) > 0).astype(np.float64).tocsr()
+        U.sort_indices()
+        dL = cusp.csr_matrix(sp.tril(U, k=-1, format="csr"))
+        cupy_ms, count = best_ms(lambda: int(((dL @ dL).multiply(dL)).sum()), 5)
+        DU = spmx.asarray(cusp.csr_matrix(U))
+        device_ms, on_device = best_ms(lambda: spmx.triangles(DU), 5)
+        if count != on_device:
+            sys.exit(f"{name}: CuPy counts {count} triangles, spmx {on_device}")
+        print(
+            f"{name:>16} {A.shape[0]:>8} vertices {A.nnz:>9} edges  triangles  CuPy {cupy_ms:8.3f} ms  "
+            f"spmx device {device_ms:8.3f} ms ({cupy_ms / device_ms:6.2f}x)  {count} triangles",
+            flush=True,
+        )
     scipy_ms, (order, _) = best_ms(lambda: breadth_first_order(S, 0, directed=True, return_predecessors=True))
     D = spmx.asarray(cusp.csr_matrix(S))
     device_ms, on_device = best_ms(lambda: spmx.bfs(D, 0))
@@ -92,7 +113,7 @@ for name, A in graphs(sys.argv[1:]):
     if set(order.tolist()) != set(np.flatnonzero(levels >= 0).tolist()):
         sys.exit(f"{name}: spmx reaches other vertices than scipy")
     print(
-        f"{name:>16} {A.shape[0]:>8} vertices {A.nnz:>9} edges {int(levels.max()):>5} levels  "
+        f"{name:>16} {A.shape[0]:>8} vertices {A.nnz:>9} edges  BFS {int(levels.max()):>5} levels  "
         f"scipy {scipy_ms:8.3f} ms  spmx device {device_ms:8.3f} ms ({scipy_ms / device_ms:6.2f}x)  "
         f"host cuda {cuda_ms:8.3f} ms ({scipy_ms / cuda_ms:6.2f}x)  cpu {cpu_ms:8.3f} ms ({scipy_ms / cpu_ms:5.2f}x)",
         flush=True,
