@@ -76,12 +76,12 @@ def synthetic():
 
 
 def graphs(args):
-    if "--synthetic" in args:
-        yield from synthetic()
     for path in (a for a in args if a.endswith((".mtx", ".mtx.gz"))):
         A = sp.csr_matrix(scipy.io.mmread(path))
         if A.shape[0] == A.shape[1]:
             yield path.rsplit("/", 1)[-1].split(".")[0], A
+    if "--synthetic" in args:
+        yield from synthetic()
 
 
 apsp_max = int(sys.argv[sys.argv.index("--apsp-max") + 1]) if "--apsp-max" in sys.argv else 6000
