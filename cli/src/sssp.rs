@@ -86,7 +86,7 @@ impl Rows<'_> {
             )
             .line("sources", self.sources.len().to_string())
             .line("reachable", format!("{reachable} (source, target) pairs"))
-            .line("method", sssp::method_name(&g))
+            .line("method", sssp::method_name(&g, engine))
             .time("time", elapsed)
             .report(self.report)
     }

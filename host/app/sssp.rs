@@ -67,13 +67,16 @@ fn check_sources(g: &Csr<f64>, sources: &[usize]) -> Result<()> {
     Ok(())
 }
 
-/// The method [`sssp`] takes for `g`, as a summary names it: `Dijkstra`
-/// where no weight is negative, else `Bellman–Ford`.
-pub fn method_name(g: &Csr<f64>) -> &'static str {
-    if super::apsp::no_negative_weight(g) {
-        "Dijkstra"
-    } else {
+/// The method [`sssp`] takes for `g` on `engine` (resolved), as a summary
+/// names it: `Dijkstra` where no weight is negative, else `Bellman–Ford`;
+/// on cuda, Bellman–Ford's rounds for the sources at once.
+pub fn method_name(g: &Csr<f64>, engine: Engine) -> &'static str {
+    if !super::apsp::no_negative_weight(g) {
         "Bellman–Ford"
+    } else if engine == Engine::Cuda {
+        "Bellman–Ford rounds on the GPU, the sources at once"
+    } else {
+        "Dijkstra"
     }
 }
 
