@@ -321,8 +321,10 @@ def plan_matmul(A, B=None, semiring: str | None = None, engine: str = "auto") ->
 def apsp(G, dtype="float64", engine: str = "auto") -> SparseMatrix:
     """All-pairs shortest-path distances of the weighted graph ``G``
     (square; stored entries are edges, explicit zeros included), as spmx's
-    ``apsp``: by Dijkstra from every vertex where no weight is negative,
-    else by min-plus squaring; computed in float64, returned in
+    ``apsp``: where no weight is negative, by Dijkstra from every vertex
+    (on ``engine="cuda"``, Bellman-Ford rounds for batches of sources on
+    the GPU, the same bits), else by min-plus squaring; computed in
+    float64, returned in
     ``dtype`` (float64 or float32). An entry of the result is a pair
     joined by a path (absent: none). A negative cycle or a NaN weight is a
     ``ValueError`` naming a vertex or the edge; a distance matrix too large

@@ -377,9 +377,9 @@ fn spmv_spmm<'py>(
     with_semiring(semiring, a.dtype(), op)
 }
 
-/// All-pairs shortest paths of the weighted graph `g` (float64, square) by
-/// Dijkstra from every vertex, or min-plus squaring where a weight is
-/// negative: the distances as float64, and the squarings it took (0 for
+/// All-pairs shortest paths of the weighted graph `g` (float64, square)
+/// from every vertex (Dijkstra; on cuda Bellman–Ford rounds), or by
+/// min-plus squaring where a weight is negative: the distances as float64, and the squarings it took (0 for
 /// Dijkstra).
 #[pyfunction]
 #[pyo3(signature = (g, engine="auto"))]
