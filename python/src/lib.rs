@@ -379,8 +379,8 @@ fn spmv_spmm<'py>(
 
 /// All-pairs shortest paths of the weighted graph `g` (float64, square)
 /// from every vertex (Dijkstra; on cuda Bellman–Ford rounds), or by
-/// min-plus squaring where a weight is negative: the distances as float64, and the squarings it took (0 for
-/// Dijkstra).
+/// min-plus squaring where a weight is negative: the distances as
+/// float64, and the squarings it took (0 from every vertex).
 #[pyfunction]
 #[pyo3(signature = (g, engine="auto"))]
 fn apsp(py: Python<'_>, g: &PyCsr, engine: &str) -> PyResult<(PyCsr, usize)> {
