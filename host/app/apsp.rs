@@ -5,8 +5,8 @@
 //! [`apsp`] takes Dijkstra wherever no weight is negative on the serial,
 //! cpu and auto engines (auto runs on the cpu), and on cuda Bellman–Ford
 //! for a batch of sources at once, rounds of min-plus SpMM (the same
-//! bits); a graph with a negative weight is squared. Rule measured on the cpu engine (2
-//! cores): Dijkstra was faster at every density, so none sends a graph
+//! bits); a graph with a negative weight is squared. Rule measured on the
+//! cpu engine (2 cores): Dijkstra was faster at every density, so none sends a graph
 //! without negative weights to the squarings (500 vertices at density
 //! 0.01 / 0.2 / 1: 0.02 s / 0.04 / 0.14 against 1.1 s / 0.25 / 0.21;
 //! complete, unit weights, 1,000 vertices, one squaring: 0.8 s against

@@ -143,8 +143,8 @@ pub fn bfs<T: Scalar>(a: &Csr<T>, source: usize, engine: Engine) -> Result<Bfs> 
 
 /// Levels and parents of A's graph (square) from `source`, each step in
 /// `direction`, on `engine` (serial, cpu or cuda, the same results; cuda
-/// uploads A and pushes every step, whatever `direction`). A non-square A, or a source out of range, is
-/// [`Error::Mismatch`].
+/// uploads A and pushes every step, whatever `direction`). A non-square
+/// A, or a source out of range, is [`Error::Mismatch`].
 pub fn bfs_with<T: Scalar>(
     a: &Csr<T>,
     source: usize,

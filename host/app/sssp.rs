@@ -189,6 +189,7 @@ fn in_blocks(
     let engine = engine.resolve(Op::Sssp)?;
     let parallel = engine != Engine::Serial;
     let negative = !super::apsp::no_negative_weight(g);
+    #[cfg(feature = "gpu")]
     if engine == Engine::Cuda {
         return on_gpu(g, count, &source, negative, block_entries, each);
     }
@@ -240,6 +241,7 @@ fn in_blocks(
 /// [`in_blocks`] on the GPU: a batch of sources a block, each by
 /// `engine::cuda::sssp` (Bellman–Ford rounds of min-plus SpMM), for a
 /// graph without negative weights.
+#[cfg(feature = "gpu")]
 fn on_gpu(
     g: &Csr<f64>,
     count: usize,
@@ -248,32 +250,24 @@ fn on_gpu(
     block_entries: usize,
     each: &mut dyn FnMut(Csr<f64>) -> Result<()>,
 ) -> Result<()> {
-    #[cfg(feature = "gpu")]
-    {
-        if negative {
-            return Err(Error::Unavailable {
-                engine: "cuda",
-                reason: "the GPU's shortest paths take graphs without negative weights; \
-                         use --engine cpu (Bellman–Ford there)"
-                    .into(),
-            });
-        }
-        let gpu = crate::engine::cuda::Gpu::get()?;
-        let m = crate::engine::cuda::sssp::rounds_matrix(g);
-        let at_once = (block_entries / g.nrows().max(1)).max(1);
-        let mut first = 0;
-        while first < count {
-            let batch: Vec<usize> = (first..count.min(first + at_once)).map(source).collect();
-            each(crate::engine::cuda::sssp::distances(gpu, &m, &batch)?)?;
-            first += batch.len();
-        }
-        Ok(())
+    if negative {
+        return Err(Error::Unavailable {
+            engine: "cuda",
+            reason: "the GPU's shortest paths take graphs without negative weights; \
+                     use --engine cpu (Bellman–Ford there)"
+                .into(),
+        });
     }
-    #[cfg(not(feature = "gpu"))]
-    {
-        let _ = (g, count, source, negative, block_entries, each);
-        unreachable!("the cuda engine resolves only in builds with feature gpu")
+    let gpu = crate::engine::cuda::Gpu::get()?;
+    let m = crate::engine::cuda::sssp::rounds_matrix(g);
+    let at_once = (block_entries / g.nrows().max(1)).max(1);
+    let mut first = 0;
+    while first < count {
+        let batch: Vec<usize> = (first..count.min(first + at_once)).map(source).collect();
+        each(crate::engine::cuda::sssp::distances(gpu, &m, &batch)?)?;
+        first += batch.len();
     }
+    Ok(())
 }
 
 /// `more` appended to `v`, or [`Error::TooLarge`] naming `what`.

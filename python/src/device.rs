@@ -82,7 +82,7 @@ impl AnyDev {
         where
             T: spmx::Scalar,
         {
-            let d = r.device().expect("device matrices are kept on the device");
+            let d = kept(r);
             let nnz = d.nnz as usize;
             (
                 nnz,
@@ -252,8 +252,7 @@ impl PyDevCsr {
     /// The matrix copied to the host.
     fn to_csr(&self, py: Python<'_>) -> PyResult<PyCsr> {
         fn down<T: Value>(r: &Resident<T>) -> spmx::Result<spmx::Csr<T>> {
-            let d = r.device().expect("device matrices are kept on the device");
-            d.download(Gpu::get()?)
+            kept(r).download(Gpu::get()?)
         }
         let c = py.detach(|| match &*self.inner {
             AnyDev::F32(r) => down(r).map(<f32 as Value>::wrap),
@@ -402,8 +401,12 @@ fn count_on<T: Value>(
     r: &Resident<T>,
     order: spmx::app::triangles::TriangleOrder,
 ) -> spmx::Result<spmx::app::triangles::Triangles> {
-    let d = r.device().expect("device matrices are kept on the device");
-    spmx::app::triangles::triangles_on_device(d, order)
+    spmx::app::triangles::triangles_on_device(kept(r), order)
+}
+
+/// The device copy of a device matrix (which keeps one).
+fn kept<T: spmx::Scalar>(r: &Resident<T>) -> &DevCsr<T> {
+    r.device().expect("device matrices are kept on the device")
 }
 
 /// Breadth-first search of a graph kept on the device, on its GPU
@@ -428,6 +431,5 @@ pub fn bfs_device<'py>(
 
 /// A search of `r`'s graph from `source`, kept on the device.
 fn search_on<T: Value>(r: &Resident<T>, source: usize) -> spmx::Result<spmx::app::bfs::Bfs> {
-    let d = r.device().expect("device matrices are kept on the device");
-    spmx::app::bfs::bfs_on_device(d, source)
+    spmx::app::bfs::bfs_on_device(kept(r), source)
 }

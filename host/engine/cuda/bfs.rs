@@ -32,6 +32,7 @@ const LEVELS_MOST: u32 = 64;
 pub fn bfs_words<T>(gpu: &Gpu, a: &DevCsr<T>, source: u32) -> Result<BfsWords> {
     let n = a.n_rows as usize;
     let mut words = gpu.zeros::<u64>(n)?;
+    // Level 0, its own parent: `app::bfs`'s `pack(0, source)`.
     let source_word = !u64::from(source);
     let (mut frontier, mut next) = (gpu.output::<u32>(n)?, gpu.output::<u32>(n)?);
     // A count a level, and room for a whole batch past the deepest.
