@@ -5,22 +5,15 @@
 //! `one` is the identity of `mul`. An optional `terminal` value lets a kernel
 //! stop accumulating early (once an or-and sum is `true` it stays `true`).
 //!
-//! | type              | add | mul | zero  | one   | domain   | use                        |
-//! |-------------------|-----|-----|-------|-------|----------|----------------------------|
-//! | `PlusTimes<T>`    | +   | ×   | 0     | 1     | all      | linear algebra             |
-//! | `MinPlus<T>`      | min | +   | +∞    | 0     | all      | shortest paths             |
-//! | `MaxPlus<T>`      | max | +   | −∞    | 0     | all      | longest / critical paths   |
-//! | `OrAnd`           | ∨   | ∧   | false | true  | all      | reachability               |
-//! | `MaxTimes<T>`     | max | ×   | 0     | 1     | ≥ 0      | most reliable path         |
-//! | `MinMax<T>`       | min | max | +∞    | −∞    | all      | minimax (bottleneck) paths |
-//! | `MaxMin<T>`       | max | min | −∞    | +∞    | all      | widest (maximum-capacity) paths |
-//!
-//! | `PlusPair<T>`     | +   | 1   | 0     | 1     | all      | counting (triangles, paths) |
+//! The provided semirings are the types below (`PlusTimes<T>`, `MinPlus<T>`,
+//! …), each documenting its add, mul, zero, one, domain and use, and
+//! [`for_each_semiring!`] is the one list of them that the kernels, the
+//! command line and the tests take.
 //!
 //! `T` is `f32` or `f64` (see [`Float`]) or an integer type (see below);
 //! plus-pair is defined on the integer types only.
 //!
-//! **Integers.** Every semiring of the table but or-and is also defined
+//! **Integers.** Every semiring of the list but or-and is also defined
 //! on `i32`, `i64`, `u32` and `u64`, as GraphBLAS defines its integer
 //! semirings: `+` and `×` **wrap** on overflow (two's complement, as
 //! `wrapping_add` and `wrapping_mul`; no panic, no saturation), and ±∞
@@ -201,19 +194,19 @@ macro_rules! impl_float {
 impl_float!(f32);
 impl_float!(f64);
 
-/// Ordinary arithmetic: `+` and `×` over `f32` or `f64`.
+/// Ordinary arithmetic (linear algebra): add `+`, mul `×`, zero 0, one 1.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub struct PlusTimes<T>(core::marker::PhantomData<T>);
 
-/// Tropical (shortest-path) semiring: `min` and `+`.
+/// Tropical (shortest-path) semiring: add `min`, mul `+`, zero +∞, one 0.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub struct MinPlus<T>(core::marker::PhantomData<T>);
 
-/// Longest-path semiring: `max` and `+`.
+/// Longest-path (critical-path) semiring: add `max`, mul `+`, zero −∞, one 0.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub struct MaxPlus<T>(core::marker::PhantomData<T>);
 
-/// Boolean reachability semiring: `or` and `and`.
+/// Boolean reachability semiring: add `or`, mul `and`, zero false, one true.
 ///
 /// A stored `false` is a value like any other: it takes part in the
 /// product (`false ∧ x = false`), it is not "present, so true". Numbers
@@ -226,7 +219,8 @@ pub struct MaxPlus<T>(core::marker::PhantomData<T>);
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub struct OrAnd;
 
-/// Most-reliable-path (Viterbi) semiring: `max` and `×`, on values ≥ 0
+/// Most-reliable-path (Viterbi) semiring: add `max`, mul `×`, zero 0, one
+/// 1, on values ≥ 0
 /// ([`Semiring::NON_NEGATIVE`]; `−0` counts as 0). A product is never `−0`
 /// (`−0 × 1` gives `+0`): every result is then `+0` or above, and an entry
 /// formed from its products alone (SpGEMM) has the bits of one reduced
@@ -234,11 +228,12 @@ pub struct OrAnd;
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub struct MaxTimes<T>(core::marker::PhantomData<T>);
 
-/// Minimax (bottleneck) semiring: `min` and `max`.
+/// Minimax (bottleneck) semiring: add `min`, mul `max`, zero +∞, one −∞.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub struct MinMax<T>(core::marker::PhantomData<T>);
 
-/// Widest-path (maximum-capacity, bottleneck) semiring: `max` and `min`. A
+/// Widest-path (maximum-capacity, bottleneck) semiring: add `max`, mul
+/// `min`, zero −∞, one +∞. A
 /// path's capacity is its narrowest edge (`min`), and the best path is the
 /// widest (`max`). It is the worked example of `gpu-kernels/GUIDE.md`.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]

@@ -1,4 +1,4 @@
-//! The integer semirings: every semiring of the table in
+//! The integer semirings: every semiring of the list in
 //! [`semiring`](super) but or-and, and plus-pair, on `i32`, `i64`, `u32`
 //! and `u64`, stamped per type by a macro (a blanket impl over an integer
 //! trait would overlap the floating-point ones), and
