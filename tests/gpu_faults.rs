@@ -115,7 +115,7 @@ fn a_refused_launch_names_the_kernel_and_its_grid() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     // 4096 threads a block: more than any NVIDIA GPU takes.
     let spin = gpu_kernels::kernels::utility::spin_ns();
-    let args = gpu_kernels::args::SpinArgs { ns: 1 };
+    let args = gpu_kernels::args::SpinArgs::new(1);
     // SAFETY: `spin_ns` follows no pointer, and the driver refuses the
     // block before anything runs.
     let err = unsafe { gpu.launch(spin, 3, 4096, 0, args) }

@@ -91,8 +91,9 @@ pub struct Utility<A> {
 /// the PTX entry point it names. Sealed: only [`Family`] and [`Utility`],
 /// whose struct is the entry point's, implement it.
 pub trait Launchable: sealed::Sealed + Copy + 'static {
-    /// The one argument struct the entry point takes.
-    type Args: KernelArgs;
+    /// The one argument struct the entry point takes, borrowing its
+    /// buffers for `'a`.
+    type Args<'a>: KernelArgs;
     /// The family (or the utility kernel's name).
     fn family(self) -> &'static str;
     /// The semiring the handle is for (`None` for a utility kernel).
@@ -123,8 +124,8 @@ mod sealed {
     impl<A> Sealed for super::Utility<A> {}
 }
 
-impl<S: Semiring, A: KernelArgs> Launchable for Family<S, A> {
-    type Args = A;
+impl<S: Semiring, A: KernelArgs + 'static> Launchable for Family<S, A> {
+    type Args<'a> = A::At<'a>;
     fn family(self) -> &'static str {
         self.family
     }
@@ -136,8 +137,8 @@ impl<S: Semiring, A: KernelArgs> Launchable for Family<S, A> {
     }
 }
 
-impl<A: KernelArgs> Launchable for Utility<A> {
-    type Args = A;
+impl<A: KernelArgs + 'static> Launchable for Utility<A> {
+    type Args<'a> = A::At<'a>;
     fn family(self) -> &'static str {
         self.name
     }
@@ -161,7 +162,7 @@ macro_rules! utility_kernels {
             $(
                 #[doc = concat!("The `", stringify!($name), "` entry point (`crate::",
                     stringify!($($module)::+), "`), launched with [`", stringify!($args), "`].")]
-                pub const fn $name() -> Utility<crate::args::$args> {
+                pub const fn $name() -> Utility<crate::args::$args<'static>> {
                     Utility { name: stringify!($name), _args: PhantomData }
                 }
             )*
@@ -329,7 +330,7 @@ macro_rules! stamp_kernels {
             $(
                 #[doc = concat!("The `", stringify!($family), "` family for semiring `S`, \
                     launched with [`", stringify!($args), "`].")]
-                pub const fn $family<S: Semiring>() -> Family<S, crate::args::$args<S::Value>> {
+                pub const fn $family<S: Semiring>() -> Family<S, crate::args::$args<'static, S::Value>> {
                     Family { family: stringify!($family), _types: PhantomData }
                 }
             )*

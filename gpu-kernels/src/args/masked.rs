@@ -18,21 +18,21 @@ kernel_args! {
 /// keeps the formed entries, in M's order.
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpgemmMaskedDotArgs<T> {
+pub struct SpgemmMaskedDotArgs<'a, T> {
     /// A's `n_rows + 1` offsets, column indices (sorted in a row), values.
-    pub a_row_ptr: DevPtr<u32>,
-    pub a_col_idx: DevPtr<u32>,
-    pub a_values: DevPtr<T>,
+    pub a_row_ptr: DevPtr<'a, u32>,
+    pub a_col_idx: DevPtr<'a, u32>,
+    pub a_values: DevPtr<'a, T>,
     /// Bᵀ's (rows: B's columns) offsets, column indices (sorted), values.
-    pub bt_row_ptr: DevPtr<u32>,
-    pub bt_col_idx: DevPtr<u32>,
-    pub bt_values: DevPtr<T>,
+    pub bt_row_ptr: DevPtr<'a, u32>,
+    pub bt_col_idx: DevPtr<'a, u32>,
+    pub bt_values: DevPtr<'a, T>,
     /// The row and the column of each of M's `mask_nnz` entries.
-    pub mask_rows: DevPtr<u32>,
-    pub mask_cols: DevPtr<u32>,
+    pub mask_rows: DevPtr<'a, u32>,
+    pub mask_cols: DevPtr<'a, u32>,
     /// A value and a flag for each entry of M.
-    pub values: DevPtrMut<T>,
-    pub formed: DevPtrMut<u32>,
+    pub values: DevPtrMut<'a, T>,
+    pub formed: DevPtrMut<'a, u32>,
     pub mask_nnz: u32,
     /// Always 0 (keeps the struct free of padding).
     pub _pad: u32,
@@ -44,19 +44,19 @@ pub struct SpgemmMaskedDotArgs<T> {
 /// or (`replace` 1) set to the semiring's zero.
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpmvCsrMaskedArgs<T> {
+pub struct SpmvCsrMaskedArgs<'a, T> {
     /// `n_rows + 1` offsets into `col_idx` and `values`.
-    pub row_ptr: DevPtr<u32>,
+    pub row_ptr: DevPtr<'a, u32>,
     /// Column of each stored entry.
-    pub col_idx: DevPtr<u32>,
+    pub col_idx: DevPtr<'a, u32>,
     /// Value of each stored entry.
-    pub values: DevPtr<T>,
+    pub values: DevPtr<'a, T>,
     /// The dense input vector.
-    pub x: DevPtr<T>,
+    pub x: DevPtr<'a, T>,
     /// The dense output vector, `n_rows` entries, read where kept.
-    pub y: DevPtrMut<T>,
+    pub y: DevPtrMut<'a, T>,
     /// A flag a row (a `bool`: one byte, 0 or 1).
-    pub allowed: DevPtr<bool>,
+    pub allowed: DevPtr<'a, bool>,
     pub n_rows: u32,
     /// 1: the mask allows the rows `allowed` says false.
     pub complement: u32,
@@ -73,14 +73,14 @@ pub struct SpmvCsrMaskedArgs<T> {
 /// once, at its two highest vertices).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
-pub struct TriangleCountArgs {
+pub struct TriangleCountArgs<'a> {
     /// L's `n + 1` offsets and column indices (increasing in a row).
-    pub row_ptr: DevPtr<u64>,
-    pub col_idx: DevPtr<u32>,
+    pub row_ptr: DevPtr<'a, u64>,
+    pub col_idx: DevPtr<'a, u32>,
     /// The row of each of L's `nnz` entries.
-    pub entry_rows: DevPtr<u32>,
+    pub entry_rows: DevPtr<'a, u32>,
     /// One counter, zeroed before the launch.
-    pub count: DevPtrMut<u64>,
+    pub count: DevPtrMut<'a, u64>,
     pub nnz: u32,
     /// Always 0 (keeps the struct free of padding).
     pub _pad: u32,
@@ -91,13 +91,13 @@ pub struct TriangleCountArgs {
 /// 1 where it is missing.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
-pub struct TriangleSymmetricArgs {
+pub struct TriangleSymmetricArgs<'a> {
     /// The graph's `n + 1` offsets and column indices (increasing in a
     /// row, each below `n`).
-    pub row_ptr: DevPtr<u32>,
-    pub col_idx: DevPtr<u32>,
+    pub row_ptr: DevPtr<'a, u32>,
+    pub col_idx: DevPtr<'a, u32>,
     /// One flag, zeroed before the launch.
-    pub asymmetric: DevPtrMut<u32>,
+    pub asymmetric: DevPtrMut<'a, u32>,
     pub n: u32,
     /// Always 0 (keeps the struct free of padding).
     pub _pad: u32,
@@ -111,31 +111,37 @@ pub struct TriangleSymmetricArgs {
 /// `l_row_ptr` scanned from those lengths.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
-pub struct TriangleLowerArgs {
+pub struct TriangleLowerArgs<'a> {
     /// The graph's `n + 1` offsets and column indices (symmetric pattern).
-    pub row_ptr: DevPtr<u32>,
-    pub col_idx: DevPtr<u32>,
+    pub row_ptr: DevPtr<'a, u32>,
+    pub col_idx: DevPtr<'a, u32>,
     /// L's row lengths (`n`), written by `triangle_lower_lengths`.
-    pub lengths: DevPtrMut<u32>,
+    pub lengths: DevPtrMut<'a, u32>,
     /// L's `n + 1` offsets, read by `triangle_lower_fill`.
-    pub l_row_ptr: DevPtr<u64>,
+    pub l_row_ptr: DevPtr<'a, u64>,
     /// L's column indices and each entry's row, written by
     /// `triangle_lower_fill`.
-    pub l_col_idx: DevPtrMut<u32>,
-    pub l_rows: DevPtrMut<u32>,
+    pub l_col_idx: DevPtrMut<'a, u32>,
+    pub l_rows: DevPtrMut<'a, u32>,
     pub n: u32,
     pub by_degree: u32,
 }
 
 // SAFETY: repr(C), device addresses then two u32s: no padding.
-unsafe impl KernelArgs for TriangleCountArgs {}
-const _: () = assert!(core::mem::size_of::<TriangleCountArgs>() == 40);
+unsafe impl KernelArgs for TriangleCountArgs<'_> {
+    type At<'b> = TriangleCountArgs<'b>;
+}
+const _: () = assert!(core::mem::size_of::<TriangleCountArgs<'static>>() == 40);
 // SAFETY: as above.
-unsafe impl KernelArgs for TriangleSymmetricArgs {}
-const _: () = assert!(core::mem::size_of::<TriangleSymmetricArgs>() == 32);
+unsafe impl KernelArgs for TriangleSymmetricArgs<'_> {
+    type At<'b> = TriangleSymmetricArgs<'b>;
+}
+const _: () = assert!(core::mem::size_of::<TriangleSymmetricArgs<'static>>() == 32);
 // SAFETY: as above.
-unsafe impl KernelArgs for TriangleLowerArgs {}
-const _: () = assert!(core::mem::size_of::<TriangleLowerArgs>() == 56);
+unsafe impl KernelArgs for TriangleLowerArgs<'_> {
+    type At<'b> = TriangleLowerArgs<'b>;
+}
+const _: () = assert!(core::mem::size_of::<TriangleLowerArgs<'static>>() == 56);
 
 /// One level of a breadth-first search by push (`bfs_push`): each vertex
 /// `u` of the frontier (level `level - 1`, `counts[level - 1]` of them
@@ -145,23 +151,25 @@ const _: () = assert!(core::mem::size_of::<TriangleLowerArgs>() == 56);
 /// are appended to `next`, counted in `counts[level]`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
-pub struct BfsPushArgs {
+pub struct BfsPushArgs<'a> {
     /// The graph's `n + 1` offsets and column indices (each below `n`).
-    pub row_ptr: DevPtr<u32>,
-    pub col_idx: DevPtr<u32>,
+    pub row_ptr: DevPtr<'a, u32>,
+    pub col_idx: DevPtr<'a, u32>,
     /// The frontier's vertices, and the next level's (room for `n`).
-    pub frontier: DevPtr<u32>,
-    pub next: DevPtrMut<u32>,
+    pub frontier: DevPtr<'a, u32>,
+    pub next: DevPtrMut<'a, u32>,
     /// Vertices found at each level: `counts[level - 1]` read,
     /// `counts[level]` (zeroed before) counted up.
-    pub counts: DevPtrMut<u32>,
+    pub counts: DevPtrMut<'a, u32>,
     /// Each vertex's level and parent, packed as above (`n`).
-    pub words: DevPtrMut<u64>,
+    pub words: DevPtrMut<'a, u64>,
     pub level: u32,
     /// Always 0 (keeps the struct free of padding).
     pub _pad: u32,
 }
 
 // SAFETY: as above.
-unsafe impl KernelArgs for BfsPushArgs {}
-const _: () = assert!(core::mem::size_of::<BfsPushArgs>() == 56);
+unsafe impl KernelArgs for BfsPushArgs<'_> {
+    type At<'b> = BfsPushArgs<'b>;
+}
+const _: () = assert!(core::mem::size_of::<BfsPushArgs<'static>>() == 56);

@@ -7,7 +7,9 @@
 //!   to the struct's bytes;
 //! - device memory appears as [`DevPtr`] / [`DevPtrMut`], a 64-bit device
 //!   address (what the driver API calls a `CUdeviceptr`), never as a host
-//!   pointer type;
+//!   pointer type; on the host each borrows its buffer for the struct's
+//!   lifetime `'a` (shared or exclusive), so the buffer outlives the launch's
+//!   queuing;
 //! - structs have no padding (checked by `kernel_args!` or beside the
 //!   struct), so their bytes are fully initialised when the host copies them;
 //! - `T` is the semiring's value type: `f32`, `f64` or `bool`. A `bool` is
@@ -60,33 +62,43 @@
 
 use core::marker::PhantomData;
 
-/// A device address of read-only `T` elements.
+/// A device address of read-only `T` elements, borrowing the buffer it
+/// points into for `'a` (the host's `Gpu::ptr` makes one from a buffer
+/// borrowed so), so that the buffer outlives every argument struct holding
+/// it, until the launch is queued. Plain data on the device.
 #[repr(transparent)]
-pub struct DevPtr<T> {
+pub struct DevPtr<'a, T> {
     addr: u64,
+    _borrow: PhantomData<&'a ()>,
     _elem: PhantomData<fn() -> T>,
 }
 
-/// A device address of `T` elements the kernel writes.
+/// A device address of `T` elements the kernel writes, borrowing its
+/// buffer exclusively for `'a` (the host's `Gpu::ptr_mut` makes one from
+/// `&'a mut`), so that no other pointer of the launch reads or writes the
+/// buffer unless its maker says so by an `unsafe` alias.
 #[repr(transparent)]
-pub struct DevPtrMut<T> {
+pub struct DevPtrMut<'a, T> {
     addr: u64,
+    _borrow: PhantomData<&'a mut ()>,
     _elem: PhantomData<fn() -> T>,
 }
 
 macro_rules! dev_ptr_common {
     ($name:ident) => {
-        impl<T> $name<T> {
-            /// Wraps a device address (a `CUdeviceptr`).
+        impl<'a, T> $name<'a, T> {
+            /// Wraps a device address (a `CUdeviceptr`), borrowing nothing.
             ///
             /// # Safety
-            /// `addr` is in a live device allocation of the context the
-            /// kernel runs on, holding at least the elements of `T` a kernel
-            /// given this pointer will touch, for as long as it runs. (The
-            /// host's `Gpu::ptr` makes one from a buffer instead.)
+            /// `addr` is in a device allocation of the context the kernel
+            /// runs on, holding at least the elements of `T` a kernel given
+            /// this pointer will touch, alive for `'a` and until the kernel
+            /// has run. (The host's `Gpu::ptr` makes one from a buffer
+            /// instead, borrowing it.)
             pub const unsafe fn new(addr: u64) -> Self {
                 Self {
                     addr,
+                    _borrow: PhantomData,
                     _elem: PhantomData,
                 }
             }
@@ -95,14 +107,16 @@ macro_rules! dev_ptr_common {
             pub const fn null() -> Self {
                 Self {
                     addr: 0,
+                    _borrow: PhantomData,
                     _elem: PhantomData,
                 }
             }
             /// The same address, its elements read as `U` (a kernel that
             /// moves 4-byte words of any 4-byte value type).
-            pub const fn cast<U>(self) -> $name<U> {
+            pub const fn cast<U>(self) -> $name<'a, U> {
                 $name {
                     addr: self.addr,
+                    _borrow: PhantomData,
                     _elem: PhantomData,
                 }
             }
@@ -111,13 +125,13 @@ macro_rules! dev_ptr_common {
                 self.addr
             }
         }
-        impl<T> Clone for $name<T> {
+        impl<T> Clone for $name<'_, T> {
             fn clone(&self) -> Self {
                 *self
             }
         }
-        impl<T> Copy for $name<T> {}
-        impl<T> core::fmt::Debug for $name<T> {
+        impl<T> Copy for $name<'_, T> {}
+        impl<T> core::fmt::Debug for $name<'_, T> {
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
                 write!(f, "{}({:#x})", stringify!($name), self.addr)
             }
@@ -127,7 +141,7 @@ macro_rules! dev_ptr_common {
 dev_ptr_common!(DevPtr);
 dev_ptr_common!(DevPtrMut);
 
-impl<T> DevPtr<T> {
+impl<T> DevPtr<'_, T> {
     /// The address as a pointer (meaningful on the device only).
     #[inline(always)]
     pub fn as_ptr(self) -> *const T {
@@ -135,7 +149,7 @@ impl<T> DevPtr<T> {
     }
 }
 
-impl<T> DevPtrMut<T> {
+impl<T> DevPtrMut<'_, T> {
     /// The address as a pointer (meaningful on the device only).
     #[inline(always)]
     pub fn as_mut_ptr(self) -> *mut T {
@@ -150,7 +164,11 @@ impl<T> DevPtrMut<T> {
 /// # Safety
 /// Implement only for `#[repr(C)]` structs of integers, floats and device
 /// pointers, with no padding bytes.
-pub unsafe trait KernelArgs: Copy + 'static {}
+pub unsafe trait KernelArgs: Copy {
+    /// The same struct borrowing its buffers for `'b` (a typed kernel
+    /// handle names the struct at `'static` and launches it at any `'b`).
+    type At<'b>: KernelArgs;
+}
 
 /// Shared memory a block may take without asking the driver for more.
 pub const SHARED_DEFAULT_MAX: u32 = 48 * 1024;
@@ -159,19 +177,21 @@ pub const SHARED_DEFAULT_MAX: u32 = 48 * 1024;
 /// checks its size (so that it has no padding) for every value type.
 macro_rules! kernel_args {
     ($($name:ident = $bytes:literal;)*) => {$(
-        impl<T> Clone for $name<T> {
+        impl<T> Clone for $name<'_, T> {
             fn clone(&self) -> Self {
                 *self
             }
         }
-        impl<T> Copy for $name<T> {}
+        impl<T> Copy for $name<'_, T> {}
         // SAFETY: repr(C) of 8-byte device addresses and u64s (or a struct
         // of them made here) followed by u32s (and a zero-sized marker),
         // whose sizes add up to the size asserted below: no padding.
-        unsafe impl<T: 'static> $crate::args::KernelArgs for $name<T> {}
-        const _: () = assert!(core::mem::size_of::<$name<f32>>() == $bytes);
-        const _: () = assert!(core::mem::size_of::<$name<f64>>() == $bytes);
-        const _: () = assert!(core::mem::size_of::<$name<bool>>() == $bytes);
+        unsafe impl<T> $crate::args::KernelArgs for $name<'_, T> {
+            type At<'b> = $name<'b, T>;
+        }
+        const _: () = assert!(core::mem::size_of::<$name<'static, f32>>() == $bytes);
+        const _: () = assert!(core::mem::size_of::<$name<'static, f64>>() == $bytes);
+        const _: () = assert!(core::mem::size_of::<$name<'static, bool>>() == $bytes);
     )*};
 }
 

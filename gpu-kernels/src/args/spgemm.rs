@@ -57,19 +57,19 @@ impl SpgemmPhase {
 /// are `u32` (at most 2³² − 64 entries each).
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpgemmSymbolicArgs<T> {
-    pub a_row_ptr: DevPtr<u32>,
-    pub a_col_idx: DevPtr<u32>,
-    pub b_row_ptr: DevPtr<u32>,
-    pub b_col_idx: DevPtr<u32>,
+pub struct SpgemmSymbolicArgs<'a, T> {
+    pub a_row_ptr: DevPtr<'a, u32>,
+    pub a_col_idx: DevPtr<'a, u32>,
+    pub b_row_ptr: DevPtr<'a, u32>,
+    pub b_col_idx: DevPtr<'a, u32>,
     /// The rows of this class, `n_rows` values.
-    pub rows: DevPtr<u32>,
+    pub rows: DevPtr<'a, u32>,
     /// The length of each row of C (indexed by row).
-    pub row_len: DevPtrMut<u32>,
+    pub row_len: DevPtrMut<'a, u32>,
     /// `spgemm_dense_symbolic`: a slot of `slot_words` presence words for
     /// each block of the grid, zero (and left so), for spans wider than
     /// its shared memory; none when every span fits.
-    pub scratch_flags: DevPtrMut<u32>,
+    pub scratch_flags: DevPtrMut<'a, u32>,
     pub n_rows: u32,
     /// `spgemm_dense_symbolic`: words of each slot.
     pub slot_words: u32,
@@ -94,25 +94,25 @@ pub struct SpgemmSymbolicArgs<T> {
 /// offsets are `u32`, C's `u64`.
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpgemmNumericArgs<T> {
-    pub a_row_ptr: DevPtr<u32>,
-    pub a_col_idx: DevPtr<u32>,
-    pub a_values: DevPtr<T>,
-    pub b_row_ptr: DevPtr<u32>,
-    pub b_col_idx: DevPtr<u32>,
-    pub b_values: DevPtr<T>,
+pub struct SpgemmNumericArgs<'a, T> {
+    pub a_row_ptr: DevPtr<'a, u32>,
+    pub a_col_idx: DevPtr<'a, u32>,
+    pub a_values: DevPtr<'a, T>,
+    pub b_row_ptr: DevPtr<'a, u32>,
+    pub b_col_idx: DevPtr<'a, u32>,
+    pub b_values: DevPtr<'a, T>,
     /// The rows of this class, `n_rows` values.
-    pub rows: DevPtr<u32>,
+    pub rows: DevPtr<'a, u32>,
     /// C's `n + 1` offsets.
-    pub c_row_ptr: DevPtr<u64>,
-    pub c_col_idx: DevPtrMut<u32>,
-    pub c_values: DevPtrMut<T>,
+    pub c_row_ptr: DevPtr<'a, u64>,
+    pub c_col_idx: DevPtrMut<'a, u32>,
+    pub c_values: DevPtrMut<'a, T>,
     /// `spgemm_dense_numeric`: a slot of `slot_words` presence words, zero
     /// between rows (and `32 · slot_words` values), for each block of the
     /// grid, for spans wider than its shared memory; none when every span
     /// fits.
-    pub scratch_flags: DevPtrMut<u32>,
-    pub scratch_values: DevPtrMut<T>,
+    pub scratch_flags: DevPtrMut<'a, u32>,
+    pub scratch_values: DevPtrMut<'a, T>,
     /// The offset in C of `c_col_idx[0]`.
     pub c_base: u64,
     pub n_rows: u32,
@@ -137,13 +137,13 @@ pub struct SpgemmNumericArgs<T> {
 /// numeric phase into the staging area, and each row's length.
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpgemmStageArgs<T> {
+pub struct SpgemmStageArgs<'a, T> {
     /// The numeric phase's arguments, C's being the staging area's: its
     /// offsets (bounds on the rows' lengths) in `c_row_ptr`, its entries
     /// in `c_col_idx` / `c_values`, `c_base` 0.
-    pub entries: SpgemmNumericArgs<T>,
+    pub entries: SpgemmNumericArgs<'a, T>,
     /// The length of each row of C (indexed by row).
-    pub row_len: DevPtrMut<u32>,
+    pub row_len: DevPtrMut<'a, u32>,
 }
 
 /// The staged rows of one class copied to C ([`SpgemmPhase::Unstage`]):
@@ -154,16 +154,16 @@ pub struct SpgemmStageArgs<T> {
 /// C's.
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpgemmUnstageArgs<T> {
+pub struct SpgemmUnstageArgs<'a, T> {
     /// The rows of this class, `n_rows` values.
-    pub rows: DevPtr<u32>,
-    pub stage_ptr: DevPtr<u64>,
-    pub stage_col_idx: DevPtr<u32>,
-    pub stage_values: DevPtr<T>,
+    pub rows: DevPtr<'a, u32>,
+    pub stage_ptr: DevPtr<'a, u64>,
+    pub stage_col_idx: DevPtr<'a, u32>,
+    pub stage_values: DevPtr<'a, T>,
     /// C's `n + 1` offsets.
-    pub c_row_ptr: DevPtr<u64>,
-    pub c_col_idx: DevPtrMut<u32>,
-    pub c_values: DevPtrMut<T>,
+    pub c_row_ptr: DevPtr<'a, u64>,
+    pub c_col_idx: DevPtrMut<'a, u32>,
+    pub c_values: DevPtrMut<'a, T>,
     /// The offset in C of `c_col_idx[0]`.
     pub c_base: u64,
     pub n_rows: u32,
@@ -186,33 +186,33 @@ pub struct SpgemmUnstageArgs<T> {
 /// tile; a longer one may run on through the next tiles.
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpgemmReplayArgs<T> {
-    pub a_values: DevPtr<T>,
-    pub b_values: DevPtr<T>,
+pub struct SpgemmReplayArgs<'a, T> {
+    pub a_values: DevPtr<'a, T>,
+    pub b_values: DevPtr<'a, T>,
     /// `n_tiles × replay_tile(lane)` words.
-    pub words: DevPtr<u32>,
+    pub words: DevPtr<'a, u32>,
     /// Per tile: the number of entries whose lists start before it (the
     /// entry of its first flag, [`replay_entry`]) and its words before its
     /// pads ([`replay_real`]), with [`REPLAY_LONG_TILE`] set on the
     /// tiles listed in `long_tiles`, [`REPLAY_RUNS_ON`] on those whose
     /// last list runs on into the next tile and [`REPLAY_WIDE_TILE`] on
     /// those whose A positions are in `wide_a`.
-    pub tile_entry: DevPtr<u64>,
+    pub tile_entry: DevPtr<'a, u64>,
     /// Per tile: its lowest A position, or, in a wide tile, its place
     /// among the wide tiles.
-    pub tile_a: DevPtr<u32>,
+    pub tile_a: DevPtr<'a, u32>,
     /// The wide tiles' A positions, `replay_tile(lane)` each (a pad's 0).
-    pub wide_a: DevPtr<u32>,
+    pub wide_a: DevPtr<'a, u32>,
     /// Per tile, 32: each lane's [`replay_bounds`] and [`replay_before`].
     /// The host finds them once; the replay, finding them itself from a
     /// flag bit in each word, spent a seventh of its instructions on them.
-    pub lane_flags: DevPtr<u16>,
+    pub lane_flags: DevPtr<'a, u16>,
     /// The tiles whose last list runs on through more than
     /// [`REPLAY_LONG_TILES`] tiles (`n_long`), replayed first, or by a
     /// kernel of their own (`spgemm_replay_long_4`) beside the others.
-    pub long_tiles: DevPtr<u32>,
+    pub long_tiles: DevPtr<'a, u32>,
     /// C's values, `n_entries` of them, overwritten.
-    pub c_values: DevPtrMut<T>,
+    pub c_values: DevPtrMut<'a, T>,
     pub n_entries: u64,
     pub n_tiles: u64,
     pub n_long: u64,
@@ -456,26 +456,26 @@ pub const SCAN_SHARED: u32 = 8 * 33;
 /// are never read.
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpgemmClassifyArgs {
-    pub a_row_ptr: DevPtr<u32>,
-    pub a_col_idx: DevPtr<u32>,
-    pub b_row_ptr: DevPtr<u32>,
-    pub b_col_idx: DevPtr<u32>,
-    pub class: DevPtrMut<u8>,
-    pub row_len: DevPtrMut<u32>,
+pub struct SpgemmClassifyArgs<'a> {
+    pub a_row_ptr: DevPtr<'a, u32>,
+    pub a_col_idx: DevPtr<'a, u32>,
+    pub b_row_ptr: DevPtr<'a, u32>,
+    pub b_col_idx: DevPtr<'a, u32>,
+    pub class: DevPtrMut<'a, u8>,
+    pub row_len: DevPtrMut<'a, u32>,
     /// [`SPGEMM_CLASSES`] counters (classify) or cursors (bin).
-    pub counts: DevPtrMut<u32>,
+    pub counts: DevPtrMut<'a, u32>,
     /// Classify: total products; bin: the row list.
-    pub products: DevPtrMut<u64>,
-    pub rows: DevPtrMut<u32>,
-    pub long_chunks: DevPtrMut<u64>,
-    pub long_count: DevPtrMut<u32>,
-    pub long_products: DevPtrMut<u64>,
-    pub long_span: DevPtrMut<u32>,
+    pub products: DevPtrMut<'a, u64>,
+    pub rows: DevPtrMut<'a, u32>,
+    pub long_chunks: DevPtrMut<'a, u64>,
+    pub long_count: DevPtrMut<'a, u32>,
+    pub long_products: DevPtrMut<'a, u64>,
+    pub long_span: DevPtrMut<'a, u32>,
     /// Classify, unless null: for each row, a bound on its length when it
     /// is `spgemm_short`'s, `spgemm_hash`'s or `spgemm_dense`'s (the fewer
     /// of its products and its span), else 0.
-    pub stage_len: DevPtrMut<u32>,
+    pub stage_len: DevPtrMut<'a, u32>,
     /// A row is giant (class [`SPGEMM_CLASS_GIANT`]) with at least
     /// `giant_products` products and `giant_len` entries of A.
     pub giant_products: u64,
@@ -511,14 +511,14 @@ pub const SPGEMM_GIANT_BATCH: u32 = 32;
 /// longer ones a block each when `long == 1`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
-pub struct SpgemmTransposeArgs {
-    pub b_row_ptr: DevPtr<u32>,
-    pub b_col_idx: DevPtr<u32>,
-    pub col_count: DevPtrMut<u32>,
+pub struct SpgemmTransposeArgs<'a> {
+    pub b_row_ptr: DevPtr<'a, u32>,
+    pub b_col_idx: DevPtr<'a, u32>,
+    pub col_count: DevPtrMut<'a, u32>,
     /// `n_cols + 1` offsets of Bᵀ.
-    pub col_ptr: DevPtr<u64>,
+    pub col_ptr: DevPtr<'a, u64>,
     /// B's entries in column order, `nnz(B)` of them.
-    pub keys: DevPtrMut<u64>,
+    pub keys: DevPtrMut<'a, u64>,
     pub n_rows: u32,
     pub n_cols: u32,
     pub long: u32,
@@ -531,12 +531,12 @@ pub struct SpgemmTransposeArgs {
 /// `clear == 1` it zeroes those `x_mask` words again.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
-pub struct SpgemmGatherArgs {
-    pub a_row_ptr: DevPtr<u32>,
-    pub a_col_idx: DevPtr<u32>,
-    pub rows: DevPtr<u32>,
-    pub x_mask: DevPtrMut<u32>,
-    pub x_pos: DevPtrMut<u32>,
+pub struct SpgemmGatherArgs<'a> {
+    pub a_row_ptr: DevPtr<'a, u32>,
+    pub a_col_idx: DevPtr<'a, u32>,
+    pub rows: DevPtr<'a, u32>,
+    pub x_mask: DevPtrMut<'a, u32>,
+    pub x_pos: DevPtrMut<'a, u32>,
     pub n_batch: u32,
     pub clear: u32,
 }
@@ -550,14 +550,14 @@ pub struct SpgemmGatherArgs {
 /// value is read.
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpgemmGiantSymbolicArgs<T> {
-    pub bt_ptr: DevPtr<u64>,
-    pub bt_keys: DevPtr<u64>,
-    pub x_mask: DevPtr<u32>,
+pub struct SpgemmGiantSymbolicArgs<'a, T> {
+    pub bt_ptr: DevPtr<'a, u64>,
+    pub bt_keys: DevPtr<'a, u64>,
+    pub x_mask: DevPtr<'a, u32>,
     /// The batch's rows, `n_batch` of them.
-    pub rows: DevPtr<u32>,
-    pub out_mask: DevPtrMut<u32>,
-    pub row_len: DevPtrMut<u32>,
+    pub rows: DevPtr<'a, u32>,
+    pub out_mask: DevPtrMut<'a, u32>,
+    pub row_len: DevPtrMut<'a, u32>,
     /// B's columns.
     pub n_cols: u32,
     pub pad: u32,
@@ -573,20 +573,20 @@ pub struct SpgemmGiantSymbolicArgs<T> {
 /// `c_row_ptr[row] − c_base` in `c_col_idx` / `c_values`.
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpgemmGiantNumericArgs<T> {
-    pub a_values: DevPtr<T>,
-    pub b_values: DevPtr<T>,
-    pub bt_ptr: DevPtr<u64>,
-    pub bt_keys: DevPtr<u64>,
-    pub x_mask: DevPtr<u32>,
-    pub x_pos: DevPtr<u32>,
+pub struct SpgemmGiantNumericArgs<'a, T> {
+    pub a_values: DevPtr<'a, T>,
+    pub b_values: DevPtr<'a, T>,
+    pub bt_ptr: DevPtr<'a, u64>,
+    pub bt_keys: DevPtr<'a, u64>,
+    pub x_mask: DevPtr<'a, u32>,
+    pub x_pos: DevPtr<'a, u32>,
     /// The batch's rows, `n_batch` of them.
-    pub rows: DevPtr<u32>,
-    pub out_mask: DevPtrMut<u32>,
-    pub out_values: DevPtrMut<T>,
-    pub c_row_ptr: DevPtr<u64>,
-    pub c_col_idx: DevPtrMut<u32>,
-    pub c_values: DevPtrMut<T>,
+    pub rows: DevPtr<'a, u32>,
+    pub out_mask: DevPtrMut<'a, u32>,
+    pub out_values: DevPtrMut<'a, T>,
+    pub c_row_ptr: DevPtr<'a, u64>,
+    pub c_col_idx: DevPtrMut<'a, u32>,
+    pub c_values: DevPtrMut<'a, T>,
     pub c_base: u64,
     /// B's columns.
     pub n_cols: u32,
@@ -600,10 +600,10 @@ pub struct SpgemmGiantNumericArgs<T> {
 /// written to `output[n]`), `scan_add` (each offset plus its tile's start).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
-pub struct ScanArgs {
-    pub input: DevPtr<u32>,
-    pub output: DevPtrMut<u64>,
-    pub tile_sums: DevPtrMut<u64>,
+pub struct ScanArgs<'a> {
+    pub input: DevPtr<'a, u32>,
+    pub output: DevPtrMut<'a, u64>,
+    pub tile_sums: DevPtrMut<'a, u64>,
     pub n: u32,
     pub n_tiles: u32,
 }
@@ -613,22 +613,30 @@ pub const SCAN_TILE: u32 = 2048;
 /// Threads of a block of the scan kernels.
 pub const SCAN_THREADS: u32 = 256;
 
-impl Clone for SpgemmClassifyArgs {
+impl Clone for SpgemmClassifyArgs<'_> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl Copy for SpgemmClassifyArgs {}
+impl Copy for SpgemmClassifyArgs<'_> {}
 // SAFETY: repr(C): fourteen 8-byte device addresses and a u64, then twelve
 // u32 (48 bytes, a multiple of 8): no padding, as the size check shows.
-unsafe impl KernelArgs for SpgemmClassifyArgs {}
-const _: () = assert!(core::mem::size_of::<SpgemmClassifyArgs>() == 168);
+unsafe impl KernelArgs for SpgemmClassifyArgs<'_> {
+    type At<'b> = SpgemmClassifyArgs<'b>;
+}
+const _: () = assert!(core::mem::size_of::<SpgemmClassifyArgs<'static>>() == 168);
 // SAFETY: repr(C): five 8-byte device addresses and four u32: no padding.
-unsafe impl KernelArgs for SpgemmTransposeArgs {}
-const _: () = assert!(core::mem::size_of::<SpgemmTransposeArgs>() == 56);
+unsafe impl KernelArgs for SpgemmTransposeArgs<'_> {
+    type At<'b> = SpgemmTransposeArgs<'b>;
+}
+const _: () = assert!(core::mem::size_of::<SpgemmTransposeArgs<'static>>() == 56);
 // SAFETY: repr(C): five 8-byte device addresses and two u32: no padding.
-unsafe impl KernelArgs for SpgemmGatherArgs {}
-const _: () = assert!(core::mem::size_of::<SpgemmGatherArgs>() == 48);
+unsafe impl KernelArgs for SpgemmGatherArgs<'_> {
+    type At<'b> = SpgemmGatherArgs<'b>;
+}
+const _: () = assert!(core::mem::size_of::<SpgemmGatherArgs<'static>>() == 48);
 // SAFETY: repr(C): three 8-byte addresses and two u32: no padding.
-unsafe impl KernelArgs for ScanArgs {}
-const _: () = assert!(core::mem::size_of::<ScanArgs>() == 32);
+unsafe impl KernelArgs for ScanArgs<'_> {
+    type At<'b> = ScanArgs<'b>;
+}
+const _: () = assert!(core::mem::size_of::<ScanArgs<'static>>() == 32);

@@ -46,25 +46,25 @@ kernel_args! {
 /// tile wide at a time, so twice as many of them fit in L2).
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpmmBlockArgs<T> {
+pub struct SpmmBlockArgs<'a, T> {
     /// `4 · n_blocks` values, as above; pieces first. 16-byte aligned (a
     /// block's four are one vector load).
-    pub blocks: DevPtr<u32>,
+    pub blocks: DevPtr<'a, u32>,
     /// The row of each entry of A (A in coordinate form, rows sorted).
-    pub rows: DevPtr<u32>,
-    pub col_idx: DevPtr<u32>,
-    pub values: DevPtr<T>,
+    pub rows: DevPtr<'a, u32>,
+    pub col_idx: DevPtr<'a, u32>,
+    pub values: DevPtr<'a, T>,
     /// B, row-major, `k` values a row (16-byte aligned rows in `_vec`).
-    pub b: DevPtr<T>,
+    pub b: DevPtr<'a, T>,
     /// C, row-major `m × k`.
-    pub c: DevPtrMut<T>,
+    pub c: DevPtrMut<'a, T>,
     /// `n_pieces · k` partial sums (unused when there are no pieces).
-    pub partial: DevPtrMut<T>,
+    pub partial: DevPtrMut<'a, T>,
     /// `_fused`: `n_long + 1` offsets into the pieces, a run a long row.
-    pub long_first: DevPtr<u32>,
+    pub long_first: DevPtr<'a, u32>,
     /// `_fused`: `n_long · tiles` counts of finished pieces, all 0 between
     /// launches.
-    pub done: DevPtrMut<u32>,
+    pub done: DevPtrMut<'a, u32>,
     pub n_blocks: u32,
     pub n_pieces: u32,
     pub k: u32,
@@ -91,15 +91,15 @@ pub const SPMM_BLOCK_STAGE: u32 = 32;
 /// `f = long_first[l]`, `e = long_first[l + 1]`.
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpmmFixupArgs<T> {
+pub struct SpmmFixupArgs<'a, T> {
     /// `n_pieces · k` partial sums, row-major.
-    pub partial: DevPtr<T>,
+    pub partial: DevPtr<'a, T>,
     /// C, row-major `m × k`.
-    pub c: DevPtrMut<T>,
+    pub c: DevPtrMut<'a, T>,
     /// The long rows, `n_long` values.
-    pub long_rows: DevPtr<u32>,
+    pub long_rows: DevPtr<'a, u32>,
     /// `n_long + 1` offsets into the pieces.
-    pub long_first: DevPtr<u32>,
+    pub long_first: DevPtr<'a, u32>,
     pub n_long: u32,
     pub k: u32,
 }
@@ -113,12 +113,12 @@ pub struct SpmmFixupArgs<T> {
 /// row order, as the serial engine sums.
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpmmCsrThreadArgs<T> {
-    pub row_ptr: DevPtr<u32>,
-    pub col_idx: DevPtr<u32>,
-    pub values: DevPtr<T>,
-    pub b: DevPtr<T>,
-    pub c: DevPtrMut<T>,
+pub struct SpmmCsrThreadArgs<'a, T> {
+    pub row_ptr: DevPtr<'a, u32>,
+    pub col_idx: DevPtr<'a, u32>,
+    pub values: DevPtr<'a, T>,
+    pub b: DevPtr<'a, T>,
+    pub c: DevPtrMut<'a, T>,
     pub n_rows: u32,
     pub k: u32,
     pub b_row_stride: u32,

@@ -51,17 +51,17 @@ kernel_args! {
 /// at most 2³² − 64 stored entries (so a warp's `k + 32` cannot wrap).
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpmvCsrArgs<T> {
+pub struct SpmvCsrArgs<'a, T> {
     /// `n_rows + 1` offsets into `col_idx` and `values`.
-    pub row_ptr: DevPtr<u32>,
+    pub row_ptr: DevPtr<'a, u32>,
     /// Column of each stored entry, sorted within a row.
-    pub col_idx: DevPtr<u32>,
+    pub col_idx: DevPtr<'a, u32>,
     /// Value of each stored entry.
-    pub values: DevPtr<T>,
+    pub values: DevPtr<'a, T>,
     /// The dense input vector, `n_cols` entries.
-    pub x: DevPtr<T>,
+    pub x: DevPtr<'a, T>,
     /// The dense output vector, `n_rows` entries.
-    pub y: DevPtrMut<T>,
+    pub y: DevPtrMut<'a, T>,
     pub n_rows: u32,
     /// Length of `x`; the kernels do not read it (it lets a debugging kernel
     /// check column indices).
@@ -88,26 +88,26 @@ pub struct SpmvCsrArgs<T> {
 /// order. `y` is overwritten.
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpmvCsrAdaptiveArgs<T> {
+pub struct SpmvCsrAdaptiveArgs<'a, T> {
     /// `n_rows + 1` offsets into `col_idx` and `values`.
-    pub row_ptr: DevPtr<u32>,
+    pub row_ptr: DevPtr<'a, u32>,
     /// Column of each stored entry.
-    pub col_idx: DevPtr<u32>,
+    pub col_idx: DevPtr<'a, u32>,
     /// Value of each stored entry.
-    pub values: DevPtr<T>,
+    pub values: DevPtr<'a, T>,
     /// The dense input vector.
-    pub x: DevPtr<T>,
+    pub x: DevPtr<'a, T>,
     /// The dense output vector, `n_rows` entries, overwritten.
-    pub y: DevPtrMut<T>,
+    pub y: DevPtrMut<'a, T>,
     /// `n_blocks + 1` bounds, each two words: a row and the entry the
     /// block starts at (the row's first, except inside a long row), from
     /// `0, 0` to `n_rows, nnz`.
-    pub blocks: DevPtr<u32>,
+    pub blocks: DevPtr<'a, u32>,
     /// A partial sum for each block that is a piece of a long row.
-    pub partial: DevPtrMut<T>,
+    pub partial: DevPtrMut<'a, T>,
     /// A count for each long row, at the slot of its first piece: zero
     /// before the launch, and again after it.
-    pub done: DevPtrMut<u32>,
+    pub done: DevPtrMut<'a, u32>,
     pub n_blocks: u32,
     /// Entries a block may hold, and the length of a long row's pieces: the
     /// shared-memory staging area is `block_nnz` values (and at least
@@ -144,25 +144,25 @@ pub struct SpmvCsrAdaptiveArgs<T> {
 /// before the launch do not matter either.
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpmvCsrMergeArgs<T> {
+pub struct SpmvCsrMergeArgs<'a, T> {
     /// `n_rows + 1` offsets into `col_idx` and `values`.
-    pub row_ptr: DevPtr<u32>,
+    pub row_ptr: DevPtr<'a, u32>,
     /// Column of each stored entry.
-    pub col_idx: DevPtr<u32>,
+    pub col_idx: DevPtr<'a, u32>,
     /// Value of each stored entry.
-    pub values: DevPtr<T>,
+    pub values: DevPtr<'a, T>,
     /// The dense input vector.
-    pub x: DevPtr<T>,
+    pub x: DevPtr<'a, T>,
     /// The dense output vector, `n_rows` entries, overwritten.
-    pub y: DevPtrMut<T>,
+    pub y: DevPtrMut<'a, T>,
     /// `n_parts` slots: the row each part left unfinished, or `n_rows`.
-    pub carry_row: DevPtrMut<u32>,
+    pub carry_row: DevPtrMut<'a, u32>,
     /// `n_parts` slots: each part's partial sum of its unfinished row.
-    pub carry_val: DevPtrMut<T>,
+    pub carry_val: DevPtrMut<'a, T>,
     /// `n_parts + 1` rows: that of each part's first item (diagonal
     /// `p · items_per_part`, [`crate::merge_path::search`]), found once
     /// when the matrix is planned; the last is `n_rows`.
-    pub part_rows: DevPtr<u32>,
+    pub part_rows: DevPtr<'a, u32>,
     pub n_rows: u32,
     /// Stored entries: `row_ptr[n_rows]`.
     pub nnz: u32,
@@ -175,7 +175,7 @@ pub struct SpmvCsrMergeArgs<T> {
     pub items_per_part: u32,
 }
 
-impl<T> SpmvCsrMergeArgs<T> {
+impl<T> SpmvCsrMergeArgs<'_, T> {
     /// The number of parts (warps, carry slots) that cover the merge of a
     /// CSR with `n_rows` rows and `nnz` entries: `⌈(n_rows + nnz) / items_per_part⌉`,
     /// or `None` when `items_per_part` is not a positive multiple of 32.
@@ -218,17 +218,17 @@ impl<T> SpmvCsrMergeArgs<T> {
 /// come in any order, duplicates included.
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpmvCooArgs<T> {
+pub struct SpmvCooArgs<'a, T> {
     /// Row of each stored entry.
-    pub row_idx: DevPtr<u32>,
+    pub row_idx: DevPtr<'a, u32>,
     /// Column of each stored entry.
-    pub col_idx: DevPtr<u32>,
+    pub col_idx: DevPtr<'a, u32>,
     /// Value of each stored entry.
-    pub values: DevPtr<T>,
+    pub values: DevPtr<'a, T>,
     /// The dense input vector.
-    pub x: DevPtr<T>,
+    pub x: DevPtr<'a, T>,
     /// The dense output vector, `n_rows` entries, updated in place.
-    pub y: DevPtrMut<T>,
+    pub y: DevPtrMut<'a, T>,
     /// Number of stored entries.
     pub nnz: u32,
     pub n_rows: u32,
@@ -239,15 +239,15 @@ pub struct SpmvCooArgs<T> {
 /// (its value is never read). `y` is overwritten.
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpmvEllArgs<T> {
+pub struct SpmvEllArgs<'a, T> {
     /// `width * n_rows` columns, column-major.
-    pub col_idx: DevPtr<u32>,
+    pub col_idx: DevPtr<'a, u32>,
     /// `width * n_rows` values, column-major.
-    pub values: DevPtr<T>,
+    pub values: DevPtr<'a, T>,
     /// The dense input vector.
-    pub x: DevPtr<T>,
+    pub x: DevPtr<'a, T>,
     /// The dense output vector, `n_rows` entries, overwritten.
-    pub y: DevPtrMut<T>,
+    pub y: DevPtrMut<'a, T>,
     pub n_rows: u32,
     /// Slots per row: the longest row's length.
     pub width: u32,
@@ -261,15 +261,15 @@ pub struct SpmvEllArgs<T> {
 /// overwritten.
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpmvEllNearArgs<T> {
+pub struct SpmvEllNearArgs<'a, T> {
     /// Biased column offsets, at [`ell_near_slot`].
-    pub offsets: DevPtr<u16>,
+    pub offsets: DevPtr<'a, u16>,
     /// Values, at [`ell_near_slot`].
-    pub values: DevPtr<T>,
+    pub values: DevPtr<'a, T>,
     /// The dense input vector.
-    pub x: DevPtr<T>,
+    pub x: DevPtr<'a, T>,
     /// The dense output vector, `n_rows` entries, overwritten.
-    pub y: DevPtrMut<T>,
+    pub y: DevPtrMut<'a, T>,
     pub n_rows: u32,
     /// Slots per row: the longest row's length.
     pub width: u32,
@@ -283,21 +283,21 @@ pub struct SpmvEllNearArgs<T> {
 /// column [`ELL_PAD`]. `y` is overwritten.
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpmvSellArgs<T> {
+pub struct SpmvSellArgs<'a, T> {
     /// `n_rows` entries: `perm[p]` is the original row at sorted position `p`.
-    pub perm: DevPtr<u32>,
+    pub perm: DevPtr<'a, u32>,
     /// `n_slices + 1` offsets into `col_idx` and `values`.
-    pub slice_ptr: DevPtr<u32>,
+    pub slice_ptr: DevPtr<'a, u32>,
     /// `n_slices` widths: slots per row in each slice.
-    pub slice_width: DevPtr<u32>,
+    pub slice_width: DevPtr<'a, u32>,
     /// Columns, slice by slice, each slice column-major.
-    pub col_idx: DevPtr<u32>,
+    pub col_idx: DevPtr<'a, u32>,
     /// Values, laid out as `col_idx`.
-    pub values: DevPtr<T>,
+    pub values: DevPtr<'a, T>,
     /// The dense input vector.
-    pub x: DevPtr<T>,
+    pub x: DevPtr<'a, T>,
     /// The dense output vector, `n_rows` entries (original order), overwritten.
-    pub y: DevPtrMut<T>,
+    pub y: DevPtrMut<'a, T>,
     pub n_rows: u32,
     /// Slice height `C ≥ 1`.
     pub c: u32,
@@ -318,19 +318,19 @@ pub struct SpmvSellArgs<T> {
 /// overwritten.
 #[repr(C)]
 #[derive(Debug)]
-pub struct SpmvBsrArgs<T> {
+pub struct SpmvBsrArgs<'a, T> {
     /// `⌈n_rows / b⌉ + 1` offsets into `block_col` and `masks` (in blocks).
-    pub block_row_ptr: DevPtr<u32>,
+    pub block_row_ptr: DevPtr<'a, u32>,
     /// Block column of each block, increasing within a block row.
-    pub block_col: DevPtr<u32>,
+    pub block_col: DevPtr<'a, u32>,
     /// `b * b` values per block, row-major.
-    pub values: DevPtr<T>,
+    pub values: DevPtr<'a, T>,
     /// One occupancy mask per block.
-    pub masks: DevPtr<u64>,
+    pub masks: DevPtr<'a, u64>,
     /// The dense input vector, `n_cols` entries.
-    pub x: DevPtr<T>,
+    pub x: DevPtr<'a, T>,
     /// The dense output vector, `n_rows` entries, overwritten.
-    pub y: DevPtrMut<T>,
+    pub y: DevPtrMut<'a, T>,
     pub n_rows: u32,
     pub n_cols: u32,
     /// Block size, `1 ..= 8`.
@@ -344,7 +344,7 @@ mod tests {
 
     #[test]
     fn merge_parts_cover_every_item() {
-        type A = SpmvCsrMergeArgs<f32>;
+        type A = SpmvCsrMergeArgs<'static, f32>;
         assert_eq!(A::parts(0, 0, 256), Some(0));
         assert_eq!(A::parts(1, 0, 256), Some(1));
         assert_eq!(A::parts(100, 156, 256), Some(1));

@@ -2,15 +2,17 @@
 //! narrowed, buffers compared, dense transposes, CSR to ELL), not stamped
 //! per semiring.
 
+use core::marker::PhantomData;
+
 use super::{DevPtr, DevPtrMut, KernelArgs};
 
 /// `narrow_offsets`: `output[i] = input[i]` for `i < n`, `u64` offsets
 /// narrowed to `u32` (the host has checked that the last fits).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
-pub struct NarrowArgs {
-    pub input: DevPtr<u64>,
-    pub output: DevPtrMut<u32>,
+pub struct NarrowArgs<'a> {
+    pub input: DevPtr<'a, u64>,
+    pub output: DevPtrMut<'a, u32>,
     pub n: u64,
 }
 
@@ -18,10 +20,10 @@ pub struct NarrowArgs {
 /// (and leaves it alone otherwise): equality of two device buffers.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
-pub struct CompareArgs {
-    pub a: DevPtr<u32>,
-    pub b: DevPtr<u32>,
-    pub differ: DevPtrMut<u32>,
+pub struct CompareArgs<'a> {
+    pub a: DevPtr<'a, u32>,
+    pub b: DevPtr<'a, u32>,
+    pub differ: DevPtrMut<'a, u32>,
     pub n: u64,
 }
 
@@ -30,9 +32,9 @@ pub struct CompareArgs {
 /// `output`: a column-major operand to row-major and back.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
-pub struct TransposeArgs {
-    pub input: DevPtr<u8>,
-    pub output: DevPtrMut<u8>,
+pub struct TransposeArgs<'a> {
+    pub input: DevPtr<'a, u8>,
+    pub output: DevPtrMut<'a, u8>,
     pub rows: u32,
     pub cols: u32,
 }
@@ -47,13 +49,13 @@ pub struct TransposeArgs {
 /// `u32`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
-pub struct CsrToEllArgs {
-    pub row_ptr: DevPtr<u32>,
-    pub col_idx: DevPtr<u32>,
-    pub values: DevPtr<u8>,
+pub struct CsrToEllArgs<'a> {
+    pub row_ptr: DevPtr<'a, u32>,
+    pub col_idx: DevPtr<'a, u32>,
+    pub values: DevPtr<'a, u8>,
     /// `u32` columns (`csr_to_ell_*`) or `u16` offsets (`csr_to_ell_near_*`).
-    pub ell_columns: DevPtrMut<u8>,
-    pub ell_values: DevPtrMut<u8>,
+    pub ell_columns: DevPtrMut<'a, u8>,
+    pub ell_values: DevPtrMut<'a, u8>,
     pub n_rows: u32,
     pub width: u32,
 }
@@ -63,25 +65,47 @@ pub struct CsrToEllArgs {
 pub const TRANSPOSE_THREADS: u32 = 256;
 
 // SAFETY: repr(C): two 8-byte addresses and two u32: no padding.
-unsafe impl KernelArgs for TransposeArgs {}
-const _: () = assert!(core::mem::size_of::<TransposeArgs>() == 24);
+unsafe impl KernelArgs for TransposeArgs<'_> {
+    type At<'b> = TransposeArgs<'b>;
+}
+const _: () = assert!(core::mem::size_of::<TransposeArgs<'static>>() == 24);
 // SAFETY: repr(C): five 8-byte addresses and two u32: no padding.
-unsafe impl KernelArgs for CsrToEllArgs {}
-const _: () = assert!(core::mem::size_of::<CsrToEllArgs>() == 48);
+unsafe impl KernelArgs for CsrToEllArgs<'_> {
+    type At<'b> = CsrToEllArgs<'b>;
+}
+const _: () = assert!(core::mem::size_of::<CsrToEllArgs<'static>>() == 48);
 // SAFETY: repr(C) of 8-byte fields: no padding.
-unsafe impl KernelArgs for NarrowArgs {}
-const _: () = assert!(core::mem::size_of::<NarrowArgs>() == 24);
+unsafe impl KernelArgs for NarrowArgs<'_> {
+    type At<'b> = NarrowArgs<'b>;
+}
+const _: () = assert!(core::mem::size_of::<NarrowArgs<'static>>() == 24);
 // SAFETY: repr(C) of 8-byte fields: no padding.
-unsafe impl KernelArgs for CompareArgs {}
-const _: () = assert!(core::mem::size_of::<CompareArgs>() == 32);
+unsafe impl KernelArgs for CompareArgs<'_> {
+    type At<'b> = CompareArgs<'b>;
+}
+const _: () = assert!(core::mem::size_of::<CompareArgs<'static>>() == 32);
 
 /// The argument of the `spin_ns` utility kernel: how long to hold the
-/// stream, in nanoseconds of the GPU's global timer.
+/// stream, in nanoseconds of the GPU's global timer. It borrows nothing;
+/// the lifetime is every argument struct's, for the handles.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
-pub struct SpinArgs {
+pub struct SpinArgs<'a> {
     pub ns: u64,
+    pub borrows: PhantomData<&'a ()>,
+}
+
+impl SpinArgs<'_> {
+    /// Holds the stream `ns` nanoseconds.
+    pub const fn new(ns: u64) -> Self {
+        SpinArgs {
+            ns,
+            borrows: PhantomData,
+        }
+    }
 }
 
 // SAFETY: repr(C), one u64: no padding.
-unsafe impl KernelArgs for SpinArgs {}
+unsafe impl KernelArgs for SpinArgs<'_> {
+    type At<'b> = SpinArgs<'b>;
+}

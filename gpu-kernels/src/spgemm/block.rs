@@ -219,7 +219,7 @@ unsafe fn sort_keys(keys: *mut u64, m: u32) {
 /// # Safety
 /// As [`spgemm_warp`](super::spgemm_warp), with at most [`SPGEMM_BLOCK_MAX`] products.
 #[inline(always)]
-pub unsafe fn spgemm_block<S: Semiring>(args: impl RowsArgs<S::Value>) {
+pub unsafe fn spgemm_block<'a, S: Semiring>(args: impl RowsArgs<'a, S::Value>) {
     require(block_dim_x().is_multiple_of(WARP_SIZE));
     let a = args.rows();
     let space = SortSpace::at(shared::dynamic::<u8>(), SPGEMM_BLOCK_MAX);

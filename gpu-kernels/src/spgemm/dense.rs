@@ -63,7 +63,7 @@ const DENSE_WALK_IN_FLIGHT: usize = 4;
 /// The phase's struct valid; listed rows have ≥ 1 product;
 /// `slot_words ≥ ⌈B's columns / 32⌉ + 1`, the slots' words zero.
 #[inline(always)]
-pub unsafe fn spgemm_dense<S: Semiring>(args: impl RowsArgs<S::Value>)
+pub unsafe fn spgemm_dense<'a, S: Semiring>(args: impl RowsArgs<'a, S::Value>)
 where
     S::Value: Shuffle,
 {

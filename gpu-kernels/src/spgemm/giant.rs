@@ -38,38 +38,38 @@ use super::scan::block_exclusive_scan;
 /// The argument struct of one phase of the giant rows' kernels
 /// ([`SpgemmGiantSymbolicArgs`], [`SpgemmGiantNumericArgs`]), which they
 /// read through [`Giant`], each entry point compiled for its phase.
-pub trait GiantArgs<T>: Copy {
+pub trait GiantArgs<'a, T>: Copy {
     /// The struct as the kernels read it.
-    fn giant(self) -> Giant<T>;
+    fn giant(self) -> Giant<'a, T>;
 }
 
 /// What the giant rows' kernels read in either phase: the phase's
 /// struct, the fields it lacks null or zero (never read in it), and the
 /// phase, a constant of the entry point.
 #[derive(Clone, Copy)]
-pub struct Giant<T> {
+pub struct Giant<'a, T> {
     /// [`SpgemmPhase::Symbolic`] or [`SpgemmPhase::Numeric`].
     pub phase: SpgemmPhase,
-    a_values: DevPtr<T>,
-    b_values: DevPtr<T>,
-    bt_ptr: DevPtr<u64>,
-    bt_keys: DevPtr<u64>,
-    x_mask: DevPtr<u32>,
-    x_pos: DevPtr<u32>,
-    rows: DevPtr<u32>,
-    out_mask: DevPtrMut<u32>,
-    out_values: DevPtrMut<T>,
-    row_len: DevPtrMut<u32>,
-    c_row_ptr: DevPtr<u64>,
-    c_col_idx: DevPtrMut<u32>,
-    c_values: DevPtrMut<T>,
+    a_values: DevPtr<'a, T>,
+    b_values: DevPtr<'a, T>,
+    bt_ptr: DevPtr<'a, u64>,
+    bt_keys: DevPtr<'a, u64>,
+    x_mask: DevPtr<'a, u32>,
+    x_pos: DevPtr<'a, u32>,
+    rows: DevPtr<'a, u32>,
+    out_mask: DevPtrMut<'a, u32>,
+    out_values: DevPtrMut<'a, T>,
+    row_len: DevPtrMut<'a, u32>,
+    c_row_ptr: DevPtr<'a, u64>,
+    c_col_idx: DevPtrMut<'a, u32>,
+    c_values: DevPtrMut<'a, T>,
     c_base: u64,
     n_cols: u32,
 }
 
-impl<T> GiantArgs<T> for SpgemmGiantSymbolicArgs<T> {
+impl<'a, T> GiantArgs<'a, T> for SpgemmGiantSymbolicArgs<'a, T> {
     #[inline(always)]
-    fn giant(self) -> Giant<T> {
+    fn giant(self) -> Giant<'a, T> {
         Giant {
             phase: SpgemmPhase::Symbolic,
             a_values: DevPtr::null(),
@@ -91,9 +91,9 @@ impl<T> GiantArgs<T> for SpgemmGiantSymbolicArgs<T> {
     }
 }
 
-impl<T> GiantArgs<T> for SpgemmGiantNumericArgs<T> {
+impl<'a, T> GiantArgs<'a, T> for SpgemmGiantNumericArgs<'a, T> {
     #[inline(always)]
-    fn giant(self) -> Giant<T> {
+    fn giant(self) -> Giant<'a, T> {
         Giant {
             phase: SpgemmPhase::Numeric,
             a_values: self.a_values,
@@ -301,7 +301,7 @@ pub unsafe extern "ptx-kernel" fn spgemm_giant_gather(a: SpgemmGatherArgs) {
 /// After [`spgemm_giant_gather`] of this batch; Bᵀ sorted; `out_mask`
 /// `n_cols` words, `out_values` `32 · n_cols` values.
 #[inline(always)]
-pub unsafe fn spgemm_giant_columns<S: Semiring>(args: impl GiantArgs<S::Value>)
+pub unsafe fn spgemm_giant_columns<'a, S: Semiring>(args: impl GiantArgs<'a, S::Value>)
 where
     S::Value: Shuffle,
 {
@@ -385,7 +385,7 @@ where
 /// # Safety
 /// After [`spgemm_giant_columns`] of this batch and phase.
 #[inline(always)]
-pub unsafe fn spgemm_giant_rows<S: Semiring>(args: impl GiantArgs<S::Value>) {
+pub unsafe fn spgemm_giant_rows<'a, S: Semiring>(args: impl GiantArgs<'a, S::Value>) {
     let a = args.giant();
     let (r, tid) = (block_idx_x(), thread_idx_x());
     let n = a.n_cols;

@@ -53,7 +53,7 @@ const HASH_WALK_IN_FLIGHT: usize = 1;
 /// The phase's struct valid; the listed rows have ≥ 2 entries of A and
 /// fit the table.
 #[inline(always)]
-pub unsafe fn spgemm_hash<S: Semiring>(args: impl RowsArgs<S::Value>)
+pub unsafe fn spgemm_hash<'a, S: Semiring>(args: impl RowsArgs<'a, S::Value>)
 where
     S::Value: Shuffle,
 {

@@ -320,7 +320,7 @@ where
 /// The phase's struct valid; the listed rows have ≥ 2 entries of A and
 /// at most [`SPGEMM_WARP_MAX`] products.
 #[inline(always)]
-pub unsafe fn spgemm_warp<S: Semiring>(args: impl RowsArgs<S::Value>)
+pub unsafe fn spgemm_warp<'a, S: Semiring>(args: impl RowsArgs<'a, S::Value>)
 where
     S::Value: Shuffle,
 {
@@ -353,7 +353,7 @@ where
 /// The phase's struct valid; the listed rows have at most 32 entries of
 /// A and [`SPGEMM_SHORT_MAX`] products.
 #[inline(always)]
-pub unsafe fn spgemm_short<S: Semiring>(args: impl RowsArgs<S::Value>)
+pub unsafe fn spgemm_short<'a, S: Semiring>(args: impl RowsArgs<'a, S::Value>)
 where
     S::Value: Shuffle,
 {

@@ -48,11 +48,11 @@ unsafe fn read_words<const N: usize>(words: *const u32, p: usize) -> [u32; N] {
 }
 
 /// A plan's lists as the replay reads them.
-pub(super) struct ReplayLists<T> {
-    pub(super) a: SpgemmReplayArgs<T>,
+pub(super) struct ReplayLists<'a, T> {
+    pub(super) a: SpgemmReplayArgs<'a, T>,
 }
 
-impl<T: Copy> ReplayLists<T> {
+impl<T: Copy> ReplayLists<'_, T> {
     /// The A positions of a lane's words `ws`, its `N` from word `p` of a
     /// tile (of `32 × N`) whose `tile_entry` is `info` and `tile_a` `base`:
     /// `base` plus the offset packed in each word, or, in a

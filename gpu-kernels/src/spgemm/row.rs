@@ -16,32 +16,32 @@ use super::scan::warp_inclusive_scan;
 /// numeric, staging), which the kernels read through [`Rows`]: one body
 /// per class serves every phase, and each phase's entry point is compiled
 /// with its phase a constant, so that it carries no other phase's code.
-pub trait RowsArgs<T>: Copy {
+pub trait RowsArgs<'a, T>: Copy {
     /// The struct as the kernels read it.
-    fn rows(self) -> Rows<T>;
+    fn rows(self) -> Rows<'a, T>;
 }
 
 /// What a row kernel reads in any phase: the phase's argument struct, the
 /// fields that phase lacks null or zero (never read in it, the phase
 /// being [`Rows::phase`]), and the phase, a constant of the entry point.
 #[derive(Clone, Copy)]
-pub struct Rows<T> {
+pub struct Rows<'a, T> {
     /// The phase: never [`SpgemmPhase::Unstage`], whose kernels read
     /// their struct as it is.
     pub phase: SpgemmPhase,
-    pub(super) a_row_ptr: DevPtr<u32>,
-    pub(super) a_col_idx: DevPtr<u32>,
-    pub(super) a_values: DevPtr<T>,
-    pub(super) b_row_ptr: DevPtr<u32>,
-    pub(super) b_col_idx: DevPtr<u32>,
-    pub(super) b_values: DevPtr<T>,
-    pub(super) rows: DevPtr<u32>,
-    pub(super) row_len: DevPtrMut<u32>,
-    pub(super) c_row_ptr: DevPtr<u64>,
-    pub(super) c_col_idx: DevPtrMut<u32>,
-    pub(super) c_values: DevPtrMut<T>,
-    pub(super) scratch_flags: DevPtrMut<u32>,
-    pub(super) scratch_values: DevPtrMut<T>,
+    pub(super) a_row_ptr: DevPtr<'a, u32>,
+    pub(super) a_col_idx: DevPtr<'a, u32>,
+    pub(super) a_values: DevPtr<'a, T>,
+    pub(super) b_row_ptr: DevPtr<'a, u32>,
+    pub(super) b_col_idx: DevPtr<'a, u32>,
+    pub(super) b_values: DevPtr<'a, T>,
+    pub(super) rows: DevPtr<'a, u32>,
+    pub(super) row_len: DevPtrMut<'a, u32>,
+    pub(super) c_row_ptr: DevPtr<'a, u64>,
+    pub(super) c_col_idx: DevPtrMut<'a, u32>,
+    pub(super) c_values: DevPtrMut<'a, T>,
+    pub(super) scratch_flags: DevPtrMut<'a, u32>,
+    pub(super) scratch_values: DevPtrMut<'a, T>,
     pub(super) c_base: u64,
     pub(super) n_rows: u32,
     pub(super) slot_words: u32,
@@ -50,9 +50,9 @@ pub struct Rows<T> {
     pub(super) shared_values: u32,
 }
 
-impl<T> RowsArgs<T> for SpgemmSymbolicArgs<T> {
+impl<'a, T> RowsArgs<'a, T> for SpgemmSymbolicArgs<'a, T> {
     #[inline(always)]
-    fn rows(self) -> Rows<T> {
+    fn rows(self) -> Rows<'a, T> {
         Rows {
             phase: SpgemmPhase::Symbolic,
             a_row_ptr: self.a_row_ptr,
@@ -78,9 +78,9 @@ impl<T> RowsArgs<T> for SpgemmSymbolicArgs<T> {
     }
 }
 
-impl<T> RowsArgs<T> for SpgemmNumericArgs<T> {
+impl<'a, T> RowsArgs<'a, T> for SpgemmNumericArgs<'a, T> {
     #[inline(always)]
-    fn rows(self) -> Rows<T> {
+    fn rows(self) -> Rows<'a, T> {
         Rows {
             phase: SpgemmPhase::Numeric,
             a_row_ptr: self.a_row_ptr,
@@ -106,9 +106,9 @@ impl<T> RowsArgs<T> for SpgemmNumericArgs<T> {
     }
 }
 
-impl<T> RowsArgs<T> for SpgemmStageArgs<T> {
+impl<'a, T> RowsArgs<'a, T> for SpgemmStageArgs<'a, T> {
     #[inline(always)]
-    fn rows(self) -> Rows<T> {
+    fn rows(self) -> Rows<'a, T> {
         Rows {
             phase: SpgemmPhase::Stage,
             row_len: self.row_len,

@@ -64,7 +64,7 @@ where
     let lane = lane_id();
     // This warp's stage: its part's row ends, slot `i - lo` for row `i`,
     // then the products of its entries, slot `k + k/32` for its `k`th.
-    type M<T> = SpmvCsrMergeArgs<T>;
+    type M<T> = SpmvCsrMergeArgs<'static, T>;
     let bytes = M::<S::Value>::stage_bytes(a.items_per_part, size_of::<S::Value>() as u32);
     let row_slots = M::<S::Value>::stage_row_slots(a.items_per_part) as usize;
     // SAFETY: the launch gives `stage_bytes` a warp; the products start

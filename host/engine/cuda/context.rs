@@ -439,22 +439,22 @@ impl Gpu {
             .map_err(|e| self.run_error("running the queued kernels", e))
     }
 
-    /// The device address of a buffer, for a kernel argument struct. An
-    /// address, like `<[T]>::as_ptr`: making one is safe, and a launch
-    /// that hands it to a kernel is `unsafe` with the buffer's liveness in
-    /// its contract (see [`Gpu::launch`]). `DevPtr` cannot borrow the
-    /// buffer, since the kernels' argument structs are plain data that the
-    /// device build shares.
-    pub fn ptr<T>(&self, buf: &CudaSlice<T>) -> DevPtr<T> {
+    /// The device address of a buffer, for a kernel argument struct,
+    /// borrowing the buffer: it cannot be dropped or written through
+    /// [`Gpu::ptr_mut`] while the struct holding the address lives, so it
+    /// is alive when the launch is queued (dropping it after frees it in
+    /// stream order, once the kernel has run).
+    pub fn ptr<'b, T>(&self, buf: &'b CudaSlice<T>) -> DevPtr<'b, T> {
         // Event tracking is off, so the guard records nothing.
         let (addr, _guard) = buf.device_ptr(&self.stream);
         // SAFETY: the address of `buf`, a live allocation of this context
-        // holding `buf.len()` elements.
+        // holding `buf.len()` elements, borrowed for `'b`.
         unsafe { DevPtr::new(addr) }
     }
 
-    /// The device address of a buffer a kernel writes (see [`Gpu::ptr`]).
-    pub fn ptr_mut<T>(&self, buf: &mut CudaSlice<T>) -> DevPtrMut<T> {
+    /// The device address of a buffer a kernel writes, borrowing it
+    /// exclusively (see [`Gpu::ptr`]).
+    pub fn ptr_mut<'b, T>(&self, buf: &'b mut CudaSlice<T>) -> DevPtrMut<'b, T> {
         let (addr, _guard) = buf.device_ptr_mut(&self.stream);
         // SAFETY: as in `ptr`.
         unsafe { DevPtrMut::new(addr) }
@@ -464,21 +464,11 @@ impl Gpu {
     ///
     /// Panics if `start > buf.len()`.
     #[track_caller]
-    pub(crate) fn ptr_at<T>(&self, buf: &CudaSlice<T>, start: usize) -> DevPtr<T> {
+    pub(crate) fn ptr_at<'b, T>(&self, buf: &'b CudaSlice<T>, start: usize) -> DevPtr<'b, T> {
         assert!(start <= buf.len(), "start > buf.len()");
         let addr = self.ptr(buf).addr() + (start * size_of::<T>()) as u64;
         // SAFETY: within `buf`, `buf.len() - start` elements before its end.
         unsafe { DevPtr::new(addr) }
-    }
-
-    /// The device address of `buf[start..]` for a kernel to write (see
-    /// [`Gpu::ptr`]). Panics if `start > buf.len()`.
-    #[track_caller]
-    pub(crate) fn ptr_mut_at<T>(&self, buf: &mut CudaSlice<T>, start: usize) -> DevPtrMut<T> {
-        assert!(start <= buf.len(), "start > buf.len()");
-        let addr = self.ptr_mut(buf).addr() + (start * size_of::<T>()) as u64;
-        // SAFETY: as in `ptr_at`.
-        unsafe { DevPtrMut::new(addr) }
     }
 
     /// The kernel `name`, loaded on first use as a module of its own and

@@ -138,7 +138,7 @@ pub fn count_triangles_on_device<T>(
         return Ok(None);
     }
     let mut lengths = gpu.output::<u32>(n as usize)?;
-    let mut args = TriangleLowerArgs {
+    let args = TriangleLowerArgs {
         row_ptr: gpu.ptr(&a.row_ptr),
         col_idx: gpu.ptr(&a.col_idx),
         lengths: gpu.ptr_mut(&mut lengths),
@@ -158,9 +158,16 @@ pub fn count_triangles_on_device<T>(
         return Ok(Some((0, 0)));
     }
     let (mut col_idx, mut rows) = (gpu.output::<u32>(edges)?, gpu.output::<u32>(edges)?);
-    args.l_row_ptr = gpu.ptr(&row_ptr);
-    args.l_col_idx = gpu.ptr_mut(&mut col_idx);
-    args.l_rows = gpu.ptr_mut(&mut rows);
+    let args = TriangleLowerArgs {
+        row_ptr: gpu.ptr(&a.row_ptr),
+        col_idx: gpu.ptr(&a.col_idx),
+        lengths: gpu.ptr_mut(&mut lengths),
+        l_row_ptr: gpu.ptr(&row_ptr),
+        l_col_idx: gpu.ptr_mut(&mut col_idx),
+        l_rows: gpu.ptr_mut(&mut rows),
+        n,
+        by_degree: u32::from(by_degree),
+    };
     // SAFETY: as above, `row_ptr` the exclusive scan of the lengths just
     // written, `col_idx` and `rows` of its total; a warp a row.
     unsafe { gpu.launch_threads(utility::triangle_lower_fill(), warps, args)? };

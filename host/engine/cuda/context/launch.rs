@@ -28,7 +28,9 @@ impl Gpu {
     ///   counts in `args` and the geometry, addresses a buffer of this
     ///   [`Gpu`] holding at least the elements the kernel reads or writes
     ///   through it, and that buffer is alive when the launch is queued
-    ///   (dropping a buffer frees it in stream order, after the kernel);
+    ///   (dropping a buffer frees it in stream order, after the kernel; a
+    ///   pointer of [`Gpu::ptr`] or [`Gpu::ptr_mut`] borrows its buffer, so
+    ///   the compiler checks this part for it);
     /// - the index data the kernel follows (offsets, columns, row lists,
     ///   classes) holds what the kernel's documentation requires (sorted,
     ///   in range), and values are valid for their type (a `bool` is 0 or 1);
@@ -43,7 +45,7 @@ impl Gpu {
         grid: u32,
         block: u32,
         shared: u32,
-        args: K::Args,
+        args: K::Args<'_>,
     ) -> Result<()> {
         // SAFETY: the caller's.
         unsafe { self.launch_on(&self.stream, kernel, grid, block, shared, args) }
@@ -66,7 +68,7 @@ impl Gpu {
         grid: u32,
         block: u32,
         shared: u32,
-        args: K::Args,
+        args: K::Args<'_>,
         beside: impl FnOnce() -> Result<()>,
     ) -> Result<()> {
         let ordered = |what: &str, e| driver(&format!("ordering the streams ({what})"), e);
@@ -97,7 +99,7 @@ impl Gpu {
         grid: u32,
         block: u32,
         shared: u32,
-        args: K::Args,
+        args: K::Args<'_>,
     ) -> Result<()> {
         if grid == 0 {
             return Ok(());
@@ -136,7 +138,7 @@ impl Gpu {
         &self,
         kernel: K,
         threads: u64,
-        args: K::Args,
+        args: K::Args<'_>,
     ) -> Result<()> {
         // SAFETY: the caller's.
         unsafe { self.launch_threads_in_blocks(kernel, threads, Gpu::BLOCK, 0, args) }
@@ -174,7 +176,7 @@ impl Gpu {
         kernel: K,
         threads: u64,
         shared_per_thread: u32,
-        args: K::Args,
+        args: K::Args<'_>,
     ) -> Result<()> {
         // SAFETY: the caller's.
         unsafe {
@@ -195,7 +197,7 @@ impl Gpu {
         threads: u64,
         block: u32,
         shared_per_thread: u32,
-        args: K::Args,
+        args: K::Args<'_>,
     ) -> Result<()> {
         let (grid, block) = grid_stride_launch(threads, block, self.sm_count);
         // SAFETY: the caller's.
@@ -206,7 +208,7 @@ impl Gpu {
     /// `spin_ns` utility kernel): work queued behind it starts back to back.
     pub fn spin(&self, ns: u64) -> Result<()> {
         // SAFETY: `spin_ns` follows no pointer; one thread.
-        unsafe { self.launch(utility::spin_ns(), 1, 1, 0, SpinArgs { ns }) }
+        unsafe { self.launch(utility::spin_ns(), 1, 1, 0, SpinArgs::new(ns)) }
     }
 }
 

@@ -34,13 +34,14 @@ pub(super) fn classify<T: Scalar>(
     b: &DevCsr<T>,
     rows: Range<u32>,
     row_len: &mut CudaSlice<u32>,
-    stage_len: Option<&mut CudaSlice<u32>>,
+    mut stage_len: Option<&mut CudaSlice<u32>>,
     giant: (u64, u32),
 ) -> Result<Binned> {
     let n = rows.end - rows.start;
     let mut class = gpu.output::<u8>(n.max(1) as usize)?;
     // The class counts, then the long rows' chunks.
-    let mut counts = gpu.zeros::<u32>(SPGEMM_CLASSES + 1)?;
+    let mut counts = gpu.zeros::<u32>(SPGEMM_CLASSES)?;
+    let mut long_count = gpu.zeros::<u32>(1)?;
     let mut products = gpu.zeros::<u64>(1)?;
     let mut list = gpu.output::<u32>(n.max(1) as usize)?;
     // Chunks of the long rows: at most one a row over the lane's limit,
@@ -52,27 +53,37 @@ pub(super) fn classify<T: Scalar>(
     let mut long_products = gpu.output::<u64>(if long { n.max(1) as usize } else { 1 })?;
     let mut long_span = gpu.output::<u32>(if long { 2 * n.max(1) as usize } else { 1 })?;
     let (giant_products, giant_len) = giant;
-    let mut args = SpgemmClassifyArgs {
-        a_row_ptr: gpu.ptr(&a.row_ptr),
-        a_col_idx: gpu.ptr(&a.col_idx),
-        b_row_ptr: gpu.ptr(&b.row_ptr),
-        b_col_idx: gpu.ptr(&b.col_idx),
-        class: gpu.ptr_mut(&mut class),
-        row_len: gpu.ptr_mut(row_len),
-        counts: gpu.ptr_mut(&mut counts),
-        products: gpu.ptr_mut(&mut products),
-        rows: gpu.ptr_mut(&mut list),
-        long_chunks: gpu.ptr_mut(&mut long_chunks),
-        long_count: gpu.ptr_mut_at(&mut counts, SPGEMM_CLASSES),
-        long_products: gpu.ptr_mut(&mut long_products),
-        long_span: gpu.ptr_mut(&mut long_span),
-        stage_len: stage_len.map_or(DevPtrMut::null(), |s| gpu.ptr_mut(s)),
-        giant_products,
-        row_start: rows.start,
-        row_end: rows.end,
-        giant_len,
-        offsets: [0; SPGEMM_CLASSES + 1],
-    };
+    // The struct of every phase: the class counts (then the binning's
+    // cursors) and the classes' offsets (known once counted) vary. A
+    // macro, so that each phase borrows the buffers only for its launches.
+    macro_rules! args {
+        ($counts:expr, $offsets:expr) => {
+            SpgemmClassifyArgs {
+                a_row_ptr: gpu.ptr(&a.row_ptr),
+                a_col_idx: gpu.ptr(&a.col_idx),
+                b_row_ptr: gpu.ptr(&b.row_ptr),
+                b_col_idx: gpu.ptr(&b.col_idx),
+                class: gpu.ptr_mut(&mut class),
+                row_len: gpu.ptr_mut(row_len),
+                counts: gpu.ptr_mut($counts),
+                products: gpu.ptr_mut(&mut products),
+                rows: gpu.ptr_mut(&mut list),
+                long_chunks: gpu.ptr_mut(&mut long_chunks),
+                long_count: gpu.ptr_mut(&mut long_count),
+                long_products: gpu.ptr_mut(&mut long_products),
+                long_span: gpu.ptr_mut(&mut long_span),
+                stage_len: stage_len
+                    .as_deref_mut()
+                    .map_or(DevPtrMut::null(), |s| gpu.ptr_mut(s)),
+                giant_products,
+                row_start: rows.start,
+                row_end: rows.end,
+                giant_len,
+                offsets: $offsets,
+            }
+        };
+    }
+    let args = args!(&mut counts, [0; SPGEMM_CLASSES + 1]);
     let sms = gpu.sm_count();
     let grid = n.div_ceil(SPGEMM_THREADS).clamp(1, sms * 32);
     // SAFETY (the classification's launches): A's and B's arrays, `n`
@@ -96,8 +107,7 @@ pub(super) fn classify<T: Scalar>(
         offsets[c] = offsets[c - 1] + counts_host[c - 1];
     }
     let mut cursors = gpu.zeros::<u32>(SPGEMM_CLASSES)?;
-    args.counts = gpu.ptr_mut(&mut cursors);
-    args.offsets = offsets;
+    let args = args!(&mut cursors, offsets);
     // SAFETY: as the classification, the cursors `SPGEMM_CLASSES` counts.
     unsafe { gpu.launch(utility::spgemm_bin(), grid, SPGEMM_THREADS, 0, args)? };
     Ok(Binned {

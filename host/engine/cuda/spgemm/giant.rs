@@ -17,7 +17,6 @@ use crate::engine::cuda::matrix::DevCsr;
 
 use super::RESERVE;
 use super::classify::exclusive_scan;
-use super::symbolic::Product;
 use crate::Scalar;
 use crate::error::Result;
 
@@ -39,44 +38,45 @@ pub(super) const GIANT_SHARE: u64 = 32;
 /// rows stay with `spgemm_dense`.
 pub(super) const GIANT_MEMORY_SHARE: usize = 4;
 
-impl<'g, T: Scalar> Product<'g, T> {
-    /// Queues one phase of the giant rows, a batch at a time: `batches`
-    /// holds each batch's list of rows (at most `SPGEMM_GIANT_BATCH`) and
-    /// its length.
-    pub(super) fn launch_giant<S: Semiring<Value = T>>(
+impl<T: Scalar> Giant<T> {
+    /// Queues one phase of the giant rows of a product whose C has offsets
+    /// `c_row_ptr` (numeric) or row lengths `row_len` (symbolic), a batch
+    /// at a time: `batches` holds each batch's list of rows (at most
+    /// `SPGEMM_GIANT_BATCH`) and its length.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn launch<S: Semiring<Value = T>>(
         &mut self,
-        a: &DevCsr<T>,
-        b: &DevCsr<T>,
+        gpu: &Gpu,
+        (a, b): (&DevCsr<T>, &DevCsr<T>),
+        (c_row_ptr, row_len): (&CudaSlice<u64>, &mut CudaSlice<u32>),
         batches: &[(DevPtr<u32>, u32)],
         numeric: bool,
         (c_col_idx, c_values): (DevPtrMut<u32>, DevPtrMut<T>),
         c_base: u64,
     ) -> Result<()> {
-        if batches.is_empty() {
-            return Ok(());
-        }
-        let gpu = self.gpu;
-        let giant = self
-            .giant
-            .as_mut()
-            .expect("a product with giant rows has their scratch");
+        let giant = self;
         let sms = gpu.sm_count();
         let warps = SPGEMM_THREADS / 32;
         for &(rows, n_batch) in batches {
-            let mut gather = SpgemmGatherArgs {
-                a_row_ptr: gpu.ptr(&a.row_ptr),
-                a_col_idx: gpu.ptr(&a.col_idx),
-                rows,
-                x_mask: gpu.ptr_mut(&mut giant.x_mask),
-                x_pos: gpu.ptr_mut(&mut giant.x_pos),
-                n_batch,
-                clear: 0,
-            };
+            // The gather, then the same launch clearing what it set.
+            macro_rules! gather {
+                ($clear:expr) => {
+                    SpgemmGatherArgs {
+                        a_row_ptr: gpu.ptr(&a.row_ptr),
+                        a_col_idx: gpu.ptr(&a.col_idx),
+                        rows,
+                        x_mask: gpu.ptr_mut(&mut giant.x_mask),
+                        x_pos: gpu.ptr_mut(&mut giant.x_pos),
+                        n_batch,
+                        clear: $clear,
+                    }
+                };
+            }
             let gather_kernel = utility::spgemm_giant_gather();
             // SAFETY: A's offsets and columns, `n_batch` rows listed at
             // `rows`, and the batch's spread of B's rows (`Giant::new`'s
             // sizes). A grid-stride kernel.
-            unsafe { gpu.launch(gather_kernel, sms * 8, SPGEMM_THREADS, 0, gather)? };
+            unsafe { gpu.launch(gather_kernel, sms * 8, SPGEMM_THREADS, 0, gather!(0))? };
             let grid = b.n_cols.div_ceil(warps).clamp(1, sms * 64);
             // SAFETY: the gathered batch, Bᵀ of B (`Giant::new`), its
             // fold over B's `n_cols` columns into `out_*` (sized for them),
@@ -95,7 +95,7 @@ impl<'g, T: Scalar> Product<'g, T> {
                         rows,
                         out_mask: gpu.ptr_mut(&mut giant.out_mask),
                         out_values: gpu.ptr_mut(&mut giant.out_values),
-                        c_row_ptr: gpu.ptr(&self.row_ptr),
+                        c_row_ptr: gpu.ptr(c_row_ptr),
                         c_col_idx,
                         c_values,
                         c_base,
@@ -113,7 +113,7 @@ impl<'g, T: Scalar> Product<'g, T> {
                         x_mask: gpu.ptr(&giant.x_mask),
                         rows,
                         out_mask: gpu.ptr_mut(&mut giant.out_mask),
-                        row_len: gpu.ptr_mut(&mut self.row_len),
+                        row_len: gpu.ptr_mut(row_len),
                         n_cols: b.n_cols,
                         pad: 0,
                         values: PhantomData,
@@ -123,8 +123,7 @@ impl<'g, T: Scalar> Product<'g, T> {
                     let rows = family::spgemm_giant_rows_symbolic::<S>();
                     gpu.launch(rows, n_batch, GIANT_ROW_THREADS, SCAN_SHARED, args)?;
                 }
-                gather.clear = 1;
-                gpu.launch(gather_kernel, sms * 8, SPGEMM_THREADS, 0, gather)?;
+                gpu.launch(gather_kernel, sms * 8, SPGEMM_THREADS, 0, gather!(1))?;
             }
         }
         Ok(())
@@ -176,17 +175,25 @@ impl<T: Scalar> Giant<T> {
         let warps = SPGEMM_THREADS / 32;
         let mut col_count = gpu.zeros::<u32>(cols.max(1) as usize)?;
         let mut bt_keys = gpu.output::<u64>((b.nnz as usize).max(1))?;
-        let mut args = SpgemmTransposeArgs {
-            b_row_ptr: gpu.ptr(&b.row_ptr),
-            b_col_idx: gpu.ptr(&b.col_idx),
-            col_count: gpu.ptr_mut(&mut col_count),
-            col_ptr: DevPtr::null(),
-            keys: gpu.ptr_mut(&mut bt_keys),
-            n_rows: rows,
-            n_cols: cols,
-            long: 0,
-            pad: 0,
-        };
+        // The struct of each step, which borrows the buffers for its
+        // launches only: B's offsets `col_ptr` (once scanned) and whether
+        // the sort takes the long columns vary.
+        macro_rules! args {
+            ($col_ptr:expr, $long:expr) => {
+                SpgemmTransposeArgs {
+                    b_row_ptr: gpu.ptr(&b.row_ptr),
+                    b_col_idx: gpu.ptr(&b.col_idx),
+                    col_count: gpu.ptr_mut(&mut col_count),
+                    col_ptr: $col_ptr,
+                    keys: gpu.ptr_mut(&mut bt_keys),
+                    n_rows: rows,
+                    n_cols: cols,
+                    long: $long,
+                    pad: 0,
+                }
+            };
+        }
+        let args = args!(DevPtr::null(), 0);
         let grid = b.nnz.div_ceil(SPGEMM_THREADS).clamp(1, sms * 32);
         // SAFETY (the four launches): B's arrays, `cols` counts, `nnz`
         // keys, and from the scatter on `cols + 1` offsets; grid-stride
@@ -197,7 +204,7 @@ impl<T: Scalar> Giant<T> {
             gpu.launch(kernel, grid, SPGEMM_THREADS, 0, args)?;
         }
         let bt_ptr = exclusive_scan(gpu, &col_count, cols)?;
-        args.col_ptr = gpu.ptr(&bt_ptr);
+        let args = args!(gpu.ptr(&bt_ptr), 0);
         let grid = rows.div_ceil(warps).clamp(1, sms * 64);
         unsafe {
             let kernel = utility::spgemm_transpose_scatter();
@@ -206,7 +213,7 @@ impl<T: Scalar> Giant<T> {
         let grid = cols.div_ceil(warps).clamp(1, sms * 64);
         let sort = utility::spgemm_transpose_sort();
         unsafe { gpu.launch(sort, grid, SPGEMM_THREADS, 0, args)? };
-        args.long = 1;
+        let args = args!(gpu.ptr(&bt_ptr), 1);
         let grid = cols.clamp(1, sms * 16);
         unsafe { gpu.launch(sort, grid, SPGEMM_THREADS, 0, args)? };
         Ok(Giant {

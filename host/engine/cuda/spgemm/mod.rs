@@ -42,7 +42,7 @@
 //! | numeric phase, classes 0–6 (the same) | `SpgemmNumericArgs` | `spgemm_copy`, `spgemm_{warp,short,hash,block,dense}_numeric` |
 //! | staging many short, hash or dense rows, in the symbolic phase (the same) | `SpgemmStageArgs` | `spgemm_{short,hash,dense}_stage` |
 //! | their copy to C, in the numeric phase (the same) | `SpgemmUnstageArgs` | `spgemm_unstage` (short, hash), `spgemm_unstage_dense` |
-//! | giant rows, batch by batch (`launch_giant`) | `SpgemmGatherArgs`, `SpgemmGiantSymbolicArgs` or `SpgemmGiantNumericArgs` | `spgemm_giant_gather`, `spgemm_giant_columns_{symbolic,numeric}`, `spgemm_giant_rows_{symbolic,numeric}` (`giant`; the last four stamped) |
+//! | giant rows, batch by batch (`Giant::launch`) | `SpgemmGatherArgs`, `SpgemmGiantSymbolicArgs` or `SpgemmGiantNumericArgs` | `spgemm_giant_gather`, `spgemm_giant_columns_{symbolic,numeric}`, `spgemm_giant_rows_{symbolic,numeric}` (`giant`; the last four stamped) |
 //! | row offsets (`exclusive_scan`) | `ScanArgs` | `scan_tiles`, `scan_tile_sums`, `scan_add` |
 //! | a product kept on the device ([`DevProduct::into_dev_csr`]) | `NarrowArgs` | `narrow_offsets` (`gpu_kernels::util`) |
 //! | the plan's numeric phase ([`plan`]) | `SpgemmReplayArgs` | `spgemm_replay_4`, `spgemm_replay_8`, their `_staged`, and `spgemm_replay_long_4`, `_8` beside them (stamped) |

@@ -46,7 +46,7 @@ pub(super) enum RowClass {
     Block,
     /// The dense rows, through a bitmap of their span (`spgemm_dense_*`).
     Dense,
-    /// The giant rows, through Bᵀ (`launch_giant`).
+    /// The giant rows, through Bᵀ (`Giant::launch`).
     Giant,
 }
 
@@ -92,7 +92,7 @@ impl RowClass {
 /// rows' lengths come from classify; the giant rows go through Bᵀ).
 fn symbolic_kernel<S: Semiring>(
     class: RowClass,
-) -> Option<Family<S, SpgemmSymbolicArgs<S::Value>>> {
+) -> Option<Family<S, SpgemmSymbolicArgs<'static, S::Value>>> {
     Some(match class {
         RowClass::Warp => family::spgemm_warp_symbolic(),
         RowClass::Short => family::spgemm_short_symbolic(),
@@ -105,7 +105,9 @@ fn symbolic_kernel<S: Semiring>(
 
 /// The numeric phase's kernel of `class`, if it has one (the giant rows
 /// go through Bᵀ).
-fn numeric_kernel<S: Semiring>(class: RowClass) -> Option<Family<S, SpgemmNumericArgs<S::Value>>> {
+fn numeric_kernel<S: Semiring>(
+    class: RowClass,
+) -> Option<Family<S, SpgemmNumericArgs<'static, S::Value>>> {
     Some(match class {
         RowClass::Copy => family::spgemm_copy(),
         RowClass::Warp => family::spgemm_warp_numeric(),
@@ -123,8 +125,8 @@ fn numeric_kernel<S: Semiring>(class: RowClass) -> Option<Family<S, SpgemmNumeri
 fn staging_kernels<S: Semiring>(
     class: RowClass,
 ) -> Option<(
-    Family<S, SpgemmStageArgs<S::Value>>,
-    Family<S, SpgemmUnstageArgs<S::Value>>,
+    Family<S, SpgemmStageArgs<'static, S::Value>>,
+    Family<S, SpgemmUnstageArgs<'static, S::Value>>,
 )> {
     match class {
         RowClass::Short => Some((family::spgemm_short_stage(), family::spgemm_unstage())),
@@ -304,7 +306,22 @@ impl<'g, T: Scalar> Product<'g, T> {
                 (gpu.ptr_at(&binned.rows, (first + batch) as usize), n)
             })
             .collect();
-        self.launch_giant::<S>(a, b, &batches, numeric, (c_col_idx, c_values), c_base)
+        if batches.is_empty() {
+            return Ok(());
+        }
+        let giant = self
+            .giant
+            .as_mut()
+            .expect("a product with giant rows has their scratch");
+        giant.launch::<S>(
+            gpu,
+            (a, b),
+            (&self.row_ptr, &mut self.row_len),
+            &batches,
+            numeric,
+            (c_col_idx, c_values),
+            c_base,
+        )
     }
 }
 

@@ -141,7 +141,10 @@ impl BlockShape {
 
     /// The kernel family: `_vec` for 16-byte loads, `_fused` where the
     /// last piece of a long row combines its pieces.
-    pub(super) fn kernel<S: Semiring>(self, fused: bool) -> Family<S, SpmmBlockArgs<S::Value>> {
+    pub(super) fn kernel<S: Semiring>(
+        self,
+        fused: bool,
+    ) -> Family<S, SpmmBlockArgs<'static, S::Value>> {
         match (self.vec, fused) {
             (true, false) => family::spmm_csr_block_vec(),
             (false, false) => family::spmm_csr_block(),

@@ -115,7 +115,7 @@ impl<T: Scalar> SpmvPlan<T> {
             DevMatrix::Coo(m) => {
                 let zero = self.zero_y.as_ref().expect("COO plan has a zero y");
                 gpu.copy_device(zero, y)?;
-                unsafe { coo_atomic::<S, T>(gpu, m, xp, yp) }
+                unsafe { coo_atomic::<S, T>(gpu, m, xp, gpu.ptr_mut(y)) }
             }
             DevMatrix::Ell(e) => unsafe { ell::<S, T>(gpu, e, xp, yp) },
             DevMatrix::Hyb(e, c) => unsafe {

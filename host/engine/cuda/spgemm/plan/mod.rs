@@ -288,8 +288,9 @@ where
         // The long tiles are the replay's where none runs beside it.
         let beside = lists.long_beside && n_long > 0;
         let replay_long = if beside { 0 } else { n_long };
-        let optional =
-            |l: &Option<CudaSlice<u32>>| l.as_ref().map_or(DevPtr::null(), |l| gpu.ptr(l));
+        fn optional<'l>(gpu: &Gpu, l: &'l Option<CudaSlice<u32>>) -> DevPtr<'l, u32> {
+            l.as_ref().map_or(DevPtr::null(), |l| gpu.ptr(l))
+        }
         let resident = lists.resident[usize::from(lists.stages)];
         let (threads, tile_run_shift) = lists.grid.launch(replay_long, n_tiles, resident);
         let (a_values, b_values) = (gpu.ptr(&self.a.values), gpu.ptr(&self.b.values));
@@ -300,9 +301,9 @@ where
             words: gpu.ptr(&lists.words),
             tile_entry: gpu.ptr(&lists.tile_entry),
             tile_a: gpu.ptr(&lists.tile_a),
-            wide_a: optional(&lists.wide_a),
+            wide_a: optional(gpu, &lists.wide_a),
             lane_flags: gpu.ptr(&lists.lane_flags),
-            long_tiles: optional(&lists.long_tiles),
+            long_tiles: optional(gpu, &lists.long_tiles),
             c_values,
             n_entries,
             n_tiles,

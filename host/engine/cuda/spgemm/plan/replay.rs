@@ -71,7 +71,7 @@ pub(super) fn replay_long_kernel<S: Semiring>(lane: u64) -> (Replay<S>, u32) {
 }
 
 /// A replay kernel's typed handle.
-pub(super) type Replay<S> = Family<S, SpgemmReplayArgs<<S as Semiring>::Value>>;
+pub(super) type Replay<S> = Family<S, SpgemmReplayArgs<'static, <S as Semiring>::Value>>;
 
 /// The replay kernel for `lane` products a lane, staging C's entries or
 /// not.
