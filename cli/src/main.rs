@@ -95,6 +95,9 @@ fn parse_index_base(s: &str) -> Result<IndexBase, String> {
     }
 }
 
+// Tried `libc::_exit` once the GPU was started, to skip the CUDA driver's
+// teardown at exit: 0.37 s against 0.38 s start to result (H100), not
+// worth an exit that skips every handler.
 fn main() -> ExitCode {
     restore_sigpipe();
     leave_no_partial_output_on_signals();
