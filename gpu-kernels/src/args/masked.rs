@@ -2,7 +2,7 @@
 //! `spmv_csr_masked`, `triangle_count`'s `L·Lᵀ⟨L⟩` summed and its L, and a
 //! breadth-first search's level, `bfs_push`).
 
-use super::{DevPtr, DevPtrMut, KernelArgs};
+use super::{DevPtr, DevPtrMut};
 
 kernel_args! {
     SpgemmMaskedDotArgs = 88;
@@ -127,21 +127,12 @@ pub struct TriangleLowerArgs<'a> {
     pub by_degree: u32,
 }
 
-// SAFETY: repr(C), device addresses then two u32s: no padding.
-unsafe impl KernelArgs for TriangleCountArgs<'_> {
-    type At<'b> = TriangleCountArgs<'b>;
+utility_kernel_args! {
+    TriangleCountArgs = 40;
+    TriangleSymmetricArgs = 32;
+    TriangleLowerArgs = 56;
+    BfsPushArgs = 56;
 }
-const _: () = assert!(core::mem::size_of::<TriangleCountArgs<'static>>() == 40);
-// SAFETY: as above.
-unsafe impl KernelArgs for TriangleSymmetricArgs<'_> {
-    type At<'b> = TriangleSymmetricArgs<'b>;
-}
-const _: () = assert!(core::mem::size_of::<TriangleSymmetricArgs<'static>>() == 32);
-// SAFETY: as above.
-unsafe impl KernelArgs for TriangleLowerArgs<'_> {
-    type At<'b> = TriangleLowerArgs<'b>;
-}
-const _: () = assert!(core::mem::size_of::<TriangleLowerArgs<'static>>() == 56);
 
 /// One level of a breadth-first search by push (`bfs_push`): each vertex
 /// `u` of the frontier (level `level - 1`, `counts[level - 1]` of them
@@ -167,9 +158,3 @@ pub struct BfsPushArgs<'a> {
     /// Always 0 (keeps the struct free of padding).
     pub _pad: u32,
 }
-
-// SAFETY: as above.
-unsafe impl KernelArgs for BfsPushArgs<'_> {
-    type At<'b> = BfsPushArgs<'b>;
-}
-const _: () = assert!(core::mem::size_of::<BfsPushArgs<'static>>() == 56);

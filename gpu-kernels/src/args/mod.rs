@@ -195,6 +195,20 @@ macro_rules! kernel_args {
     )*};
 }
 
+/// Implements [`KernelArgs`] for an argument struct that is not generic
+/// over the value type (a utility kernel's, deriving `Clone` and `Copy`)
+/// and checks its size, so that it has no padding.
+macro_rules! utility_kernel_args {
+    ($($name:ident = $bytes:literal;)*) => {$(
+        // SAFETY: repr(C) of 8-byte device addresses and u64s, then u32s,
+        // whose sizes add up to the size asserted below: no padding.
+        unsafe impl $crate::args::KernelArgs for $name<'_> {
+            type At<'b> = $name<'b>;
+        }
+        const _: () = assert!(core::mem::size_of::<$name<'static>>() == $bytes);
+    )*};
+}
+
 pub mod masked;
 pub mod spgemm;
 pub mod spmm;

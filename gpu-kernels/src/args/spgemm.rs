@@ -4,7 +4,7 @@
 
 use core::marker::PhantomData;
 
-use super::{DevPtr, DevPtrMut, KernelArgs, SHARED_DEFAULT_MAX};
+use super::{DevPtr, DevPtrMut, SHARED_DEFAULT_MAX};
 
 kernel_args! {
     SpgemmSymbolicArgs = 72;
@@ -619,24 +619,9 @@ impl Clone for SpgemmClassifyArgs<'_> {
     }
 }
 impl Copy for SpgemmClassifyArgs<'_> {}
-// SAFETY: repr(C): fourteen 8-byte device addresses and a u64, then twelve
-// u32 (48 bytes, a multiple of 8): no padding, as the size check shows.
-unsafe impl KernelArgs for SpgemmClassifyArgs<'_> {
-    type At<'b> = SpgemmClassifyArgs<'b>;
+utility_kernel_args! {
+    SpgemmClassifyArgs = 168;
+    SpgemmTransposeArgs = 56;
+    SpgemmGatherArgs = 48;
+    ScanArgs = 32;
 }
-const _: () = assert!(core::mem::size_of::<SpgemmClassifyArgs<'static>>() == 168);
-// SAFETY: repr(C): five 8-byte device addresses and four u32: no padding.
-unsafe impl KernelArgs for SpgemmTransposeArgs<'_> {
-    type At<'b> = SpgemmTransposeArgs<'b>;
-}
-const _: () = assert!(core::mem::size_of::<SpgemmTransposeArgs<'static>>() == 56);
-// SAFETY: repr(C): five 8-byte device addresses and two u32: no padding.
-unsafe impl KernelArgs for SpgemmGatherArgs<'_> {
-    type At<'b> = SpgemmGatherArgs<'b>;
-}
-const _: () = assert!(core::mem::size_of::<SpgemmGatherArgs<'static>>() == 48);
-// SAFETY: repr(C): three 8-byte addresses and two u32: no padding.
-unsafe impl KernelArgs for ScanArgs<'_> {
-    type At<'b> = ScanArgs<'b>;
-}
-const _: () = assert!(core::mem::size_of::<ScanArgs<'static>>() == 32);

@@ -4,7 +4,7 @@
 
 use core::marker::PhantomData;
 
-use super::{DevPtr, DevPtrMut, KernelArgs};
+use super::{DevPtr, DevPtrMut};
 
 /// `narrow_offsets`: `output[i] = input[i]` for `i < n`, `u64` offsets
 /// narrowed to `u32` (the host has checked that the last fits).
@@ -64,26 +64,13 @@ pub struct CsrToEllArgs<'a> {
 /// rows of it at a time.
 pub const TRANSPOSE_THREADS: u32 = 256;
 
-// SAFETY: repr(C): two 8-byte addresses and two u32: no padding.
-unsafe impl KernelArgs for TransposeArgs<'_> {
-    type At<'b> = TransposeArgs<'b>;
+utility_kernel_args! {
+    TransposeArgs = 24;
+    CsrToEllArgs = 48;
+    NarrowArgs = 24;
+    CompareArgs = 32;
+    SpinArgs = 8;
 }
-const _: () = assert!(core::mem::size_of::<TransposeArgs<'static>>() == 24);
-// SAFETY: repr(C): five 8-byte addresses and two u32: no padding.
-unsafe impl KernelArgs for CsrToEllArgs<'_> {
-    type At<'b> = CsrToEllArgs<'b>;
-}
-const _: () = assert!(core::mem::size_of::<CsrToEllArgs<'static>>() == 48);
-// SAFETY: repr(C) of 8-byte fields: no padding.
-unsafe impl KernelArgs for NarrowArgs<'_> {
-    type At<'b> = NarrowArgs<'b>;
-}
-const _: () = assert!(core::mem::size_of::<NarrowArgs<'static>>() == 24);
-// SAFETY: repr(C) of 8-byte fields: no padding.
-unsafe impl KernelArgs for CompareArgs<'_> {
-    type At<'b> = CompareArgs<'b>;
-}
-const _: () = assert!(core::mem::size_of::<CompareArgs<'static>>() == 32);
 
 /// The argument of the `spin_ns` utility kernel: how long to hold the
 /// stream, in nanoseconds of the GPU's global timer. It borrows nothing;
@@ -103,9 +90,4 @@ impl SpinArgs<'_> {
             borrows: PhantomData,
         }
     }
-}
-
-// SAFETY: repr(C), one u64: no padding.
-unsafe impl KernelArgs for SpinArgs<'_> {
-    type At<'b> = SpinArgs<'b>;
 }
