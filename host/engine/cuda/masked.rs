@@ -138,16 +138,23 @@ pub fn count_triangles_on_device<T>(
         return Ok(None);
     }
     let mut lengths = gpu.output::<u32>(n as usize)?;
-    let args = TriangleLowerArgs {
-        row_ptr: gpu.ptr(&a.row_ptr),
-        col_idx: gpu.ptr(&a.col_idx),
-        lengths: gpu.ptr_mut(&mut lengths),
-        l_row_ptr: DevPtr::null(),
-        l_col_idx: DevPtrMut::null(),
-        l_rows: DevPtrMut::null(),
-        n,
-        by_degree: u32::from(by_degree),
-    };
+    // The struct of each pass (lengths, then L's fill), which borrows the
+    // buffers for its launch only: L's arrays exist from the second on.
+    macro_rules! args {
+        ($l_row_ptr:expr, $l_col_idx:expr, $l_rows:expr) => {
+            TriangleLowerArgs {
+                row_ptr: gpu.ptr(&a.row_ptr),
+                col_idx: gpu.ptr(&a.col_idx),
+                lengths: gpu.ptr_mut(&mut lengths),
+                l_row_ptr: $l_row_ptr,
+                l_col_idx: $l_col_idx,
+                l_rows: $l_rows,
+                n,
+                by_degree: u32::from(by_degree),
+            }
+        };
+    }
+    let args = args!(DevPtr::null(), DevPtrMut::null(), DevPtrMut::null());
     // SAFETY: as above, `lengths` one a row.
     unsafe { gpu.launch_threads(utility::triangle_lower_lengths(), warps, args)? };
     let row_ptr = exclusive_scan(gpu, &lengths, n)?;
@@ -158,16 +165,11 @@ pub fn count_triangles_on_device<T>(
         return Ok(Some((0, 0)));
     }
     let (mut col_idx, mut rows) = (gpu.output::<u32>(edges)?, gpu.output::<u32>(edges)?);
-    let args = TriangleLowerArgs {
-        row_ptr: gpu.ptr(&a.row_ptr),
-        col_idx: gpu.ptr(&a.col_idx),
-        lengths: gpu.ptr_mut(&mut lengths),
-        l_row_ptr: gpu.ptr(&row_ptr),
-        l_col_idx: gpu.ptr_mut(&mut col_idx),
-        l_rows: gpu.ptr_mut(&mut rows),
-        n,
-        by_degree: u32::from(by_degree),
-    };
+    let args = args!(
+        gpu.ptr(&row_ptr),
+        gpu.ptr_mut(&mut col_idx),
+        gpu.ptr_mut(&mut rows)
+    );
     // SAFETY: as above, `row_ptr` the exclusive scan of the lengths just
     // written, `col_idx` and `rows` of its total; a warp a row.
     unsafe { gpu.launch_threads(utility::triangle_lower_fill(), warps, args)? };
