@@ -41,14 +41,19 @@ pub(super) fn classify<T: Scalar>(
     let mut class = gpu.output::<u8>(n.max(1) as usize)?;
     // The class counts, then the long rows' chunks.
     let mut counts = gpu.zeros::<u32>(SPGEMM_CLASSES)?;
-    let mut long_count = gpu.zeros::<u32>(1)?;
     let mut products = gpu.zeros::<u64>(1)?;
     let mut list = gpu.output::<u32>(n.max(1) as usize)?;
     // Chunks of the long rows: at most one a row over the lane's limit,
-    // plus one per full chunk.
+    // plus one per full chunk. Only the long kernels touch their count, so
+    // it is zeroed only when they run.
     let chunks =
         a.nnz as usize / SPGEMM_LANE_MAX as usize + a.nnz as usize / SPGEMM_LONG_CHUNK as usize + 1;
     let long = a.longest_row > SPGEMM_LANE_MAX;
+    let mut long_count = if long {
+        gpu.zeros::<u32>(1)?
+    } else {
+        gpu.output::<u32>(1)?
+    };
     let mut long_chunks = gpu.output::<u64>(if long { chunks } else { 1 })?;
     let mut long_products = gpu.output::<u64>(if long { n.max(1) as usize } else { 1 })?;
     let mut long_span = gpu.output::<u32>(if long { 2 * n.max(1) as usize } else { 1 })?;
