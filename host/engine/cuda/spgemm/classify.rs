@@ -39,7 +39,7 @@ pub(super) fn classify<T: Scalar>(
 ) -> Result<Binned> {
     let n = rows.end - rows.start;
     let mut class = gpu.output::<u8>(n.max(1) as usize)?;
-    // The class counts, then the long rows' chunks.
+    // A count a class.
     let mut counts = gpu.zeros::<u32>(SPGEMM_CLASSES)?;
     let mut products = gpu.zeros::<u64>(1)?;
     let mut list = gpu.output::<u32>(n.max(1) as usize)?;
