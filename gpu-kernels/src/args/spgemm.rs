@@ -446,7 +446,7 @@ pub const SCAN_SHARED: u32 = 8 * 33;
 /// `products`. Bin lists the rows of class `c` from `rows[offsets[c]]` on
 /// (in no particular order), counting in `cursors` (zeroed).
 ///
-/// Rows of A longer than [`SPGEMM_LANE_MAX`] are summed before classify:
+/// Rows of A longer than [`SPGEMM_CLASSIFY_MAX`] are summed before classify:
 /// `spgemm_long_rows` lists their chunks of [`SPGEMM_LONG_CHUNK`] entries
 /// (`long_chunks`, `row − row_start` above, the chunk below; counted in
 /// `long_count`), and `spgemm_long_products` adds each chunk's products to
@@ -487,10 +487,10 @@ pub struct SpgemmClassifyArgs<'a> {
     pub offsets: [u32; SPGEMM_CLASSES + 1],
 }
 
-/// Entries of A's row a lane of `spgemm_classify` walks alone. A longer
-/// row is summed first by warps, a chunk of [`SPGEMM_LONG_CHUNK`] each:
-/// one lane walking a row of a million entries would hold up the product.
-pub const SPGEMM_LANE_MAX: u32 = 256;
+/// Entries of A's row `spgemm_classify` sums in one warp. A longer row is
+/// summed first by warps, a chunk of [`SPGEMM_LONG_CHUNK`] each: one warp
+/// walking a row of a million entries would hold up the product.
+pub const SPGEMM_CLASSIFY_MAX: u32 = 256;
 /// Entries of A a warp of `spgemm_long_products` sums: 64 a lane, so
 /// that a row of a million entries spreads over the whole device.
 pub const SPGEMM_LONG_CHUNK: u32 = 2048;

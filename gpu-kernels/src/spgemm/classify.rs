@@ -3,8 +3,9 @@
 //! (`spgemm_classify`), then listed by class (`spgemm_bin`), the lists
 //! sizing each class's launch.
 //!
-//! `spgemm_classify` gives a lane each row. A *long row* of A, longer
-//! than [`SPGEMM_LANE_MAX`] entries, is summed before it, a warp a chunk
+//! `spgemm_classify` gives a lane each row; a row of more than
+//! `CLASSIFY_LANE_MAX` entries its warp sums together. A *long row* of A,
+//! longer than [`SPGEMM_CLASSIFY_MAX`] entries, is summed before it, a warp a chunk
 //! of [`SPGEMM_LONG_CHUNK`] entries (`spgemm_long_rows` lists the chunks,
 //! `spgemm_long_products` sums them with integer atomics, so the sums are
 //! exact whatever the order).
@@ -12,7 +13,7 @@
 use crate::args::{
     SPGEMM_BLOCK_MAX, SPGEMM_CLASS_BLOCK, SPGEMM_CLASS_COPY, SPGEMM_CLASS_DENSE,
     SPGEMM_CLASS_GIANT, SPGEMM_CLASS_HASH, SPGEMM_CLASS_SHORT, SPGEMM_CLASS_WARP,
-    SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_HASH_SLOTS, SPGEMM_LANE_MAX, SPGEMM_LONG_CHUNK,
+    SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_CLASSIFY_MAX, SPGEMM_HASH_SLOTS, SPGEMM_LONG_CHUNK,
     SPGEMM_SHORT_MAX, SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS, SpgemmClassifyArgs, spgemm_hash_fits,
 };
 use crate::device::atomic::{atomic_add_u32, atomic_add_u64, atomic_max_u32};
@@ -23,52 +24,117 @@ use crate::device::warp::{self, lane_mask_lt};
 
 use super::scan::warp_inclusive_scan;
 
-/// A's row `i` (the `r`-th of the range): its length, its product count
-/// and the span of its products' columns (0 when it has none). A row
-/// longer than [`SPGEMM_LANE_MAX`] was summed by `spgemm_long_products`.
+/// Entries of A's row a lane of `spgemm_classify` walks alone; its warp
+/// walks a longer row together, a lane every 32nd entry. A lane's walk is
+/// a chain of dependent loads an entry, and the warp waits for its longest:
+/// PGPgiantcompo's rows of up to 205 entries held `spgemm_classify` 36 µs.
+const CLASSIFY_LANE_MAX: u32 = 32;
+
+/// The products of A's entries `q, q + step, …` below `end` and the span
+/// of their columns (`u32::MAX, 0` when they have none).
 ///
 /// # Safety
-/// `i` is a row of A; A and B valid with `col_idx < B's rows`; the long
-/// rows summed.
+/// A and B valid, A's columns < B's rows, `end` within A's entries.
 #[inline(always)]
-unsafe fn row_products(a: &SpgemmClassifyArgs, i: u32, r: u32) -> (u32, u64, u64) {
-    // SAFETY: the caller's contract.
-    unsafe {
-        let (ap, ac, bp, bc) = (
-            a.a_row_ptr.as_ptr(),
-            a.a_col_idx.as_ptr(),
-            a.b_row_ptr.as_ptr(),
-            a.b_col_idx.as_ptr(),
-        );
-        let (s, e) = (*ap.add(i as usize), *ap.add(i as usize + 1));
-        let (products, lo, hi) = if e - s > SPGEMM_LANE_MAX {
+unsafe fn products_of(a: &SpgemmClassifyArgs, mut q: u32, end: u32, step: u32) -> (u64, u32, u32) {
+    let (ac, bp, bc) = (
+        a.a_col_idx.as_ptr(),
+        a.b_row_ptr.as_ptr(),
+        a.b_col_idx.as_ptr(),
+    );
+    let mut products = 0u64;
+    let (mut lo, mut hi) = (u32::MAX, 0u32);
+    while q < end {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let k = *ac.add(q as usize) as usize;
+            let (bs, be) = (*bp.add(k), *bp.add(k + 1));
+            if be > bs {
+                products += u64::from(be - bs);
+                lo = lo.min(*bc.add(bs as usize));
+                hi = hi.max(*bc.add(be as usize - 1));
+            }
+        }
+        q += step;
+    }
+    (products, lo, hi)
+}
+
+/// The warp's sums of its lanes' [`products_of`], in every lane.
+///
+/// # Safety
+/// Called by the whole warp (warp-uniform control flow).
+#[inline(always)]
+unsafe fn warp_products(mut sums: (u64, u32, u32)) -> (u64, u32, u32) {
+    let mut d = 1;
+    while d < WARP_SIZE {
+        // SAFETY: the caller's contract.
+        unsafe {
+            sums.0 += warp::shuffle_xor(sums.0, d);
+            sums.1 = sums.1.min(warp::shuffle_xor(sums.1, d));
+            sums.2 = sums.2.max(warp::shuffle_xor(sums.2, d));
+        }
+        d *= 2;
+    }
+    sums
+}
+
+/// The length, product count and span (0 when it has no products) of A's
+/// row `row_start + r` for lane `r % 32` of the warp whose rows start at
+/// `base`, or zeros past the range. A row of up to [`CLASSIFY_LANE_MAX`]
+/// entries is its lane's walk; one of up to [`SPGEMM_CLASSIFY_MAX`] the
+/// warp's, taken in turn; a longer row was summed by
+/// `spgemm_long_products`.
+///
+/// # Safety
+/// Called by the whole warp; A and B valid with `col_idx < B's rows`; the
+/// long rows summed.
+#[inline(always)]
+unsafe fn row_products(a: &SpgemmClassifyArgs, base: u32) -> (u32, u64, u64) {
+    let r = base + lane_id();
+    let ap = a.a_row_ptr.as_ptr();
+    let (mut s, mut e) = (0, 0);
+    if r < a.row_end - a.row_start {
+        let i = (a.row_start + r) as usize;
+        // SAFETY: `i` is a row of A.
+        (s, e) = unsafe { (*ap.add(i), *ap.add(i + 1)) };
+    }
+    let len_a = e - s;
+    let (mut products, mut lo, mut hi) = if len_a > SPGEMM_CLASSIFY_MAX {
+        // SAFETY: summed by `spgemm_long_products` at `r`.
+        unsafe {
             let span = a.long_span.as_mut_ptr().add(2 * r as usize);
             (
                 *a.long_products.as_mut_ptr().add(r as usize),
                 !*span,
                 *span.add(1),
             )
-        } else {
-            let mut products = 0u64;
-            let (mut lo, mut hi) = (u32::MAX, 0u32);
-            for q in s..e {
-                let k = *ac.add(q as usize) as usize;
-                let (bs, be) = (*bp.add(k), *bp.add(k + 1));
-                if be > bs {
-                    products += u64::from(be - bs);
-                    lo = lo.min(*bc.add(bs as usize));
-                    hi = hi.max(*bc.add(be as usize - 1));
-                }
+        }
+    } else if len_a <= CLASSIFY_LANE_MAX {
+        // SAFETY: the caller's contract.
+        unsafe { products_of(a, s, e, 1) }
+    } else {
+        (0, u32::MAX, 0)
+    };
+    // SAFETY: warp-uniform (the ballot's mask is).
+    unsafe {
+        let mut shared = warp::ballot(len_a > CLASSIFY_LANE_MAX && len_a <= SPGEMM_CLASSIFY_MAX);
+        while shared != 0 {
+            let owner = shared.trailing_zeros();
+            shared &= shared - 1;
+            let (os, oe) = (warp::shuffle_idx(s, owner), warp::shuffle_idx(e, owner));
+            let sums = warp_products(products_of(a, os + lane_id(), oe, WARP_SIZE));
+            if lane_id() == owner {
+                (products, lo, hi) = sums;
             }
-            (products, lo, hi)
-        };
-        let span = if products == 0 {
-            0
-        } else {
-            u64::from(hi - lo) + 1
-        };
-        (e - s, products, span)
+        }
     }
+    let span = if products == 0 {
+        0
+    } else {
+        u64::from(hi - lo) + 1
+    };
+    (len_a, products, span)
 }
 
 /// The class of a row with `len_a` entries, `products` products and a
@@ -118,10 +184,10 @@ pub unsafe extern "ptx-kernel" fn spgemm_classify(a: SpgemmClassifyArgs) {
     let mut base = global_warp_id() * WARP_SIZE;
     while base < n {
         let r = base + lane;
+        // SAFETY: the loop is warp-uniform; the long rows were summed.
+        let (len_a, products, span) = unsafe { row_products(&a, base) };
         let (class, products) = if r < n {
             let i = a.row_start + r;
-            // SAFETY: `i` is a row of A, the long rows summed.
-            let (len_a, products, span) = unsafe { row_products(&a, i, r) };
             let class = class_of(&a, len_a, products, span);
             // SAFETY: in bounds by the launch contract.
             unsafe {
@@ -209,7 +275,7 @@ pub unsafe extern "ptx-kernel" fn spgemm_bin(a: SpgemmClassifyArgs) {
 }
 
 /// Lists the chunks of the rows of `row_start..row_end` longer than
-/// [`SPGEMM_LANE_MAX`] ([`SpgemmClassifyArgs`]).
+/// [`SPGEMM_CLASSIFY_MAX`] ([`SpgemmClassifyArgs`]).
 ///
 /// Launch: 1D, any grid.
 ///
@@ -228,7 +294,7 @@ pub unsafe extern "ptx-kernel" fn spgemm_long_rows(a: SpgemmClassifyArgs) {
         unsafe {
             let ap = a.a_row_ptr.as_ptr();
             let len = *ap.add(i + 1) - *ap.add(i);
-            if len > SPGEMM_LANE_MAX {
+            if len > SPGEMM_CLASSIFY_MAX {
                 *a.long_products.as_mut_ptr().add(r as usize) = 0;
                 *a.long_span.as_mut_ptr().add(2 * r as usize) = 0;
                 *a.long_span.as_mut_ptr().add(2 * r as usize + 1) = 0;
@@ -268,27 +334,7 @@ pub unsafe extern "ptx-kernel" fn spgemm_long_products(a: SpgemmClassifyArgs) {
             let ap = a.a_row_ptr.as_ptr();
             let s = *ap.add(i) + chunk as u32 * SPGEMM_LONG_CHUNK;
             let e = (*ap.add(i + 1)).min(s + SPGEMM_LONG_CHUNK);
-            let (bp, bc) = (a.b_row_ptr.as_ptr(), a.b_col_idx.as_ptr());
-            let mut products = 0u64;
-            let (mut lo, mut hi) = (u32::MAX, 0u32);
-            let mut q = s + lane;
-            while q < e {
-                let k = *a.a_col_idx.as_ptr().add(q as usize) as usize;
-                let (bs, be) = (*bp.add(k), *bp.add(k + 1));
-                if be > bs {
-                    products += u64::from(be - bs);
-                    lo = lo.min(*bc.add(bs as usize));
-                    hi = hi.max(*bc.add(be as usize - 1));
-                }
-                q += WARP_SIZE;
-            }
-            let mut d = 1;
-            while d < WARP_SIZE {
-                products += warp::shuffle_xor(products, d);
-                lo = lo.min(warp::shuffle_xor(lo, d));
-                hi = hi.max(warp::shuffle_xor(hi, d));
-                d *= 2;
-            }
+            let (products, lo, hi) = warp_products(products_of(&a, s + lane, e, WARP_SIZE));
             if lane == 0 && products != 0 {
                 atomic_add_u64(a.long_products.as_mut_ptr().add(r as usize), products);
                 let span = a.long_span.as_mut_ptr().add(2 * r as usize);

@@ -49,7 +49,7 @@
 //!
 //! | word | means | named in `args` and entry points |
 //! |---|---|---|
-//! | *long row* | a row of A of more than `SPGEMM_LANE_MAX` entries, too long for one lane to classify: summed first by warps | `spgemm_long_rows`, `spgemm_long_products`, `long_products`, `long_span`, `SPGEMM_LONG_CHUNK` |
+//! | *long row* | a row of A of more than `SPGEMM_CLASSIFY_MAX` entries, too long for one warp to classify: summed first by warps, a chunk each | `spgemm_long_rows`, `spgemm_long_products`, `long_products`, `long_span`, `SPGEMM_LONG_CHUNK` |
 //! | *dense row* | a row of the dense class (more than `SPGEMM_BLOCK_MAX` products), through a bitmap | `SPGEMM_CLASS_DENSE`, `spgemm_dense`; the host's `STAGE_MIN_LONG_ROWS` |
 //! | *giant row* | a long row whose products are a large share of B's entries, through Bᵀ | `SPGEMM_CLASS_GIANT`, `spgemm_giant_*` |
 //! | *long tile* | a replay tile whose last list runs on through the tiles after it, replayed by a block | `REPLAY_LONG_TILE`, `long_tiles`, `n_long`, `spgemm_replay_long_*` |

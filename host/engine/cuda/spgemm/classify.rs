@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use cudarc::driver::CudaSlice;
 use gpu_kernels::args::{
-    DevPtrMut, SCAN_SHARED, SCAN_THREADS, SCAN_TILE, SPGEMM_CLASSES, SPGEMM_LANE_MAX,
+    DevPtrMut, SCAN_SHARED, SCAN_THREADS, SCAN_TILE, SPGEMM_CLASSES, SPGEMM_CLASSIFY_MAX,
     SPGEMM_LONG_CHUNK, SPGEMM_THREADS, ScanArgs, SpgemmClassifyArgs,
 };
 use gpu_kernels::kernels::utility;
@@ -43,12 +43,13 @@ pub(super) fn classify<T: Scalar>(
     let mut counts = gpu.zeros::<u32>(SPGEMM_CLASSES)?;
     let mut products = gpu.zeros::<u64>(1)?;
     let mut list = gpu.output::<u32>(n.max(1) as usize)?;
-    // Chunks of the long rows: at most one a row over the lane's limit,
+    // Chunks of the long rows: at most one a row over the warp's limit,
     // plus one per full chunk. Only the long kernels touch their count, so
     // it is zeroed only when they run.
-    let chunks =
-        a.nnz as usize / SPGEMM_LANE_MAX as usize + a.nnz as usize / SPGEMM_LONG_CHUNK as usize + 1;
-    let long = a.longest_row > SPGEMM_LANE_MAX;
+    let chunks = a.nnz as usize / SPGEMM_CLASSIFY_MAX as usize
+        + a.nnz as usize / SPGEMM_LONG_CHUNK as usize
+        + 1;
+    let long = a.longest_row > SPGEMM_CLASSIFY_MAX;
     let mut long_count = if long {
         gpu.zeros::<u32>(1)?
     } else {

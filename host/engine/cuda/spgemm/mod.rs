@@ -1,13 +1,13 @@
 //! SpGEMM on the GPU: `C = A ⊗ B`, all three CSR, with the kernels of
 //! `gpu_kernels::spgemm` (why a warp's hash table in the serial order, and
 //! how long rows go through a bitmap of their span, is written there; rows
-//! of A too long for one thread in its `classify`, giant rows through Bᵀ in
+//! of A too long for one warp in its `classify`, giant rows through Bᵀ in
 //! its `giant`).
 //!
 //! The pipeline, all on the device but for a few counts read back:
 //!
 //! 1. *classify* every row of C by its product count (rows of A over
-//!    `SPGEMM_LANE_MAX` entries summed first by warps), and *bin* the rows
+//!    `SPGEMM_CLASSIFY_MAX` entries summed first by warps), and *bin* the rows
 //!    by class (the class sizes come back: they size the launches); when
 //!    some rows are giant, build Bᵀ;
 //! 2. *symbolic*: each class's kernel writes its rows' exact lengths;
