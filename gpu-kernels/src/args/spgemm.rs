@@ -412,9 +412,10 @@ pub const fn spgemm_hash_warps(slots: u32, value_size: u32) -> u32 {
     if fit > 8 { 8 } else { fit }
 }
 
-/// Shared memory of `spgemm_dense` before its accumulator: two scalars,
-/// then 33 `u64` slots of a block-wide scan (rounded up to 8 bytes).
-pub const SPGEMM_DENSE_SHARED: u32 = 288;
+/// Shared memory of `spgemm_dense` before its accumulator: four words
+/// (two used), 33 `u64` slots of a block-wide scan, then the 33 words
+/// where the warps' parts of a span begin (rounded up to 8 bytes).
+pub const SPGEMM_DENSE_SHARED: u32 = 416;
 
 /// Arrays of words `spgemm_dense` keeps a row: its bitmap (symbolic); the
 /// bitmap, a second of the entries begun and the words' running counts

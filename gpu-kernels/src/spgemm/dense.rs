@@ -2,7 +2,8 @@
 //! block a row, through a bitmap of the row's span.
 //!
 //! `spgemm_dense` gives a block a row, and each of its 8 warps a part of
-//! the row's span (whole words of 32 columns), which it alone touches: it
+//! the row's span (whole words of 32 columns; even parts, unless sampled
+//! products crowd into a few columns), which it alone touches: it
 //! walks the row's products in the serial order as the table does,
 //! keeping those in its columns (found by two searches side by side in
 //! each row of B), with the loads of four steps of 32 products in flight
@@ -19,7 +20,7 @@
 //! columns.
 
 use crate::args::{SPGEMM_DENSE_SHARED, spgemm_dense_arrays};
-use crate::device::atomic::{atomic_max_u32, atomic_min_u32, atomic_or_u32};
+use crate::device::atomic::{atomic_add_u32, atomic_max_u32, atomic_min_u32, atomic_or_u32};
 use crate::device::shared;
 use crate::device::thread::{
     WARP_SIZE, block_dim_x, block_idx_x, grid_dim_x, require, sync_threads, thread_idx_x, warp_id,
@@ -82,16 +83,18 @@ where
         a.scratch_flags.as_mut_ptr().wrapping_add(slot),
         a.scratch_values.as_mut_ptr().wrapping_add(32 * slot),
     );
-    // Shared: [0] lowest column, [1] highest; the scan's 33 slots; then
-    // the arrays of words (bitmap, begun, counts), then the values.
+    // Shared: [0] lowest column, [1] highest; the scan's 33 slots; where
+    // each warp's part of the span begins (and the last ends); then the
+    // arrays of words (bitmap, begun, counts), then the values.
     let small = shared::dynamic::<u32>();
     // SAFETY: within the launch's shared memory (see `spgemm_dense_shared_bytes`).
-    let (warp_sums, shared_bits, begun, counts, shared_vals) = unsafe {
+    let (warp_sums, cuts, shared_bits, begun, counts, shared_vals) = unsafe {
         let bits = shared::dynamic::<u8>()
             .add(SPGEMM_DENSE_SHARED as usize)
             .cast::<u32>();
         (
             small.add(4).cast::<u64>(),
+            small.add(4 + 2 * (WARP_SIZE as usize + 1)),
             bits,
             bits.add(shared_words),
             bits.add(2 * shared_words),
@@ -145,14 +148,19 @@ where
             // Values by column when the span's fit (always in the slot),
             // else by rank (the bitmap read before they are summed).
             let direct = numeric && (!in_shared || 32 * n_words <= a.shared_values);
-            // This warp's columns: whole words, the span split in `warps`;
-            // no other warp touches them. Tried 2–4 parts a warp: R-MAT and
-            // MIT8 lost 19–42%, every part walking A's row again; parts
-            // balanced by sampled products gained nothing for 8 registers.
-            let per = n_words.div_ceil(warps);
+            // This warp's columns: whole words, the span split in `warps`
+            // parts (evenly, or by sampled products: `split_span`); no
+            // other warp touches them. Tried 2–4 parts a warp: R-MAT and
+            // MIT8 lost 19–42%, every part walking A's row again.
+            if numeric && in_shared {
+                split_span(&a, (start, len_a), (w0, n_words), counts, warp_sums, cuts);
+            } else if tid <= warps {
+                *cuts.add(tid as usize) = (tid * n_words.div_ceil(warps)).min(n_words);
+            }
+            sync_threads();
             let mine = (
-                (w0 + (wid * per).min(n_words)) * 32,
-                (w0 + ((wid + 1) * per).min(n_words)) * 32,
+                (w0 + *cuts.add(wid as usize)) * 32,
+                (w0 + *cuts.add(wid as usize + 1)) * 32,
             );
             let word_bit = |col: u32| {
                 let idx = col - w0 * 32;
@@ -263,6 +271,131 @@ where
             sync_threads();
         }
         b += grid_dim_x();
+    }
+}
+
+/// Samples a row of B takes in [`split_span`]: with 8, the busiest part
+/// of an even split over the mean comes out within 10% of its count on
+/// Groebner's, rajat01's and ego-Facebook's dense rows (worked out on the
+/// CPU), for a tenth of the walk's loads where B's rows hold about 70
+/// entries.
+const SPLIT_SAMPLES: u32 = 8;
+
+/// How much more than its share the busiest warp's part of an even split
+/// must hold, by the samples, for the split to follow the samples
+/// instead: their cuts are rougher than an even split where the products
+/// spread evenly (MIT8's rows, 1.12 → 1.47 the mean on the busiest warp),
+/// and far better where they crowd into a few columns (Groebner's, 5.65 →
+/// 1.68). Rows of a few thousand products lose: bcsstk16's (3,600 a row)
+/// 0.80–0.82× on an H100, where Groebner gained 1.35–1.39×; sampling only
+/// rows of 8,192 products or more left bcsstk16 at 0.89×, so the sampling
+/// is not the whole of that cost.
+const SPLIT_SKEW: u32 = 2;
+
+/// Where each warp's part of a row's span begins, in words from the span's
+/// first (`cuts[w]`, and `cuts[warps]` = `n_words`), for the numeric walk
+/// of a span in shared memory: an even split, unless the products crowd
+/// into a few columns. Each entry of A adds its row of B's length to the
+/// words of up to [`SPLIT_SAMPLES`] of its columns, spread along it, in
+/// `hist` (the `counts` array, free until the walk ends); a block scan
+/// turns those into running totals; the parts cut the total evenly when
+/// the even split's busiest part would hold over [`SPLIT_SKEW`] times its
+/// share. The parts are whole words, in order, and cover the span
+/// whatever the samples, so only the speed depends on them.
+///
+/// # Safety
+/// The whole block calls with the same row; `hist` holds `n_words` words,
+/// `cuts` a word per warp and one more, `warp_sums` the scan's slots.
+/// Not inlined: inlined, it took the numeric kernels from 64 registers to
+/// 72 (ptxas, sm_90), three blocks an SM instead of four.
+#[inline(never)]
+unsafe fn split_span<T>(
+    a: &Rows<T>,
+    (start, len_a): (u32, u32),
+    (w0, n_words): (u32, u32),
+    hist: *mut u32,
+    warp_sums: *mut u64,
+    cuts: *mut u32,
+) {
+    let (tid, threads) = (thread_idx_x(), block_dim_x());
+    let warps = threads / WARP_SIZE;
+    // SAFETY: the caller's contract; every barrier is reached by the whole
+    // block.
+    unsafe {
+        let mut w = tid;
+        while w < n_words {
+            *hist.add(w as usize) = 0;
+            w += threads;
+        }
+        sync_threads();
+        let (ac, bp, bc) = (
+            a.a_col_idx.as_ptr().add(start as usize),
+            a.b_row_ptr.as_ptr(),
+            a.b_col_idx.as_ptr(),
+        );
+        let mut j = tid;
+        while j < len_a {
+            let k = *ac.add(j as usize) as usize;
+            let (s, n) = (*bp.add(k), *bp.add(k + 1) - *bp.add(k));
+            let samples = n.min(SPLIT_SAMPLES);
+            for q in 0..samples {
+                // Sample q stands for the entries from q·n/samples on; the
+                // weights add up to n.
+                let (from, to) = (q * n / samples, (q + 1) * n / samples);
+                let col = *bc.add((s + from) as usize);
+                atomic_add_u32(hist.add((col / 32 - w0) as usize), to - from);
+            }
+            j += threads;
+        }
+        sync_threads();
+        // Running totals, each thread over a run of words.
+        let run = n_words.div_ceil(threads);
+        let (first, last) = ((tid * run).min(n_words), ((tid + 1) * run).min(n_words));
+        let mut sum = 0u64;
+        for w in first..last {
+            sum += u64::from(*hist.add(w as usize));
+        }
+        let (before, total) = block_exclusive_scan(sum, warp_sums);
+        let mut at = before;
+        for w in first..last {
+            at += u64::from(*hist.add(w as usize));
+            *hist.add(w as usize) = at.min(u64::from(u32::MAX)) as u32;
+        }
+        sync_threads();
+        // Products before word `x` of the span.
+        let upto = |x: u32| {
+            if x == 0 {
+                0
+            } else {
+                u64::from(*hist.add(x as usize - 1))
+            }
+        };
+        let per = n_words.div_ceil(warps);
+        let even = |p: u32| (p * per).min(n_words);
+        if tid <= warps {
+            let busiest = (0..warps)
+                .map(|p| upto(even(p + 1)) - upto(even(p)))
+                .max()
+                .unwrap_or(0);
+            let cut = if busiest * u64::from(warps) > u64::from(SPLIT_SKEW) * total {
+                // The first word by whose end the parts before this one
+                // hold their share: a search of the running totals.
+                let share = total * u64::from(tid) / u64::from(warps);
+                let (mut lo, mut hi) = (0u32, n_words);
+                while lo < hi {
+                    let mid = (lo + hi) / 2;
+                    if upto(mid) < share {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                if tid == warps { n_words } else { lo }
+            } else {
+                even(tid)
+            };
+            *cuts.add(tid as usize) = cut;
+        }
     }
 }
 
