@@ -413,7 +413,7 @@ pub const fn spgemm_hash_warps(slots: u32, value_size: u32) -> u32 {
 }
 
 /// Shared memory of `spgemm_dense` before its accumulator: four words
-/// (two used), 33 `u64` slots of a block-wide scan, then the 33 words
+/// (three used), 33 `u64` slots of a block-wide scan, then the 33 words
 /// where the warps' parts of a span begin (rounded up to 8 bytes).
 pub const SPGEMM_DENSE_SHARED: u32 = 416;
 

@@ -83,9 +83,10 @@ where
         a.scratch_flags.as_mut_ptr().wrapping_add(slot),
         a.scratch_values.as_mut_ptr().wrapping_add(32 * slot),
     );
-    // Shared: [0] lowest column, [1] highest; the scan's 33 slots; where
-    // each warp's part of the span begins (and the last ends); then the
-    // arrays of words (bitmap, begun, counts), then the values.
+    // Shared: [0] lowest column, [1] highest, [2] the row's products
+    // (numeric); the scan's 33 slots; where each warp's part of a heavy
+    // row's span begins (and the last ends); then the arrays of words
+    // (bitmap, begun, counts), then the values.
     let small = shared::dynamic::<u32>();
     // SAFETY: within the launch's shared memory (see `spgemm_dense_shared_bytes`).
     let (warp_sums, cuts, shared_bits, begun, counts, shared_vals) = unsafe {
@@ -123,6 +124,7 @@ where
             if tid == 0 {
                 *small = u32::MAX;
                 *small.add(1) = 0;
+                *small.add(2) = 0;
             }
             sync_threads();
             let mut j = tid;
@@ -132,11 +134,14 @@ where
                 if e > s {
                     atomic_min_u32(small, *bc.add(s as usize));
                     atomic_max_u32(small.add(1), *bc.add(e as usize - 1));
+                    if numeric {
+                        atomic_add_u32(small.add(2), e - s);
+                    }
                 }
                 j += threads;
             }
             sync_threads();
-            let (lo, hi) = (*small, *small.add(1));
+            let (lo, hi, products) = (*small, *small.add(1), *small.add(2));
             let w0 = lo / 32;
             let n_words = hi / 32 - w0 + 1;
             let in_shared = n_words as usize <= shared_words;
@@ -152,16 +157,19 @@ where
             // parts (evenly, or by sampled products: `split_span`); no
             // other warp touches them. Tried 2–4 parts a warp: R-MAT and
             // MIT8 lost 19–42%, every part walking A's row again.
-            if numeric && in_shared {
-                split_span(&a, (start, len_a), (w0, n_words), counts, warp_sums, cuts);
-            } else if tid <= warps {
-                *cuts.add(tid as usize) = (tid * n_words.div_ceil(warps)).min(n_words);
-            }
-            sync_threads();
-            let mine = (
-                (w0 + *cuts.add(wid as usize)) * 32,
-                (w0 + *cuts.add(wid as usize + 1)) * 32,
-            );
+            // Only heavy rows sample (the flag is block-uniform): the
+            // sampling and its barriers cost rows of a few thousand
+            // products more than any split gains them.
+            let per = n_words.div_ceil(warps);
+            let mine = if numeric && in_shared && products >= SPLIT_MIN_PRODUCTS {
+                let span = (w0, n_words, per);
+                split_span(&a, (start, len_a), span, counts, warp_sums, cuts);
+                sync_threads();
+                (*cuts.add(wid as usize), *cuts.add(wid as usize + 1))
+            } else {
+                (even_cut(wid, per, n_words), even_cut(wid + 1, per, n_words))
+            };
+            let mine = ((w0 + mine.0) * 32, (w0 + mine.1) * 32);
             let word_bit = |col: u32| {
                 let idx = col - w0 * 32;
                 ((idx / 32) as usize, 1u32 << (idx % 32))
@@ -286,22 +294,34 @@ const SPLIT_SAMPLES: u32 = 8;
 /// instead: their cuts are rougher than an even split where the products
 /// spread evenly (MIT8's rows, 1.12 → 1.47 the mean on the busiest warp),
 /// and far better where they crowd into a few columns (Groebner's, 5.65 →
-/// 1.68). Rows of a few thousand products lose: bcsstk16's (3,600 a row)
-/// 0.80–0.82× on an H100, where Groebner gained 1.35–1.39×; sampling only
-/// rows of 8,192 products or more left bcsstk16 at 0.89×, so the sampling
-/// is not the whole of that cost.
+/// 1.68).
 const SPLIT_SKEW: u32 = 2;
+
+/// Products a dense row needs for [`split_span`] to run: rows of 8,192 or
+/// more hold 81–88% of Groebner's and MIT8's dense products and none of
+/// bcsstk16's (3,600 a row). On an H100 (f64, ncu) bcsstk16's dense
+/// kernel took 195 µs unsplit, 229 µs with every row sampled, 206 µs so;
+/// Groebner's 696, 445 and 438 µs.
+const SPLIT_MIN_PRODUCTS: u32 = 8192;
+
+/// Where part `p` of a span of `n_words` words begins in an even split of
+/// `per` words a part (the last parts may be short or empty).
+#[inline(always)]
+fn even_cut(p: u32, per: u32, n_words: u32) -> u32 {
+    (p * per).min(n_words)
+}
 
 /// Where each warp's part of a row's span begins, in words from the span's
 /// first (`cuts[w]`, and `cuts[warps]` = `n_words`), for the numeric walk
-/// of a span in shared memory: an even split, unless the products crowd
-/// into a few columns. Each entry of A adds its row of B's length to the
-/// words of up to [`SPLIT_SAMPLES`] of its columns, spread along it, in
-/// `hist` (the `counts` array, free until the walk ends); a block scan
-/// turns those into running totals; the parts cut the total evenly when
-/// the even split's busiest part would hold over [`SPLIT_SKEW`] times its
-/// share. The parts are whole words, in order, and cover the span
-/// whatever the samples, so only the speed depends on them.
+/// of a heavy row's span in shared memory: an even split of `per` words a
+/// part, unless the products crowd into a few columns. Each entry of A
+/// adds its row of B's length to the words of up to [`SPLIT_SAMPLES`] of
+/// its columns, spread along it, in `hist` (the `counts` array, free until
+/// the walk ends); a block scan turns those into running totals; the
+/// parts cut the total evenly when the even split's busiest part would
+/// hold over [`SPLIT_SKEW`] times its share. The parts are whole words, in
+/// order, and cover the span whatever the samples, so only the speed
+/// depends on them.
 ///
 /// # Safety
 /// The whole block calls with the same row; `hist` holds `n_words` words,
@@ -312,7 +332,7 @@ const SPLIT_SKEW: u32 = 2;
 unsafe fn split_span<T>(
     a: &Rows<T>,
     (start, len_a): (u32, u32),
-    (w0, n_words): (u32, u32),
+    (w0, n_words, per): (u32, u32, u32),
     hist: *mut u32,
     warp_sums: *mut u64,
     cuts: *mut u32,
@@ -370,8 +390,7 @@ unsafe fn split_span<T>(
                 u64::from(*hist.add(x as usize - 1))
             }
         };
-        let per = n_words.div_ceil(warps);
-        let even = |p: u32| (p * per).min(n_words);
+        let even = |p: u32| even_cut(p, per, n_words);
         if tid <= warps {
             let busiest = (0..warps)
                 .map(|p| upto(even(p + 1)) - upto(even(p)))
