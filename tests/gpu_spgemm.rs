@@ -60,9 +60,10 @@ common::gpu::every_gpu_semiring!(random, random_cases);
 common::gpu::every_gpu_semiring!(integers: random_integers, random_cases);
 
 /// Products per row around each class boundary (32: a warp sorts; 256: a
-/// warp's table of 512 slots; 1024: a warp's wide table or a block's sort;
-/// beyond: the dense accumulator), over B of 2 000 columns (every span
-/// fits the wide table) and of 3 000 (most do not), bands whose span fits
+/// warp's table of 512 slots; 1024: a warp's wide table, a block's sort or
+/// the dense accumulator; beyond: the dense accumulator), over B of 2 000
+/// columns (every span fits the wide table), of 3 000 (most do not: the
+/// dense accumulator) and of 60 000 (a block's sort), bands whose span fits
 /// the table however many products they have (indexed directly, many
 /// products a column) and bands wider than it, rows of A longer than their
 /// products, the arrow matrix's long row, wide B, rectangles, empty rows
@@ -86,6 +87,12 @@ where
         check::<S>(&around(9000, 4), b, &of("dense rows"));
         check::<S>(&around(16_384, 44), b, &of("around 16 384 products"));
     }
+    let b4_far: Csr<S::Value> = skewed(3_000, 60_000, |_| 4, 45);
+    check::<S>(
+        &around(1024, 46),
+        &b4_far,
+        "around 1024 products, B of 60 000 columns",
+    );
     for half in [3, 20, 250, 300, 2100] {
         let band: Csr<S::Value> = banded(3_000, half);
         check::<S>(&band, &band, &format!("band of {}", 2 * half + 1));
@@ -306,6 +313,35 @@ fn row_blocks_under_a_small_budget() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("entries") && e.contains("budget"), "{e}");
+}
+
+/// Middle rows (up to 1024 products) on both sides of 32 columns of span
+/// a product: the wider to a block's sort, the narrower to the dense
+/// accumulator, each bit for bit; and all to the sort when B is wider than
+/// the dense accumulator's shared bitmaps.
+#[test]
+fn middle_rows_sorted_or_through_a_bitmap() {
+    let Some(_) = gpu("middle_rows_sorted_or_through_a_bitmap") else {
+        return;
+    };
+    type S = PlusTimes<f64>;
+    // Rows of 122 to 128 entries of A, each meeting 4 of B's 16 000
+    // columns: about 500 products over a span of nearly 16 000.
+    let a: Csr<f64> = skewed(200, 3_000, |i| 122 + i % 7, 48);
+    let b: Csr<f64> = skewed(3_000, 16_000, |_| 4, 47);
+    let want = ops::spgemm::<S>(&a, &b, Engine::Serial).unwrap();
+    let run = spgemm_with::<S>(&a, &b, SpgemmOptions::default()).unwrap();
+    let classes = run.stats.classes;
+    assert!(classes[5] > 0 && classes[6] > 0, "{classes:?}");
+    assert_identical(&run.c, &want);
+    // The same B in 300 000 columns (the first 16 000 met).
+    let (m, _, ptr, cols, vals) = b.into_parts();
+    let b = Csr::try_new(m, 300_000, ptr, cols, vals).unwrap();
+    let want = ops::spgemm::<S>(&a, &b, Engine::Serial).unwrap();
+    let run = spgemm_with::<S>(&a, &b, SpgemmOptions::default()).unwrap();
+    let classes = run.stats.classes;
+    assert!(classes[5] > 0 && classes[6] == 0, "{classes:?}");
+    assert_identical(&run.c, &want);
 }
 
 /// Giant rows cut into row blocks: each block's giant rows are a batch of

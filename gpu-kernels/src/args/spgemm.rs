@@ -349,8 +349,22 @@ pub const SPGEMM_HASH_SLOTS: u32 = 512;
 pub const SPGEMM_WIDE_SLOTS: u32 = 2048;
 /// Products (and entries of A) a row may have for one block to sort them
 /// in shared memory (`spgemm_block`): the middle rows, too many products
-/// for a warp's table, too few to pay a dense accumulator's readout.
+/// for a warp's table, too few to pay a dense accumulator's readout
+/// unless their span is narrow ([`SPGEMM_DENSE_SPAN_PER_PRODUCT`]).
 pub const SPGEMM_BLOCK_MAX: u32 = 1024;
+/// Columns of span a product of a middle row (up to [`SPGEMM_BLOCK_MAX`]
+/// products, a span beyond [`SPGEMM_WIDE_SLOTS`]) may have for the row to
+/// go to `spgemm_dense` rather than a block's sort, where B's width fits
+/// that kernel's shared bitmaps ([`SpgemmClassifyArgs::dense_middle`]):
+/// then its bitmap has no more words than it has products, and reading them
+/// out costs less than the sort's barriers. On an H100, against the sort:
+/// the built-in 8191² pair (rows of about 520 products over 8191 columns)
+/// 1.64× (`f64`) and 2.0× (`f32`), the tuning suite 1.04× and 1.08×; 8 a
+/// product (the pair left to the sort) 0.98× and 1.03×; every middle row to
+/// the dense kernel 1.05× and 1.09×, within the runs' spread of 32's. The
+/// bound keeps a few hundred products over a wide B (a span of up to B's
+/// width) with the sort, whose cost does not grow with the span.
+pub const SPGEMM_DENSE_SPAN_PER_PRODUCT: u32 = 32;
 /// Threads of a block of every SpGEMM row kernel but `spgemm_hash` (see
 /// [`spgemm_hash_warps`]).
 pub const SPGEMM_THREADS: u32 = 256;
@@ -371,9 +385,13 @@ pub const SPGEMM_CLASS_HASH: usize = 3;
 /// Up to [`SPGEMM_BLOCK_MAX`] products over a span of at most
 /// [`SPGEMM_WIDE_SLOTS`]: `spgemm_hash` with the wide table.
 pub const SPGEMM_CLASS_WIDE: usize = 4;
-/// The other rows of up to [`SPGEMM_BLOCK_MAX`] products: `spgemm_block`.
+/// The other rows of up to [`SPGEMM_BLOCK_MAX`] products (whose span
+/// passes [`SPGEMM_DENSE_SPAN_PER_PRODUCT`] columns a product, or all of
+/// them where B is wider than `spgemm_dense`'s shared bitmaps):
+/// `spgemm_block`.
 pub const SPGEMM_CLASS_BLOCK: usize = 5;
-/// The rest, the last class of the row kernels: `spgemm_dense`.
+/// The rest (longer rows, and middle rows of a narrow span), the last
+/// class of the row kernels: `spgemm_dense`.
 pub const SPGEMM_CLASS_DENSE: usize = 6;
 
 /// Shared memory a group sorting up to `capacity` products needs: the
@@ -483,9 +501,15 @@ pub struct SpgemmClassifyArgs<'a> {
     pub row_start: u32,
     pub row_end: u32,
     pub giant_len: u32,
+    /// Classify: 1 when a middle row of a narrow span goes to
+    /// `spgemm_dense` ([`SPGEMM_DENSE_SPAN_PER_PRODUCT`]), which the host
+    /// allows when B's whole width fits the kernel's shared bitmaps (no
+    /// global scratch, sized by B's width, for such rows); else 0.
+    pub dense_middle: u32,
     /// Bin: where each class's rows start in `rows`, and where the last
     /// ends.
     pub offsets: [u32; SPGEMM_CLASSES + 1],
+    pub pad: u32,
 }
 
 /// Entries of A's row `spgemm_classify` sums in one warp. A longer row is
@@ -621,7 +645,7 @@ impl Clone for SpgemmClassifyArgs<'_> {
 }
 impl Copy for SpgemmClassifyArgs<'_> {}
 utility_kernel_args! {
-    SpgemmClassifyArgs = 168;
+    SpgemmClassifyArgs = 176;
     SpgemmTransposeArgs = 56;
     SpgemmGatherArgs = 48;
     ScanArgs = 32;

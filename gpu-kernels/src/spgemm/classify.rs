@@ -13,8 +13,9 @@
 use crate::args::{
     SPGEMM_BLOCK_MAX, SPGEMM_CLASS_BLOCK, SPGEMM_CLASS_COPY, SPGEMM_CLASS_DENSE,
     SPGEMM_CLASS_GIANT, SPGEMM_CLASS_HASH, SPGEMM_CLASS_SHORT, SPGEMM_CLASS_WARP,
-    SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_CLASSIFY_MAX, SPGEMM_HASH_SLOTS, SPGEMM_LONG_CHUNK,
-    SPGEMM_SHORT_MAX, SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS, SpgemmClassifyArgs, spgemm_hash_fits,
+    SPGEMM_CLASS_WIDE, SPGEMM_CLASSES, SPGEMM_CLASSIFY_MAX, SPGEMM_DENSE_SPAN_PER_PRODUCT,
+    SPGEMM_HASH_SLOTS, SPGEMM_LONG_CHUNK, SPGEMM_SHORT_MAX, SPGEMM_WARP_MAX, SPGEMM_WIDE_SLOTS,
+    SpgemmClassifyArgs, spgemm_hash_fits,
 };
 use crate::device::atomic::{atomic_add_u32, atomic_add_u64, atomic_max_u32};
 use crate::device::thread::{
@@ -159,6 +160,9 @@ fn class_of(a: &SpgemmClassifyArgs, len_a: u32, products: u64, span: u64) -> u32
     } else if size <= u64::from(SPGEMM_BLOCK_MAX) {
         if span <= u64::from(SPGEMM_WIDE_SLOTS) {
             SPGEMM_CLASS_WIDE
+        } else if a.dense_middle != 0 && span <= u64::from(SPGEMM_DENSE_SPAN_PER_PRODUCT) * products
+        {
+            SPGEMM_CLASS_DENSE
         } else {
             SPGEMM_CLASS_BLOCK
         }

@@ -1,5 +1,7 @@
-//! The dense class: rows of more than [`SPGEMM_BLOCK_MAX`](crate::args::SPGEMM_BLOCK_MAX) products, a
-//! block a row, through a bitmap of the row's span.
+//! The dense class: rows of more than [`SPGEMM_BLOCK_MAX`](crate::args::SPGEMM_BLOCK_MAX) products, and
+//! fewer over a narrow span ([`SPGEMM_DENSE_SPAN_PER_PRODUCT`](crate::args::SPGEMM_DENSE_SPAN_PER_PRODUCT)
+//! columns a product at most), a block a row, through a bitmap of the
+//! row's span.
 //!
 //! `spgemm_dense` gives a block a row, and each of its 8 warps a part of
 //! the row's span (whole words of 32 columns; even parts, unless sampled

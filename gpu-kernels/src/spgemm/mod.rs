@@ -23,8 +23,8 @@
 //! | `spgemm_short` | ≤ 32 entries of A, ≤ `SPGEMM_SHORT_MAX` (128) products, a span beyond the table | warp | sort the products in registers, 2 or 4 a lane |
 //! | `spgemm_hash`  | fit a table of `SPGEMM_HASH_SLOTS` (512)     | warp          | a table in the warp's shared memory  |
 //! | `spgemm_hash`, wide class | ≤ `SPGEMM_BLOCK_MAX` (1024) products, a span ≤ `SPGEMM_WIDE_SLOTS` (2048) | warp | a table indexed by column, fewer warps a block |
-//! | `spgemm_block` | ≤ `SPGEMM_BLOCK_MAX` (1024) products         | block         | sort the products in shared memory   |
-//! | `spgemm_dense` | more                                         | block         | a bitmap of the span, values by rank |
+//! | `spgemm_block` | ≤ `SPGEMM_BLOCK_MAX` (1024) products over a span of more than `SPGEMM_DENSE_SPAN_PER_PRODUCT` (32) columns a product | block | sort the products in shared memory |
+//! | `spgemm_dense` | more, or ≤ 1024 over a narrower span         | block         | a bitmap of the span, values by column or by rank |
 //! | giant ([`giant`]) | ≥ `giant_len` entries of A and a share of B's entries in products | lane, 32 rows a batch | column by column of Bᵀ |
 //!
 //! Every kernel sums each entry of C in the serial engine's order, so the
@@ -50,7 +50,7 @@
 //! | word | means | named in `args` and entry points |
 //! |---|---|---|
 //! | *long row* | a row of A of more than `SPGEMM_CLASSIFY_MAX` entries, too long for one warp to classify: summed first by warps, a chunk each | `spgemm_long_rows`, `spgemm_long_products`, `long_products`, `long_span`, `SPGEMM_LONG_CHUNK` |
-//! | *dense row* | a row of the dense class (more than `SPGEMM_BLOCK_MAX` products), through a bitmap | `SPGEMM_CLASS_DENSE`, `spgemm_dense`; the host's `STAGE_MIN_LONG_ROWS` |
+//! | *dense row* | a row of the dense class (more than `SPGEMM_BLOCK_MAX` products, or fewer over a narrow span), through a bitmap | `SPGEMM_CLASS_DENSE`, `spgemm_dense`; the host's `STAGE_MIN_LONG_ROWS` |
 //! | *giant row* | a long row whose products are a large share of B's entries, through Bᵀ | `SPGEMM_CLASS_GIANT`, `spgemm_giant_*` |
 //! | *long tile* | a replay tile whose last list runs on through the tiles after it, replayed by a block | `REPLAY_LONG_TILE`, `long_tiles`, `n_long`, `spgemm_replay_long_*` |
 //! | *wide class* | rows of up to 1024 products in a span of up to 2048 columns, through `spgemm_hash` with a direct table of 2048 slots | `SPGEMM_CLASS_WIDE`, `SPGEMM_WIDE_SLOTS` |

@@ -16,6 +16,8 @@ use crate::engine::cuda::Gpu;
 use crate::engine::cuda::matrix::DevCsr;
 use crate::error::Result;
 
+use super::symbolic::dense_shared;
+
 /// Rows of C listed by class, for one range of rows.
 pub(super) struct Binned {
     pub(super) counts: [u32; SPGEMM_CLASSES],
@@ -59,6 +61,9 @@ pub(super) fn classify<T: Scalar>(
     let mut long_products = gpu.output::<u64>(if long { n.max(1) as usize } else { 1 })?;
     let mut long_span = gpu.output::<u32>(if long { 2 * n.max(1) as usize } else { 1 })?;
     let (giant_products, giant_len) = giant;
+    // Middle rows of a narrow span take the dense kernel only where none
+    // of its rows needs the global scratch, sized by B's width.
+    let dense_middle = u32::from(!dense_shared(gpu, b).1);
     // The struct of every phase: the class counts (then the binning's
     // cursors) and the classes' offsets (known once counted) vary. A
     // macro, so that each phase borrows the buffers only for its launches.
@@ -85,7 +90,9 @@ pub(super) fn classify<T: Scalar>(
                 row_start: rows.start,
                 row_end: rows.end,
                 giant_len,
+                dense_middle,
                 offsets: $offsets,
+                pad: 0,
             }
         };
     }

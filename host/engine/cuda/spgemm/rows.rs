@@ -41,10 +41,11 @@ pub(super) enum RowClass {
     /// The wide class: `spgemm_hash_*` with tables of
     /// `SPGEMM_WIDE_SLOTS`, fewer warps a block.
     Wide,
-    /// Up to 1024 products, sorted in a block's shared memory
-    /// (`spgemm_block_*`).
+    /// Up to 1024 products over a span of more than 32 columns a product,
+    /// sorted in a block's shared memory (`spgemm_block_*`).
     Block,
-    /// The dense rows, through a bitmap of their span (`spgemm_dense_*`).
+    /// The dense rows (more products, or up to 1024 over a narrower span),
+    /// through a bitmap of their span (`spgemm_dense_*`).
     Dense,
     /// The giant rows, through Bᵀ (`Giant::launch`).
     Giant,

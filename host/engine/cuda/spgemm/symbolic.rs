@@ -86,6 +86,21 @@ pub(super) struct Product<'g, T> {
     pub(super) staged: Option<Staged<T>>,
 }
 
+/// Words of a slot of the dense kernel's global scratch: B's width, and
+/// one more word as a span may start mid-word.
+fn slot_words<T>(b: &DevCsr<T>) -> u32 {
+    b.n_cols / 32 + 2
+}
+
+/// `spgemm_dense`'s shared memory over B in each phase (symbolic,
+/// numeric), and whether a span of B's width passes it in either, so that
+/// a dense row may need the global scratch.
+pub(super) fn dense_shared<T>(gpu: &Gpu, b: &DevCsr<T>) -> ([DenseShared; 2], bool) {
+    let shared = [false, true].map(|numeric| DenseShared::new::<T>(gpu, b, numeric));
+    let global = shared.iter().any(|s| s.words < slot_words(b));
+    (shared, global)
+}
+
 /// `spgemm_dense`'s shared memory in one phase: the words of each of its
 /// arrays (as many as a span of B's width needs, when they fit), the
 /// values beside them, and the bytes of it all.
@@ -106,7 +121,7 @@ impl DenseShared {
         };
         // Words for a span of B's width (an even count keeps the values
         // 8-byte aligned), and a value for each of its columns.
-        let b_words = (b.n_cols / 32 + 2).next_multiple_of(2);
+        let b_words = slot_words(b).next_multiple_of(2);
         let (words, values) =
             if numeric && b_words * (array_bytes + 32 * size) <= budget(DENSE_BY_COLUMN_RESIDENT) {
                 (b_words, 32 * b_words)
@@ -171,14 +186,13 @@ impl<'g, T: Scalar> Product<'g, T> {
             0 => None,
             _ => Some(Giant::new(gpu, b)?),
         };
-        let slot_words = b.n_cols / 32 + 2;
+        let (dense_shared, global) = dense_shared::<T>(gpu, b);
+        let slot_words = slot_words(b);
         let slot_bytes = slot_words as usize * (4 + 32 * size_of::<T>());
         let dense_rows = binned.counts[RowClass::Dense.index()] as usize;
         let sms = gpu.sm_count() as usize;
-        let dense_shared = [false, true].map(|numeric| DenseShared::new::<T>(gpu, b, numeric));
         // When every span fits the dense kernel's shared memory, its blocks
         // need no scratch and as many run as fit the device.
-        let global = dense_shared.iter().any(|s| s.words < slot_words);
         let want = dense_rows.min(if global {
             DENSE_SLOTS_PER_SM * sms
         } else {
