@@ -163,7 +163,7 @@ where
             // sampling and its barriers cost rows of a few thousand
             // products more than any split gains them.
             let per = n_words.div_ceil(warps);
-            let mine = if numeric && in_shared && products >= SPLIT_MIN_PRODUCTS {
+            let (from, to) = if numeric && in_shared && products >= SPLIT_MIN_PRODUCTS {
                 let span = (w0, n_words, per);
                 split_span(&a, (start, len_a), span, counts, warp_sums, cuts);
                 sync_threads();
@@ -171,7 +171,7 @@ where
             } else {
                 (even_cut(wid, per, n_words), even_cut(wid + 1, per, n_words))
             };
-            let mine = ((w0 + mine.0) * 32, (w0 + mine.1) * 32);
+            let mine = ((w0 + from) * 32, (w0 + to) * 32);
             let word_bit = |col: u32| {
                 let idx = col - w0 * 32;
                 ((idx / 32) as usize, 1u32 << (idx % 32))
